@@ -1,0 +1,2 @@
+package io.lbk8s.bench;
+final class Placeholder {}

@@ -1,0 +1,176 @@
+package io.lbk8s.address;
+
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.util.Optional;
+
+/**
+ * An IPv4 or IPv6 address as two unsigned 64-bit halves, so that ranges can be walked by arithmetic
+ * without allocating. IPv4 lives in the low 32 bits of {@code low}; {@code high} is 0.
+ */
+public record IpAddress(IpFamily family, long high, long low) implements Comparable<IpAddress> {
+
+    public IpAddress {
+        if (family == IpFamily.IPv4 && (high != 0 || (low >>> 32) != 0)) {
+            throw new IllegalArgumentException("IPv4 address out of range");
+        }
+    }
+
+    public static IpAddress v4(long value) {
+        return new IpAddress(IpFamily.IPv4, 0, value & 0xffff_ffffL);
+    }
+
+    /** Parses a literal address; never resolves a host name. */
+    public static Optional<IpAddress> parse(String text) {
+        if (text == null || text.isEmpty() || text.strip().length() != text.length()
+                || text.contains("%") || text.startsWith("[")) {
+            return Optional.empty();
+        }
+        boolean looksV6 = text.indexOf(':') >= 0;
+        if (!looksV6 && !text.matches("\\d{1,3}(\\.\\d{1,3}){3}")) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(of(InetAddress.ofLiteral(text)));
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
+    }
+
+    public static IpAddress of(InetAddress address) {
+        byte[] b = address.getAddress();
+        return switch (address) {
+            case Inet4Address _ -> v4(((b[0] & 0xffL) << 24) | ((b[1] & 0xffL) << 16) | ((b[2] & 0xffL) << 8) | (b[3] & 0xffL));
+            case Inet6Address _ -> new IpAddress(IpFamily.IPv6, longAt(b, 0), longAt(b, 8));
+            default -> throw new IllegalArgumentException("unknown address type " + address);
+        };
+    }
+
+    public static IpAddress ofBytes(byte[] bytes) {
+        return switch (bytes.length) {
+            case 4 -> v4(((bytes[0] & 0xffL) << 24) | ((bytes[1] & 0xffL) << 16) | ((bytes[2] & 0xffL) << 8) | (bytes[3] & 0xffL));
+            case 16 -> new IpAddress(IpFamily.IPv6, longAt(bytes, 0), longAt(bytes, 8));
+            default -> throw new IllegalArgumentException("an IP address has 4 or 16 bytes, not " + bytes.length);
+        };
+    }
+
+    private static long longAt(byte[] b, int from) {
+        long v = 0;
+        for (int i = from; i < from + 8; i++) {
+            v = (v << 8) | (b[i] & 0xffL);
+        }
+        return v;
+    }
+
+    public byte[] toBytes() {
+        if (family == IpFamily.IPv4) {
+            return new byte[] {(byte) (low >>> 24), (byte) (low >>> 16), (byte) (low >>> 8), (byte) low};
+        }
+        byte[] b = new byte[16];
+        for (int i = 0; i < 8; i++) {
+            b[i] = (byte) (high >>> (56 - 8 * i));
+            b[8 + i] = (byte) (low >>> (56 - 8 * i));
+        }
+        return b;
+    }
+
+    public boolean isV4() {
+        return family == IpFamily.IPv4;
+    }
+
+    /** This address plus {@code n} (n ≥ 0), or empty when that leaves the family's address space. */
+    public Optional<IpAddress> plus(long n) {
+        if (n < 0) {
+            throw new IllegalArgumentException("negative step");
+        }
+        if (isV4()) {
+            long v = low + n;
+            return v > 0xffff_ffffL || v < 0 ? Optional.empty() : Optional.of(v4(v));
+        }
+        long newLow = low + n;
+        long carry = Long.compareUnsigned(newLow, low) < 0 ? 1 : 0;
+        long newHigh = high + carry;
+        if (carry == 1 && high == -1L) {
+            return Optional.empty();
+        }
+        return Optional.of(new IpAddress(family, newHigh, newLow));
+    }
+
+    /**
+     * How far this address lies above {@code base}, saturated at {@link Long#MAX_VALUE}; both must be of one
+     * family and this address must not be below base.
+     */
+    public long distanceFrom(IpAddress base) {
+        if (family != base.family || compareTo(base) < 0) {
+            throw new IllegalArgumentException(this + " is not at or above " + base);
+        }
+        long highDiff = high - base.high;
+        long lowDiff = low - base.low;
+        if (Long.compareUnsigned(low, base.low) < 0) {
+            highDiff -= 1;
+        }
+        if (highDiff != 0 || lowDiff < 0) {
+            return Long.MAX_VALUE;
+        }
+        return lowDiff;
+    }
+
+    /** The last byte, used by MetalLB's avoidBuggyIPs rule (.0 and .255). */
+    public int lastByte() {
+        return (int) (low & 0xff);
+    }
+
+    @Override
+    public int compareTo(IpAddress other) {
+        int byFamily = family.compareTo(other.family);
+        if (byFamily != 0) {
+            return byFamily;
+        }
+        int byHigh = Long.compareUnsigned(high, other.high);
+        return byHigh != 0 ? byHigh : Long.compareUnsigned(low, other.low);
+    }
+
+    /** Dotted quad for IPv4; RFC 5952 canonical text for IPv6 (lowercase, longest zero run compressed). */
+    @Override
+    public String toString() {
+        if (isV4()) {
+            return (low >>> 24) + "." + ((low >>> 16) & 0xff) + "." + ((low >>> 8) & 0xff) + "." + (low & 0xff);
+        }
+        int[] groups = new int[8];
+        for (int i = 0; i < 4; i++) {
+            groups[i] = (int) ((high >>> (48 - 16 * i)) & 0xffff);
+            groups[4 + i] = (int) ((low >>> (48 - 16 * i)) & 0xffff);
+        }
+        int bestStart = -1;
+        int bestLength = 1;
+        for (int i = 0; i < 8; ) {
+            if (groups[i] != 0) {
+                i++;
+                continue;
+            }
+            int j = i;
+            while (j < 8 && groups[j] == 0) {
+                j++;
+            }
+            if (j - i > bestLength) {
+                bestStart = i;
+                bestLength = j - i;
+            }
+            i = j;
+        }
+        StringBuilder text = new StringBuilder(39);
+        for (int i = 0; i < 8; i++) {
+            if (i == bestStart) {
+                text.append("::");
+                i += bestLength - 1;
+                continue;
+            }
+            if (!text.isEmpty() && text.charAt(text.length() - 1) != ':') {
+                text.append(':');
+            }
+            text.append(Integer.toHexString(groups[i]));
+        }
+        return text.toString();
+    }
+}

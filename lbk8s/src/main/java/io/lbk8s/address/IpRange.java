@@ -1,0 +1,139 @@
+package io.lbk8s.address;
+
+import java.util.Optional;
+
+/**
+ * An inclusive range of addresses of one family, as written in a pool: {@code 10.5.0.200-10.5.0.220},
+ * {@code 192.0.2.10/32}, {@code fd00::/120}. {@code text} keeps what the user wrote, for messages.
+ */
+public record IpRange(IpAddress first, IpAddress last, String text) {
+
+    public IpRange {
+        if (first.family() != last.family()) {
+            throw new IllegalArgumentException("range mixes families: " + text);
+        }
+        if (first.compareTo(last) > 0) {
+            throw new IllegalArgumentException("range is reversed: " + text);
+        }
+    }
+
+    public IpFamily family() {
+        return first.family();
+    }
+
+    /** Number of addresses, saturated at {@link Long#MAX_VALUE}. */
+    public long size() {
+        long distance = last.distanceFrom(first);
+        return distance == Long.MAX_VALUE ? Long.MAX_VALUE : distance + 1;
+    }
+
+    public boolean contains(IpAddress ip) {
+        return ip.family() == family() && first.compareTo(ip) <= 0 && ip.compareTo(last) <= 0;
+    }
+
+    public boolean overlaps(IpRange other) {
+        return family() == other.family() && first.compareTo(other.last) <= 0 && other.first.compareTo(last) <= 0;
+    }
+
+    /** The address {@code offset} places after {@code first}, if inside the range. */
+    public Optional<IpAddress> at(long offset) {
+        return first.plus(offset).filter(this::contains);
+    }
+
+    public long offsetOf(IpAddress ip) {
+        if (!contains(ip)) {
+            throw new IllegalArgumentException(ip + " is not in " + text);
+        }
+        return ip.distanceFrom(first);
+    }
+
+    /** A CIDR {@code base/prefix}; the base need not be the network address (MetalLB accepts that too). */
+    public static IpRange cidr(IpAddress base, int prefix, String text) {
+        int bits = base.family().bits();
+        if (prefix < 0 || prefix > bits) {
+            throw new IllegalArgumentException("prefix length /" + prefix + " is out of 0-" + bits + ": " + text);
+        }
+        long high = base.high();
+        long low = base.low();
+        int hostBits = bits - prefix;
+        long highMask;
+        long lowMask;
+        if (base.isV4()) {
+            highMask = 0;
+            lowMask = hostBits == 32 ? 0xffff_ffffL : (1L << hostBits) - 1;
+        } else if (hostBits >= 64) {
+            lowMask = -1L;
+            highMask = hostBits == 128 ? -1L : (1L << (hostBits - 64)) - 1;
+        } else {
+            highMask = 0;
+            lowMask = hostBits == 0 ? 0 : (hostBits == 64 ? -1L : (1L << hostBits) - 1);
+        }
+        IpAddress first = new IpAddress(base.family(), high & ~highMask, base.isV4() ? (low & ~lowMask) & 0xffff_ffffL : low & ~lowMask);
+        IpAddress last = new IpAddress(base.family(), high | highMask, base.isV4() ? (low | lowMask) & 0xffff_ffffL : low | lowMask);
+        return new IpRange(first, last, text);
+    }
+
+    /**
+     * Parses one entry of a pool's {@code addresses}: a CIDR, a {@code first-last} range (spaces around the
+     * dash allowed, as MetalLB allows), or a single address. Errors say what is wrong in words.
+     */
+    public static Parsed parse(String raw) {
+        if (raw == null || raw.isBlank()) {
+            return new Parsed.Invalid("an empty address entry");
+        }
+        String text = raw.strip();
+        int dash = text.indexOf('-');
+        if (dash >= 0) {
+            String left = text.substring(0, dash).strip();
+            String right = text.substring(dash + 1).strip();
+            Optional<IpAddress> from = IpAddress.parse(left);
+            Optional<IpAddress> to = IpAddress.parse(right);
+            if (from.isEmpty()) {
+                return new Parsed.Invalid("\"" + left + "\" in range \"" + text + "\" is not an IP address");
+            }
+            if (to.isEmpty()) {
+                return new Parsed.Invalid("\"" + right + "\" in range \"" + text + "\" is not an IP address");
+            }
+            if (from.get().family() != to.get().family()) {
+                return new Parsed.Invalid("range \"" + text + "\" mixes IPv4 and IPv6");
+            }
+            if (from.get().compareTo(to.get()) > 0) {
+                return new Parsed.Invalid("range \"" + text + "\" is reversed: " + left + " is above " + right);
+            }
+            return new Parsed.Valid(new IpRange(from.get(), to.get(), text));
+        }
+        int slash = text.indexOf('/');
+        if (slash >= 0) {
+            String addressPart = text.substring(0, slash);
+            String prefixPart = text.substring(slash + 1);
+            Optional<IpAddress> base = IpAddress.parse(addressPart);
+            if (base.isEmpty()) {
+                return new Parsed.Invalid("\"" + addressPart + "\" in \"" + text + "\" is not an IP address");
+            }
+            if (!prefixPart.matches("\\d{1,3}")) {
+                return new Parsed.Invalid("\"" + prefixPart + "\" in \"" + text + "\" is not a prefix length");
+            }
+            int prefix = Integer.parseInt(prefixPart);
+            int bits = base.get().family().bits();
+            if (prefix > bits) {
+                return new Parsed.Invalid("prefix length /" + prefix + " in \"" + text + "\" exceeds " + bits);
+            }
+            return new Parsed.Valid(cidr(base.get(), prefix, text));
+        }
+        return IpAddress.parse(text)
+                .<Parsed>map(ip -> new Parsed.Valid(new IpRange(ip, ip, text)))
+                .orElseGet(() -> new Parsed.Invalid("\"" + text + "\" is neither a CIDR, a range nor an IP address"));
+    }
+
+    /** The outcome of parsing one address entry. */
+    public sealed interface Parsed {
+        record Valid(IpRange range) implements Parsed {}
+
+        record Invalid(String reason) implements Parsed {}
+    }
+
+    @Override
+    public String toString() {
+        return text;
+    }
+}

@@ -1,0 +1,28 @@
+package io.lbk8s.config;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The raw inputs of the configuration, as the API server holds them, before any validation: custom resources as
+ * plain maps (so a malformed one is a problem to report, not an exception in a typed informer) and the lbk8s
+ * ConfigMap's {@code config.yaml} text.
+ */
+public record ConfigSources(List<RawObject> ipAddressPools, List<RawObject> l2Advertisements, List<RawConfigMap> configMaps) {
+
+    public ConfigSources {
+        ipAddressPools = List.copyOf(ipAddressPools);
+        l2Advertisements = List.copyOf(l2Advertisements);
+        configMaps = List.copyOf(configMaps);
+    }
+
+    /** A custom resource: its identity, its labels and its {@code spec} as parsed JSON (maps, lists, scalars). */
+    public record RawObject(String namespace, String name, Map<String, String> labels, Object spec) {
+        public RawObject {
+            labels = Map.copyOf(labels);
+        }
+    }
+
+    /** The lbk8s ConfigMap: its identity and the text of its {@code config.yaml} key (null when absent). */
+    public record RawConfigMap(String namespace, String name, String configYaml) {}
+}

@@ -1,0 +1,2 @@
+package io.lbk8s.testkit;
+final class Placeholder {}
