@@ -1,0 +1,9 @@
+package io.lbk8s.ipam;
+
+/** One port of a Service, for MetalLB's IP-sharing rule: two Services sharing an IP may not use the same one. */
+public record ServicePort(String protocol, int port) {
+    @Override
+    public String toString() {
+        return port + "/" + protocol;
+    }
+}
