@@ -1,7 +1,32 @@
 package io.lbk8s.cli;
 
-public final class Main {
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The one lbk8s executable; each role and tool is a subcommand. */
+@Command(name = "lbk8s",
+        mixinStandardHelpOptions = true,
+        versionProvider = VersionCommand.Provider.class,
+        description = "MetalLB-compatible layer-2 load balancer for bare-metal and local Kubernetes clusters.",
+        subcommands = {ControllerCommand.class, VersionCommand.class, CommandLine.HelpCommand.class})
+public final class Main implements Runnable {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
     public static void main(String[] args) {
-        System.out.println("lbk8s");
+        if ("json".equalsIgnoreCase(System.getenv("LOG_FORMAT"))) {
+            System.setProperty("logback.configurationFile", "logback-json.xml");
+        }
+        System.exit(run(args));
+    }
+
+    static int run(String... args) {
+        return new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true).execute(args);
+    }
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is required (try: lbk8s help)");
     }
 }

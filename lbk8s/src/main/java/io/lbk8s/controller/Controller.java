@@ -1,0 +1,432 @@
+package io.lbk8s.controller;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.lbk8s.address.IpAddress;
+import io.lbk8s.config.Config;
+import io.lbk8s.config.ConfigOrigin;
+import io.lbk8s.config.ConfigParser;
+import io.lbk8s.config.ConfigProblem;
+import io.lbk8s.config.ConfigResult;
+import io.lbk8s.health.HealthServer.Readiness;
+import io.lbk8s.ipam.Allocator;
+import io.lbk8s.ipam.Assignment;
+import io.lbk8s.ipam.Outcome;
+import io.lbk8s.ipam.ServiceKey;
+import io.lbk8s.kube.ConfigResources;
+import io.lbk8s.kube.EventRecorder;
+import io.lbk8s.kube.ServiceMapping;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The controller's imperative shell: informers feed one work queue; a single thread reconciles, asks the pure
+ * {@link Allocator} and {@link ConfigParser} what to do, and writes Services' status, annotations and Events.
+ */
+public final class Controller implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Controller.class);
+    private static final String COMPONENT = "lbk8s-controller";
+
+    private sealed interface Work {
+        record ConfigChanged() implements Work {}
+
+        record ServiceChanged(ServiceKey key) implements Work {}
+
+        record NamespaceChanged(String name) implements Work {}
+    }
+
+    private static final Work CONFIG_CHANGED = new Work.ConfigChanged();
+
+    private final KubernetesClient client;
+    private final ControllerSettings settings;
+    private final EventRecorder events;
+    private final ControllerMetrics metrics;
+    private final WorkQueue<Work> queue = new WorkQueue<>();
+    private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
+
+    private SharedIndexInformer<Service> services;
+    private SharedIndexInformer<Namespace> namespaces;
+    private SharedIndexInformer<ConfigMap> configMaps;
+    private Optional<SharedIndexInformer<GenericKubernetesResource>> pools = Optional.empty();
+    private Optional<SharedIndexInformer<GenericKubernetesResource>> l2Advertisements = Optional.empty();
+
+    // Owned by the reconcile thread.
+    private Allocator allocator;
+    private final Set<ServiceKey> pending = new HashSet<>();
+    private long lastMetricsUpdate;
+
+    private volatile boolean synced;
+    private volatile boolean configLoaded;
+    private volatile String configState = "no configuration read yet";
+    private volatile Thread worker;
+
+    public Controller(KubernetesClient client, ControllerSettings settings, MeterRegistry registry) {
+        this.client = client;
+        this.settings = settings;
+        this.events = new EventRecorder(client, COMPONENT, System.getenv().getOrDefault("NODE_NAME", "controller"));
+        this.metrics = new ControllerMetrics(registry);
+    }
+
+    /** Starts the informers, waits for their first list, and starts reconciling. */
+    public void start() {
+        String ns = settings.namespace();
+        namespaces = track(client.namespaces().inform(handler(n -> queue.add(new Work.NamespaceChanged(n.getMetadata().getName())))));
+        configMaps = track(client.configMaps().inNamespace(ns).withName(ConfigResources.CONFIG_MAP_NAME)
+                .inform(handler(c -> queue.add(CONFIG_CHANGED))));
+        pools = customResources(ConfigResources.IP_ADDRESS_POOLS);
+        l2Advertisements = customResources(ConfigResources.L2_ADVERTISEMENTS);
+        services = track(client.services().inAnyNamespace()
+                .inform(handler(s -> queue.add(new Work.ServiceChanged(ServiceMapping.keyOf(s))))));
+        synced = true;
+        log.info("informers synced: {} services, config namespace {}", services.getStore().list().size(), ns);
+        queue.add(CONFIG_CHANGED);
+        worker = Thread.ofVirtual().name("reconcile").start(this::runQueue);
+    }
+
+    private <T extends HasMetadata> SharedIndexInformer<T> track(SharedIndexInformer<T> informer) {
+        informers.add(informer);
+        return informer;
+    }
+
+    private Optional<SharedIndexInformer<GenericKubernetesResource>> customResources(
+            io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext context) {
+        try {
+            return Optional.of(track(client.genericKubernetesResources(context).inNamespace(settings.namespace())
+                    .inform(handler(r -> queue.add(CONFIG_CHANGED)))));
+        } catch (KubernetesClientException e) {
+            log.warn("cannot watch {}.{} (is the CRD installed?): {}; continuing without them",
+                    context.getPlural(), context.getGroup(), e.getMessage());
+            return Optional.empty();
+        }
+    }
+
+    private static <T> ResourceEventHandler<T> handler(Consumer<T> onAnyChange) {
+        return new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(T obj) {
+                onAnyChange.accept(obj);
+            }
+
+            @Override
+            public void onUpdate(T oldObj, T newObj) {
+                onAnyChange.accept(newObj);
+            }
+
+            @Override
+            public void onDelete(T obj, boolean deletedFinalStateUnknown) {
+                onAnyChange.accept(obj);
+            }
+        };
+    }
+
+    public Readiness readiness() {
+        if (!synced) {
+            return new Readiness(false, "informers not synced");
+        }
+        if (!configLoaded) {
+            return new Readiness(false, "no valid configuration loaded: " + configState);
+        }
+        return new Readiness(true, "ready: " + configState);
+    }
+
+    private void runQueue() {
+        while (!Thread.currentThread().isInterrupted()) {
+            try {
+                Optional<Work> next = queue.take(1, TimeUnit.SECONDS);
+                next.ifPresent(this::reconcileSafely);
+                long now = System.nanoTime();
+                if (allocator != null && (queue.size() == 0 || now - lastMetricsUpdate > 500_000_000L)) {
+                    metrics.usage(allocator.usage(), assignedCount());
+                    lastMetricsUpdate = now;
+                }
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    private int assignedCount() {
+        int count = 0;
+        for (Service s : services.getStore().list()) {
+            if (allocator.assignmentOf(ServiceMapping.keyOf(s)).isPresent()) {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    private void reconcileSafely(Work work) {
+        try {
+            switch (work) {
+                case Work.ConfigChanged _ -> reconcileConfig();
+                case Work.ServiceChanged(ServiceKey key) -> reconcileService(key);
+                case Work.NamespaceChanged(String name) -> services.getStore().list().stream()
+                        .filter(s -> name.equals(s.getMetadata().getNamespace()))
+                        .forEach(s -> queue.add(new Work.ServiceChanged(ServiceMapping.keyOf(s))));
+            }
+        } catch (KubernetesClientException e) {
+            log.warn("reconcile of {} failed, will retry: {}", work, e.getMessage());
+            retryLater(work);
+        } catch (RuntimeException e) {
+            log.error("reconcile of {} failed unexpectedly, will retry", work, e);
+            retryLater(work);
+        }
+    }
+
+    private void retryLater(Work work) {
+        Thread.ofVirtual().start(() -> {
+            try {
+                Thread.sleep(500);
+                queue.add(work);
+            } catch (InterruptedException ignored) {
+                Thread.currentThread().interrupt();
+            }
+        });
+    }
+
+    // ---- configuration ----
+
+    private void reconcileConfig() {
+        ConfigResult result = ConfigParser.parse(ConfigResources.sources(
+                pools.map(i -> i.getStore().list()).orElse(List.of()),
+                l2Advertisements.map(i -> i.getStore().list()).orElse(List.of()),
+                Optional.ofNullable(configMaps.getStore().getByKey(settings.namespace() + "/" + ConfigResources.CONFIG_MAP_NAME))));
+        for (ConfigProblem problem : result.problems()) {
+            if (problem.severity() == ConfigProblem.Severity.ERROR) {
+                log.error("config error: {}", problem);
+            } else {
+                log.warn("config warning: {}", problem);
+            }
+            objectOf(problem.origin()).ifPresent(object -> events.record(object,
+                    EventRecorder.Type.Warning,
+                    problem.severity() == ConfigProblem.Severity.ERROR ? "InvalidConfiguration" : "ConfigurationWarning",
+                    problem.message()));
+        }
+        metrics.configValid(result.valid());
+        if (!result.valid()) {
+            long errors = result.problems().stream().filter(p -> p.severity() == ConfigProblem.Severity.ERROR).count();
+            configState = "configuration rejected (" + errors + " error(s)); "
+                    + (configLoaded ? "keeping the last valid one" : "no valid configuration yet");
+            log.error("{}", configState);
+            return;
+        }
+        Config config = result.config();
+        configState = "configuration valid: " + config.pools().size() + " pool(s), "
+                + config.l2Advertisements().size() + " L2Advertisement(s)";
+        log.info("{}", configState);
+        if (allocator == null) {
+            allocator = new Allocator(config);
+            restoreFromStatus();
+            configLoaded = true;
+        } else {
+            for (ServiceKey released : allocator.reconfigure(config)) {
+                log.info("{} lost its addresses: the configuration no longer contains them", released);
+                Optional.ofNullable(serviceByKey(released)).ifPresent(s -> events.record(s, EventRecorder.Type.Normal,
+                        "ClearAssignment", "addresses cleared: their pool was removed or no longer contains them"));
+            }
+        }
+        services.getStore().list().forEach(s -> queue.add(new Work.ServiceChanged(ServiceMapping.keyOf(s))));
+    }
+
+    /**
+     * Before the first allocation, every served Service claims the addresses in its status, so that a restart (or a
+     * Service reconciled early) can never take an address another Service already shows to its users.
+     */
+    private void restoreFromStatus() {
+        int restored = 0;
+        for (Service service : services.getStore().list()) {
+            ServiceView view = ServiceMapping.view(service);
+            if (view.statusIps().isEmpty()) {
+                continue;
+            }
+            if (ServiceRequests.decide(view, namespaceLabels(view.key().namespace()), settings.lbClass())
+                    instanceof ServiceRequests.Decision.Request(var request, var _)) {
+                if (allocator.restore(request, view.statusIps()).isPresent()) {
+                    restored++;
+                }
+            }
+        }
+        log.info("restored {} assignment(s) from Services' status", restored);
+    }
+
+    private Optional<HasMetadata> objectOf(ConfigOrigin origin) {
+        String key = origin.namespace() + "/" + origin.name();
+        return switch (origin.kind()) {
+            case IPAddressPool -> pools.map(i -> i.getStore().getByKey(key));
+            case L2Advertisement -> l2Advertisements.map(i -> i.getStore().getByKey(key));
+            case ConfigMap -> Optional.ofNullable(configMaps.getStore().getByKey(key));
+        };
+    }
+
+    // ---- services ----
+
+    private Service serviceByKey(ServiceKey key) {
+        return services.getStore().getByKey(key.namespace() + "/" + key.name());
+    }
+
+    private Map<String, String> namespaceLabels(String namespace) {
+        Namespace ns = namespaces.getStore().getByKey(namespace);
+        return ns == null || ns.getMetadata().getLabels() == null ? Map.of() : ns.getMetadata().getLabels();
+    }
+
+    private void reconcileService(ServiceKey key) {
+        if (allocator == null) {
+            return; // no valid configuration yet: touch nothing, the Service is reconciled once one arrives
+        }
+        Service service = serviceByKey(key);
+        if (service == null) {
+            if (allocator.assignmentOf(key).isPresent()) {
+                allocator.release(key);
+                log.info("{} deleted; its addresses are free", key);
+                retryPending();
+            }
+            pending.remove(key);
+            events.forget("Service", key.namespace(), key.name());
+            return;
+        }
+        ServiceView view = ServiceMapping.view(service);
+        var decision = ServiceRequests.decide(view, namespaceLabels(key.namespace()), settings.lbClass());
+        switch (decision) {
+            case ServiceRequests.Decision.NotServed(String why) -> stopServing(service, view, why);
+            case ServiceRequests.Decision.Invalid(String message, List<String> warnings) -> {
+                warnings.forEach(w -> events.record(service, EventRecorder.Type.Warning, "DeprecatedAnnotation", w));
+                metrics.failure("INVALID_REQUEST");
+                String kept = allocator.assignmentOf(key).map(a -> "; keeping its current addresses " + a.ips()).orElse("");
+                events.record(service, EventRecorder.Type.Warning, "AllocationFailed", message + kept);
+                log.warn("{}: {}{}", key, message, kept);
+                if (allocator.assignmentOf(key).isEmpty()) {
+                    pending.add(key);
+                }
+            }
+            case ServiceRequests.Decision.Request(var request, List<String> warnings) -> {
+                warnings.forEach(w -> events.record(service, EventRecorder.Type.Warning, "DeprecatedAnnotation", w));
+                if (allocator.assignmentOf(key).isEmpty() && !view.statusIps().isEmpty()) {
+                    allocator.restore(request, view.statusIps());
+                }
+                Optional<Assignment> before = allocator.assignmentOf(key);
+                switch (allocator.assign(request)) {
+                    case Outcome.Assigned(Assignment assignment) -> {
+                        pending.remove(key);
+                        if (before.isPresent() && !before.get().equals(assignment)) {
+                            retryPending();
+                        }
+                        publish(service, view, assignment);
+                    }
+                    case Outcome.Failed(var reason, String message) -> {
+                        metrics.failure(reason.name());
+                        pending.add(key);
+                        events.record(service, EventRecorder.Type.Warning, "AllocationFailed", message);
+                        log.warn("{}: no address: {}", key, message);
+                        if (before.isPresent()) {
+                            retryPending();
+                        }
+                        clearPublished(service, view, "AllocationFailed");
+                    }
+                }
+            }
+        }
+    }
+
+    private void retryPending() {
+        pending.forEach(k -> queue.add(new Work.ServiceChanged(k)));
+    }
+
+    private void stopServing(Service service, ServiceView view, String why) {
+        ServiceKey key = view.key();
+        pending.remove(key);
+        boolean held = allocator.assignmentOf(key).isPresent();
+        if (held) {
+            allocator.release(key);
+            retryPending();
+        }
+        if (held || view.annotations().containsKey(Annotations.ALLOCATED_FROM_POOL)) {
+            log.info("{} no longer served ({}); clearing its addresses", key, why);
+            events.record(service, EventRecorder.Type.Normal, "ClearAssignment", "addresses cleared: " + why);
+            clearPublished(service, view, "ClearAssignment");
+        }
+    }
+
+    /** Writes the pool annotation and the status, each only when it differs from what the Service shows. */
+    private void publish(Service service, ServiceView view, Assignment assignment) {
+        Service current = service;
+        if (!assignment.pool().equals(view.annotations().get(Annotations.ALLOCATED_FROM_POOL))) {
+            current = patchAnnotation(current, assignment.pool());
+        }
+        List<String> wanted = assignment.ips().stream().map(IpAddress::toString).toList();
+        List<String> shown = view.statusIps().stream().map(IpAddress::toString).toList();
+        if (!wanted.equals(shown) || hasHostnames(current)) {
+            writeStatus(current, wanted);
+            String ips = String.join("\", \"", wanted);
+            events.record(service, EventRecorder.Type.Normal, "IPAllocated",
+                    "Assigned IP [\"" + ips + "\"] from pool " + assignment.pool());
+            log.info("{}: assigned {} from pool {}", view.key(), wanted, assignment.pool());
+        }
+    }
+
+    private static boolean hasHostnames(Service service) {
+        return service.getStatus() != null && service.getStatus().getLoadBalancer() != null
+                && service.getStatus().getLoadBalancer().getIngress() != null
+                && service.getStatus().getLoadBalancer().getIngress().stream().anyMatch(i -> i.getIp() == null);
+    }
+
+    private void clearPublished(Service service, ServiceView view, String why) {
+        Service current = service;
+        if (view.annotations().containsKey(Annotations.ALLOCATED_FROM_POOL)) {
+            current = patchAnnotation(current, null);
+        }
+        if (!view.statusIps().isEmpty()) {
+            writeStatus(current, List.of());
+            log.info("{}: status cleared ({})", view.key(), why);
+        }
+    }
+
+    private Service patchAnnotation(Service service, String pool) {
+        String value = pool == null ? "null" : "\"" + pool.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+        String patch = "{\"metadata\":{\"annotations\":{\"" + Annotations.ALLOCATED_FROM_POOL + "\":" + value + "}}}";
+        return client.services().inNamespace(service.getMetadata().getNamespace())
+                .withName(service.getMetadata().getName())
+                .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+    }
+
+    private void writeStatus(Service service, List<String> ips) {
+        List<LoadBalancerIngress> ingress = ips.stream().map(ip -> {
+            var entry = new LoadBalancerIngress();
+            entry.setIp(ip);
+            entry.setIpMode("VIP");
+            return entry;
+        }).toList();
+        Service updated = new ServiceBuilder(service)
+                .editOrNewStatus().withNewLoadBalancer().withIngress(ingress).endLoadBalancer().endStatus()
+                .build();
+        client.services().inNamespace(service.getMetadata().getNamespace()).resource(updated).updateStatus();
+    }
+
+    @Override
+    public void close() {
+        Thread running = worker;
+        if (running != null) {
+            running.interrupt();
+        }
+        informers.forEach(SharedIndexInformer::close);
+    }
+}

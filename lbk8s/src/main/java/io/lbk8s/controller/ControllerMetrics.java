@@ -1,0 +1,56 @@
+package io.lbk8s.controller;
+
+import io.lbk8s.ipam.FailureReason;
+import io.lbk8s.ipam.PoolUsage;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** The controller's Prometheus metrics (names as exported: lbk8s_pool_addresses_total{pool} and so on). */
+final class ControllerMetrics {
+    private final MeterRegistry registry;
+    private final MultiGauge poolTotal;
+    private final MultiGauge poolInUse;
+    private final AtomicInteger configValid = new AtomicInteger();
+    private final AtomicInteger servicesAssigned = new AtomicInteger();
+
+    ControllerMetrics(MeterRegistry registry) {
+        this.registry = registry;
+        poolTotal = MultiGauge.builder("lbk8s.pool.addresses.total")
+                .description("Addresses a pool can hand out").register(registry);
+        poolInUse = MultiGauge.builder("lbk8s.pool.addresses.in.use")
+                .description("Addresses of a pool held by Services").register(registry);
+        Gauge.builder("lbk8s.config.valid", configValid, AtomicInteger::get)
+                .description("1 when the last configuration read was valid, 0 when it was rejected").register(registry);
+        Gauge.builder("lbk8s.services.assigned", servicesAssigned, AtomicInteger::get)
+                .description("LoadBalancer Services holding addresses").register(registry);
+        for (FailureReason reason : FailureReason.values()) {
+            failureCounter(reason.name());
+        }
+    }
+
+    private Counter failureCounter(String reason) {
+        return Counter.builder("lbk8s.allocation.failures").tag("reason", reason)
+                .description("Allocation attempts that left a Service without an address").register(registry);
+    }
+
+    void failure(String reason) {
+        failureCounter(reason).increment();
+    }
+
+    void configValid(boolean valid) {
+        configValid.set(valid ? 1 : 0);
+    }
+
+    void usage(List<PoolUsage> pools, int assigned) {
+        poolTotal.register(pools.stream()
+                .map(p -> MultiGauge.Row.of(Tags.of("pool", p.pool()), (double) p.total())).toList(), true);
+        poolInUse.register(pools.stream()
+                .map(p -> MultiGauge.Row.of(Tags.of("pool", p.pool()), (double) p.inUse())).toList(), true);
+        servicesAssigned.set(assigned);
+    }
+}

@@ -1,0 +1,54 @@
+package io.lbk8s.kube;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.lbk8s.config.ConfigSources;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Where lbk8s configuration lives in the API, and how it becomes {@link ConfigSources}. The custom resources are
+ * read as generic objects: a malformed one then reaches the parser as data to report, instead of stopping a typed
+ * informer for good.
+ */
+public final class ConfigResources {
+    private ConfigResources() {}
+
+    public static final String CONFIG_MAP_NAME = "lbk8s-config";
+    public static final String CONFIG_MAP_KEY = "config.yaml";
+
+    public static final ResourceDefinitionContext IP_ADDRESS_POOLS = context("IPAddressPool", "ipaddresspools");
+    public static final ResourceDefinitionContext L2_ADVERTISEMENTS = context("L2Advertisement", "l2advertisements");
+
+    private static ResourceDefinitionContext context(String kind, String plural) {
+        return new ResourceDefinitionContext.Builder()
+                .withGroup("metallb.io")
+                .withVersion("v1beta1")
+                .withKind(kind)
+                .withPlural(plural)
+                .withNamespaced(true)
+                .build();
+    }
+
+    public static ConfigSources sources(Collection<GenericKubernetesResource> pools,
+            Collection<GenericKubernetesResource> l2Advertisements, Optional<ConfigMap> configMap) {
+        return new ConfigSources(raw(pools), raw(l2Advertisements), configMap.map(cm -> List.of(new ConfigSources.RawConfigMap(
+                cm.getMetadata().getNamespace(), cm.getMetadata().getName(),
+                cm.getData() == null ? null : cm.getData().get(CONFIG_MAP_KEY)))).orElse(List.of()));
+    }
+
+    private static List<ConfigSources.RawObject> raw(Collection<GenericKubernetesResource> resources) {
+        return resources.stream()
+                .sorted(Comparator.comparing((GenericKubernetesResource r) -> r.getMetadata().getName()))
+                .map(r -> new ConfigSources.RawObject(
+                        r.getMetadata().getNamespace(),
+                        r.getMetadata().getName(),
+                        r.getMetadata().getLabels() == null ? Map.of() : r.getMetadata().getLabels(),
+                        r.getAdditionalProperties().get("spec")))
+                .toList();
+    }
+}

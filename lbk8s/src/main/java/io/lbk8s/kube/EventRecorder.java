@@ -1,0 +1,84 @@
+package io.lbk8s.kube;
+
+import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes core/v1 Events where users look ({@code kubectl describe}). fabric8 has no recorder of its own. The same
+ * reason and message on the same object is written once, not on every reconcile, so repeated reconciles of a
+ * pending Service do not flood the namespace.
+ */
+public final class EventRecorder {
+    private static final Logger log = LoggerFactory.getLogger(EventRecorder.class);
+
+    public enum Type {
+        Normal, Warning
+    }
+
+    private final KubernetesClient client;
+    private final String component;
+    private final String host;
+    private final Map<String, String> lastByObject = new ConcurrentHashMap<>();
+
+    public EventRecorder(KubernetesClient client, String component, String host) {
+        this.client = client;
+        this.component = component;
+        this.host = host;
+    }
+
+    public void record(HasMetadata object, Type type, String reason, String message) {
+        String objectKey = object.getKind() + "/" + object.getMetadata().getNamespace() + "/" + object.getMetadata().getName()
+                + "/" + object.getMetadata().getUid();
+        String fingerprint = type + "|" + reason + "|" + message;
+        if (fingerprint.equals(lastByObject.put(objectKey + "|" + reason, fingerprint))) {
+            return;
+        }
+        String namespace = object.getMetadata().getNamespace() == null ? "default" : object.getMetadata().getNamespace();
+        String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+        var event = new EventBuilder()
+                .withNewMetadata()
+                .withName(object.getMetadata().getName() + "." + UUID.randomUUID().toString().replace("-", "").substring(0, 16))
+                .withNamespace(namespace)
+                .endMetadata()
+                .withInvolvedObject(new ObjectReferenceBuilder()
+                        .withApiVersion(object.getApiVersion())
+                        .withKind(object.getKind())
+                        .withNamespace(object.getMetadata().getNamespace())
+                        .withName(object.getMetadata().getName())
+                        .withUid(object.getMetadata().getUid())
+                        .withResourceVersion(object.getMetadata().getResourceVersion())
+                        .build())
+                .withType(type.name())
+                .withReason(reason)
+                .withMessage(message)
+                .withCount(1)
+                .withFirstTimestamp(now)
+                .withLastTimestamp(now)
+                .withNewSource().withComponent(component).withHost(host).endSource()
+                .withReportingComponent(component)
+                .withReportingInstance(host)
+                .build();
+        try {
+            client.v1().events().inNamespace(namespace).resource(event).create();
+        } catch (KubernetesClientException e) {
+            lastByObject.remove(objectKey + "|" + reason);
+            log.warn("could not record event {} on {}: {}", reason, objectKey, e.getMessage());
+        }
+    }
+
+    /** Forgets what was said about an object, e.g. once it is deleted. */
+    public void forget(String kind, String namespace, String name) {
+        String prefix = kind + "/" + namespace + "/" + name + "/";
+        lastByObject.keySet().removeIf(k -> k.startsWith(prefix));
+    }
+}
