@@ -1,0 +1,303 @@
+package io.lbk8s.controller;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The controller against the test API server, checked as a user would with kubectl: status, annotations, events. */
+class ControllerApiTest {
+    private ControllerHarness lb;
+
+    @AfterEach
+    void tearDown() {
+        if (lb != null) {
+            lb.close();
+        }
+    }
+
+    /** Waits until the controller has surely reconciled everything created so far (a control Service got its IP). */
+    private void settle(String controlName) {
+        lb.service(controlName);
+        lb.awaitIp(controlName);
+    }
+
+    @Test
+    void serviceGetsTheFirstAddressOfTheReferenceDesignPool() throws Exception {
+        lb = ControllerHarness.started();
+        lb.configMap("pools:\n- name: default\n  addresses: [\"10.5.0.200-10.5.0.220\"]\n");
+        lb.service("whoami");
+
+        assertThat(lb.awaitIp("whoami")).isEqualTo("10.5.0.200");
+        Service service = lb.get("default", "whoami");
+        assertThat(service.getMetadata().getAnnotations()).containsEntry("metallb.io/ip-allocated-from-pool", "default");
+        assertThat(lb.awaitEvent("default", "whoami", "IPAllocated").getMessage())
+                .isEqualTo("Assigned IP [\"10.5.0.200\"] from pool default");
+        assertThat(service.getSpec().getPorts()).hasSize(1);
+        await().atMost(ControllerHarness.PATIENCE).until(() -> lb.controller().readiness().ready());
+    }
+
+    @Test
+    void exhaustedPoolLeavesServicePendingUntilAnAddressIsFreed() throws Exception {
+        lb = ControllerHarness.started();
+        lb.pool("vip", "192.0.2.10/32");
+        lb.service("first");
+        assertThat(lb.awaitIp("first")).isEqualTo("192.0.2.10");
+
+        lb.service("second");
+        assertThat(lb.awaitEvent("default", "second", "AllocationFailed").getMessage())
+                .contains("pool \"vip\"").contains("no free address");
+        assertThat(lb.ips("default", "second")).isEmpty();
+        assertThat(lb.metrics()).contains("lbk8s_allocation_failures_total{reason=\"POOL_EXHAUSTED\"} 1.0");
+
+        lb.client.services().inNamespace("default").withName("first").delete();
+        assertThat(lb.awaitIp("second")).isEqualTo("192.0.2.10");
+    }
+
+    @Test
+    void everyServiceKeepsItsAddressAcrossAControllerRestart() throws Exception {
+        lb = ControllerHarness.started();
+        lb.pool("default", "10.5.0.200-10.5.0.220");
+        lb.service("b-one");
+        assertThat(lb.awaitIp("b-one")).isEqualTo("10.5.0.200");
+        lb.service("b-two");
+        assertThat(lb.awaitIp("b-two")).isEqualTo("10.5.0.201");
+        lb.client.services().inNamespace("default").withName("b-one").delete();
+        lb.service("b-three");
+        assertThat(lb.awaitIp("b-three")).isEqualTo("10.5.0.200");
+
+        lb.stopController();
+        // Created while the controller is down and sorted first: without the restore pass it would take .200.
+        lb.service("a-new");
+        lb.startController();
+
+        assertThat(lb.awaitIp("a-new")).isEqualTo("10.5.0.202");
+        assertThat(lb.ips("default", "b-three")).containsExactly("10.5.0.200");
+        assertThat(lb.ips("default", "b-two")).containsExactly("10.5.0.201");
+    }
+
+    @Test
+    void deletingAPoolMovesItsServicesToAnotherPool() throws Exception {
+        lb = ControllerHarness.started();
+        lb.pool("a-first", "10.0.0.10/32");
+        lb.pool("b-second", "10.0.1.10-10.0.1.20");
+        lb.service("web");
+        assertThat(lb.awaitIp("web")).isEqualTo("10.0.0.10");
+
+        lb.deletePool("a-first");
+        await().atMost(ControllerHarness.PATIENCE).until(() -> lb.ips("default", "web"), ips -> ips.equals(List.of("10.0.1.10")));
+        assertThat(lb.get("default", "web").getMetadata().getAnnotations())
+                .containsEntry("metallb.io/ip-allocated-from-pool", "b-second");
+        assertThat(lb.awaitEvent("default", "web", "ClearAssignment").getMessage()).contains("pool");
+    }
+
+    @Test
+    void removingAllPoolsClearsTheAddresses() throws Exception {
+        lb = ControllerHarness.started();
+        lb.pool("only", "10.0.0.10/32");
+        lb.service("web");
+        lb.awaitIp("web");
+
+        lb.deletePool("only");
+        await().atMost(ControllerHarness.PATIENCE).until(() -> lb.ips("default", "web").isEmpty());
+        assertThat(lb.get("default", "web").getMetadata().getAnnotations()).doesNotContainKey("metallb.io/ip-allocated-from-pool");
+        assertThat(lb.awaitEvent("default", "web", "AllocationFailed").getMessage()).contains("no address pool");
+    }
+
+    @Test
+    void servicesOfAnotherClassOrTypeAreLeftAlone() throws Exception {
+        lb = ControllerHarness.started();
+        lb.pool("default", "10.5.0.200-10.5.0.220");
+        lb.service("default", "other-class", b -> b.editSpec().withLoadBalancerClass("example.com/cloud").endSpec());
+        lb.service("default", "lbk8s-class", b -> b.editSpec().withLoadBalancerClass("lbk8s.io/l2").endSpec());
+        lb.service("default", "cluster-ip", b -> b.editSpec().withType("ClusterIP").endSpec());
+        lb.awaitIp("lbk8s-class");
+        settle("control");
+
+        assertThat(lb.ips("default", "other-class")).isEmpty();
+        assertThat(lb.ips("default", "cluster-ip")).isEmpty();
+        assertThat(lb.events("default", "other-class")).isEmpty();
+    }
+
+    @Test
+    void lbClassFlagServesOnlyThatClass() throws Exception {
+        lb = new ControllerHarness(ControllerHarness.DEFAULT_NAMESPACE, Optional.of("example.com/mine"));
+        lb.startController();
+        lb.pool("default", "10.5.0.200-10.5.0.220");
+        lb.service("default", "mine", b -> b.editSpec().withLoadBalancerClass("example.com/mine").endSpec());
+        lb.service("default", "unclassed", b -> b);
+        assertThat(lb.awaitIp("mine")).isEqualTo("10.5.0.200");
+        lb.service("default", "mine-too", b -> b.editSpec().withLoadBalancerClass("example.com/mine").endSpec());
+        assertThat(lb.awaitIp("mine-too")).isEqualTo("10.5.0.201");
+        assertThat(lb.ips("default", "unclassed")).isEmpty();
+    }
+
+    @Test
+    void changingTypeAwayFromLoadBalancerReleasesTheAddress() throws Exception {
+        lb = ControllerHarness.started();
+        lb.pool("vip", "192.0.2.10/32");
+        lb.service("web");
+        lb.awaitIp("web");
+        lb.service("waiting");
+        lb.awaitEvent("default", "waiting", "AllocationFailed");
+
+        lb.client.services().inNamespace("default").withName("web").edit(s -> new ServiceBuilder(s)
+                .editSpec().withType("ClusterIP").endSpec().build());
+        await().atMost(ControllerHarness.PATIENCE).until(() -> lb.ips("default", "web").isEmpty());
+        assertThat(lb.awaitIp("waiting")).isEqualTo("192.0.2.10");
+        assertThat(lb.awaitEvent("default", "web", "ClearAssignment").getMessage()).contains("not LoadBalancer");
+    }
+
+    @Test
+    void servicesWithTheSameSharingKeyAndDistinctPortsShareOneAddress() throws Exception {
+        lb = ControllerHarness.started();
+        lb.pool("default", "10.5.0.200-10.5.0.220");
+        lb.service("default", "dns-tcp", b -> b.editMetadata().addToAnnotations("metallb.io/allow-shared-ip", "dns").endMetadata()
+                .editSpec().withPorts().addNewPort().withPort(53).withProtocol("TCP").endPort().endSpec());
+        lb.service("default", "dns-udp", b -> b.editMetadata().addToAnnotations("metallb.io/allow-shared-ip", "dns").endMetadata()
+                .editSpec().withPorts().addNewPort().withPort(53).withProtocol("UDP").endPort().endSpec());
+        assertThat(lb.awaitIp("dns-tcp")).isEqualTo("10.5.0.200");
+        assertThat(lb.awaitIp("dns-udp")).isEqualTo("10.5.0.200");
+
+        // Same key but an overlapping port: it may not share, so it gets its own address.
+        lb.service("default", "dns-tcp-again", b -> b.editMetadata().addToAnnotations("metallb.io/allow-shared-ip", "dns").endMetadata()
+                .editSpec().withPorts().addNewPort().withPort(53).withProtocol("TCP").endPort().endSpec());
+        assertThat(lb.awaitIp("dns-tcp-again")).isEqualTo("10.5.0.201");
+    }
+
+    @Test
+    void dualStackServiceGetsBothFamiliesFromOnePool() throws Exception {
+        lb = ControllerHarness.started();
+        lb.pool("dual", "10.5.0.200-10.5.0.220", "fd00:5::200-fd00:5::220");
+        lb.pool("v4only", "10.6.0.0/24");
+        lb.service("default", "both", b -> b.editSpec().withIpFamilyPolicy("RequireDualStack").withIpFamilies("IPv4", "IPv6").endSpec());
+        assertThat(lb.awaitIps("default", "both")).containsExactly("10.5.0.200", "fd00:5::200");
+        lb.service("default", "v6", b -> b.editSpec().withIpFamilyPolicy("SingleStack").withIpFamilies("IPv6").endSpec());
+        assertThat(lb.awaitIps("default", "v6")).containsExactly("fd00:5::201");
+    }
+
+    @Test
+    void anInvalidConfigurationIsKeptOutWhileTheLastValidOneKeepsServing() throws Exception {
+        lb = ControllerHarness.started();
+        lb.pool("default", "10.5.0.200-10.5.0.220");
+        assertThat(lb.awaitIp(seedService("before"))).isEqualTo("10.5.0.200");
+
+        lb.pool("broken", Map.of("addresses", "10.9.0.0/24"));
+        lb.pool("reversed", "10.8.0.20-10.8.0.10");
+        assertThat(lb.awaitEvent(ControllerHarness.DEFAULT_NAMESPACE, "broken", "InvalidConfiguration").getMessage())
+                .contains("addresses");
+        assertThat(lb.awaitEvent(ControllerHarness.DEFAULT_NAMESPACE, "reversed", "InvalidConfiguration").getMessage())
+                .contains("reversed");
+        await().atMost(ControllerHarness.PATIENCE).until(() -> lb.metrics().contains("lbk8s_config_valid 0.0"));
+
+        lb.service("after");
+        assertThat(lb.awaitIp("after")).isEqualTo("10.5.0.201");
+        assertThat(lb.ips("default", "before")).containsExactly("10.5.0.200");
+        assertThat(lb.controller().readiness().ready()).isTrue();
+        assertThat(lb.controller().readiness().reason()).contains("keeping the last valid one");
+
+        lb.deletePool("broken");
+        lb.deletePool("reversed");
+        await().atMost(ControllerHarness.PATIENCE).until(() -> lb.metrics().contains("lbk8s_config_valid 1.0"));
+    }
+
+    private String seedService(String name) {
+        lb.service(name);
+        return name;
+    }
+
+    @Test
+    void withoutAnyValidConfigurationTheControllerIsNotReadyAndTouchesNothing() throws Exception {
+        lb = new ControllerHarness(ControllerHarness.DEFAULT_NAMESPACE, Optional.empty());
+        lb.configMap("pools: [this is not: valid yaml");
+        Service shown = lb.service("default", "preassigned", b -> b);
+        lb.client.services().inNamespace("default").resource(new ServiceBuilder(shown).withNewStatus().withNewLoadBalancer()
+                .addNewIngress().withIp("10.5.0.205").endIngress().endLoadBalancer().endStatus().build()).updateStatus();
+        lb.startController();
+
+        await().atMost(ControllerHarness.PATIENCE).until(() -> lb.controller().readiness().reason().contains("rejected"));
+        assertThat(lb.controller().readiness().ready()).isFalse();
+        assertThat(lb.ips("default", "preassigned")).containsExactly("10.5.0.205");
+
+        lb.configMap("pools:\n- name: default\n  addresses: [10.5.0.200-10.5.0.220]\n");
+        await().atMost(ControllerHarness.PATIENCE).until(() -> lb.controller().readiness().ready());
+        lb.service("newcomer");
+        assertThat(lb.awaitIp("newcomer")).isEqualTo("10.5.0.200");
+        assertThat(lb.ips("default", "preassigned")).containsExactly("10.5.0.205");
+    }
+
+    @Test
+    void aMalformedAnnotationKeepsTheCurrentAddressAndSaysWhy() throws Exception {
+        lb = ControllerHarness.started();
+        lb.pool("default", "10.5.0.200-10.5.0.220");
+        lb.service("web");
+        assertThat(lb.awaitIp("web")).isEqualTo("10.5.0.200");
+
+        lb.client.services().inNamespace("default").withName("web").edit(s -> new ServiceBuilder(s)
+                .editMetadata().addToAnnotations("metallb.io/loadBalancerIPs", "10.5.0.999").endMetadata().build());
+        assertThat(lb.awaitEvent("default", "web", "AllocationFailed").getMessage())
+                .isEqualTo("metallb.io/loadBalancerIPs: \"10.5.0.999\" is not an IP address; keeping its current addresses [10.5.0.200]");
+        assertThat(lb.ips("default", "web")).containsExactly("10.5.0.200");
+    }
+
+    @Test
+    void openStackGuideManifestsGiveTraefikTheIngressVip() throws Exception {
+        lb = new ControllerHarness("metallb-system", Optional.empty());
+        lb.startController();
+        lb.apply("openstack-ingress.yaml");
+        lb.apply("traefik-service.yaml");
+        assertThat(lb.awaitIps("ingress", "traefik")).containsExactly("192.0.2.10");
+    }
+
+    @Test
+    void proxmoxGuideRangeHandsOutItsFourAddressesThenRefuses() throws Exception {
+        lb = new ControllerHarness("metallb-system", Optional.empty());
+        lb.startController();
+        lb.apply("proxmox-ingress.yaml");
+        for (int i = 0; i < 4; i++) {
+            lb.service("svc-" + i);
+            assertThat(lb.awaitIp("svc-" + i)).isEqualTo("203.0.113." + (75 + i));
+        }
+        lb.service("svc-4");
+        assertThat(lb.awaitEvent("default", "svc-4", "AllocationFailed").getMessage()).contains("ingress");
+    }
+
+    @Test
+    void homelabPoolGivesTheFirstAddressOfItsRange() throws Exception {
+        lb = new ControllerHarness("metallb-system", Optional.empty());
+        lb.startController();
+        lb.apply("homelab-pool.yaml");
+        lb.service("lb-test");
+        assertThat(lb.awaitIp("lb-test")).isEqualTo("192.168.68.200");
+    }
+
+    @Test
+    void requestedAddressHeldByAnotherServiceIsRefusedWithTheHolderNamed() throws Exception {
+        lb = ControllerHarness.started();
+        lb.pool("default", "10.5.0.200-10.5.0.220");
+        lb.service("holder");
+        assertThat(lb.awaitIp("holder")).isEqualTo("10.5.0.200");
+        lb.service("default", "wants-it", b -> b.editMetadata().addToAnnotations("lbk8s.io/loadBalancerIPs", "10.5.0.200").endMetadata());
+        assertThat(lb.awaitEvent("default", "wants-it", "AllocationFailed").getMessage()).contains("default/holder");
+        lb.service("default", "wants-free", b -> b.editMetadata().addToAnnotations("lbk8s.io/loadBalancerIPs", "10.5.0.210").endMetadata());
+        assertThat(lb.awaitIp("wants-free")).isEqualTo("10.5.0.210");
+    }
+
+    @Test
+    void metricsShowPoolSizeAndUse() throws Exception {
+        lb = ControllerHarness.started();
+        lb.pool("default", "10.5.0.200-10.5.0.220");
+        lb.service("web");
+        lb.awaitIp("web");
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(lb.metrics())
+                .contains("lbk8s_pool_addresses_total{pool=\"default\"} 21.0")
+                .contains("lbk8s_pool_addresses_in_use{pool=\"default\"} 1.0"));
+    }
+}

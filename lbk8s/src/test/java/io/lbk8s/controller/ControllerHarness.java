@@ -1,0 +1,189 @@
+package io.lbk8s.controller;
+
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.lbk8s.kube.ConfigResources;
+import io.lbk8s.kube.ServiceMapping;
+import io.lbk8s.testkit.TestApiServer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.UnaryOperator;
+
+/**
+ * A test API server with the metallb.io CRDs from {@code deploy/crds}, the {@code lbk8s-system} namespace, and a
+ * controller running in-process that tests can stop and start again (a controller restart).
+ */
+final class ControllerHarness implements AutoCloseable {
+    static final String DEFAULT_NAMESPACE = "lbk8s-system";
+    static final Duration PATIENCE = Duration.ofSeconds(15);
+
+    final TestApiServer server;
+    final KubernetesClient client;
+    private final ControllerSettings settings;
+    private final String namespace;
+    private KubernetesClient controllerClient;
+    private Controller controller;
+    PrometheusMeterRegistry registry;
+
+    ControllerHarness(String namespace, Optional<String> lbClass) throws IOException {
+        this.namespace = namespace;
+        server = TestApiServer.start();
+        client = server.client();
+        for (Path crd : crdFiles()) {
+            try (InputStream in = Files.newInputStream(crd)) {
+                client.apiextensions().v1().customResourceDefinitions()
+                        .resource(client.getKubernetesSerialization().unmarshal(in, CustomResourceDefinition.class)).create();
+            }
+        }
+        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build()).create();
+        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("default").endMetadata().build()).create();
+        settings = new ControllerSettings(namespace, lbClass);
+    }
+
+    static ControllerHarness started() throws IOException {
+        var harness = new ControllerHarness(DEFAULT_NAMESPACE, Optional.empty());
+        harness.startController();
+        return harness;
+    }
+
+    private static List<Path> crdFiles() throws IOException {
+        Path dir = Path.of("..", "deploy", "crds");
+        try (var files = Files.list(dir)) {
+            return files.filter(p -> p.toString().endsWith(".yaml")).sorted().toList();
+        }
+    }
+
+    void startController() {
+        registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        controllerClient = server.client();
+        controller = new Controller(controllerClient, settings, registry);
+        controller.start();
+    }
+
+    void stopController() {
+        controller.close();
+        controllerClient.close();
+        controller = null;
+    }
+
+    Controller controller() {
+        return controller;
+    }
+
+    // ---- configuration ----
+
+    void configMap(String configYaml) {
+        client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder()
+                .withNewMetadata().withName(ConfigResources.CONFIG_MAP_NAME).withNamespace(namespace).endMetadata()
+                .withData(Map.of(ConfigResources.CONFIG_MAP_KEY, configYaml)).build()).createOr(c -> c.update());
+    }
+
+    void pool(String name, Map<String, Object> spec) {
+        GenericKubernetesResource pool = new GenericKubernetesResourceBuilder()
+                .withApiVersion("metallb.io/v1beta1").withKind("IPAddressPool")
+                .withNewMetadata().withName(name).withNamespace(namespace).endMetadata()
+                .withAdditionalProperties(Map.of("spec", spec)).build();
+        client.genericKubernetesResources(ConfigResources.IP_ADDRESS_POOLS).inNamespace(namespace).resource(pool)
+                .createOr(p -> p.update());
+    }
+
+    void pool(String name, String... addresses) {
+        pool(name, Map.of("addresses", List.of(addresses)));
+    }
+
+    void deletePool(String name) {
+        client.genericKubernetesResources(ConfigResources.IP_ADDRESS_POOLS).inNamespace(namespace).withName(name).delete();
+    }
+
+    /** Applies a multi-document manifest from the test resources exactly as written. */
+    List<HasMetadata> apply(String resource) throws IOException {
+        try (InputStream in = getClass().getResourceAsStream("/fixtures/" + resource)) {
+            if (in == null) {
+                throw new IOException("no test resource /fixtures/" + resource);
+            }
+            List<HasMetadata> items = client.load(in).items();
+            for (HasMetadata item : items) {
+                String ns = item.getMetadata().getNamespace();
+                if (ns != null && client.namespaces().withName(ns).get() == null) {
+                    client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build()).create();
+                }
+                client.resource(item).create();
+            }
+            return items;
+        }
+    }
+
+    // ---- services ----
+
+    Service service(String namespace, String name, UnaryOperator<ServiceBuilder> customize) {
+        ServiceBuilder builder = new ServiceBuilder()
+                .withNewMetadata().withName(name).withNamespace(namespace).endMetadata()
+                .withNewSpec().withType("LoadBalancer").withSelector(Map.of("app", name))
+                .addNewPort().withName("http").withPort(80).withProtocol("TCP").endPort()
+                .endSpec();
+        return client.services().inNamespace(namespace).resource(customize.apply(builder).build()).create();
+    }
+
+    Service service(String name) {
+        return service("default", name, b -> b);
+    }
+
+    Service get(String namespace, String name) {
+        return client.services().inNamespace(namespace).withName(name).get();
+    }
+
+    List<String> ips(String namespace, String name) {
+        Service service = get(namespace, name);
+        return service == null ? List.of() : ServiceMapping.statusIps(service).stream().map(Object::toString).toList();
+    }
+
+    List<String> awaitIps(String namespace, String name) {
+        return await().atMost(PATIENCE).until(() -> ips(namespace, name), ips -> !ips.isEmpty());
+    }
+
+    String awaitIp(String name) {
+        return awaitIps("default", name).getFirst();
+    }
+
+    List<Event> events(String namespace, String name) {
+        return client.v1().events().inNamespace(namespace).list().getItems().stream()
+                .filter(e -> name.equals(e.getInvolvedObject().getName()))
+                .toList();
+    }
+
+    Event awaitEvent(String namespace, String name, String reason) {
+        return await().atMost(PATIENCE).until(() -> events(namespace, name).stream()
+                .filter(e -> reason.equals(e.getReason())).reduce((a, b) -> b), Optional::isPresent).get();
+    }
+
+    String metrics() {
+        return registry.scrape();
+    }
+
+    @Override
+    public void close() {
+        if (controller != null) {
+            stopController();
+        }
+        client.close();
+        server.close();
+    }
+}
