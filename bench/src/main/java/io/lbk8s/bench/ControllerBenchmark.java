@@ -1,0 +1,168 @@
+package io.lbk8s.bench;
+
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.lbk8s.controller.Controller;
+import io.lbk8s.controller.ControllerSettings;
+import io.lbk8s.kube.ServiceMapping;
+import io.lbk8s.testkit.TestApiServer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Controller figures, printed as table rows: time from a Service's creation to its IP in status (in-process API),
+ * and total time plus controller RSS for many Services (the controller as its own process, as it runs in a pod).
+ */
+public final class ControllerBenchmark {
+
+    public static void main(String[] args) throws Exception {
+        String mode = args.length > 0 ? args[0] : "latency";
+        switch (mode) {
+            case "latency" -> latency(Integer.parseInt(args.length > 1 ? args[1] : "1000"));
+            case "scale" -> scale(Integer.parseInt(args.length > 1 ? args[1] : "10000"), Path.of(args[2]));
+            default -> throw new IllegalArgumentException("mode is latency or scale");
+        }
+    }
+
+    private static void prepare(KubernetesClient client, int poolSize) {
+        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("lbk8s-system").endMetadata().build()).create();
+        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("default").endMetadata().build()).create();
+        String range = poolSize <= 65536 ? "10.20.0.0/16" : "10.0.0.0/8";
+        client.configMaps().inNamespace("lbk8s-system").resource(new ConfigMapBuilder()
+                .withNewMetadata().withName("lbk8s-config").endMetadata()
+                .withData(Map.of("config.yaml", "pools:\n- name: bench\n  addresses: [\"" + range + "\"]\n")).build()).create();
+    }
+
+    private static Service service(String name) {
+        return new ServiceBuilder().withNewMetadata().withName(name).withNamespace("default").endMetadata()
+                .withNewSpec().withType("LoadBalancer").addNewPort().withPort(80).withProtocol("TCP").endPort().endSpec()
+                .build();
+    }
+
+    /** Watches Services and records when each first shows an IP. */
+    private static final class IpWatch implements ResourceEventHandler<Service> {
+        final Map<String, Long> seenAt = new ConcurrentHashMap<>();
+        volatile CountDownLatch latch = new CountDownLatch(0);
+
+        void expect(int count) {
+            latch = new CountDownLatch(count);
+        }
+
+        private void check(Service s) {
+            if (!ServiceMapping.statusIps(s).isEmpty() && seenAt.putIfAbsent(s.getMetadata().getName(), System.nanoTime()) == null) {
+                latch.countDown();
+            }
+        }
+
+        @Override
+        public void onAdd(Service s) {
+            check(s);
+        }
+
+        @Override
+        public void onUpdate(Service o, Service s) {
+            check(s);
+        }
+
+        @Override
+        public void onDelete(Service s, boolean unknown) {}
+    }
+
+    static void latency(int count) throws Exception {
+        try (TestApiServer server = TestApiServer.start(); KubernetesClient client = server.client();
+                KubernetesClient controllerClient = server.client()) {
+            prepare(client, count);
+            var controller = new Controller(controllerClient, new ControllerSettings("lbk8s-system", Optional.empty()),
+                    new SimpleMeterRegistry());
+            controller.start();
+            var watch = new IpWatch();
+            var informer = client.services().inNamespace("default").inform(watch);
+            List<Long> micros = new ArrayList<>();
+            for (int i = 0; i < count + 50; i++) {
+                String name = "lat-" + i;
+                watch.expect(1);
+                long start = System.nanoTime();
+                client.services().inNamespace("default").resource(service(name)).create();
+                if (!watch.latch.await(10, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException(name + " got no IP within 10 s");
+                }
+                if (i >= 50) { // the first 50 warm the JIT and are not counted
+                    micros.add((watch.seenAt.get(name) - start) / 1_000);
+                }
+            }
+            Collections.sort(micros);
+            System.out.printf("| controller | Service created -> IP in status, p50 (%d Services, in-process API) | %.1f ms |%n",
+                    count, micros.get(micros.size() / 2) / 1000.0);
+            System.out.printf("| controller | Service created -> IP in status, p99 (%d Services, in-process API) | %.1f ms |%n",
+                    count, micros.get((int) Math.ceil(micros.size() * 0.99) - 1) / 1000.0);
+            informer.close();
+            controller.close();
+        }
+    }
+
+    /** The controller runs as its own JVM with the flags of its Deployment; this process is the API server. */
+    static void scale(int count, Path launcher) throws Exception {
+        try (TestApiServer server = TestApiServer.start(); KubernetesClient client = server.client()) {
+            prepare(client, count);
+            Path kubeconfig = Files.createTempFile("lbk8s-bench", ".kubeconfig");
+            server.writeKubeconfig(kubeconfig);
+            var watch = new IpWatch();
+            var informer = client.services().inNamespace("default").inform(watch);
+            Process controller = new ProcessBuilder(launcher.toString(), "controller", "--kubeconfig", kubeconfig.toString(),
+                    "--namespace", "lbk8s-system", "--metrics-port", "0")
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            try {
+                watch.expect(count);
+                long start = System.nanoTime();
+                Thread[] creators = new Thread[4];
+                for (int t = 0; t < creators.length; t++) {
+                    int offset = t;
+                    creators[t] = Thread.ofVirtual().start(() -> {
+                        for (int i = offset; i < count; i += creators.length) {
+                            client.services().inNamespace("default").resource(service("scale-" + i)).create();
+                        }
+                    });
+                }
+                for (Thread creator : creators) {
+                    creator.join();
+                }
+                if (!watch.latch.await(600, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("only " + (count - watch.latch.getCount()) + " of " + count + " got an IP");
+                }
+                double seconds = (System.nanoTime() - start) / 1e9;
+                long rssKb = rssKb(controller.toHandle().descendants()
+                        .filter(p -> p.info().command().orElse("").endsWith("java")).findFirst()
+                        .orElse(controller.toHandle()).pid());
+                System.out.printf("| controller | %d Services created -> all with an IP, total | %.1f s |%n", count, seconds);
+                System.out.printf("| controller | controller RSS with %d Services assigned (own process) | %d MB |%n", count, rssKb / 1024);
+            } finally {
+                controller.destroy();
+                controller.waitFor(10, TimeUnit.SECONDS);
+                informer.close();
+                Files.deleteIfExists(kubeconfig);
+            }
+        }
+    }
+
+    private static long rssKb(long pid) throws Exception {
+        for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+            if (line.startsWith("VmRSS:")) {
+                return Long.parseLong(line.replaceAll("\\D", ""));
+            }
+        }
+        throw new IllegalStateException("no VmRSS for " + pid);
+    }
+}
