@@ -25,6 +25,7 @@ import io.lbk8s.ipam.Assignment;
 import io.lbk8s.ipam.Outcome;
 import io.lbk8s.ipam.ServiceKey;
 import io.lbk8s.kube.ConfigResources;
+import io.lbk8s.kube.ConfigurationStates;
 import io.lbk8s.kube.EventRecorder;
 import io.lbk8s.kube.ServiceMapping;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -61,6 +62,7 @@ public final class Controller implements AutoCloseable {
     private final ControllerSettings settings;
     private final EventRecorder events;
     private final ControllerMetrics metrics;
+    private final ConfigurationStates configurationState;
     private final WorkQueue<Work> queue = new WorkQueue<>();
     private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
 
@@ -85,6 +87,7 @@ public final class Controller implements AutoCloseable {
         this.settings = settings;
         this.events = new EventRecorder(client, COMPONENT, System.getenv().getOrDefault("NODE_NAME", "controller"));
         this.metrics = new ControllerMetrics(registry);
+        this.configurationState = new ConfigurationStates(client, settings.namespace(), "controller");
     }
 
     /** Starts the informers, waits for their first list, and starts reconciling. */
@@ -223,8 +226,11 @@ public final class Controller implements AutoCloseable {
                     problem.message()));
         }
         metrics.configValid(result.valid());
+        List<String> errorMessages = result.problems().stream()
+                .filter(p -> p.severity() == ConfigProblem.Severity.ERROR).map(ConfigProblem::toString).toList();
+        configurationState.report(result.valid(), String.join("; ", errorMessages));
         if (!result.valid()) {
-            long errors = result.problems().stream().filter(p -> p.severity() == ConfigProblem.Severity.ERROR).count();
+            long errors = errorMessages.size();
             configState = "configuration rejected (" + errors + " error(s)); "
                     + (configLoaded ? "keeping the last valid one" : "no valid configuration yet");
             log.error("{}", configState);

@@ -1,0 +1,68 @@
+package io.lbk8s.kube;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes a MetalLB-style ConfigurationState, so that {@code kubectl get configurationstates -n lbk8s-system} shows
+ * whether the configuration a component last read was valid and, if not, why.
+ */
+public final class ConfigurationStates {
+    private static final Logger log = LoggerFactory.getLogger(ConfigurationStates.class);
+
+    public static final ResourceDefinitionContext CONTEXT = new ResourceDefinitionContext.Builder()
+            .withGroup("metallb.io").withVersion("v1beta1").withKind("ConfigurationState")
+            .withPlural("configurationstates").withNamespaced(true).build();
+
+    private final KubernetesClient client;
+    private final String namespace;
+    private final String name;
+    private String lastWritten;
+
+    public ConfigurationStates(KubernetesClient client, String namespace, String name) {
+        this.client = client;
+        this.namespace = namespace;
+        this.name = name;
+    }
+
+    /** Records the result; {@code errorSummary} is empty when valid. Failures to write are logged, never thrown. */
+    public void report(boolean valid, String errorSummary) {
+        String fingerprint = valid + "|" + errorSummary;
+        if (fingerprint.equals(lastWritten)) {
+            return;
+        }
+        var resources = client.genericKubernetesResources(CONTEXT).inNamespace(namespace);
+        try {
+            GenericKubernetesResource current = resources.withName(name).get();
+            if (current == null) {
+                current = resources.resource(new GenericKubernetesResourceBuilder()
+                        .withApiVersion("metallb.io/v1beta1").withKind("ConfigurationState")
+                        .withNewMetadata().withName(name).withNamespace(namespace).endMetadata()
+                        .withAdditionalProperties(Map.of("spec", Map.of())).build()).create();
+            }
+            String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+            current.getAdditionalProperties().put("status", Map.of(
+                    "result", valid ? "Valid" : "Invalid",
+                    "errorSummary", errorSummary,
+                    "conditions", List.of(Map.of(
+                            "type", "ConfigurationValid",
+                            "status", valid ? "True" : "False",
+                            "lastTransitionTime", now,
+                            "reason", valid ? "ConfigurationValid" : "ConfigurationInvalid",
+                            "message", valid ? "the configuration is valid" : errorSummary))));
+            resources.resource(current).updateStatus();
+            lastWritten = fingerprint;
+        } catch (KubernetesClientException e) {
+            log.warn("could not write ConfigurationState {}/{}: {}", namespace, name, e.getMessage());
+        }
+    }
+}
