@@ -292,4 +292,66 @@ public final class Discovery {
     }
     return Optional.of(list);
   }
+
+  /**
+   * {@code /openapi/v3}: the root index. The per group-version documents only declare, for each kind,
+   * a PATCH operation that accepts the {@code fieldValidation} query parameter; that is what kubectl
+   * checks before it leaves validation to the server (which, here, validates nothing).
+   */
+  public ObjectNode openApiV3Root() {
+    ObjectNode root = F.objectNode();
+    ObjectNode paths = root.putObject("paths");
+    for (String gv : groupVersionPaths()) {
+      paths.putObject(gv).put("serverRelativeURL", "/openapi/v3/" + gv + "?hash=" + Integer.toHexString(
+          gv.hashCode()).toUpperCase(java.util.Locale.ROOT));
+    }
+    return root;
+  }
+
+  private List<String> groupVersionPaths() {
+    List<String> out = new ArrayList<>();
+    for (Resource r : resources) {
+      String gv = r.group().isEmpty() ? "api/" + r.version() : "apis/" + r.group() + "/" + r.version();
+      if (!out.contains(gv)) {
+        out.add(gv);
+      }
+    }
+    return out;
+  }
+
+  /** {@code /openapi/v3/api/v1} or {@code /openapi/v3/apis/<group>/<version>}, or empty if unknown. */
+  public Optional<ObjectNode> openApiV3(String group, String version) {
+    List<Resource> matching = resources.stream()
+        .filter(r -> r.group().equals(group) && r.version().equals(version) && !r.isSubresource())
+        .toList();
+    if (matching.isEmpty()) {
+      return Optional.empty();
+    }
+    ObjectNode doc = F.objectNode();
+    doc.put("openapi", "3.0.0");
+    ObjectNode info = doc.putObject("info");
+    info.put("title", "Kubernetes");
+    info.put("version", GIT_VERSION);
+    ObjectNode paths = doc.putObject("paths");
+    String prefix = group.isEmpty() ? "/api/" + version : "/apis/" + group + "/" + version;
+    for (Resource r : matching) {
+      String path = prefix + (r.namespaced() ? "/namespaces/{namespace}/" : "/") + r.name() + "/{name}";
+      ObjectNode patch = paths.putObject(path).putObject("patch");
+      patch.put("operationId", "patch" + r.kind());
+      ObjectNode gvk = patch.putObject("x-kubernetes-group-version-kind");
+      gvk.put("group", group);
+      gvk.put("version", version);
+      gvk.put("kind", r.kind());
+      patch.put("x-kubernetes-action", "patch");
+      ArrayNode params = patch.putArray("parameters");
+      for (String q : List.of("dryRun", "fieldManager", "fieldValidation", "force")) {
+        ObjectNode p = params.addObject();
+        p.put("name", q);
+        p.put("in", "query");
+        p.putObject("schema").put("type", q.equals("force") ? "boolean" : "string");
+      }
+      patch.putObject("responses").putObject("200").put("description", "OK");
+    }
+    return Optional.of(doc);
+  }
 }

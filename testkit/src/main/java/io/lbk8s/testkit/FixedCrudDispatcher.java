@@ -134,6 +134,12 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
       throw new ApiException(404, "NotFound", "the server could not find the requested resource");
     }
     ResourcePath rp = parsed.get();
+    if ((method == HttpMethod.POST || method == HttpMethod.PUT || method == HttpMethod.PATCH)
+        && contentType(request).contains("protobuf")) {
+      // Only JSON (and YAML for apply) is understood; client-go falls back to JSON on 415.
+      throw new ApiException(415, "UnsupportedMediaType", "the body of the request was in an unknown format - "
+          + "accepted media types include: application/json, application/yaml");
+    }
     return switch (method) {
       case GET -> get(rp, raw);
       case POST -> create(request, rp);
@@ -177,6 +183,17 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
     }
     if (s.length == 3 && s[0].equals("apis")) {
       return json(discovery().apiResourceList(s[1], s[2]).orElseThrow(
+          () -> new ApiException(404, "NotFound", "the server could not find the requested resource")));
+    }
+    if (p.equals("/openapi/v3")) {
+      return json(discovery().openApiV3Root());
+    }
+    if (s.length == 4 && s[0].equals("openapi") && s[1].equals("v3") && s[2].equals("api")) {
+      return json(discovery().openApiV3("", s[3]).orElseThrow(
+          () -> new ApiException(404, "NotFound", "the server could not find the requested resource")));
+    }
+    if (s.length == 5 && s[0].equals("openapi") && s[1].equals("v3") && s[2].equals("apis")) {
+      return json(discovery().openApiV3(s[3], s[4]).orElseThrow(
           () -> new ApiException(404, "NotFound", "the server could not find the requested resource")));
     }
     if (s[0].equals("openapi") || s[0].equals("swagger.json") || s[0].equals("metrics")) {
