@@ -145,7 +145,7 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
       case POST -> create(request, rp);
       case PUT -> update(request, rp);
       case PATCH -> patch(request, rp);
-      case DELETE -> super.handleDelete(raw);
+      case DELETE -> rp.isList() ? deleteCollection(rp) : super.handleDelete(rp.objectPath());
       default -> null;
     };
   }
@@ -269,6 +269,28 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
       list.put("apiVersion", rp.group().isEmpty() ? rp.version() : rp.group() + "/" + rp.version());
     });
     return json(list);
+  }
+
+  /** deletecollection, honouring the same selectors as list (the parent would ignore set-based ones). */
+  private MockResponse deleteCollection(ResourcePath rp) {
+    return exclusive(() -> {
+      MockResponse listed = get(new ResourcePath(rp.group(), rp.version(), rp.namespace(), rp.plural(), null, null,
+          rp.query()), rp.objectPath());
+      JsonNode list = JSON.readTree(bodyString(listed));
+      ArrayNode deleted = JsonNodeFactory.instance.arrayNode();
+      for (JsonNode item : list.path("items").values()) {
+        JsonNode meta = item.path("metadata");
+        ResourcePath one = new ResourcePath(rp.group(), rp.version(), meta.path("namespace").asString(null),
+            rp.plural(), meta.path("name").asString(), null, Map.of());
+        MockResponse r = super.handleDelete(one.objectPath());
+        if (r.code() == 200) {
+          deleted.add(item);
+        }
+      }
+      ObjectNode result = (ObjectNode) list;
+      result.set("items", deleted);
+      return json(result);
+    });
   }
 
   // ---------------------------------------------------------------- create

@@ -69,7 +69,10 @@ public final class TestApiServer implements AutoCloseable {
     this.server = new KubernetesMockServer(new Context(Serialization.jsonMapper()), new MockWebServer(),
         new HashMap<>(), d, false);
     server.start(address, port);
-    String host = address instanceof Inet6Address ? "[" + address.getHostAddress() + "]" : address.getHostAddress();
+    // A wildcard bind address is not something to connect to; advertise loopback instead.
+    String host = address.isAnyLocalAddress()
+        ? (address instanceof Inet6Address ? "[::1]" : "127.0.0.1")
+        : address instanceof Inet6Address ? "[" + address.getHostAddress() + "]" : address.getHostAddress();
     this.url = "http://" + host + ":" + server.getPort();
     if (dispatcher != null) {
       dispatcher.setServerAddress(host + ":" + server.getPort());

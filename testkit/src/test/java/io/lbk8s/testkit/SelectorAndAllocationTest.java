@@ -57,6 +57,18 @@ class SelectorAndAllocationTest {
   }
 
   @Test
+  void deleteCollectionHonoursSetBasedSelectors() {
+    svc("a", "web");
+    svc("b", "db");
+    svc("c", null);
+
+    client.services().withLabelIn("tier", "db").delete();
+
+    assertThat(client.services().list().getItems()).extracting(s -> s.getMetadata().getName())
+        .containsExactlyInAnyOrder("a", "c");
+  }
+
+  @Test
   void fieldSelectorsOnArbitraryFields() {
     client.v1().events().resource(new EventBuilder().withNewMetadata().withName("e1").endMetadata()
         .withNewInvolvedObject().withKind("Service").withName("web").withNamespace("default").endInvolvedObject()
