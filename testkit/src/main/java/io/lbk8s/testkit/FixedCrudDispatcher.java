@@ -27,6 +27,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.function.Supplier;
 
 /**
@@ -51,6 +53,7 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
   private static final String CRD_LIST_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
 
   private volatile Lock writeLock;
+  private final Set<SelectorWatch> selectorWatches = new CopyOnWriteArraySet<>();
   private final ServiceDefaults serviceDefaults = new ServiceDefaults();
   private volatile String serverAddress = "127.0.0.1:443";
 
@@ -230,7 +233,7 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
 
   private MockResponse get(ResourcePath rp, String raw) {
     if (rp.isWatch()) {
-      return super.handleGet(raw);
+      return watch(rp, raw);
     }
     if (!rp.isList()) {
       MockResponse r = super.handleGet(rp.objectPath());
@@ -269,6 +272,80 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
       list.put("apiVersion", rp.group().isEmpty() ? rp.version() : rp.group() + "/" + rp.version());
     });
     return json(list);
+  }
+
+  /** Watches with selectors fabric8 cannot evaluate get a {@link SelectorWatch}; the rest fabric8's watch. */
+  private MockResponse watch(ResourcePath rp, String raw) {
+    String labelSelector = rp.query().getOrDefault("labelSelector", "");
+    String fieldSelector = rp.query().getOrDefault("fieldSelector", "");
+    boolean setBased = labelSelector.contains("(") || labelSelector.contains(">") || labelSelector.contains("<");
+    boolean otherFields = false;
+    for (String r : fieldSelector.split(",")) {
+      String field = r.split("!=|==|=", 2)[0].trim();
+      if (!field.isEmpty() && !field.equals("metadata.name") && !field.equals("metadata.namespace")) {
+        otherFields = true;
+      }
+    }
+    if (!setBased && !otherFields) {
+      return super.handleGet(raw);
+    }
+    List<Selectors.Requirement> labels;
+    List<Selectors.Requirement> fields;
+    try {
+      labels = Selectors.parseLabelSelector(labelSelector);
+      fields = new ArrayList<>(Selectors.parseFieldSelector(fieldSelector));
+    } catch (IllegalArgumentException e) {
+      throw ApiException.badRequest(e.getMessage());
+    }
+    if (rp.name() != null) {
+      fields.add(new Selectors.Equals("metadata.name", rp.name()));
+    }
+    ResourcePath collection = new ResourcePath(rp.group(), rp.version(), rp.namespace(), rp.plural(), null, null,
+        Map.of());
+    SelectorWatch watch = new SelectorWatch(collection, labels, fields, selectorWatches,
+        w -> exclusive(() -> {
+          MockResponse r = super.handleGet(collection.objectPath());
+          JsonNode list = JSON.readTree(bodyString(r));
+          for (JsonNode item : list.path("items").values()) {
+            if (w.matches(collection.group(), collection.plural(), item.path("metadata").path("namespace")
+                .asString(null), item)) {
+              w.event("ADDED", item);
+            }
+          }
+          return null;
+        }));
+    selectorWatches.add(watch);
+    return new MockResponse().withWebSocketUpgrade(watch);
+  }
+
+  /** Also feeds {@link SelectorWatch}es; always called under the write lock. */
+  @Override
+  public void processEvent(String path, AttributeSet pathAttributes, AttributeSet oldAttributes,
+      io.fabric8.kubernetes.api.model.GenericKubernetesResource resource, String newState) {
+    String existing = oldAttributes == null ? null : map.get(oldAttributes);
+    super.processEvent(path, pathAttributes, oldAttributes, resource, newState);
+    if (selectorWatches.isEmpty() || java.util.Objects.equals(existing, newState)) {
+      return;
+    }
+    Optional<ResourcePath> rp = ResourcePath.parse(path);
+    if (rp.isEmpty()) {
+      return;
+    }
+    JsonNode before = existing == null ? null : JSON.readTree(existing);
+    JsonNode after = newState == null ? null : JSON.readTree(newState);
+    String ns = after != null ? after.path("metadata").path("namespace").asString(rp.get().namespace())
+        : before.path("metadata").path("namespace").asString(rp.get().namespace());
+    for (SelectorWatch w : selectorWatches) {
+      boolean old = w.matches(rp.get().group(), rp.get().plural(), ns, before);
+      boolean now = w.matches(rp.get().group(), rp.get().plural(), ns, after);
+      if (old && now) {
+        w.event("MODIFIED", after);
+      } else if (old) {
+        w.event("DELETED", before);
+      } else if (now) {
+        w.event("ADDED", after);
+      }
+    }
   }
 
   /** deletecollection, honouring the same selectors as list (the parent would ignore set-based ones). */

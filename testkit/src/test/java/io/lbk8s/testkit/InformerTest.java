@@ -61,4 +61,49 @@ class InformerTest {
       }
     }
   }
+
+  @Test
+  void informerWithSetBasedLabelSelectorAndFieldSelectorSeesOnlyMatchingObjects() {
+    try (TestApiServer server = TestApiServer.start()) {
+      KubernetesClient client = server.client();
+      client.services().resource(new ServiceBuilder(TestSupport.loadBalancer("early")).editMetadata()
+          .addToLabels("tier", "web").endMetadata().build()).create();
+      client.services().resource(new ServiceBuilder(TestSupport.loadBalancer("db")).editMetadata()
+          .addToLabels("tier", "db").endMetadata().build()).create();
+      List<String> events = new CopyOnWriteArrayList<>();
+      ResourceEventHandler<Service> handler = new ResourceEventHandler<>() {
+        @Override
+        public void onAdd(Service s) {
+          events.add("ADD " + s.getMetadata().getName());
+        }
+
+        @Override
+        public void onUpdate(Service oldS, Service newS) {
+          events.add("UPDATE " + newS.getMetadata().getName());
+        }
+
+        @Override
+        public void onDelete(Service s, boolean unknownFinalState) {
+          events.add("DELETE " + s.getMetadata().getName());
+        }
+      };
+      SharedIndexInformer<Service> informer = client.services().withLabelIn("tier", "web", "cache")
+          .withField("spec.type", "LoadBalancer").inform(handler, 0);
+      try {
+        await().atMost(Duration.ofSeconds(10)).until(() -> events.contains("ADD early"));
+        client.services().resource(new ServiceBuilder(TestSupport.loadBalancer("late")).editMetadata()
+            .addToLabels("tier", "cache").endMetadata().build()).create();
+        await().atMost(Duration.ofSeconds(10)).until(() -> events.contains("ADD late"));
+
+        // leaves the selector: the informer sees a delete
+        client.services().withName("late").edit(s -> new ServiceBuilder(s).editMetadata().addToLabels("tier", "db")
+            .endMetadata().build());
+        await().atMost(Duration.ofSeconds(10)).until(() -> events.contains("DELETE late"));
+        assertThat(informer.getStore().list()).extracting(s -> s.getMetadata().getName()).containsExactly("early");
+        assertThat(events).doesNotContain("ADD db");
+      } finally {
+        informer.close();
+      }
+    }
+  }
 }
