@@ -144,7 +144,7 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
           + "accepted media types include: application/json, application/yaml");
     }
     return switch (method) {
-      case GET -> get(rp, raw);
+      case GET -> Tables.wanted(header(request, "Accept")) && !rp.isWatch() ? table(rp) : get(rp, raw);
       case POST -> create(request, rp);
       case PUT -> update(request, rp);
       case PATCH -> patch(request, rp);
@@ -368,6 +368,38 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
       result.set("items", deleted);
       return json(result);
     });
+  }
+
+  /** kubectl get's server-side printing. */
+  private MockResponse table(ResourcePath rp) {
+    MockResponse r = get(rp, rp.objectPath() + query(rp));
+    if (r.code() != 200) {
+      return r;
+    }
+    JsonNode body = JSON.readTree(bodyString(r));
+    List<JsonNode> objects = new ArrayList<>();
+    if (rp.isList()) {
+      body.path("items").values().forEach(objects::add);
+    } else {
+      objects.add(body);
+    }
+    JsonNode crd = null;
+    if (!rp.group().isEmpty() && Discovery.builtInKind(rp.group(), rp.plural()).isEmpty()) {
+      MockResponse c = super.handleGet(CRD_LIST_PATH + "/" + rp.plural() + "." + rp.group());
+      if (c.code() == 200) {
+        crd = JSON.readTree(bodyString(c));
+      }
+    }
+    String rv = body.path("metadata").path("resourceVersion").asString("");
+    return json(Tables.table(Tables.columns(rp.group(), rp.plural(), crd, rp.version()), objects, rv));
+  }
+
+  private static String query(ResourcePath rp) {
+    StringBuilder b = new StringBuilder();
+    rp.query().forEach((k, v) -> b.append(b.isEmpty() ? '?' : '&')
+        .append(java.net.URLEncoder.encode(k, StandardCharsets.UTF_8)).append('=')
+        .append(java.net.URLEncoder.encode(v, StandardCharsets.UTF_8)));
+    return b.toString();
   }
 
   // ---------------------------------------------------------------- create
@@ -630,11 +662,13 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
     return b == null || b.getBytes() == null ? "" : new String(b.getBytes(), StandardCharsets.UTF_8);
   }
 
+  private static String header(RecordedRequest request, String name) {
+    String value = request.getHeader(name);
+    return value != null ? value : request.getHeader(name.toLowerCase(Locale.ROOT));
+  }
+
   private static String contentType(RecordedRequest request) {
-    String ct = request.getHeader("Content-Type");
-    if (ct == null) {
-      ct = request.getHeader("content-type");
-    }
+    String ct = header(request, "Content-Type");
     if (ct == null) {
       return "application/json-patch+json"; // what the parent assumed; real servers answer 415
     }

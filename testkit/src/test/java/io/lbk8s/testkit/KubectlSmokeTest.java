@@ -40,7 +40,12 @@ class KubectlSmokeTest {
           """);
       Path cache = dir.resolve("cache");
       assertThat(kubectl(kubeconfig, cache, "apply", "-f", manifest.toString())).contains("service/web created");
-      assertThat(kubectl(kubeconfig, cache, "get", "svc", "-A")).contains("web");
+      server.client().services().withName("web").subresource("status").patch(
+          io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+              io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+          "{\"status\":{\"loadBalancer\":{\"ingress\":[{\"ip\":\"192.0.2.5\"}]}}}");
+      assertThat(kubectl(kubeconfig, cache, "get", "svc", "-A")).contains("web").contains("EXTERNAL-IP")
+          .contains("192.0.2.5");
       assertThat(kubectl(kubeconfig, cache, "get", "ipaddresspools.metallb.io", "-A")).contains("pool");
       assertThat(kubectl(kubeconfig, cache, "label", "svc", "web", "a=b")).contains("labeled");
       assertThat(kubectl(kubeconfig, cache, "annotate", "svc", "web", "x=y")).contains("annotated");

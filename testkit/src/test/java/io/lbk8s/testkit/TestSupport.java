@@ -57,6 +57,10 @@ final class TestSupport {
     return send(HttpRequest.newBuilder(URI.create(server.url() + path)).GET());
   }
 
+  static Raw get(TestApiServer server, String path, String accept) {
+    return send(HttpRequest.newBuilder(URI.create(server.url() + path)).header("Accept", accept).GET());
+  }
+
   static Raw send(TestApiServer server, String method, String path, String contentType, String body) {
     return send(HttpRequest.newBuilder(URI.create(server.url() + path))
         .header("Content-Type", contentType)
