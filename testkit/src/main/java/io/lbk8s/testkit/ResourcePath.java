@@ -84,7 +84,9 @@ public record ResourcePath(String group, String version, String namespace, Strin
     String plural;
     String name = null;
     String sub = null;
-    if (s[i].equals("namespaces") && rest >= 3) {
+    boolean namespaceSubresource = group.isEmpty() && s[i].equals("namespaces") && rest == 3
+        && (s[i + 2].equals("status") || s[i + 2].equals("finalize"));
+    if (s[i].equals("namespaces") && rest >= 3 && !namespaceSubresource) {
       namespace = s[i + 1];
       plural = s[i + 2];
       name = rest >= 4 ? s[i + 3] : null;
