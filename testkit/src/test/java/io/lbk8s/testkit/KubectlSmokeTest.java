@@ -51,8 +51,19 @@ class KubectlSmokeTest {
       assertThat(kubectl(kubeconfig, cache, "annotate", "svc", "web", "x=y")).contains("annotated");
       assertThat(kubectl(kubeconfig, cache, "patch", "svc", "web", "--type=merge", "-p",
           "{\"spec\":{\"externalTrafficPolicy\":\"Local\"}}")).contains("patched");
+      var web = server.client().services().withName("web").get();
+      server.client().v1().events().resource(new io.fabric8.kubernetes.api.model.EventBuilder()
+          .withNewMetadata().withName("web.1").withNamespace("default").endMetadata()
+          .withNewInvolvedObject().withApiVersion("v1").withKind("Service").withName("web").withNamespace("default")
+          .withUid(web.getMetadata().getUid()).endInvolvedObject()
+          .withReason("IPAllocated").withMessage("Assigned IP [\"192.0.2.5\"]").withType("Normal").withCount(1)
+          .withNewSource().withComponent("metallb-controller").endSource()
+          .withFirstTimestamp(web.getMetadata().getCreationTimestamp())
+          .withLastTimestamp(web.getMetadata().getCreationTimestamp())
+          .build()).create();
       String describe = kubectl(kubeconfig, cache, "describe", "svc", "web");
-      assertThat(describe).contains("a=b").contains("External Traffic Policy:  Local").contains("10.96.");
+      assertThat(describe).contains("a=b").contains("External Traffic Policy:  Local").contains("10.96.")
+          .contains("IPAllocated");
       assertThat(kubectl(kubeconfig, cache, "delete", "svc", "web")).contains("deleted");
       assertThat(server.client().services().withName("web").get()).isNull();
     }
