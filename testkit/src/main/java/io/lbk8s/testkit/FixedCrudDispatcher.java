@@ -1,7 +1,6 @@
 package io.lbk8s.testkit;
 
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.crud.AttributeSet;
 import io.fabric8.mockwebserver.dsl.HttpMethod;
 import io.fabric8.mockwebserver.http.Buffer;
@@ -13,6 +12,8 @@ import org.slf4j.LoggerFactory;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.dataformat.yaml.YAMLMapper;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
@@ -49,7 +50,8 @@ import java.util.function.Supplier;
 public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
 
   private static final Logger log = LoggerFactory.getLogger(FixedCrudDispatcher.class);
-  private static final ObjectMapper JSON = Serialization.jsonMapper();
+  private static final ObjectMapper JSON = JsonMapper.builder().build();
+  private static final ObjectMapper YAML = YAMLMapper.builder().build();
   private static final String CRD_LIST_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
 
   private volatile Lock writeLock;
@@ -57,6 +59,7 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
   private final ServiceDefaults serviceDefaults = new ServiceDefaults();
   private volatile String serverAddress = "127.0.0.1:443";
 
+  @SuppressWarnings("this-escape") // locked() only stores the lock; nothing of this class is used yet
   public FixedCrudDispatcher() {
     super();
     // The parent's read/write lock is private; its protected locked() hook hands it to us on the first write.
@@ -651,7 +654,7 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
 
   private static JsonNode readYaml(String body) {
     try {
-      return Serialization.yamlMapper().readTree(body);
+      return YAML.readTree(body);
     } catch (JacksonException e) {
       throw ApiException.badRequest("invalid YAML in request body: " + e.getOriginalMessage());
     }

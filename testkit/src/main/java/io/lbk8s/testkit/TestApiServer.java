@@ -54,6 +54,7 @@ public final class TestApiServer implements AutoCloseable {
   private KubernetesClient client;
   private volatile boolean closed;
 
+  @SuppressWarnings("deprecation") // the mock's Context wants fabric8's mapper, as KubernetesMockServer uses
   private TestApiServer(InetAddress address, int port, boolean stock) {
     MOCK_WEB_SERVER_LOG.setLevel(Level.WARNING);
     containVertxCache();

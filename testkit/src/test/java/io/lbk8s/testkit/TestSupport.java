@@ -46,7 +46,7 @@ final class TestSupport {
 
   record Raw(int code, String body) {
     JsonNode json() {
-      return Serialization.jsonMapper().readTree(body);
+      return tools.jackson.databind.json.JsonMapper.builder().build().readTree(body);
     }
   }
 
