@@ -191,6 +191,16 @@ public final class TestApiServer implements AutoCloseable {
     }
   }
 
+  /**
+   * Deletes every stored object (CRDs included), without emitting watch events, so that one server
+   * can serve several tests. Allocated cluster IPs and node ports are not reused.
+   */
+  public void reset() {
+    if (dispatcher != null) {
+      dispatcher.reset();
+    }
+  }
+
   /** The last requests served (request lines, oldest first), for debugging tests. */
   public List<String> recentRequests() {
     synchronized (recent) {

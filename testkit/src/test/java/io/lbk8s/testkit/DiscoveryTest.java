@@ -74,6 +74,18 @@ class DiscoveryTest {
   }
 
   @Test
+  void resetForgetsObjectsAndCrdGroups() {
+    TestSupport.createIpAddressPoolCrd(client);
+    client.services().resource(TestSupport.loadBalancer("web")).create();
+
+    server.reset();
+
+    assertThat(client.services().list().getItems()).isEmpty();
+    assertThat(groupNames()).doesNotContain("metallb.io");
+    assertThat(client.services().resource(TestSupport.loadBalancer("web")).create()).isNotNull();
+  }
+
+  @Test
   void createdCrdIsEstablished() {
     TestSupport.createIpAddressPoolCrd(client);
     var crd = client.apiextensions().v1().customResourceDefinitions().withName("ipaddresspools.metallb.io").get();
