@@ -142,7 +142,8 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
     ResourcePath rp = parsed.get();
     if ((method == HttpMethod.POST || method == HttpMethod.PUT || method == HttpMethod.PATCH)
         && contentType(request).contains("protobuf")) {
-      // Only JSON (and YAML for apply) is understood; client-go falls back to JSON on 415.
+      // Only JSON (and YAML for apply) is understood. Typed client-go clients (e.g. `kubectl create service`)
+      // send protobuf and do not fall back; unstructured ones (`kubectl apply -f`) send JSON.
       throw new ApiException(415, "UnsupportedMediaType", "the body of the request was in an unknown format - "
           + "accepted media types include: application/json, application/yaml");
     }
@@ -151,7 +152,7 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
       case POST -> create(request, rp);
       case PUT -> update(request, rp);
       case PATCH -> patch(request, rp);
-      case DELETE -> rp.isList() ? deleteCollection(rp) : super.handleDelete(rp.objectPath());
+      case DELETE -> rp.isList() ? deleteCollection(rp) : delete(rp);
       default -> null;
     };
   }
@@ -349,6 +350,14 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
         w.event("ADDED", after);
       }
     }
+  }
+
+  private MockResponse delete(ResourcePath rp) {
+    MockResponse r = super.handleDelete(rp.objectPath());
+    if (r.code() == 404) {
+      throw ApiException.notFound(rp);
+    }
+    return r;
   }
 
   /** deletecollection, honouring the same selectors as list (the parent would ignore set-based ones). */

@@ -94,6 +94,16 @@ class DiscoveryTest {
   }
 
   @Test
+  void missingObjectIs404WithANotFoundStatus() {
+    TestSupport.Raw r = TestSupport.send(server, "DELETE", "/api/v1/namespaces/default/services/nope",
+        "application/json", "");
+    assertThat(r.code()).isEqualTo(404);
+    assertThat(r.json().path("reason").asString()).isEqualTo("NotFound");
+    assertThat(r.json().path("details").path("name").asString()).isEqualTo("nope");
+    assertThat(r.json().path("message").asString()).isEqualTo("services \"nope\" not found");
+  }
+
+  @Test
   void unknownGroupVersionIs404WithStatus() {
     TestSupport.Raw r = TestSupport.get(server, "/apis/nope.example.com/v1");
     assertThat(r.code()).isEqualTo(404);
