@@ -593,7 +593,7 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
         }
       }
       if (rp.group().isEmpty() && rp.plural().equals("services")) {
-        ServiceDefaults.preserveAllocations(current, updated);
+        serviceDefaults.applyOnUpdate(current, updated);
       }
     }
     ObjectNode meta = metadata(updated);

@@ -94,6 +94,87 @@ final class ServiceDefaults {
     service.putObject("status").putObject("loadBalancer");
   }
 
+  /**
+   * On update of the main resource, as the Service strategy does: omitted cluster IPs are kept, node ports
+   * are allocated when the type starts needing them and dropped (if unchanged) when it stops, type-dependent
+   * fields are dropped, and status.loadBalancer is cleared when the type is no longer LoadBalancer.
+   */
+  void applyOnUpdate(JsonNode current, ObjectNode updated) {
+    preserveAllocations(current, updated);
+    if (!(updated.get("spec") instanceof ObjectNode spec)) {
+      return;
+    }
+    JsonNode oldSpec = current.path("spec");
+    String oldType = oldSpec.path("type").asString("ClusterIP");
+    String newType = spec.path("type").asString("");
+    if (newType.isEmpty()) {
+      newType = "ClusterIP";
+      spec.put("type", newType);
+    }
+    boolean oldNeeds = needsNodePorts(oldType);
+    boolean newNeeds = needsNodePorts(newType);
+    boolean lb = newType.equals("LoadBalancer");
+    if (oldNeeds && !newNeeds && sameNodePorts(oldSpec, spec)) {
+      for (JsonNode p : spec.path("ports").values()) {
+        if (p instanceof ObjectNode port) {
+          port.remove("nodePort");
+        }
+      }
+    }
+    if (newNeeds) {
+      if (!spec.has("externalTrafficPolicy")) {
+        spec.put("externalTrafficPolicy", "Cluster");
+      }
+      if (lb && !spec.has("allocateLoadBalancerNodePorts")) {
+        spec.put("allocateLoadBalancerNodePorts", true);
+      }
+      if (!lb || spec.path("allocateLoadBalancerNodePorts").asBoolean(true)) {
+        for (JsonNode p : spec.path("ports").values()) {
+          if (p instanceof ObjectNode port) {
+            if (port.path("nodePort").asInt(0) == 0) {
+              port.put("nodePort", allocateNodePort());
+            } else {
+              usedNodePorts.add(port.get("nodePort").asInt());
+            }
+          }
+        }
+      }
+    } else if (same(oldSpec, spec, "externalTrafficPolicy")) {
+      spec.remove("externalTrafficPolicy");
+    }
+    if (!lb) {
+      if (same(oldSpec, spec, "allocateLoadBalancerNodePorts")) {
+        spec.remove("allocateLoadBalancerNodePorts");
+      }
+      if (same(oldSpec, spec, "loadBalancerClass")) {
+        spec.remove("loadBalancerClass");
+      }
+      if (updated.get("status") instanceof ObjectNode status) {
+        status.putObject("loadBalancer");
+      }
+    }
+  }
+
+  private static boolean needsNodePorts(String type) {
+    return type.equals("NodePort") || type.equals("LoadBalancer");
+  }
+
+  private static boolean same(JsonNode oldSpec, JsonNode newSpec, String field) {
+    return newSpec.has(field) && newSpec.get(field).equals(oldSpec.get(field));
+  }
+
+  private static boolean sameNodePorts(JsonNode oldSpec, JsonNode newSpec) {
+    JsonNode oldPorts = oldSpec.path("ports");
+    JsonNode newPorts = newSpec.path("ports");
+    for (int i = 0; i < newPorts.size(); i++) {
+      int n = newPorts.get(i).path("nodePort").asInt(0);
+      if (n != 0 && (i >= oldPorts.size() || oldPorts.get(i).path("nodePort").asInt(0) != n)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** On update, an omitted cluster IP keeps the allocated one (it is immutable). */
   static void preserveAllocations(JsonNode current, ObjectNode updated) {
     JsonNode oldSpec = current.path("spec");

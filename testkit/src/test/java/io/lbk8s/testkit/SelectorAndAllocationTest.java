@@ -103,6 +103,28 @@ class SelectorAndAllocationTest {
   }
 
   @Test
+  void changingTypeAwayFromLoadBalancerClearsLoadBalancerStatusAndNodePorts() {
+    Service lb = client.services().resource(TestSupport.loadBalancer("web")).create();
+    client.services().resource(new ServiceBuilder(lb).withNewStatus().withNewLoadBalancer().addNewIngress()
+        .withIp("192.0.2.20").endIngress().endLoadBalancer().endStatus().build()).updateStatus();
+
+    Service clusterIp = client.services().withName("web").patch(
+        io.fabric8.kubernetes.client.dsl.base.PatchContext.of(io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+        "{\"spec\":{\"type\":\"ClusterIP\"}}");
+
+    assertThat(clusterIp.getStatus().getLoadBalancer().getIngress()).isEmpty();
+    assertThat(clusterIp.getSpec().getPorts().getFirst().getNodePort()).isNull();
+    assertThat(clusterIp.getSpec().getExternalTrafficPolicy()).isNull();
+    assertThat(clusterIp.getSpec().getClusterIP()).isEqualTo(lb.getSpec().getClusterIP());
+
+    Service back = client.services().withName("web").patch(
+        io.fabric8.kubernetes.client.dsl.base.PatchContext.of(io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+        "{\"spec\":{\"type\":\"LoadBalancer\"}}");
+    assertThat(back.getSpec().getPorts().getFirst().getNodePort()).isBetween(30000, 32767);
+    assertThat(back.getSpec().getAllocateLoadBalancerNodePorts()).isTrue();
+  }
+
+  @Test
   void listsCarryTheirKind() {
     svc("a", null);
     TestSupport.Raw r = TestSupport.get(server, "/api/v1/namespaces/default/services");
