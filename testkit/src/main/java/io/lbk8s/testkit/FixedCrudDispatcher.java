@@ -1,0 +1,690 @@
+package io.lbk8s.testkit;
+
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.mockwebserver.crud.AttributeSet;
+import io.fabric8.mockwebserver.dsl.HttpMethod;
+import io.fabric8.mockwebserver.http.Buffer;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.fabric8.zjsonpatch.JsonPatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.dataformat.yaml.YAMLMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArraySet;
+import java.util.function.Supplier;
+
+/**
+ * fabric8's CRUD dispatcher, corrected where it differs from a real kube-apiserver:
+ * <ul>
+ * <li>status subresource semantics for built-in kinds with a status (services, nodes, pods, ...) and for CRDs that
+ * declare it: writes to the main resource keep the stored status, writes to {@code /status} change only status;</li>
+ * <li>optimistic concurrency: a write carrying a stale {@code metadata.resourceVersion} gets 409 Conflict;</li>
+ * <li>RFC 7386 JSON merge patch, an approximate strategic merge patch and server-side apply;</li>
+ * <li>JSON patch failures (e.g. a failing {@code test} op) answer 422 instead of never answering;</li>
+ * <li>discovery ({@code /version}, {@code /api}, {@code /apis}, resource lists, including stored CRDs);</li>
+ * <li>set-based label selectors and arbitrary field selectors on list requests;</li>
+ * <li>cluster IP / node port allocation and defaults for created Services; CRDs get an Established status;</li>
+ * <li>errors always carry a {@code Status} body, lists carry their proper {@code kind}.</li>
+ * </ul>
+ * All writes run under the parent's write lock, so watches see a consistent order of events.
+ */
+public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
+
+  private static final Logger log = LoggerFactory.getLogger(FixedCrudDispatcher.class);
+  private static final ObjectMapper JSON = JsonMapper.builder().build();
+  private static final ObjectMapper YAML = YAMLMapper.builder().build();
+  private static final String CRD_LIST_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+
+  private volatile Lock writeLock;
+  private final Set<SelectorWatch> selectorWatches = new CopyOnWriteArraySet<>();
+  private final ServiceDefaults serviceDefaults = new ServiceDefaults();
+  private volatile String serverAddress = "127.0.0.1:443";
+
+  @SuppressWarnings("this-escape") // locked() only stores the lock; nothing of this class is used yet
+  public FixedCrudDispatcher() {
+    super();
+    // The parent's read/write lock is private; its protected locked() hook hands it to us on the first write.
+    super.handleDelete("/api/v1/namespaces/lbk8s-testkit-bootstrap/configmaps/none");
+    if (writeLock == null) {
+      throw new IllegalStateException("could not obtain the CRUD dispatcher's write lock");
+    }
+  }
+
+  @Override
+  protected void locked(Lock lock) {
+    if (writeLock == null && lock instanceof ReentrantReadWriteLock.WriteLock) {
+      writeLock = lock;
+    }
+  }
+
+  /** host:port announced in {@code /api}'s serverAddressByClientCIDRs. */
+  void setServerAddress(String hostPort) {
+    this.serverAddress = hostPort;
+  }
+
+  private <T> T exclusive(Supplier<T> body) {
+    writeLock.lock();
+    try {
+      return body.get();
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  @Override
+  public MockResponse dispatch(RecordedRequest request) {
+    String raw = request.getPath();
+    try {
+      MockResponse response = route(request, raw);
+      if (response == null) {
+        throw new ApiException(405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
+      }
+      return finish(response);
+    } catch (ApiException e) {
+      return e.response();
+    } catch (JacksonException e) {
+      return ApiException.badRequest("invalid JSON in request body: " + e.getOriginalMessage()).response();
+    } catch (RuntimeException e) {
+      log.warn("{} {} failed", request.getMethod(), raw, e);
+      return new ApiException(500, "InternalError", "Internal error occurred: " + e).response();
+    }
+  }
+
+  private static MockResponse finish(MockResponse response) {
+    if (response.getWebSocketListener() != null) {
+      return response;
+    }
+    boolean hasBody = response.getBody() != null && response.getBody().size() > 0;
+    if (!hasBody && response.code() >= 400) {
+      int code = response.code();
+      String reason = ApiException.reasonFor(code);
+      response.setBody(ApiException.body(code, reason, reason, null, null, null).toString());
+      hasBody = true;
+    }
+    if (hasBody && response.header("Content-Type") == null) {
+      response.setHeader("Content-Type", "application/json");
+    }
+    return response;
+  }
+
+  private MockResponse route(RecordedRequest request, String raw) {
+    String path = ResourcePath.pathOnly(raw);
+    HttpMethod method = request.method();
+    if (method == HttpMethod.GET) {
+      MockResponse d = nonResource(path);
+      if (d != null) {
+        return d;
+      }
+    }
+    Optional<ResourcePath> parsed = ResourcePath.parse(raw);
+    if (parsed.isEmpty()) {
+      throw new ApiException(404, "NotFound", "the server could not find the requested resource");
+    }
+    ResourcePath rp = parsed.get();
+    if ((method == HttpMethod.POST || method == HttpMethod.PUT || method == HttpMethod.PATCH)
+        && contentType(request).contains("protobuf")) {
+      // Only JSON (and YAML for apply) is understood. Typed client-go clients (e.g. `kubectl create service`)
+      // send protobuf and do not fall back; unstructured ones (`kubectl apply -f`) send JSON.
+      throw new ApiException(415, "UnsupportedMediaType", "the body of the request was in an unknown format - "
+          + "accepted media types include: application/json, application/yaml");
+    }
+    return switch (method) {
+      case GET -> Tables.wanted(header(request, "Accept")) && !rp.isWatch() ? table(rp) : get(rp, raw);
+      case POST -> create(request, rp);
+      case PUT -> update(request, rp);
+      case PATCH -> patch(request, rp);
+      case DELETE -> rp.isList() ? deleteCollection(rp) : delete(rp);
+      default -> null;
+    };
+  }
+
+  // ---------------------------------------------------------------- discovery and non-resource paths
+
+  private MockResponse nonResource(String path) {
+    String p = path.length() > 1 && path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
+    String[] s = p.replaceAll("^/", "").split("/");
+    switch (p) {
+      case "/version":
+        return json(200, Discovery.version());
+      case "/api":
+        return json(200, Discovery.apiVersions(serverAddress));
+      case "/apis":
+        return json(200, discovery().apiGroupList());
+      case "/healthz", "/livez", "/readyz":
+        return new MockResponse().setResponseCode(200).setHeader("Content-Type", "text/plain").setBody("ok");
+      case "/": {
+        ObjectNode root = JsonNodeFactory.instance.objectNode();
+        ArrayNode paths = root.putArray("paths");
+        List.of("/api", "/api/v1", "/apis", "/healthz", "/livez", "/readyz", "/version").forEach(paths::add);
+        return json(200, root);
+      }
+      default:
+        break;
+    }
+    if (s.length == 2 && s[0].equals("api")) {
+      return json(discovery().apiResourceList("", s[1]).orElseThrow(
+          () -> new ApiException(404, "NotFound", "the server could not find the requested resource")));
+    }
+    if (s.length == 2 && s[0].equals("apis")) {
+      return json(discovery().apiGroup(s[1]).orElseThrow(
+          () -> new ApiException(404, "NotFound", "the server could not find the requested resource")));
+    }
+    if (s.length == 3 && s[0].equals("apis")) {
+      return json(discovery().apiResourceList(s[1], s[2]).orElseThrow(
+          () -> new ApiException(404, "NotFound", "the server could not find the requested resource")));
+    }
+    if (p.equals("/openapi/v3")) {
+      return json(discovery().openApiV3Root());
+    }
+    if (s.length == 4 && s[0].equals("openapi") && s[1].equals("v3") && s[2].equals("api")) {
+      return json(discovery().openApiV3("", s[3]).orElseThrow(
+          () -> new ApiException(404, "NotFound", "the server could not find the requested resource")));
+    }
+    if (s.length == 5 && s[0].equals("openapi") && s[1].equals("v3") && s[2].equals("apis")) {
+      return json(discovery().openApiV3(s[3], s[4]).orElseThrow(
+          () -> new ApiException(404, "NotFound", "the server could not find the requested resource")));
+    }
+    if (s[0].equals("openapi") || s[0].equals("swagger.json") || s[0].equals("metrics")) {
+      throw new ApiException(404, "NotFound", "the server could not find the requested resource");
+    }
+    return null;
+  }
+
+  /** The discovery view of the built-in resources and of the CRDs stored right now. */
+  public Discovery discovery() {
+    MockResponse r = super.handleGet(CRD_LIST_PATH);
+    List<JsonNode> crds = new ArrayList<>();
+    if (r.code() == 200 && r.getBody() != null) {
+      JsonNode list = JSON.readTree(bodyString(r));
+      list.path("items").values().forEach(crds::add);
+    }
+    return Discovery.of(crds);
+  }
+
+  private static MockResponse json(int code, JsonNode body) {
+    return new MockResponse().setResponseCode(code).setHeader("Content-Type", "application/json")
+        .setBody(body.toString());
+  }
+
+  private static MockResponse json(JsonNode body) {
+    return json(200, body);
+  }
+
+  private static String bodyString(MockResponse r) {
+    return new String(r.getBody().getBytes(), StandardCharsets.UTF_8);
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  private MockResponse get(ResourcePath rp, String raw) {
+    if (rp.isWatch()) {
+      return watch(rp, raw);
+    }
+    if (!rp.isList()) {
+      MockResponse r = super.handleGet(rp.objectPath());
+      if (r.code() == 404) {
+        throw ApiException.notFound(rp);
+      }
+      return r;
+    }
+    List<Selectors.Requirement> labels;
+    List<Selectors.Requirement> fields;
+    try {
+      labels = Selectors.parseLabelSelector(rp.query().get("labelSelector"));
+      fields = Selectors.parseFieldSelector(rp.query().get("fieldSelector"));
+    } catch (IllegalArgumentException e) {
+      throw ApiException.badRequest(e.getMessage());
+    }
+    MockResponse r = super.handleGet(rp.objectPath());
+    if (r.code() != 200 || r.getBody() == null || r.getBody().size() == 0) {
+      return r;
+    }
+    JsonNode body = JSON.readTree(bodyString(r));
+    if (!(body instanceof ObjectNode list) || !list.has("items")) {
+      return r;
+    }
+    ArrayNode kept = JsonNodeFactory.instance.arrayNode();
+    for (JsonNode item : list.path("items").values()) {
+      if (Selectors.matchesLabels(labels, item) && Selectors.matchesFields(fields, item)) {
+        kept.add(item);
+      }
+    }
+    list.set("items", kept);
+    Optional<String> kind = Discovery.builtInKind(rp.group(), rp.plural())
+        .or(() -> discovery().kind(rp.group(), rp.plural()));
+    kind.ifPresent(k -> {
+      list.put("kind", k + "List");
+      list.put("apiVersion", rp.group().isEmpty() ? rp.version() : rp.group() + "/" + rp.version());
+    });
+    return json(list);
+  }
+
+  /** Watches with selectors fabric8 cannot evaluate get a {@link SelectorWatch}; the rest fabric8's watch. */
+  private MockResponse watch(ResourcePath rp, String raw) {
+    String labelSelector = rp.query().getOrDefault("labelSelector", "");
+    String fieldSelector = rp.query().getOrDefault("fieldSelector", "");
+    boolean setBased = labelSelector.contains("(") || labelSelector.contains(">") || labelSelector.contains("<");
+    boolean otherFields = false;
+    for (String r : fieldSelector.split(",")) {
+      String field = r.split("!=|==|=", 2)[0].trim();
+      if (!field.isEmpty() && !field.equals("metadata.name") && !field.equals("metadata.namespace")) {
+        otherFields = true;
+      }
+    }
+    if (!setBased && !otherFields) {
+      return super.handleGet(raw);
+    }
+    List<Selectors.Requirement> labels;
+    List<Selectors.Requirement> fields;
+    try {
+      labels = Selectors.parseLabelSelector(labelSelector);
+      fields = new ArrayList<>(Selectors.parseFieldSelector(fieldSelector));
+    } catch (IllegalArgumentException e) {
+      throw ApiException.badRequest(e.getMessage());
+    }
+    if (rp.name() != null) {
+      fields.add(new Selectors.Equals("metadata.name", rp.name()));
+    }
+    ResourcePath collection = new ResourcePath(rp.group(), rp.version(), rp.namespace(), rp.plural(), null, null,
+        Map.of());
+    SelectorWatch watch = new SelectorWatch(collection, labels, fields, selectorWatches,
+        w -> exclusive(() -> {
+          MockResponse r = super.handleGet(collection.objectPath());
+          JsonNode list = JSON.readTree(bodyString(r));
+          for (JsonNode item : list.path("items").values()) {
+            if (w.matches(collection.group(), collection.plural(), item.path("metadata").path("namespace")
+                .asString(null), item)) {
+              w.event("ADDED", item);
+            }
+          }
+          return null;
+        }));
+    selectorWatches.add(watch);
+    return new MockResponse().withWebSocketUpgrade(watch);
+  }
+
+  /** Also feeds {@link SelectorWatch}es; always called under the write lock. */
+  @Override
+  public void processEvent(String path, AttributeSet pathAttributes, AttributeSet oldAttributes,
+      io.fabric8.kubernetes.api.model.GenericKubernetesResource resource, String newState) {
+    String existing = oldAttributes == null ? null : map.get(oldAttributes);
+    super.processEvent(path, pathAttributes, oldAttributes, resource, newState);
+    if (selectorWatches.isEmpty() || java.util.Objects.equals(existing, newState)) {
+      return;
+    }
+    Optional<ResourcePath> rp = ResourcePath.parse(path);
+    if (rp.isEmpty()) {
+      return;
+    }
+    JsonNode before = existing == null ? null : JSON.readTree(existing);
+    JsonNode after = newState == null ? null : JSON.readTree(newState);
+    String ns = after != null ? after.path("metadata").path("namespace").asString(rp.get().namespace())
+        : before.path("metadata").path("namespace").asString(rp.get().namespace());
+    for (SelectorWatch w : selectorWatches) {
+      boolean old = w.matches(rp.get().group(), rp.get().plural(), ns, before);
+      boolean now = w.matches(rp.get().group(), rp.get().plural(), ns, after);
+      if (old && now) {
+        w.event("MODIFIED", after);
+      } else if (old) {
+        w.event("DELETED", before);
+      } else if (now) {
+        w.event("ADDED", after);
+      }
+    }
+  }
+
+  private MockResponse delete(ResourcePath rp) {
+    MockResponse r = super.handleDelete(rp.objectPath());
+    if (r.code() == 404) {
+      throw ApiException.notFound(rp);
+    }
+    return r;
+  }
+
+  /** deletecollection, honouring the same selectors as list (the parent would ignore set-based ones). */
+  private MockResponse deleteCollection(ResourcePath rp) {
+    return exclusive(() -> {
+      MockResponse listed = get(new ResourcePath(rp.group(), rp.version(), rp.namespace(), rp.plural(), null, null,
+          rp.query()), rp.objectPath());
+      JsonNode list = JSON.readTree(bodyString(listed));
+      ArrayNode deleted = JsonNodeFactory.instance.arrayNode();
+      for (JsonNode item : list.path("items").values()) {
+        JsonNode meta = item.path("metadata");
+        ResourcePath one = new ResourcePath(rp.group(), rp.version(), meta.path("namespace").asString(null),
+            rp.plural(), meta.path("name").asString(), null, Map.of());
+        MockResponse r = super.handleDelete(one.objectPath());
+        if (r.code() == 200) {
+          deleted.add(item);
+        }
+      }
+      ObjectNode result = (ObjectNode) list;
+      result.set("items", deleted);
+      return json(result);
+    });
+  }
+
+  /** kubectl get's server-side printing. */
+  private MockResponse table(ResourcePath rp) {
+    MockResponse r = get(rp, rp.objectPath() + query(rp));
+    if (r.code() != 200) {
+      return r;
+    }
+    JsonNode body = JSON.readTree(bodyString(r));
+    List<JsonNode> objects = new ArrayList<>();
+    if (rp.isList()) {
+      body.path("items").values().forEach(objects::add);
+    } else {
+      objects.add(body);
+    }
+    JsonNode crd = null;
+    if (!rp.group().isEmpty() && Discovery.builtInKind(rp.group(), rp.plural()).isEmpty()) {
+      MockResponse c = super.handleGet(CRD_LIST_PATH + "/" + rp.plural() + "." + rp.group());
+      if (c.code() == 200) {
+        crd = JSON.readTree(bodyString(c));
+      }
+    }
+    String rv = body.path("metadata").path("resourceVersion").asString("");
+    return json(Tables.table(Tables.columns(rp.group(), rp.plural(), crd, rp.version()), objects, rv));
+  }
+
+  private static String query(ResourcePath rp) {
+    StringBuilder b = new StringBuilder();
+    rp.query().forEach((k, v) -> b.append(b.isEmpty() ? '?' : '&')
+        .append(java.net.URLEncoder.encode(k, StandardCharsets.UTF_8)).append('=')
+        .append(java.net.URLEncoder.encode(v, StandardCharsets.UTF_8)));
+    return b.toString();
+  }
+
+  // ---------------------------------------------------------------- create
+
+  private MockResponse create(RecordedRequest request, ResourcePath rp) {
+    return exclusive(() -> {
+      if (!rp.isList()) {
+        // e.g. pods/binding, pods/eviction: not emulated beyond what the parent does
+        return super.handleCreate(request);
+      }
+      ObjectNode body = objectBody(readBody(request));
+      ObjectNode meta = metadata(body);
+      if (rp.namespace() == null) {
+        meta.remove("namespace"); // the API server clears it for cluster-scoped objects
+      }
+      if (rp.group().isEmpty() && rp.plural().equals("services")) {
+        serviceDefaults.applyOnCreate(body);
+      } else if (rp.group().equals("apiextensions.k8s.io") && rp.plural().equals("customresourcedefinitions")) {
+        establish(body);
+      }
+      byte[] bytes = body.toString().getBytes(StandardCharsets.UTF_8);
+      RecordedRequest rewritten = new RecordedRequest(request.getHttpVersion(), request.method(), request.getPath(),
+          request.getHeaders(), new Buffer(bytes));
+      MockResponse r = super.handleCreate(rewritten);
+      if (r.code() == 409) {
+        throw new ApiException(409, "AlreadyExists", ApiException.qualified(rp) + " \""
+            + meta.path("name").asString("") + "\" already exists", meta.path("name").asString(null), rp.group(),
+            rp.plural());
+      }
+      return r;
+    });
+  }
+
+  /** The API server's CRD controller marks accepted CRDs NamesAccepted and Established. */
+  private static void establish(ObjectNode crd) {
+    JsonNode spec = crd.path("spec");
+    ObjectNode status = crd.putObject("status");
+    status.set("acceptedNames", spec.path("names").isObject() ? spec.get("names").deepCopy()
+        : JsonNodeFactory.instance.objectNode());
+    String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+    ArrayNode conditions = status.putArray("conditions");
+    ObjectNode names = conditions.addObject();
+    names.put("type", "NamesAccepted");
+    names.put("status", "True");
+    names.put("reason", "NoConflicts");
+    names.put("message", "no conflicts found");
+    names.put("lastTransitionTime", now);
+    ObjectNode established = conditions.addObject();
+    established.put("type", "Established");
+    established.put("status", "True");
+    established.put("reason", "InitialNamesAccepted");
+    established.put("message", "the initial names have been accepted");
+    established.put("lastTransitionTime", now);
+    ArrayNode stored = status.putArray("storedVersions");
+    for (JsonNode v : spec.path("versions").values()) {
+      if (v.path("storage").asBoolean(false)) {
+        stored.add(v.path("name").asString(""));
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- update and patch
+
+  private MockResponse update(RecordedRequest request, ResourcePath rp) {
+    if (rp.isList()) {
+      return null;
+    }
+    return exclusive(() -> {
+      ObjectNode body = objectBody(readBody(request));
+      AttributeSet key = getKey(rp.objectPath());
+      Map.Entry<AttributeSet, String> entry = findResource(key);
+      if (entry == null) {
+        throw ApiException.notFound(rp);
+      }
+      return commit(rp, key, entry, JSON.readTree(entry.getValue()), body);
+    });
+  }
+
+  private MockResponse patch(RecordedRequest request, ResourcePath rp) {
+    if (rp.isList()) {
+      return null;
+    }
+    return exclusive(() -> {
+      String contentType = contentType(request);
+      String body = readBody(request);
+      AttributeSet key = getKey(rp.objectPath());
+      Map.Entry<AttributeSet, String> entry = findResource(key);
+      if (entry == null) {
+        if (contentType.equals("application/apply-patch+yaml") && rp.subresource() == null) {
+          return applyCreate(request, rp, body);
+        }
+        throw ApiException.notFound(rp);
+      }
+      JsonNode current = JSON.readTree(entry.getValue());
+      JsonNode patched = switch (contentType) {
+        case "application/json-patch+json" -> jsonPatch(rp, current, body);
+        case "application/merge-patch+json", "application/json" -> JsonMergePatch.apply(current, JSON.readTree(body));
+        case "application/strategic-merge-patch+json" -> JsonMergePatch.applyStrategic(current, JSON.readTree(body));
+        case "application/apply-patch+yaml", "application/apply-patch+json" ->
+            JsonMergePatch.apply(current, readYaml(body));
+        default -> throw new ApiException(415, "UnsupportedMediaType",
+            "the body of the request was in an unknown format - accepted media types include: "
+                + "application/json-patch+json, application/merge-patch+json, "
+                + "application/apply-patch+yaml, application/strategic-merge-patch+json");
+      };
+      if (!(patched instanceof ObjectNode)) {
+        throw ApiException.badRequest("the patch did not produce an object");
+      }
+      return commit(rp, key, entry, current, patched);
+    });
+  }
+
+  private static JsonNode jsonPatch(ResourcePath rp, JsonNode current, String body) {
+    JsonNode ops = JSON.readTree(body);
+    if (!ops.isArray()) {
+      throw ApiException.badRequest("json: cannot unmarshal object into Go value of type jsonpatch.Patch");
+    }
+    try {
+      return JsonPatch.apply(ops, current.deepCopy());
+    } catch (RuntimeException e) {
+      throw ApiException.invalid(rp, "the server rejected our request due to an error in our request: "
+          + e.getMessage());
+    }
+  }
+
+  private MockResponse applyCreate(RecordedRequest request, ResourcePath rp, String body) {
+    JsonNode object = readYaml(body);
+    ResourcePath collection = new ResourcePath(rp.group(), rp.version(), rp.namespace(), rp.plural(), null, null,
+        Map.of());
+    ObjectNode obj = objectBody(object.toString());
+    metadata(obj).put("name", rp.name());
+    RecordedRequest post = new RecordedRequest(request.getHttpVersion(), HttpMethod.POST, collection.objectPath(),
+        request.getHeaders(), new Buffer(obj.toString().getBytes(StandardCharsets.UTF_8)));
+    return create(post, collection);
+  }
+
+  /**
+   * Stores {@code candidate} as the new state of the object, with the API server's rules: resourceVersion
+   * precondition, status subresource split, immutable metadata, generation and resourceVersion bumps, finalizers.
+   */
+  private MockResponse commit(ResourcePath rp, AttributeSet key, Map.Entry<AttributeSet, String> entry,
+      JsonNode current, JsonNode candidate) {
+    JsonNode currentMeta = current.path("metadata");
+    String currentVersion = currentMeta.path("resourceVersion").asString("");
+    String name = candidate.path("metadata").path("name").asString("");
+    if (!name.isEmpty() && !name.equals(rp.name())) {
+      throw ApiException.badRequest("the name of the object (" + name + ") does not match the name on the URL ("
+          + rp.name() + ")");
+    }
+    String namespace = candidate.path("metadata").path("namespace").asString("");
+    if (rp.namespace() != null && !namespace.isEmpty() && !namespace.equals(rp.namespace())) {
+      throw ApiException.badRequest("the namespace of the object (" + namespace
+          + ") does not match the namespace on the URL (" + rp.namespace() + ")");
+    }
+    String requestedVersion = candidate.path("metadata").path("resourceVersion").asString("");
+    if (!requestedVersion.isEmpty() && !requestedVersion.equals(currentVersion)) {
+      throw ApiException.conflict(rp);
+    }
+    if (rp.subresource() != null && !rp.isStatus()) {
+      throw new ApiException(404, "NotFound", "the server could not find the requested resource");
+    }
+    boolean statusSubresource = hasStatusSubresource(rp);
+    if (rp.isStatus() && !statusSubresource) {
+      throw new ApiException(404, "NotFound", "the server could not find the requested resource");
+    }
+
+    ObjectNode updated;
+    if (rp.isStatus()) {
+      updated = (ObjectNode) current.deepCopy();
+      setOrRemove(updated, "status", candidate.get("status"));
+    } else {
+      updated = (ObjectNode) candidate.deepCopy();
+      if (statusSubresource) {
+        setOrRemove(updated, "status", current.get("status"));
+      }
+      for (String field : new String[] {"apiVersion", "kind"}) {
+        if (updated.path(field).asString("").isEmpty() && current.has(field)) {
+          updated.set(field, current.get(field).deepCopy());
+        }
+      }
+      if (rp.group().isEmpty() && rp.plural().equals("services")) {
+        serviceDefaults.applyOnUpdate(current, updated);
+      }
+    }
+    ObjectNode meta = metadata(updated);
+    for (String field : new String[] {"name", "namespace", "uid", "creationTimestamp", "deletionTimestamp",
+        "deletionGracePeriodSeconds", "generation"}) {
+      setOrRemove(meta, field, currentMeta.get(field));
+    }
+    meta.put("resourceVersion", currentVersion);
+    if (!rp.isStatus() && !withoutMetadataAndStatus(current).equals(withoutMetadataAndStatus(updated))) {
+      meta.put("generation", currentMeta.path("generation").asLong(0) + 1);
+    }
+    boolean changed = !updated.equals(current);
+    if (changed) {
+      meta.put("resourceVersion", String.valueOf(requestResourceVersion()));
+    }
+    String json = updated.toString();
+    if (meta.has("deletionTimestamp") && meta.path("finalizers").isEmpty()) {
+      processEvent(rp.objectPath(), key, entry.getKey(), null, null);
+      return new MockResponse().setResponseCode(200).setBody(json);
+    }
+    if (changed) {
+      processEvent(rp.objectPath(), key, entry.getKey(), null, json);
+    }
+    return new MockResponse().setResponseCode(200).setBody(json);
+  }
+
+  private boolean hasStatusSubresource(ResourcePath rp) {
+    if (Discovery.builtInHasStatus(rp.group(), rp.plural())) {
+      return true;
+    }
+    return isStatusSubresourceEnabledForResource(rp.objectPath())
+        || discovery().hasStatusSubresource(rp.group(), rp.plural());
+  }
+
+  private static JsonNode withoutMetadataAndStatus(JsonNode object) {
+    ObjectNode copy = (ObjectNode) object.deepCopy();
+    copy.remove("metadata");
+    copy.remove("status");
+    return copy;
+  }
+
+  private static void setOrRemove(ObjectNode target, String field, JsonNode value) {
+    if (value == null || value.isMissingNode() || value.isNull()) {
+      target.remove(field);
+    } else {
+      target.set(field, value.deepCopy());
+    }
+  }
+
+  private static ObjectNode metadata(ObjectNode object) {
+    if (object.get("metadata") instanceof ObjectNode meta) {
+      return meta;
+    }
+    return object.putObject("metadata");
+  }
+
+  private static ObjectNode objectBody(String body) {
+    if (body == null || body.isBlank()) {
+      throw ApiException.badRequest("the request body is empty");
+    }
+    JsonNode node = JSON.readTree(body);
+    if (!(node instanceof ObjectNode object)) {
+      throw ApiException.badRequest("the request body is not a JSON object");
+    }
+    return object;
+  }
+
+  private static JsonNode readYaml(String body) {
+    try {
+      return YAML.readTree(body);
+    } catch (JacksonException e) {
+      throw ApiException.badRequest("invalid YAML in request body: " + e.getOriginalMessage());
+    }
+  }
+
+  private static String readBody(RecordedRequest request) {
+    Buffer b = request.getBody();
+    return b == null || b.getBytes() == null ? "" : new String(b.getBytes(), StandardCharsets.UTF_8);
+  }
+
+  private static String header(RecordedRequest request, String name) {
+    String value = request.getHeader(name);
+    return value != null ? value : request.getHeader(name.toLowerCase(Locale.ROOT));
+  }
+
+  private static String contentType(RecordedRequest request) {
+    String ct = header(request, "Content-Type");
+    if (ct == null) {
+      return "application/json-patch+json"; // what the parent assumed; real servers answer 415
+    }
+    int semi = ct.indexOf(';');
+    return (semi < 0 ? ct : ct.substring(0, semi)).trim().toLowerCase(Locale.ROOT);
+  }
+}

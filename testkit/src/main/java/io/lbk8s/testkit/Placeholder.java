@@ -1,2 +1,0 @@
-package io.lbk8s.testkit;
-final class Placeholder {}

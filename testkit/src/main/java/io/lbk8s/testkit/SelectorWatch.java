@@ -1,0 +1,129 @@
+package io.lbk8s.testkit;
+
+import io.fabric8.mockwebserver.http.Response;
+import io.fabric8.mockwebserver.http.WebSocket;
+import io.fabric8.mockwebserver.http.WebSocketListener;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
+
+/**
+ * A WebSocket watch evaluated with {@link Selectors}, for the selectors fabric8's watch cannot
+ * evaluate (set-based label selectors, field selectors on arbitrary fields). Events are queued
+ * on a single thread, in the order the dispatcher produced them under its write lock.
+ */
+final class SelectorWatch extends WebSocketListener {
+
+  private final String group;
+  private final String plural;
+  private final String namespace;
+  private final List<Selectors.Requirement> labels;
+  private final List<Selectors.Requirement> fields;
+  private final Set<SelectorWatch> registry;
+  private final Consumer<SelectorWatch> initialSync;
+  private final ExecutorService sender = Executors.newSingleThreadExecutor(r -> {
+    Thread t = new Thread(r, "test-api-server-watch");
+    t.setDaemon(true);
+    return t;
+  });
+  private final List<String> pending = new ArrayList<>();
+  private WebSocket socket;
+
+  SelectorWatch(ResourcePath rp, List<Selectors.Requirement> labels, List<Selectors.Requirement> fields,
+      Set<SelectorWatch> registry, Consumer<SelectorWatch> initialSync) {
+    this.group = rp.group();
+    this.plural = rp.plural();
+    this.namespace = rp.namespace();
+    this.labels = labels;
+    this.fields = fields;
+    this.registry = registry;
+    this.initialSync = initialSync;
+  }
+
+  /** Whether an object of group/plural in namespace matches this watch. */
+  boolean matches(String group, String plural, String namespace, JsonNode object) {
+    if (object == null || !this.group.equals(group) || !this.plural.equals(plural)) {
+      return false;
+    }
+    if (this.namespace != null && !this.namespace.equals(namespace)) {
+      return false;
+    }
+    return Selectors.matchesLabels(labels, object) && Selectors.matchesFields(fields, object);
+  }
+
+  /** Called under the dispatcher's write lock. */
+  void event(String type, JsonNode object) {
+    ObjectNode event = JsonNodeFactory.instance.objectNode();
+    event.put("type", type);
+    event.set("object", object);
+    String text = event.toString();
+    synchronized (this) {
+      if (socket == null) {
+        pending.add(text);
+        return;
+      }
+    }
+    send(text);
+  }
+
+  private void send(String text) {
+    try {
+      sender.execute(() -> {
+        WebSocket ws;
+        synchronized (this) {
+          ws = socket;
+        }
+        if (ws != null) {
+          ws.send(text);
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      // closed
+    }
+  }
+
+  @Override
+  public void onOpen(WebSocket webSocket, Response response) {
+    initialSync.accept(this); // queues ADDED events (under the write lock) before anything newer
+    List<String> buffered;
+    synchronized (this) {
+      socket = webSocket;
+      buffered = new ArrayList<>(pending);
+      pending.clear();
+    }
+    buffered.forEach(this::send);
+  }
+
+  @Override
+  public void onClosing(WebSocket webSocket, int code, String reason) {
+    try {
+      sender.execute(() -> webSocket.close(code, reason));
+    } catch (RejectedExecutionException e) {
+      // already closed
+    }
+    stop();
+  }
+
+  @Override
+  public void onClosed(WebSocket webSocket, int code, String reason) {
+    stop();
+  }
+
+  @Override
+  public void onFailure(WebSocket webSocket, Throwable t, Response response) {
+    stop();
+  }
+
+  void stop() {
+    registry.remove(this);
+    sender.shutdown();
+  }
+}
