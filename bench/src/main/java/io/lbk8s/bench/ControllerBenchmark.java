@@ -83,7 +83,7 @@ public final class ControllerBenchmark {
 
     static void latency(int count) throws Exception {
         try (TestApiServer server = TestApiServer.start(); KubernetesClient client = server.client();
-                KubernetesClient controllerClient = server.client()) {
+                KubernetesClient controllerClient = server.newClient()) {
             prepare(client, count);
             var controller = new Controller(controllerClient, new ControllerSettings("lbk8s-system", Optional.empty()),
                     new SimpleMeterRegistry());

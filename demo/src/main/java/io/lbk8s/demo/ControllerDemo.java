@@ -25,7 +25,7 @@ public final class ControllerDemo {
 
     public static void main(String[] args) throws Exception {
         try (TestApiServer server = TestApiServer.start(); KubernetesClient client = server.client();
-                KubernetesClient controllerClient = server.client()) {
+                KubernetesClient controllerClient = server.newClient()) {
             step("Embedded Kubernetes API at " + server.url());
             client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build()).create();
             client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("default").endMetadata().build()).create();

@@ -73,7 +73,7 @@ final class ControllerHarness implements AutoCloseable {
 
     void startController() {
         registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        controllerClient = server.client();
+        controllerClient = server.newClient();
         controller = new Controller(controllerClient, settings, registry);
         controller.start();
     }
