@@ -49,7 +49,7 @@ public final class ConfigParser {
 
     /** JSON types of the fields the parser reads; {@code ConfigParserCrdTest} checks them against the CRDs. */
     enum FieldType {
-        STRING, BOOLEAN, INTEGER, OBJECT, STRING_LIST, SELECTOR_LIST, STRING_MAP, REQUIREMENT_LIST
+        STRING, BOOLEAN, INTEGER, OBJECT, STRING_LIST, SELECTOR_LIST, STRING_MAP, REQUIREMENT_LIST, OBJECT_LIST
     }
 
     /** A field the parser reads, with the JSON type it expects. */
@@ -77,7 +77,7 @@ public final class ConfigParser {
     static final List<Field> L2_REFUSED_FIELDS = List.of(new Field("serviceSelectors", FieldType.SELECTOR_LIST));
 
     /** L2Advertisement fields MetalLB has that lbk8s ignores with a warning (a mere preference). */
-    static final List<Field> L2_IGNORED_FIELDS = List.of(new Field("preferredNodeSelectors", FieldType.OBJECT));
+    static final List<Field> L2_IGNORED_FIELDS = List.of(new Field("preferredNodeSelectors", FieldType.OBJECT_LIST));
 
     static final List<Field> SELECTOR_FIELDS = List.of(
             new Field("matchLabels", FieldType.STRING_MAP),
@@ -91,7 +91,7 @@ public final class ConfigParser {
     /** A ConfigMap pool: a name, then the same fields as an IPAddressPool spec. */
     static final List<Field> CONFIGMAP_POOL_FIELDS = concat(List.of(new Field("name", FieldType.STRING)), POOL_SPEC_FIELDS);
 
-    static final List<Field> CONFIGMAP_FIELDS = List.of(new Field("pools", FieldType.OBJECT));
+    static final List<Field> CONFIGMAP_FIELDS = List.of(new Field("pools", FieldType.OBJECT_LIST));
 
     private static final YAMLMapper YAML = YAMLMapper.builder()
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
