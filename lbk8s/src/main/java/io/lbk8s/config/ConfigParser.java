@@ -370,8 +370,11 @@ public final class ConfigParser {
         for (RangeEntry entry : entries) {
             if (reach != null && reach.range.family() == entry.range.family()
                     && reach.range.last().compareTo(entry.range.first()) >= 0) {
-                draft.scope.error(entry.path + " " + quote(entry.range.text()) + " overlaps " + reach.path + " "
-                        + quote(reach.range.text()) + " of the same pool");
+                // name the entry listed later as the one that overlaps
+                RangeEntry later = entry.index > reach.index ? entry : reach;
+                RangeEntry earlier = later == entry ? reach : entry;
+                draft.scope.error(later.path + " " + quote(later.range.text()) + " overlaps " + earlier.path + " "
+                        + quote(earlier.range.text()) + " of the same pool");
             }
             if (reach == null || reach.range.family() != entry.range.family()
                     || entry.range.last().compareTo(reach.range.last()) > 0) {
