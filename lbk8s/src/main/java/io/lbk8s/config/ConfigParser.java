@@ -750,7 +750,7 @@ public final class ConfigParser {
     static String describe(Object value) {
         return switch (value) {
             case null -> "null";
-            case String s -> "a string (" + quote(s.length() > 60 ? s.substring(0, 57) + "..." : s) + ")";
+            case String s -> "a string (" + quote(s) + ")";
             case Boolean b -> "a boolean (" + b + ")";
             case Number n -> "a number (" + n + ")";
             case List<?> l -> l.isEmpty() ? "an empty list" : "a list";
@@ -759,8 +759,11 @@ public final class ConfigParser {
         };
     }
 
+    /** User text in double quotes, escaped so that it cannot break the message, and cut at 80 characters. */
     private static String quote(String text) {
-        return "\"" + text.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n") + "\"";
+        String cut = text.length() > 80 ? text.substring(0, 77) + "..." : text;
+        return "\"" + cut.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n").replace("\r", "\\r")
+                .replace("\t", "\\t") + "\"";
     }
 
     private static String path(String base, String field) {

@@ -158,6 +158,28 @@ class ConfigParserTest {
                         "WARNING ConfigMap lbk8s-system/lbk8s-config: config.yaml: unknown field \"version\" is ignored",
                         "WARNING ConfigMap lbk8s-system/lbk8s-config: pools[0] \"a\": unknown field \"color\" is ignored"),
 
+                bad("L2Advertisement may name a ConfigMap pool, or a pool that has errors, without a warning",
+                        Fixtures.combine(manifests(pool("broken", "{addresses: [nope]}"), l2("adv", "{ipAddressPools: [default, broken]}")),
+                                Fixtures.load("lbk8s-configmap.yaml")),
+                        pools("default: 10.5.0.200-10.5.0.220"),
+                        "ERROR IPAddressPool metallb-system/broken: addresses[0] \"nope\": \"nope\" is not a CIDR, a range or an IP address"),
+                bad("IPAddressPool without a name", Fixtures.fromYaml("""
+                                apiVersion: metallb.io/v1beta1
+                                kind: IPAddressPool
+                                metadata: {namespace: metallb-system}
+                                spec: {addresses: [10.0.0.0/24]}
+                                """), NO_POOLS,
+                        "ERROR IPAddressPool metallb-system/null: metadata.name is required"),
+                bad("quotes, backslashes and long strings are quoted safely",
+                        manifests(pool("p", "{addresses: ['say \"hi\"\\n', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'], autoAssign: 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb'}")),
+                        NO_POOLS,
+                        "ERROR IPAddressPool metallb-system/p: addresses[0] \"say \\\"hi\\\"\\\\n\": \"say \\\"hi\\\"\\\\n\" is not a CIDR, a range or an IP address",
+                        "ERROR IPAddressPool metallb-system/p: addresses[1] \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...\": \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...\" is not a CIDR, a range or an IP address",
+                        "ERROR IPAddressPool metallb-system/p: autoAssign: expected a boolean (true or false), got a string (\"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\")"),
+                bad("a newline inside an address is escaped (around it, whitespace is stripped)",
+                        configMap("pools:\n- name: a\n  addresses: [\"10.0.0.1\\n10.0.0.2\", \" 10.0.1.1\\n\"]\n"), NO_POOLS,
+                        "ERROR ConfigMap lbk8s-system/lbk8s-config: pools[0] \"a\": addresses[0] \"10.0.0.1\\n10.0.0.2\": \"10.0.0.1\\n10.0.0.2\" is not a CIDR, a range or an IP address"),
+
                 // type errors
                 bad("addresses as a string", manifests(pool("p", "{addresses: 10.0.0.0/24}")), NO_POOLS,
                         "ERROR IPAddressPool metallb-system/p: addresses: expected a list of CIDRs, ranges or IP addresses, got a string (\"10.0.0.0/24\")"),
