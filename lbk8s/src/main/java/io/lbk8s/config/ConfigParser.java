@@ -47,7 +47,7 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
 public final class ConfigParser {
     private ConfigParser() {}
 
-    /** JSON types of the fields the parser reads; {@code ConfigParserCrdTest} checks them against the CRDs. */
+    /** JSON types of the fields the parser reads; {@code CrdSchemaTest} checks them against deploy/crds. */
     enum FieldType {
         STRING, BOOLEAN, INTEGER, OBJECT, STRING_LIST, SELECTOR_LIST, STRING_MAP, REQUIREMENT_LIST, OBJECT_LIST
     }
@@ -131,7 +131,7 @@ public final class ConfigParser {
             }
             PoolDraft first = byName.putIfAbsent(draft.name, draft);
             if (first != null) {
-                draft.scope.error("pool name \"" + draft.name + "\" is already defined by " + first.definedAt);
+                draft.scope.error("pool name " + quote(draft.name) + " is already defined by " + first.definedAt);
             } else {
                 named.add(draft);
             }
@@ -211,7 +211,7 @@ public final class ConfigParser {
             return List.of();
         }
         for (String key : unknownKeys(root, CONFIGMAP_FIELDS)) {
-            top.warn("config.yaml: unknown field \"" + key + "\" is ignored");
+            top.warn("config.yaml: unknown field " + quote(key) + " is ignored");
         }
         Object poolsValue = root.get("pools");
         if (poolsValue == null) {

@@ -215,6 +215,24 @@ class ConfigParserDetailTest {
         }
     }
 
+    // --- purity ------------------------------------------------------------------------------------------------
+
+    @Test
+    void configPackageHasNoKubernetesOrIoImports() throws java.io.IOException {
+        java.nio.file.Path dir = java.nio.file.Path.of("src/main/java/io/lbk8s/config");
+        assertThat(dir).isDirectory();
+        try (var files = java.nio.file.Files.list(dir)) {
+            for (java.nio.file.Path file : files.toList()) {
+                for (String line : java.nio.file.Files.readAllLines(file)) {
+                    if (line.startsWith("import ")) {
+                        assertThat(line).as(file.getFileName().toString())
+                                .doesNotContain("io.fabric8", "java.io.", "java.nio.", "java.net.", "java.lang.System");
+                    }
+                }
+            }
+        }
+    }
+
     // --- speed ---------------------------------------------------------------------------------------------------
 
     static ConfigSources manyPools(int count, boolean withOverlap) {
