@@ -21,18 +21,38 @@ public record IpAddress(IpFamily family, long high, long low) implements Compara
         return new IpAddress(IpFamily.IPv4, 0, value & 0xffff_ffffL);
     }
 
-    /** Parses a literal address; never resolves a host name. */
+    private static final java.util.regex.Pattern DOTTED_QUAD =
+            java.util.regex.Pattern.compile("(0|[1-9]\\d{0,2})(\\.(0|[1-9]\\d{0,2})){3}");
+
+    /**
+     * Parses a literal address; never resolves a host name. IPv4 octets with leading zeros ({@code 010.0.0.1}) are
+     * refused, as Go (and so MetalLB) refuses them, because tools disagree on whether they are octal. An address
+     * written in IPv6 notation stays IPv6, even an IPv4-mapped one ({@code ::ffff:10.0.0.1}).
+     */
     public static Optional<IpAddress> parse(String text) {
         if (text == null || text.isEmpty() || text.strip().length() != text.length()
                 || text.contains("%") || text.startsWith("[")) {
             return Optional.empty();
         }
         boolean looksV6 = text.indexOf(':') >= 0;
-        if (!looksV6 && !text.matches("\\d{1,3}(\\.\\d{1,3}){3}")) {
+        if (!looksV6 && !DOTTED_QUAD.matcher(text).matches()) {
             return Optional.empty();
         }
+        if (looksV6 && text.lastIndexOf('.') >= 0) {
+            // an embedded dotted quad must be well-formed too
+            String quad = text.substring(text.lastIndexOf(':') + 1);
+            if (!DOTTED_QUAD.matcher(quad).matches()) {
+                return Optional.empty();
+            }
+        }
         try {
-            return Optional.of(of(InetAddress.ofLiteral(text)));
+            InetAddress address = InetAddress.ofLiteral(text);
+            if (looksV6 && address instanceof Inet4Address) {
+                // Java turns ::ffff:a.b.c.d into an Inet4Address; keep the family the user wrote
+                IpAddress v4 = of(address);
+                return Optional.of(new IpAddress(IpFamily.IPv6, 0, 0xffff_0000_0000L | v4.low()));
+            }
+            return Optional.of(of(address));
         } catch (IllegalArgumentException e) {
             return Optional.empty();
         }
@@ -131,11 +151,17 @@ public record IpAddress(IpFamily family, long high, long low) implements Compara
         return byHigh != 0 ? byHigh : Long.compareUnsigned(low, other.low);
     }
 
-    /** Dotted quad for IPv4; RFC 5952 canonical text for IPv6 (lowercase, longest zero run compressed). */
+    /**
+     * Dotted quad for IPv4; RFC 5952 canonical text for IPv6 (lowercase, longest zero run compressed, the first of
+     * equally long runs; IPv4-mapped addresses as {@code ::ffff:a.b.c.d}, RFC 5952 section 5).
+     */
     @Override
     public String toString() {
         if (isV4()) {
-            return (low >>> 24) + "." + ((low >>> 16) & 0xff) + "." + ((low >>> 8) & 0xff) + "." + (low & 0xff);
+            return dottedQuad(low);
+        }
+        if (high == 0 && (low >>> 32) == 0xffffL) {
+            return "::ffff:" + dottedQuad(low & 0xffff_ffffL);
         }
         int[] groups = new int[8];
         for (int i = 0; i < 4; i++) {
@@ -172,5 +198,9 @@ public record IpAddress(IpFamily family, long high, long low) implements Compara
             text.append(Integer.toHexString(groups[i]));
         }
         return text.toString();
+    }
+
+    private static String dottedQuad(long v) {
+        return (v >>> 24) + "." + ((v >>> 16) & 0xff) + "." + ((v >>> 8) & 0xff) + "." + (v & 0xff);
     }
 }

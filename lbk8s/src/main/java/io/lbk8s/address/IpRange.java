@@ -75,30 +75,37 @@ public record IpRange(IpAddress first, IpAddress last, String text) {
 
     /**
      * Parses one entry of a pool's {@code addresses}: a CIDR, a {@code first-last} range (spaces around the
-     * dash allowed, as MetalLB allows), or a single address. Errors say what is wrong in words.
+     * dash allowed, as MetalLB allows), or a single address. A CIDR's base need not be its network address
+     * ({@code 10.0.0.7/24} means {@code 10.0.0.0/24}, as in Go's {@code net.ParseCIDR}).
+     *
+     * <p>An {@link Parsed.Invalid} reason says what is wrong in words, relative to the entry (it does not repeat
+     * the whole entry, which the caller quotes): {@code "10.0.0.300" is not an IP address}.
      */
     public static Parsed parse(String raw) {
         if (raw == null || raw.isBlank()) {
-            return new Parsed.Invalid("an empty address entry");
+            return new Parsed.Invalid("an empty string is not a CIDR, a range or an IP address");
         }
         String text = raw.strip();
         int dash = text.indexOf('-');
         if (dash >= 0) {
             String left = text.substring(0, dash).strip();
             String right = text.substring(dash + 1).strip();
+            if (left.isEmpty() || right.isEmpty()) {
+                return new Parsed.Invalid("a range needs an address on both sides of the \"-\"");
+            }
             Optional<IpAddress> from = IpAddress.parse(left);
             Optional<IpAddress> to = IpAddress.parse(right);
             if (from.isEmpty()) {
-                return new Parsed.Invalid("\"" + left + "\" in range \"" + text + "\" is not an IP address");
+                return new Parsed.Invalid(notAnAddress(left));
             }
             if (to.isEmpty()) {
-                return new Parsed.Invalid("\"" + right + "\" in range \"" + text + "\" is not an IP address");
+                return new Parsed.Invalid(notAnAddress(right));
             }
             if (from.get().family() != to.get().family()) {
-                return new Parsed.Invalid("range \"" + text + "\" mixes IPv4 and IPv6");
+                return new Parsed.Invalid("the range mixes IPv4 and IPv6");
             }
             if (from.get().compareTo(to.get()) > 0) {
-                return new Parsed.Invalid("range \"" + text + "\" is reversed: " + left + " is above " + right);
+                return new Parsed.Invalid("the range is reversed: " + from.get() + " is above " + to.get());
             }
             return new Parsed.Valid(new IpRange(from.get(), to.get(), text));
         }
@@ -108,21 +115,42 @@ public record IpRange(IpAddress first, IpAddress last, String text) {
             String prefixPart = text.substring(slash + 1);
             Optional<IpAddress> base = IpAddress.parse(addressPart);
             if (base.isEmpty()) {
-                return new Parsed.Invalid("\"" + addressPart + "\" in \"" + text + "\" is not an IP address");
+                return new Parsed.Invalid(notAnAddress(addressPart));
             }
-            if (!prefixPart.matches("\\d{1,3}")) {
-                return new Parsed.Invalid("\"" + prefixPart + "\" in \"" + text + "\" is not a prefix length");
+            if (!prefixPart.matches("0|[1-9]\\d{0,2}")) {
+                return new Parsed.Invalid(quote(prefixPart) + " is not a prefix length");
             }
             int prefix = Integer.parseInt(prefixPart);
             int bits = base.get().family().bits();
             if (prefix > bits) {
-                return new Parsed.Invalid("prefix length /" + prefix + " in \"" + text + "\" exceeds " + bits);
+                return new Parsed.Invalid("prefix length /" + prefix + " is longer than the " + bits + " bits of an "
+                        + base.get().family() + " address");
             }
             return new Parsed.Valid(cidr(base.get(), prefix, text));
         }
         return IpAddress.parse(text)
                 .<Parsed>map(ip -> new Parsed.Valid(new IpRange(ip, ip, text)))
-                .orElseGet(() -> new Parsed.Invalid("\"" + text + "\" is neither a CIDR, a range nor an IP address"));
+                .orElseGet(() -> new Parsed.Invalid(quote(text) + " is not a CIDR, a range or an IP address"));
+    }
+
+    private static String notAnAddress(String text) {
+        return quote(text) + " is not an IP address";
+    }
+
+    /** User text in double quotes, escaped so that it cannot break the message, and cut at 80 characters. */
+    private static String quote(String text) {
+        String cut = text.length() > 80 ? text.substring(0, 77) + "..." : text;
+        return "\"" + cut.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n").replace("\r", "\\r")
+                .replace("\t", "\\t") + "\"";
+    }
+
+    /** Whether this range is exactly one CIDR block written with host bits set, e.g. {@code 10.0.0.7/24}. */
+    public boolean isCidrWithHostBits() {
+        int slash = text.indexOf('/');
+        if (slash < 0 || text.indexOf('-') >= 0) {
+            return false;
+        }
+        return IpAddress.parse(text.substring(0, slash)).map(base -> !base.equals(first)).orElse(false);
     }
 
     /** The outcome of parsing one address entry. */
