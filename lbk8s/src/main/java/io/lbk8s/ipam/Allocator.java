@@ -387,8 +387,17 @@ public final class Allocator {
                             "RequireDualStack needs an IPv4 and an IPv6 address from one pool, but no pool for this"
                                     + " Service has both families (" + describeCandidates(candidates) + ")");
                 }
-                return exhausted(candidates.stream().filter(PoolState::hasBothFamilies).toList(), null,
-                        "no pool for this Service has both an IPv4 and an IPv6 address free");
+                List<String> each = new ArrayList<>();
+                for (PoolState pool : candidates) {
+                    if (pool.hasBothFamilies()) {
+                        IpFamily full = pick(pool, primary, request) == null ? primary : secondary;
+                        each.add("pool \"" + pool.name + "\" has no free " + full + " address (" + pool.inUse()
+                                + " of " + pool.total() + " in use)");
+                    }
+                }
+                return new Outcome.Failed(FailureReason.POOL_EXHAUSTED, each.size() == 1 ? each.getFirst()
+                        : "no pool for this Service has both an IPv4 and an IPv6 address free: "
+                                + String.join(", ", each));
             }
         }
         boolean familySeen = false;
@@ -509,7 +518,8 @@ public final class Allocator {
         }
         if (!allows(pool.pool, request)) {
             return new Outcome.Failed(FailureReason.POOL_NOT_ALLOWED, "requested IP " + ips.getFirst()
-                    + " is in pool \"" + pool.name + "\", " + reservedBy(pool));
+                    + " is in pool \"" + pool.name + "\", which its serviceAllocation reserves for other Services ("
+                    + reservedFor(pool) + ")");
         }
         for (IpAddress ip : ips) {
             String conflict = conflict(request, ip);
@@ -815,11 +825,11 @@ public final class Allocator {
     }
 
     private static Outcome.Failed poolNotAllowed(PoolState pool) {
-        return new Outcome.Failed(FailureReason.POOL_NOT_ALLOWED,
-                "requested pool \"" + pool.name + "\" " + reservedBy(pool));
+        return new Outcome.Failed(FailureReason.POOL_NOT_ALLOWED, "requested pool \"" + pool.name
+                + "\" is reserved by its serviceAllocation for other Services (" + reservedFor(pool) + ")");
     }
 
-    private static String reservedBy(PoolState pool) {
+    private static String reservedFor(PoolState pool) {
         ServiceAllocation sa = pool.pool.serviceAllocation().orElseThrow();
         List<String> parts = new ArrayList<>();
         if (!sa.namespaces().isEmpty()) {
@@ -831,7 +841,7 @@ public final class Allocator {
         if (!sa.serviceSelectors().isEmpty()) {
             parts.add("Services matching " + sa.serviceSelectors().size() + " selector(s)");
         }
-        return "is reserved by its serviceAllocation for other Services (" + String.join("; ", parts) + ")";
+        return String.join("; ", parts);
     }
 
     private Outcome.Failed noMatchingPool(AllocationRequest request) {

@@ -183,7 +183,7 @@ class AllocatorTest {
                 when("requested IP in a pool reserved for others",
                         config(pool("reserved", "10.0.2.0/24").namespaces("team")),
                         none(), svc("default/a").ips("10.0.2.5"), fails(FailureReason.POOL_NOT_ALLOWED,
-                                "requested IP 10.0.2.5 is in pool \"reserved\", is reserved by its serviceAllocation"
+                                "requested IP 10.0.2.5 is in pool \"reserved\", which its serviceAllocation reserves"
                                         + " for other Services (namespaces [team])")),
                 when("requested IP in use, no sharing key", SHARED, first(svc("default/other").ips("10.5.0.210")),
                         svc("default/a").ips("10.5.0.210"), fails(FailureReason.IP_IN_USE,
@@ -303,7 +303,7 @@ class AllocatorTest {
                 when("RequireDualStack with the dual pool's IPv6 full",
                         config(pool("dual", "10.0.0.0/24", "fd00::1/128")), first(svc("default/x").v6()),
                         svc("default/a").requireDual(), fails(FailureReason.POOL_EXHAUSTED,
-                                "pool \"dual\" has no free address (1 of 257 in use)")),
+                                "pool \"dual\" has no free IPv6 address (1 of 257 in use)")),
                 when("RequireDualStack from a requested dual pool", config(pool("a", "10.0.1.0/24"),
                                 pool("m", "10.0.2.0/24", "fd00::/120").manual()),
                         none(), svc("default/a").requireDual().pool("m"), gets("m", "10.0.2.0", "fd00::")),
