@@ -541,10 +541,10 @@ public final class Allocator {
 
     /** Contradictions within the request itself (only requested IPs can contradict). */
     private static Outcome.Failed invalid(AllocationRequest request) {
-        List<IpAddress> ips = new ArrayList<>(new LinkedHashSet<>(request.requestedIps()));
-        if (ips.isEmpty()) {
+        if (request.requestedIps().isEmpty()) {
             return null;
         }
+        List<IpAddress> ips = new ArrayList<>(new LinkedHashSet<>(request.requestedIps()));
         for (IpFamily family : IpFamily.values()) {
             List<IpAddress> of = ips.stream().filter(ip -> ip.family() == family).toList();
             if (of.size() > 1) {

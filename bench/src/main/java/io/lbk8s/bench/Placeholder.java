@@ -1,2 +1,0 @@
-package io.lbk8s.bench;
-final class Placeholder {}
