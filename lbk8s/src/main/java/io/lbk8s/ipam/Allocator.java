@@ -635,11 +635,12 @@ public final class Allocator {
         if (shape.dual() && a.ips().size() == 1 && request.requestedIps().isEmpty()) {
             PoolState pool = byName.get(a.pool());
             IpFamily missing = a.ips().getFirst().isV4() ? IpFamily.IPv6 : IpFamily.IPv4;
-            drop(a.service());
             IpAddress extra = pick(pool, missing, request);
-            List<IpAddress> ips = extra == null ? a.ips() : v4First(new ArrayList<>(List.of(a.ips().getFirst(), extra)));
-            Assignment now = extra == null ? a : new Assignment(a.service(), a.pool(), ips);
-            return take(request, pool, now);
+            if (extra != null) {
+                drop(a.service());
+                return take(request, pool,
+                        new Assignment(a.service(), a.pool(), v4First(List.of(a.ips().getFirst(), extra))));
+            }
         }
         if (h.request().equals(request)) {
             return h;
