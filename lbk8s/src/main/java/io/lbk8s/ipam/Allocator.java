@@ -84,7 +84,7 @@ public final class Allocator {
 
     private final Map<ServiceKey, Held> held = new HashMap<>();
     /** Who holds an address: a ServiceKey, or a List of them when shared. */
-    private final Map<IpAddress, Object> holders = new HashMap<>();
+    private final IpMap<Object> holders = new IpMap<>();
     /** Addresses held under each sharing key. */
     private final Map<String, Set<IpAddress>> sharedByKey = new HashMap<>();
 
