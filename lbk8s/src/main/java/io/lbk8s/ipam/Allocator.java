@@ -197,8 +197,7 @@ public final class Allocator {
         Held existing = held.get(key);
         if (existing != null) {
             if (existing.assignment().ips().equals(ips) && fits(request, existing) == null) {
-                update(existing, request);
-                return Optional.of(existing.assignment());
+                return Optional.of(refresh(existing, request).assignment());
             }
             drop(key);
         }
@@ -642,6 +641,12 @@ public final class Allocator {
                         new Assignment(a.service(), a.pool(), v4First(List.of(a.ips().getFirst(), extra))));
             }
         }
+        return refresh(h, request);
+    }
+
+    /** Records the latest request for a kept assignment, re-indexing its sharing key if that changed. */
+    private Held refresh(Held h, AllocationRequest request) {
+        Assignment a = h.assignment();
         if (h.request().equals(request)) {
             return h;
         }
