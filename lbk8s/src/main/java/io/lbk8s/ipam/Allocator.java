@@ -31,7 +31,9 @@ import java.util.stream.Collectors;
  * {@code serviceSelectors} form a second condition (one of them matches the Service's labels); a serviceAllocation
  * selects a Service when every condition it states holds, so a pool with both namespaces and serviceSelectors
  * wants a matching Service in a matching namespace. A serviceAllocation stating neither (priority only) selects
- * every Service.
+ * every Service. (MetalLB itself turns namespaceSelectors into a list of namespaces when it reads the config, so a
+ * selector matching no namespace at that moment leaves the namespace condition unstated; here the selectors are
+ * evaluated against the labels in each request, so they always restrict.)
  *
  * <p>Without a requested pool or IP, the candidates are: first the auto-assign pools whose serviceAllocation
  * selects the Service, by priority (given priorities ascending, unset (0) after them), then by name; then the
@@ -65,7 +67,13 @@ import java.util.stream.Collectors;
  * {@link #reconfigure} keeps every assignment whose addresses are still usable in its pool and the pool still
  * allows the Service. If not, but all its addresses are usable in one other pool that allows the Service (a pool
  * renamed, or addresses moved between pools), the assignment moves to that pool, keeping its addresses. Otherwise
- * it is released and its Service returned, so that the controller assigns it again.
+ * it is released and its Service returned, so that the controller assigns it again. A Service whose request names
+ * the old pool of a moved assignment no longer fits on its next {@link #assign} (the requested pool is gone).
+ *
+ * <h2>Cost</h2>
+ * Per range a paged bitset (4096 addresses a page, created on first use) with a lowest-possibly-free hint: taking
+ * the lowest free address is amortised O(1), a /64 costs nothing until used. Holders live in an open-addressing
+ * map; about 175 bytes per assignment in all (10,000 assignments: about 1.7 MB), not counting the requests.
  */
 public final class Allocator {
 
