@@ -32,8 +32,8 @@ import java.util.stream.Collectors;
  * selects a Service when every condition it states holds, so a pool with both namespaces and serviceSelectors
  * wants a matching Service in a matching namespace. A serviceAllocation stating neither (priority only) selects
  * every Service. (MetalLB itself turns namespaceSelectors into a list of namespaces when it reads the config, so a
- * selector matching no namespace at that moment leaves the namespace condition unstated; here the selectors are
- * evaluated against the labels in each request, so they always restrict.)
+ * pool whose selectors match no namespace at that moment lets any Service request it; here the selectors are
+ * evaluated against the namespace labels in each request, so they always restrict.)
  *
  * <p>Without a requested pool or IP, the candidates are: first the auto-assign pools whose serviceAllocation
  * selects the Service, by priority (given priorities ascending, unset (0) after them), then by name; then the
