@@ -90,7 +90,7 @@ public final class Allocator {
     /** Other pools sharing addresses with a pool (normally none: the config parser rejects overlaps). */
     private Map<PoolState, List<PoolState>> overlaps = Map.of();
 
-    private final Map<ServiceKey, Held> held = new HashMap<>();
+    private final HeldMap held = new HeldMap();
     /** Who holds an address: a ServiceKey, or a List of them when shared. */
     private final IpMap<Object> holders = new IpMap<>();
     /** Addresses held under each sharing key. */
@@ -157,7 +157,12 @@ public final class Allocator {
 
     /** Replaces the configuration; assignments that no longer fit are released and their Services returned. */
     public Set<ServiceKey> reconfigure(Config newConfig) {
-        List<Held> before = new ArrayList<>(held.values());
+        List<Held> before = new ArrayList<>(held.size());
+        List<AllocationRequest> requests = held.requests();
+        List<Assignment> assignments = held.assignments();
+        for (int i = 0; i < requests.size(); i++) {
+            before.add(new Held(requests.get(i), assignments.get(i)));
+        }
         before.sort(Comparator.comparing(h -> h.assignment().service()));
         held.clear();
         holders.clear();
@@ -202,7 +207,7 @@ public final class Allocator {
     public Optional<Assignment> restore(AllocationRequest request, List<IpAddress> current) {
         ServiceKey key = request.service();
         List<IpAddress> ips = v4First(new ArrayList<>(new LinkedHashSet<>(current)));
-        Held existing = held.get(key);
+        Held existing = heldOf(key);
         if (existing != null) {
             if (existing.assignment().ips().equals(ips) && fits(request, existing) == null) {
                 return Optional.of(refresh(existing, request).assignment());
@@ -236,7 +241,7 @@ public final class Allocator {
     public Outcome assign(AllocationRequest request) {
         ServiceKey key = request.service();
         Outcome.Failed invalid = invalid(request);
-        Held existing = held.get(key);
+        Held existing = heldOf(key);
         if (existing != null) {
             if (invalid == null && fits(request, existing) == null) {
                 return new Outcome.Assigned(update(existing, request).assignment());
@@ -277,14 +282,15 @@ public final class Allocator {
     }
 
     public Optional<Assignment> assignmentOf(ServiceKey service) {
-        Held h = held.get(service);
-        return h == null ? Optional.empty() : Optional.of(h.assignment());
+        return Optional.ofNullable(held.assignment(service));
     }
 
     /** Every Service holding addresses, with what it holds. */
     public Map<ServiceKey, Assignment> assignments() {
         Map<ServiceKey, Assignment> all = new HashMap<>();
-        held.forEach((k, h) -> all.put(k, h.assignment()));
+        for (Assignment a : held.assignments()) {
+            all.put(a.service(), a);
+        }
         return all;
     }
 
@@ -664,7 +670,7 @@ public final class Allocator {
             return take(request, pool, a);
         }
         Held updated = new Held(request, a);
-        held.put(a.service(), updated);
+        held.put(a.service(), request, a);
         return updated;
     }
 
@@ -674,7 +680,7 @@ public final class Allocator {
     private Held take(AllocationRequest request, PoolState pool, Assignment assignment) {
         ServiceKey key = assignment.service();
         Held h = new Held(request, assignment);
-        held.put(key, h);
+        held.put(key, request, assignment);
         String sharingKey = request.sharingKey().orElse(null);
         for (IpAddress ip : assignment.ips()) {
             Object before = holders.get(ip);
@@ -705,12 +711,13 @@ public final class Allocator {
     }
 
     private void drop(ServiceKey key) {
-        Held h = held.remove(key);
-        if (h == null) {
+        AllocationRequest request = held.request(key);
+        Assignment assignment = held.remove(key);
+        if (assignment == null) {
             return;
         }
-        String sharingKey = h.request().sharingKey().orElse(null);
-        for (IpAddress ip : h.assignment().ips()) {
+        String sharingKey = request.sharingKey().orElse(null);
+        for (IpAddress ip : assignment.ips()) {
             Object before = holders.get(ip);
             boolean stillHeld;
             if (before instanceof ServiceKey) {
@@ -726,7 +733,7 @@ public final class Allocator {
                 stillHeld = true;
             }
             if (!stillHeld) {
-                PoolState pool = byName.get(h.assignment().pool());
+                PoolState pool = byName.get(assignment.pool());
                 pool.clear(ip);
                 List<PoolState> others = overlaps.get(pool);
                 if (others != null) {
@@ -738,7 +745,7 @@ public final class Allocator {
             if (sharingKey != null) {
                 boolean keyRemains = false;
                 for (ServiceKey other : holderList(ip)) {
-                    keyRemains |= held.get(other).request().sharingKey().map(sharingKey::equals).orElse(false);
+                    keyRemains |= held.request(other).sharingKey().map(sharingKey::equals).orElse(false);
                 }
                 if (!keyRemains) {
                     Set<IpAddress> set = sharedByKey.get(sharingKey);
@@ -751,6 +758,11 @@ public final class Allocator {
                 }
             }
         }
+    }
+
+    private Held heldOf(ServiceKey key) {
+        Assignment a = held.assignment(key);
+        return a == null ? null : new Held(held.request(key), a);
     }
 
     private List<ServiceKey> holderList(IpAddress ip) {
@@ -792,7 +804,7 @@ public final class Allocator {
     }
 
     private String conflictWith(AllocationRequest request, ServiceKey otherKey) {
-        AllocationRequest other = held.get(otherKey).request();
+        AllocationRequest other = held.request(otherKey);
         String why = sharingProblem(request, other);
         return why == null ? null
                 : otherKey + ", which does not allow sharing with this Service (" + why + ")";
