@@ -72,7 +72,7 @@ class AllocatorScenarioTest {
     }
 
     static Arguments scenario(String name, Config config, Step... steps) {
-        return Arguments.argumentSet(name, config, Arrays.asList(steps));
+        return Arguments.argumentSet(name, name, config, Arrays.asList(steps));
     }
 
     static final Config ONE = config(pool("default", "10.0.0.0/24"));
@@ -282,11 +282,11 @@ class AllocatorScenarioTest {
 
     @ParameterizedTest
     @MethodSource("scenarios")
-    void runs(Config config, List<Step> steps) {
+    void runs(String name, Config config, List<Step> steps) {
         Allocator allocator = new Allocator(config);
         int index = 0;
         for (Step step : steps) {
-            String at = "step " + (++index) + ": " + step;
+            String at = name + ", step " + (++index) + ": " + step;
             switch (step) {
                 case Assign(Svc svc, Expect expect) -> {
                     Outcome outcome = allocator.assign(svc.build());

@@ -39,7 +39,7 @@ class AllocatorTest {
     }
 
     static Arguments when(String name, Config config, List<Svc> before, Svc request, Expect expect) {
-        return Arguments.argumentSet(name, config, before, request, expect);
+        return Arguments.argumentSet(name, name, config, before, request, expect);
     }
 
     static List<Svc> none() {
@@ -328,26 +328,26 @@ class AllocatorTest {
 
     @ParameterizedTest
     @MethodSource("cases")
-    void assigns(Config config, List<Svc> before, Svc request, Expect expect) {
+    void assigns(String name, Config config, List<Svc> before, Svc request, Expect expect) {
         Allocator allocator = new Allocator(config);
         for (Svc s : before) {
-            assertThat(allocator.assign(s.build())).as("setup %s", s).isInstanceOf(Outcome.Assigned.class);
+            assertThat(allocator.assign(s.build())).as("%s: setup %s", name, s).isInstanceOf(Outcome.Assigned.class);
         }
         Outcome outcome = allocator.assign(request.build());
         switch (expect) {
             case Gets(String pool, List<String> ips) -> {
                 Assignment expected = new Assignment(request.build().service(), pool, ips(ips.toArray(String[]::new)));
-                assertThat(outcome).isEqualTo(new Outcome.Assigned(expected));
+                assertThat(outcome).as(name).isEqualTo(new Outcome.Assigned(expected));
                 assertThat(allocator.assignmentOf(expected.service())).contains(expected);
             }
             case Fails(FailureReason reason, String message) -> {
-                assertThat(outcome).isEqualTo(new Outcome.Failed(reason, message));
+                assertThat(outcome).as(name).isEqualTo(new Outcome.Failed(reason, message));
                 assertThat(allocator.assignmentOf(request.build().service())).isEmpty();
             }
         }
         // asking again changes nothing
         List<PoolUsage> usage = new ArrayList<>(allocator.usage());
-        assertThat(allocator.assign(request.build())).isEqualTo(outcome);
+        assertThat(allocator.assign(request.build())).as(name + " (again)").isEqualTo(outcome);
         assertThat(allocator.usage()).isEqualTo(usage);
     }
 }
