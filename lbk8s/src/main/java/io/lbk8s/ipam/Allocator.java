@@ -711,11 +711,11 @@ public final class Allocator {
     }
 
     private void drop(ServiceKey key) {
-        AllocationRequest request = held.request(key);
-        Assignment assignment = held.remove(key);
+        Assignment assignment = held.assignment(key);
         if (assignment == null) {
             return;
         }
+        AllocationRequest request = held.remove(key);
         String sharingKey = request.sharingKey().orElse(null);
         for (IpAddress ip : assignment.ips()) {
             Object before = holders.get(ip);

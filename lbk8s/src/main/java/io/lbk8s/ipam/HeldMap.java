@@ -4,15 +4,16 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Service → (request, assignment), open-addressing (linear probing, backward-shift deletion) with the two values in
- * parallel arrays: holding an assignment costs no node and no pair object, which keeps the garbage collector's work
- * per allocation small.
+ * Service → (request, assignment), open-addressing (linear probing, backward-shift deletion). Key and values sit
+ * side by side in one array (slot i at 3i, 3i+1, 3i+2), so a lookup touches one cache line and holding an
+ * assignment costs no node and no pair object.
  */
 final class HeldMap {
 
-    private ServiceKey[] keys = new ServiceKey[64];
-    private AllocationRequest[] requests = new AllocationRequest[64];
-    private Assignment[] assignments = new Assignment[64];
+    private static final int STRIDE = 3;
+
+    private Object[] slots = new Object[64 * STRIDE];
+    private int capacity = 64;
     private int size;
 
     private static int hash(ServiceKey key) {
@@ -25,9 +26,9 @@ final class HeldMap {
     }
 
     private int find(ServiceKey key) {
-        int mask = keys.length - 1;
-        for (int i = hash(key) & mask; keys[i] != null; i = (i + 1) & mask) {
-            if (keys[i].equals(key)) {
+        int mask = capacity - 1;
+        for (int i = hash(key) & mask; slots[i * STRIDE] != null; i = (i + 1) & mask) {
+            if (slots[i * STRIDE].equals(key)) {
                 return i;
             }
         }
@@ -36,46 +37,44 @@ final class HeldMap {
 
     Assignment assignment(ServiceKey key) {
         int i = find(key);
-        return i < 0 ? null : assignments[i];
+        return i < 0 ? null : (Assignment) slots[i * STRIDE + 2];
     }
 
     AllocationRequest request(ServiceKey key) {
         int i = find(key);
-        return i < 0 ? null : requests[i];
+        return i < 0 ? null : (AllocationRequest) slots[i * STRIDE + 1];
     }
 
     void put(ServiceKey key, AllocationRequest request, Assignment assignment) {
-        if ((size + 1) * 2 > keys.length) {
-            resize(keys.length * 2);
+        if ((size + 1) * 2 > capacity) {
+            resize(capacity * 2);
         }
-        int mask = keys.length - 1;
+        int mask = capacity - 1;
         int i = hash(key) & mask;
-        while (keys[i] != null && !keys[i].equals(key)) {
+        while (slots[i * STRIDE] != null && !slots[i * STRIDE].equals(key)) {
             i = (i + 1) & mask;
         }
-        if (keys[i] == null) {
-            keys[i] = key;
+        if (slots[i * STRIDE] == null) {
             size++;
         }
-        requests[i] = request;
-        assignments[i] = assignment;
+        set(i, key, request, assignment);
     }
 
-    /** Removes the entry; returns its assignment, or null if there was none. */
-    Assignment remove(ServiceKey key) {
+    /** Removes the entry; returns its request, or null if there was none. */
+    AllocationRequest remove(ServiceKey key) {
         int i = find(key);
         if (i < 0) {
             return null;
         }
-        Assignment removed = assignments[i];
+        AllocationRequest removed = (AllocationRequest) slots[i * STRIDE + 1];
         set(i, null, null, null);
         size--;
-        int mask = keys.length - 1;
-        for (int j = (i + 1) & mask; keys[j] != null; j = (j + 1) & mask) {
-            int home = hash(keys[j]) & mask;
+        int mask = capacity - 1;
+        for (int j = (i + 1) & mask; slots[j * STRIDE] != null; j = (j + 1) & mask) {
+            int home = hash((ServiceKey) slots[j * STRIDE]) & mask;
             boolean homeInHoleToJ = i <= j ? (i < home && home <= j) : (i < home || home <= j);
             if (!homeInHoleToJ) {
-                set(i, keys[j], requests[j], assignments[j]);
+                System.arraycopy(slots, j * STRIDE, slots, i * STRIDE, STRIDE);
                 set(j, null, null, null);
                 i = j;
             }
@@ -83,25 +82,23 @@ final class HeldMap {
         return removed;
     }
 
-    private void set(int i, ServiceKey key, AllocationRequest request, Assignment assignment) {
-        keys[i] = key;
-        requests[i] = request;
-        assignments[i] = assignment;
+    private void set(int i, Object key, Object request, Object assignment) {
+        slots[i * STRIDE] = key;
+        slots[i * STRIDE + 1] = request;
+        slots[i * STRIDE + 2] = assignment;
     }
 
     void clear() {
-        keys = new ServiceKey[64];
-        requests = new AllocationRequest[64];
-        assignments = new Assignment[64];
+        slots = new Object[64 * STRIDE];
+        capacity = 64;
         size = 0;
     }
 
-    /** Every entry as (request, assignment) pairs. */
     List<AllocationRequest> requests() {
         List<AllocationRequest> all = new ArrayList<>(size);
-        for (int i = 0; i < keys.length; i++) {
-            if (keys[i] != null) {
-                all.add(requests[i]);
+        for (int i = 0; i < capacity; i++) {
+            if (slots[i * STRIDE] != null) {
+                all.add((AllocationRequest) slots[i * STRIDE + 1]);
             }
         }
         return all;
@@ -109,29 +106,28 @@ final class HeldMap {
 
     List<Assignment> assignments() {
         List<Assignment> all = new ArrayList<>(size);
-        for (int i = 0; i < keys.length; i++) {
-            if (keys[i] != null) {
-                all.add(assignments[i]);
+        for (int i = 0; i < capacity; i++) {
+            if (slots[i * STRIDE] != null) {
+                all.add((Assignment) slots[i * STRIDE + 2]);
             }
         }
         return all;
     }
 
-    private void resize(int capacity) {
-        ServiceKey[] oldKeys = keys;
-        AllocationRequest[] oldRequests = requests;
-        Assignment[] oldAssignments = assignments;
-        keys = new ServiceKey[capacity];
-        requests = new AllocationRequest[capacity];
-        assignments = new Assignment[capacity];
-        int mask = capacity - 1;
-        for (int k = 0; k < oldKeys.length; k++) {
-            if (oldKeys[k] != null) {
-                int i = hash(oldKeys[k]) & mask;
-                while (keys[i] != null) {
+    private void resize(int newCapacity) {
+        Object[] old = slots;
+        int oldCapacity = capacity;
+        slots = new Object[newCapacity * STRIDE];
+        capacity = newCapacity;
+        int mask = newCapacity - 1;
+        for (int k = 0; k < oldCapacity; k++) {
+            Object key = old[k * STRIDE];
+            if (key != null) {
+                int i = hash((ServiceKey) key) & mask;
+                while (slots[i * STRIDE] != null) {
                     i = (i + 1) & mask;
                 }
-                set(i, oldKeys[k], oldRequests[k], oldAssignments[k]);
+                System.arraycopy(old, k * STRIDE, slots, i * STRIDE, STRIDE);
             }
         }
     }

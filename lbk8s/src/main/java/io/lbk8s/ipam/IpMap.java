@@ -3,13 +3,14 @@ package io.lbk8s.ipam;
 import io.lbk8s.address.IpAddress;
 
 /**
- * An open-addressing map from address to value (linear probing, backward-shift deletion): no node per entry, so
- * taking and releasing an address allocates nothing here. Null values are not allowed.
+ * An open-addressing map from address to value (linear probing, backward-shift deletion). Key and value sit side by
+ * side in one array, so a lookup touches one cache line and taking an address allocates nothing here. Null values
+ * are not allowed.
  */
 final class IpMap<V> {
 
-    private IpAddress[] keys = new IpAddress[64];
-    private Object[] values = new Object[64];
+    private Object[] slots = new Object[128];
+    private int capacity = 64;
     private int size;
 
     private static int hash(IpAddress ip) {
@@ -17,8 +18,9 @@ final class IpMap<V> {
         return (int) (h ^ (h >>> 29));
     }
 
-    private static boolean same(IpAddress a, IpAddress b) {
-        return a.low() == b.low() && a.high() == b.high() && a.family() == b.family();
+    private static boolean same(Object key, IpAddress ip) {
+        IpAddress a = (IpAddress) key;
+        return a.low() == ip.low() && a.high() == ip.high() && a.family() == ip.family();
     }
 
     int size() {
@@ -27,82 +29,82 @@ final class IpMap<V> {
 
     @SuppressWarnings("unchecked")
     V get(IpAddress ip) {
-        int mask = keys.length - 1;
-        for (int i = hash(ip) & mask; keys[i] != null; i = (i + 1) & mask) {
-            if (same(keys[i], ip)) {
-                return (V) values[i];
+        int mask = capacity - 1;
+        for (int i = hash(ip) & mask; slots[2 * i] != null; i = (i + 1) & mask) {
+            if (same(slots[2 * i], ip)) {
+                return (V) slots[2 * i + 1];
             }
         }
         return null;
     }
 
     void put(IpAddress ip, V value) {
-        if ((size + 1) * 2 > keys.length) {
-            resize(keys.length * 2);
+        if ((size + 1) * 2 > capacity) {
+            resize(capacity * 2);
         }
-        int mask = keys.length - 1;
+        int mask = capacity - 1;
         int i = hash(ip) & mask;
-        while (keys[i] != null) {
-            if (same(keys[i], ip)) {
-                values[i] = value;
+        while (slots[2 * i] != null) {
+            if (same(slots[2 * i], ip)) {
+                slots[2 * i + 1] = value;
                 return;
             }
             i = (i + 1) & mask;
         }
-        keys[i] = ip;
-        values[i] = value;
+        slots[2 * i] = ip;
+        slots[2 * i + 1] = value;
         size++;
     }
 
     void remove(IpAddress ip) {
-        int mask = keys.length - 1;
+        int mask = capacity - 1;
         int i = hash(ip) & mask;
         while (true) {
-            if (keys[i] == null) {
+            if (slots[2 * i] == null) {
                 return;
             }
-            if (same(keys[i], ip)) {
+            if (same(slots[2 * i], ip)) {
                 break;
             }
             i = (i + 1) & mask;
         }
-        keys[i] = null;
-        values[i] = null;
+        slots[2 * i] = null;
+        slots[2 * i + 1] = null;
         size--;
         // shift later entries of the probe run back into the hole, unless their home lies after the hole
-        for (int j = (i + 1) & mask; keys[j] != null; j = (j + 1) & mask) {
-            int home = hash(keys[j]) & mask;
+        for (int j = (i + 1) & mask; slots[2 * j] != null; j = (j + 1) & mask) {
+            int home = hash((IpAddress) slots[2 * j]) & mask;
             boolean homeInHoleToJ = i <= j ? (i < home && home <= j) : (i < home || home <= j);
             if (!homeInHoleToJ) {
-                keys[i] = keys[j];
-                values[i] = values[j];
-                keys[j] = null;
-                values[j] = null;
+                slots[2 * i] = slots[2 * j];
+                slots[2 * i + 1] = slots[2 * j + 1];
+                slots[2 * j] = null;
+                slots[2 * j + 1] = null;
                 i = j;
             }
         }
     }
 
     void clear() {
-        keys = new IpAddress[64];
-        values = new Object[64];
+        slots = new Object[128];
+        capacity = 64;
         size = 0;
     }
 
-    private void resize(int capacity) {
-        IpAddress[] oldKeys = keys;
-        Object[] oldValues = values;
-        keys = new IpAddress[capacity];
-        values = new Object[capacity];
-        int mask = capacity - 1;
-        for (int k = 0; k < oldKeys.length; k++) {
-            if (oldKeys[k] != null) {
-                int i = hash(oldKeys[k]) & mask;
-                while (keys[i] != null) {
+    private void resize(int newCapacity) {
+        Object[] old = slots;
+        int oldCapacity = capacity;
+        slots = new Object[2 * newCapacity];
+        capacity = newCapacity;
+        int mask = newCapacity - 1;
+        for (int k = 0; k < oldCapacity; k++) {
+            if (old[2 * k] != null) {
+                int i = hash((IpAddress) old[2 * k]) & mask;
+                while (slots[2 * i] != null) {
                     i = (i + 1) & mask;
                 }
-                keys[i] = oldKeys[k];
-                values[i] = oldValues[k];
+                slots[2 * i] = old[2 * k];
+                slots[2 * i + 1] = old[2 * k + 1];
             }
         }
     }
