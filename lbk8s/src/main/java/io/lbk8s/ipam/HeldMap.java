@@ -14,11 +14,14 @@ final class HeldMap {
 
     private Object[] slots = new Object[64 * STRIDE];
     private int capacity = 64;
+    /** 64 - log2(capacity). */
+    private int shift = 58;
     private int size;
 
-    private static int hash(ServiceKey key) {
-        int h = key.namespace().hashCode() * 31 + key.name().hashCode();
-        return h ^ (h >>> 16);
+    /** Home slot: Fibonacci hashing (the product's top bits), so that similar names do not crowd together. */
+    private int home(ServiceKey key) {
+        long h = key.namespace().hashCode() * 0x9E37_79B9_7F4A_7C15L + key.name().hashCode();
+        return (int) ((h * 0x9E37_79B9_7F4A_7C15L) >>> shift);
     }
 
     int size() {
@@ -27,7 +30,7 @@ final class HeldMap {
 
     private int find(ServiceKey key) {
         int mask = capacity - 1;
-        for (int i = hash(key) & mask; slots[i * STRIDE] != null; i = (i + 1) & mask) {
+        for (int i = home(key); slots[i * STRIDE] != null; i = (i + 1) & mask) {
             if (slots[i * STRIDE].equals(key)) {
                 return i;
             }
@@ -50,7 +53,7 @@ final class HeldMap {
             resize(capacity * 2);
         }
         int mask = capacity - 1;
-        int i = hash(key) & mask;
+        int i = home(key);
         while (slots[i * STRIDE] != null && !slots[i * STRIDE].equals(key)) {
             i = (i + 1) & mask;
         }
@@ -71,7 +74,7 @@ final class HeldMap {
         size--;
         int mask = capacity - 1;
         for (int j = (i + 1) & mask; slots[j * STRIDE] != null; j = (j + 1) & mask) {
-            int home = hash((ServiceKey) slots[j * STRIDE]) & mask;
+            int home = home((ServiceKey) slots[j * STRIDE]);
             boolean homeInHoleToJ = i <= j ? (i < home && home <= j) : (i < home || home <= j);
             if (!homeInHoleToJ) {
                 System.arraycopy(slots, j * STRIDE, slots, i * STRIDE, STRIDE);
@@ -91,6 +94,7 @@ final class HeldMap {
     void clear() {
         slots = new Object[64 * STRIDE];
         capacity = 64;
+        shift = 58;
         size = 0;
     }
 
@@ -119,11 +123,12 @@ final class HeldMap {
         int oldCapacity = capacity;
         slots = new Object[newCapacity * STRIDE];
         capacity = newCapacity;
+        shift = 64 - Integer.numberOfTrailingZeros(newCapacity);
         int mask = newCapacity - 1;
         for (int k = 0; k < oldCapacity; k++) {
             Object key = old[k * STRIDE];
             if (key != null) {
-                int i = hash((ServiceKey) key) & mask;
+                int i = home((ServiceKey) key);
                 while (slots[i * STRIDE] != null) {
                     i = (i + 1) & mask;
                 }

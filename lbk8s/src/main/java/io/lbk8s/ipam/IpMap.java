@@ -11,11 +11,14 @@ final class IpMap<V> {
 
     private Object[] slots = new Object[128];
     private int capacity = 64;
+    /** 64 - log2(capacity). */
+    private int shift = 58;
     private int size;
 
-    private static int hash(IpAddress ip) {
-        long h = ip.low() * 0x9E37_79B9_7F4A_7C15L ^ ip.high() * 0xC2B2_AE3D_27D4_EB4FL ^ ip.family().ordinal();
-        return (int) (h ^ (h >>> 29));
+    /** Home slot: Fibonacci hashing (the product's top bits). */
+    private int home(IpAddress ip) {
+        long h = (ip.low() ^ ip.high() * 0xC2B2_AE3D_27D4_EB4FL ^ ip.family().ordinal()) * 0x9E37_79B9_7F4A_7C15L;
+        return (int) (h >>> shift);
     }
 
     private static boolean same(Object key, IpAddress ip) {
@@ -30,7 +33,7 @@ final class IpMap<V> {
     @SuppressWarnings("unchecked")
     V get(IpAddress ip) {
         int mask = capacity - 1;
-        for (int i = hash(ip) & mask; slots[2 * i] != null; i = (i + 1) & mask) {
+        for (int i = home(ip); slots[2 * i] != null; i = (i + 1) & mask) {
             if (same(slots[2 * i], ip)) {
                 return (V) slots[2 * i + 1];
             }
@@ -43,7 +46,7 @@ final class IpMap<V> {
             resize(capacity * 2);
         }
         int mask = capacity - 1;
-        int i = hash(ip) & mask;
+        int i = home(ip);
         while (slots[2 * i] != null) {
             if (same(slots[2 * i], ip)) {
                 slots[2 * i + 1] = value;
@@ -58,7 +61,7 @@ final class IpMap<V> {
 
     void remove(IpAddress ip) {
         int mask = capacity - 1;
-        int i = hash(ip) & mask;
+        int i = home(ip);
         while (true) {
             if (slots[2 * i] == null) {
                 return;
@@ -73,7 +76,7 @@ final class IpMap<V> {
         size--;
         // shift later entries of the probe run back into the hole, unless their home lies after the hole
         for (int j = (i + 1) & mask; slots[2 * j] != null; j = (j + 1) & mask) {
-            int home = hash((IpAddress) slots[2 * j]) & mask;
+            int home = home((IpAddress) slots[2 * j]);
             boolean homeInHoleToJ = i <= j ? (i < home && home <= j) : (i < home || home <= j);
             if (!homeInHoleToJ) {
                 slots[2 * i] = slots[2 * j];
@@ -88,6 +91,7 @@ final class IpMap<V> {
     void clear() {
         slots = new Object[128];
         capacity = 64;
+        shift = 58;
         size = 0;
     }
 
@@ -96,10 +100,11 @@ final class IpMap<V> {
         int oldCapacity = capacity;
         slots = new Object[2 * newCapacity];
         capacity = newCapacity;
+        shift = 64 - Integer.numberOfTrailingZeros(newCapacity);
         int mask = newCapacity - 1;
         for (int k = 0; k < oldCapacity; k++) {
             if (old[2 * k] != null) {
-                int i = hash((IpAddress) old[2 * k]) & mask;
+                int i = home((IpAddress) old[2 * k]);
                 while (slots[2 * i] != null) {
                     i = (i + 1) & mask;
                 }
