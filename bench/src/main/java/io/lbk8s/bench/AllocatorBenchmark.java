@@ -51,7 +51,7 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Fork(1)
-@Warmup(iterations = 2, time = 2)
+@Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 3, time = 2)
 public class AllocatorBenchmark {
 
@@ -119,7 +119,7 @@ public class AllocatorBenchmark {
     }
 
     /**
-     * Runs both benchmarks (about 25 s) and prints allocations per second. Arguments, if any, are extra JVM
+     * Runs both benchmarks (about 30 s) and prints allocations per second. Arguments, if any, are extra JVM
      * options for the forked benchmark JVM (e.g. {@code -Xmn512m}); by default it runs with the JVM's defaults.
      */
     public static void main(String[] args) throws RunnerException {
