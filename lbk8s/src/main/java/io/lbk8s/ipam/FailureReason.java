@@ -2,15 +2,15 @@ package io.lbk8s.ipam;
 
 /** Why a Service got no address; each reason comes with a sentence naming the pool, IP or Service involved. */
 public enum FailureReason {
-    /** No pool is configured at all. */
+    /** No pool is configured at all (whatever the request asks for). */
     NO_POOLS,
-    /** No auto-assign pool selects this Service (serviceAllocation, autoAssign: false, or no pool of its family). */
+    /** No auto-assign pool selects this Service: every pool is reserved by serviceAllocation or has autoAssign: false. */
     NO_MATCHING_POOL,
     /** The requested pool does not exist. */
     POOL_NOT_FOUND,
-    /** The requested pool is reserved by its serviceAllocation for other Services. */
+    /** The requested pool, or the pool of a requested IP, is reserved by its serviceAllocation for other Services. */
     POOL_NOT_ALLOWED,
-    /** Every candidate pool is full. */
+    /** Every candidate pool with the wanted family (or both families, for RequireDualStack) is full. */
     POOL_EXHAUSTED,
     /** A requested IP lies in no pool (or not in the requested pool). */
     IP_NOT_IN_POOL,
@@ -18,8 +18,11 @@ public enum FailureReason {
     IP_IN_USE,
     /** A requested IP ends in .0 or .255 in a pool with avoidBuggyIPs. */
     IP_FORBIDDEN,
-    /** The family policy cannot be met: RequireDualStack without a dual-stack pool, or a family no pool has. */
+    /** The family policy cannot be met: RequireDualStack without a dual-stack candidate pool, or a family no candidate pool has. */
     FAMILY_UNAVAILABLE,
-    /** The request contradicts itself (e.g. two IPs of one family, an IP of a family the Service does not have). */
+    /**
+     * The request contradicts itself: two IPs of one family, an IP of a family the Service does not have, two IPs for
+     * a SingleStack Service, one IP for a RequireDualStack one, or requested IPs in different pools.
+     */
     INVALID_REQUEST
 }

@@ -1,0 +1,108 @@
+package io.lbk8s.ipam;
+
+import io.lbk8s.address.IpAddress;
+import io.lbk8s.address.IpFamily;
+import io.lbk8s.address.IpRange;
+import io.lbk8s.config.AddressPool;
+import java.util.List;
+
+/** One configured pool and the usage of its ranges. */
+final class PoolState {
+
+    final AddressPool pool;
+    final String name;
+    private final RangeState[] ranges;
+    private final boolean hasV4;
+    private final boolean hasV6;
+    private final long total;
+    /** Distinct addresses of this pool in use. */
+    private long inUse;
+
+    PoolState(AddressPool pool) {
+        this.pool = pool;
+        this.name = pool.name();
+        List<IpRange> list = pool.ranges();
+        this.ranges = new RangeState[list.size()];
+        long sum = 0;
+        for (int i = 0; i < ranges.length; i++) {
+            ranges[i] = new RangeState(list.get(i), pool.avoidBuggyIPs());
+            long usable = ranges[i].usable();
+            sum = sum > Long.MAX_VALUE - usable ? Long.MAX_VALUE : sum + usable;
+        }
+        this.total = sum;
+        this.hasV4 = pool.hasFamily(IpFamily.IPv4);
+        this.hasV6 = pool.hasFamily(IpFamily.IPv6);
+    }
+
+    boolean hasFamily(IpFamily family) {
+        return family == IpFamily.IPv4 ? hasV4 : hasV6;
+    }
+
+    boolean hasBothFamilies() {
+        return hasV4 && hasV6;
+    }
+
+    long total() {
+        return total;
+    }
+
+    long inUse() {
+        return inUse;
+    }
+
+    boolean contains(IpAddress ip) {
+        for (RangeState r : ranges) {
+            if (r.contains(ip)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether the address can be handed out from this pool: inside it and not forbidden by avoidBuggyIPs. */
+    boolean usable(IpAddress ip) {
+        return contains(ip) && !pool.forbids(ip);
+    }
+
+    /** Marks the address used in every range of this pool that contains it (ranges of one pool may overlap). */
+    void mark(IpAddress ip) {
+        boolean changed = false;
+        for (RangeState r : ranges) {
+            if (r.contains(ip)) {
+                changed |= r.mark(ip);
+            }
+        }
+        if (changed) {
+            inUse++;
+        }
+    }
+
+    void clear(IpAddress ip) {
+        boolean changed = false;
+        for (RangeState r : ranges) {
+            if (r.contains(ip)) {
+                changed |= r.clear(ip);
+            }
+        }
+        if (changed) {
+            inUse--;
+        }
+    }
+
+    /** The lowest free address of a family, across ranges in their configured order; null when none. */
+    IpAddress lowestFree(IpFamily family) {
+        for (RangeState r : ranges) {
+            if (r.family == family) {
+                IpAddress ip = r.lowestFree();
+                if (ip != null) {
+                    return ip;
+                }
+            }
+        }
+        return null;
+    }
+
+    PoolUsage usage() {
+        return new PoolUsage(name, total, inUse);
+    }
+}
