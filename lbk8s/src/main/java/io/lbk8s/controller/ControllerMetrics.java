@@ -10,7 +10,7 @@ import io.micrometer.core.instrument.Tags;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** The controller's Prometheus metrics (names as exported: lbk8s_pool_addresses_total{pool} and so on). */
+/** The controller's Prometheus metrics (names as exported: lbk8s_pool_addresses{pool} and so on). */
 final class ControllerMetrics {
     private final MeterRegistry registry;
     private final MultiGauge poolTotal;
@@ -20,7 +20,7 @@ final class ControllerMetrics {
 
     ControllerMetrics(MeterRegistry registry) {
         this.registry = registry;
-        poolTotal = MultiGauge.builder("lbk8s.pool.addresses.total")
+        poolTotal = MultiGauge.builder("lbk8s.pool.addresses")
                 .description("Addresses a pool can hand out").register(registry);
         poolInUse = MultiGauge.builder("lbk8s.pool.addresses.in.use")
                 .description("Addresses of a pool held by Services").register(registry);

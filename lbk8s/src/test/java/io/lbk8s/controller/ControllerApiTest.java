@@ -196,6 +196,10 @@ class ControllerApiTest {
         assertThat(lb.awaitEvent(ControllerHarness.DEFAULT_NAMESPACE, "reversed", "InvalidConfiguration").getMessage())
                 .contains("reversed");
         await().atMost(ControllerHarness.PATIENCE).until(() -> lb.metrics().contains("lbk8s_config_valid 0.0"));
+        await().atMost(ControllerHarness.PATIENCE).until(() -> "Invalid".equals(lb.configurationState().get("result")));
+        assertThat((String) lb.configurationState().get("errorSummary"))
+                .contains("IPAddressPool lbk8s-system/broken: addresses: expected a list")
+                .contains("IPAddressPool lbk8s-system/reversed");
 
         lb.service("after");
         assertThat(lb.awaitIp("after")).isEqualTo("10.5.0.201");
@@ -206,6 +210,7 @@ class ControllerApiTest {
         lb.deletePool("broken");
         lb.deletePool("reversed");
         await().atMost(ControllerHarness.PATIENCE).until(() -> lb.metrics().contains("lbk8s_config_valid 1.0"));
+        await().atMost(ControllerHarness.PATIENCE).until(() -> "Valid".equals(lb.configurationState().get("result")));
     }
 
     private String seedService(String name) {
@@ -297,7 +302,7 @@ class ControllerApiTest {
         lb.service("web");
         lb.awaitIp("web");
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(lb.metrics())
-                .contains("lbk8s_pool_addresses_total{pool=\"default\"} 21.0")
+                .contains("lbk8s_pool_addresses{pool=\"default\"} 21.0")
                 .contains("lbk8s_pool_addresses_in_use{pool=\"default\"} 1.0"));
     }
 }

@@ -174,6 +174,15 @@ final class ControllerHarness implements AutoCloseable {
                 .filter(e -> reason.equals(e.getReason())).reduce((a, b) -> b), Optional::isPresent).get();
     }
 
+    /** The status of the ConfigurationState the controller writes, as {@code kubectl get configurationstate} shows. */
+    @SuppressWarnings("unchecked")
+    Map<String, Object> configurationState() {
+        GenericKubernetesResource state = client.genericKubernetesResources(io.lbk8s.kube.ConfigurationStates.CONTEXT)
+                .inNamespace(namespace).withName("controller").get();
+        Object status = state == null ? null : state.getAdditionalProperties().get("status");
+        return status instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
+    }
+
     String metrics() {
         return registry.scrape();
     }
