@@ -128,7 +128,8 @@ public class AllocatorBenchmark {
                 .jvmArgsAppend(args)
                 .build()).run();
         for (RunResult r : results) {
-            System.out.printf("%s: %,.0f allocations/s (± %,.0f)%n", r.getParams().getBenchmark(),
+            String name = r.getParams().getBenchmark().substring(r.getParams().getBenchmark().lastIndexOf('.') + 1);
+            System.out.printf("| ipam | allocations/s on a /16 pool, %s (JMH) | %,.0f ± %,.0f |%n", name,
                     r.getPrimaryResult().getScore(), r.getPrimaryResult().getScoreError());
         }
     }

@@ -188,6 +188,12 @@ public final class Controller implements AutoCloseable {
                         .forEach(s -> queue.add(new Work.ServiceChanged(ServiceMapping.keyOf(s))));
             }
         } catch (KubernetesClientException e) {
+            if (e.getCode() == 409) {
+                // Our cache is behind a write (often our own); the newer version is on its way and is reconciled again.
+                log.debug("reconcile of {} met a newer version, reconciling again", work);
+                queue.add(work);
+                return;
+            }
             log.warn("reconcile of {} failed, will retry: {}", work, e.getMessage());
             retryLater(work);
         } catch (RuntimeException e) {
@@ -374,14 +380,17 @@ public final class Controller implements AutoCloseable {
 
     /** Writes the pool annotation and the status, each only when it differs from what the Service shows. */
     private void publish(Service service, ServiceView view, Assignment assignment) {
-        Service current = service;
-        if (!assignment.pool().equals(view.annotations().get(Annotations.ALLOCATED_FROM_POOL))) {
-            current = patchAnnotation(current, assignment.pool());
-        }
         List<String> wanted = assignment.ips().stream().map(IpAddress::toString).toList();
         List<String> shown = view.statusIps().stream().map(IpAddress::toString).toList();
-        if (!wanted.equals(shown) || hasHostnames(current)) {
-            writeStatus(current, wanted);
+        boolean statusChanges = !wanted.equals(shown) || hasHostnames(service);
+        if (statusChanges) {
+            // The status first, with the resourceVersion we decided on: a stale cache gets a 409, not a lost write.
+            writeStatus(service, wanted);
+        }
+        if (!assignment.pool().equals(view.annotations().get(Annotations.ALLOCATED_FROM_POOL))) {
+            patchAnnotation(service, assignment.pool());
+        }
+        if (statusChanges) {
             String ips = String.join("\", \"", wanted);
             events.record(service, EventRecorder.Type.Normal, "IPAllocated",
                     "Assigned IP [\"" + ips + "\"] from pool " + assignment.pool());
@@ -396,20 +405,19 @@ public final class Controller implements AutoCloseable {
     }
 
     private void clearPublished(Service service, ServiceView view, String why) {
-        Service current = service;
-        if (view.annotations().containsKey(Annotations.ALLOCATED_FROM_POOL)) {
-            current = patchAnnotation(current, null);
-        }
         if (!view.statusIps().isEmpty()) {
-            writeStatus(current, List.of());
+            writeStatus(service, List.of());
             log.info("{}: status cleared ({})", view.key(), why);
+        }
+        if (view.annotations().containsKey(Annotations.ALLOCATED_FROM_POOL)) {
+            patchAnnotation(service, null);
         }
     }
 
-    private Service patchAnnotation(Service service, String pool) {
+    private void patchAnnotation(Service service, String pool) {
         String value = pool == null ? "null" : "\"" + pool.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
         String patch = "{\"metadata\":{\"annotations\":{\"" + Annotations.ALLOCATED_FROM_POOL + "\":" + value + "}}}";
-        return client.services().inNamespace(service.getMetadata().getNamespace())
+        client.services().inNamespace(service.getMetadata().getNamespace())
                 .withName(service.getMetadata().getName())
                 .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
     }
@@ -434,5 +442,6 @@ public final class Controller implements AutoCloseable {
             running.interrupt();
         }
         informers.forEach(SharedIndexInformer::close);
+        events.close();
     }
 }

@@ -10,15 +10,20 @@ import java.time.temporal.ChronoUnit;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Writes core/v1 Events where users look ({@code kubectl describe}). fabric8 has no recorder of its own. The same
  * reason and message on the same object is written once, not on every reconcile, so repeated reconciles of a
- * pending Service do not flood the namespace.
+ * pending Service do not flood the namespace. Events are written in order on a thread of their own, so that a
+ * slow API server delays the Events, not the reconcile loop.
  */
-public final class EventRecorder {
+public final class EventRecorder implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EventRecorder.class);
 
     public enum Type {
@@ -29,6 +34,7 @@ public final class EventRecorder {
     private final String component;
     private final String host;
     private final Map<String, String> lastByObject = new ConcurrentHashMap<>();
+    private final ExecutorService writer = Executors.newSingleThreadExecutor(Thread.ofVirtual().name("events").factory());
 
     public EventRecorder(KubernetesClient client, String component, String host) {
         this.client = client;
@@ -69,10 +75,27 @@ public final class EventRecorder {
                 .withReportingInstance(host)
                 .build();
         try {
-            client.v1().events().inNamespace(namespace).resource(event).create();
-        } catch (KubernetesClientException e) {
-            lastByObject.remove(objectKey + "|" + reason);
-            log.warn("could not record event {} on {}: {}", reason, objectKey, e.getMessage());
+            writer.execute(() -> {
+                try {
+                    client.v1().events().inNamespace(namespace).resource(event).create();
+                } catch (KubernetesClientException e) {
+                    lastByObject.remove(objectKey + "|" + reason);
+                    log.warn("could not record event {} on {}: {}", reason, objectKey, e.getMessage());
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            log.debug("recorder closed; event {} on {} dropped", reason, objectKey);
+        }
+    }
+
+    /** Writes the Events already recorded (for at most a few seconds), then stops. */
+    @Override
+    public void close() {
+        writer.shutdown();
+        try {
+            writer.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
