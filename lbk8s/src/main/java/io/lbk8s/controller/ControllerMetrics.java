@@ -8,7 +8,11 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /** The controller's Prometheus metrics (names as exported: lbk8s_pool_addresses{pool} and so on). */
 final class ControllerMetrics {
@@ -46,11 +50,25 @@ final class ControllerMetrics {
         configValid.set(valid ? 1 : 0);
     }
 
-    void usage(List<PoolUsage> pools, int assigned) {
-        poolTotal.register(pools.stream()
-                .map(p -> MultiGauge.Row.of(Tags.of("pool", p.pool()), (double) p.total())).toList(), true);
-        poolInUse.register(pools.stream()
-                .map(p -> MultiGauge.Row.of(Tags.of("pool", p.pool()), (double) p.inUse())).toList(), true);
+    /** Gauges hold their values weakly, so the figures live here, strongly, one pair per pool. */
+    private record PoolFigures(AtomicLong total, AtomicLong inUse) {}
+
+    private final Map<String, PoolFigures> pools = new ConcurrentHashMap<>();
+
+    void usage(List<PoolUsage> usage, int assigned) {
+        Set<String> before = Set.copyOf(pools.keySet());
+        for (PoolUsage pool : usage) {
+            PoolFigures figures = pools.computeIfAbsent(pool.pool(), _ -> new PoolFigures(new AtomicLong(), new AtomicLong()));
+            figures.total().set(pool.total());
+            figures.inUse().set(pool.inUse());
+        }
+        pools.keySet().retainAll(usage.stream().map(PoolUsage::pool).collect(java.util.stream.Collectors.toSet()));
+        if (!before.equals(pools.keySet())) {
+            poolTotal.register(pools.entrySet().stream().map(e -> MultiGauge.Row.of(Tags.of("pool", e.getKey()),
+                    e.getValue().total(), AtomicLong::get)).toList(), true);
+            poolInUse.register(pools.entrySet().stream().map(e -> MultiGauge.Row.of(Tags.of("pool", e.getKey()),
+                    e.getValue().inUse(), AtomicLong::get)).toList(), true);
+        }
         servicesAssigned.set(assigned);
     }
 }
