@@ -27,6 +27,9 @@ import java.util.concurrent.TimeUnit;
  * and total time plus controller RSS for many Services (the controller as its own process, as it runs in a pod).
  */
 public final class ControllerBenchmark {
+    /** The controller's JVM flags for the figures (see docs/configuration.md); JAVA_OPTS overrides them. */
+    static final String CONTROLLER_JAVA_OPTS =
+            "-Xmx80m -XX:ReservedCodeCacheSize=24m -XX:CICompilerCount=1 -XX:MaxDirectMemorySize=32m";
 
     public static void main(String[] args) throws Exception {
         String mode = args.length > 0 ? args[0] : "latency";
@@ -121,9 +124,11 @@ public final class ControllerBenchmark {
             server.writeKubeconfig(kubeconfig);
             var watch = new IpWatch();
             var informer = client.services().inNamespace("default").inform(watch);
-            Process controller = new ProcessBuilder(launcher.toString(), "controller", "--kubeconfig", kubeconfig.toString(),
+            var builder = new ProcessBuilder(launcher.toString(), "controller", "--kubeconfig", kubeconfig.toString(),
                     "--namespace", "lbk8s-system", "--metrics-port", "0")
-                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD);
+            builder.environment().putIfAbsent("JAVA_OPTS", CONTROLLER_JAVA_OPTS);
+            Process controller = builder.start();
             try {
                 watch.expect(count);
                 long start = System.nanoTime();

@@ -306,4 +306,20 @@ class ControllerApiTest {
                 .contains("lbk8s_pool_addresses{pool=\"default\"} 21.0")
                 .contains("lbk8s_pool_addresses_in_use{pool=\"default\"} 1.0"));
     }
+
+    @Test
+    void serviceAllocationByNamespaceLabelPicksTheReservedPool() throws Exception {
+        lb = ControllerHarness.started();
+        lb.client.namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder()
+                .withNewMetadata().withName("team-a").addToLabels("team", "a").endMetadata().build()).create();
+        lb.pool("general", "10.5.0.200-10.5.0.220");
+        lb.pool("reserved", Map.of("addresses", List.of("10.7.0.10-10.7.0.20"),
+                "serviceAllocation", Map.of("priority", 1, "namespaceSelectors", List.of(Map.of("matchLabels", Map.of("team", "a"))))));
+        lb.service("team-a", "api", b -> b);
+        assertThat(lb.awaitIps("team-a", "api")).containsExactly("10.7.0.10");
+        assertThat(lb.get("team-a", "api").getMetadata().getAnnotations())
+                .containsEntry("metallb.io/ip-allocated-from-pool", "reserved");
+        lb.service("default", "web", b -> b);
+        assertThat(lb.awaitIp("web")).isEqualTo("10.5.0.200");
+    }
 }
