@@ -2,9 +2,6 @@ package io.lbk8s.testkit;
 
 import io.fabric8.kubernetes.api.model.APIResource;
 import io.fabric8.kubernetes.api.model.APIGroup;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
@@ -13,21 +10,8 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-class DiscoveryTest {
+class DiscoveryTest extends WithServer {
 
-  private TestApiServer server;
-  private KubernetesClient client;
-
-  @BeforeEach
-  void start() {
-    server = TestApiServer.start();
-    client = server.client();
-  }
-
-  @AfterEach
-  void stop() {
-    server.close();
-  }
 
   @Test
   void versionIsRealistic() {

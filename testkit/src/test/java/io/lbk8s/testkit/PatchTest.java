@@ -2,12 +2,9 @@ package io.lbk8s.testkit;
 
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -16,21 +13,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
-class PatchTest {
+class PatchTest extends WithServer {
 
-  private TestApiServer server;
-  private KubernetesClient client;
-
-  @BeforeEach
-  void start() {
-    server = TestApiServer.start();
-    client = server.client();
-  }
-
-  @AfterEach
-  void stop() {
-    server.close();
-  }
 
   private Service createWeb() {
     Service s = new ServiceBuilder(TestSupport.loadBalancer("web"))

@@ -4,28 +4,12 @@ import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-class SelectorAndAllocationTest {
+class SelectorAndAllocationTest extends WithServer {
 
-  private TestApiServer server;
-  private KubernetesClient client;
-
-  @BeforeEach
-  void start() {
-    server = TestApiServer.start();
-    client = server.client();
-  }
-
-  @AfterEach
-  void stop() {
-    server.close();
-  }
 
   private void svc(String name, String tier) {
     var b = new ServiceBuilder(TestSupport.loadBalancer(name));

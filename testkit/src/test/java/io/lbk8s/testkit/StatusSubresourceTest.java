@@ -7,11 +7,8 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.ServiceStatusBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
@@ -19,21 +16,8 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-class StatusSubresourceTest {
+class StatusSubresourceTest extends WithServer {
 
-  private TestApiServer server;
-  private KubernetesClient client;
-
-  @BeforeEach
-  void start() {
-    server = TestApiServer.start();
-    client = server.client();
-  }
-
-  @AfterEach
-  void stop() {
-    server.close();
-  }
 
   private Service withIngress(Service s, String ip) {
     return new ServiceBuilder(s)
