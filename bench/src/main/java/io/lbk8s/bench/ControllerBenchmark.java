@@ -51,7 +51,9 @@ public final class ControllerBenchmark {
 
     private static Service service(String name) {
         return new ServiceBuilder().withNewMetadata().withName(name).withNamespace("default").endMetadata()
-                .withNewSpec().withType("LoadBalancer").addNewPort().withPort(80).withProtocol("TCP").endPort().endSpec()
+                // Without this a real API server, like ours, runs out of node ports after 2,768 Services.
+                .withNewSpec().withType("LoadBalancer").withAllocateLoadBalancerNodePorts(false)
+                .addNewPort().withPort(80).withProtocol("TCP").endPort().endSpec()
                 .build();
     }
 
