@@ -29,7 +29,7 @@ import java.util.concurrent.TimeUnit;
 public final class ControllerBenchmark {
     /** The controller's JVM flags for the figures (see docs/configuration.md); JAVA_OPTS overrides them. */
     static final String CONTROLLER_JAVA_OPTS =
-            "-Xmx80m -XX:ReservedCodeCacheSize=24m -XX:CICompilerCount=1 -XX:MaxDirectMemorySize=32m";
+            "-Xmx64m -XX:ReservedCodeCacheSize=24m -XX:CICompilerCount=1 -XX:MaxDirectMemorySize=32m";
 
     public static void main(String[] args) throws Exception {
         String mode = args.length > 0 ? args[0] : "latency";
