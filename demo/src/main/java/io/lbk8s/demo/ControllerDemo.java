@@ -104,7 +104,8 @@ public final class ControllerDemo {
     private static String awaitIp(KubernetesClient client, String name) throws InterruptedException {
         waitFor(() -> {
             Service s = client.services().inNamespace("default").withName(name).get();
-            return s != null && !ServiceMapping.statusIps(s).isEmpty();
+            return s != null && !ServiceMapping.statusIps(s).isEmpty() && s.getMetadata().getAnnotations() != null
+                    && s.getMetadata().getAnnotations().containsKey("metallb.io/ip-allocated-from-pool");
         }, 10_000);
         return ServiceMapping.statusIps(client.services().inNamespace("default").withName(name).get()).getFirst().toString();
     }
