@@ -271,14 +271,22 @@ public final class Controller implements AutoCloseable {
             if (view.statusIps().isEmpty()) {
                 continue;
             }
-            if (ServiceRequests.decide(view, namespaceLabels(view.key().namespace()), settings.lbClass())
-                    instanceof ServiceRequests.Decision.Request(var request, var _)) {
-                if (allocator.restore(request, view.statusIps()).isPresent()) {
-                    restored++;
-                }
+            if (restore(view).isPresent()) {
+                restored++;
             }
         }
         log.info("restored {} assignment(s) from Services' status", restored);
+    }
+
+    /** Claims the addresses a Service shows; a Service with an invalid request keeps them too. */
+    private Optional<Assignment> restore(ServiceView view) {
+        Map<String, String> labels = namespaceLabels(view.key().namespace());
+        Optional<io.lbk8s.ipam.AllocationRequest> request = switch (ServiceRequests.decide(view, labels, settings.lbClass())) {
+            case ServiceRequests.Decision.Request(var asked, var _) -> Optional.of(asked);
+            case ServiceRequests.Decision.Invalid _ -> ServiceRequests.withoutItsRequests(view, labels, settings.lbClass());
+            case ServiceRequests.Decision.NotServed _ -> Optional.empty();
+        };
+        return request.flatMap(r -> allocator.restore(r, view.statusIps()));
     }
 
     private Optional<HasMetadata> objectOf(ConfigOrigin origin) {
@@ -323,6 +331,9 @@ public final class Controller implements AutoCloseable {
             case ServiceRequests.Decision.Invalid(String message, List<String> warnings) -> {
                 warnings.forEach(w -> events.record(service, EventRecorder.Type.Warning, "DeprecatedAnnotation", w));
                 metrics.failure("INVALID_REQUEST");
+                if (allocator.assignmentOf(key).isEmpty() && !view.statusIps().isEmpty()) {
+                    restore(view);
+                }
                 String kept = allocator.assignmentOf(key).map(a -> "; keeping its current addresses " + a.ips()).orElse("");
                 events.record(service, EventRecorder.Type.Warning, "AllocationFailed", message + kept);
                 log.warn("{}: {}{}", key, message, kept);

@@ -74,6 +74,26 @@ public final class ServiceRequests {
         return new Decision.Request(request, List.copyOf(warnings));
     }
 
+    /**
+     * What a Service whose request is invalid still asks for once its malformed parts are set aside: the addresses
+     * it already shows stay reserved for it (nothing assigned is lost), without honouring what cannot be parsed.
+     */
+    public static Optional<AllocationRequest> withoutItsRequests(ServiceView service, Map<String, String> namespaceLabels,
+            Optional<String> lbClass) {
+        Map<String, String> annotations = new java.util.HashMap<>(service.annotations());
+        for (List<String> names : List.of(Annotations.POOL, Annotations.IPS, Annotations.SHARED)) {
+            names.forEach(annotations::remove);
+        }
+        List<String> families = service.ipFamilies().stream().filter(f -> f.equals("IPv4") || f.equals("IPv6")).toList();
+        Optional<String> policy = service.ipFamilyPolicy()
+                .filter(p -> Set.of("SingleStack", "PreferDualStack", "RequireDualStack").contains(p));
+        var plain = new ServiceView(service.key(), service.type(), service.loadBalancerClass(), annotations,
+                service.labels(), Optional.empty(), families, policy, service.ports(), service.externalTrafficPolicy(),
+                service.selector(), service.statusIps());
+        return decide(plain, namespaceLabels, lbClass) instanceof Decision.Request(var request, var _)
+                ? Optional.of(request) : Optional.empty();
+    }
+
     /** One value given under several annotation names must agree everywhere. */
     private static Optional<String> single(ServiceView service, List<String> names, String what,
             List<String> warnings, List<String> problems) {

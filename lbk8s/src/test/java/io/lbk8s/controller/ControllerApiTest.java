@@ -322,4 +322,21 @@ class ControllerApiTest {
         lb.service("default", "web", b -> b);
         assertThat(lb.awaitIp("web")).isEqualTo("10.5.0.200");
     }
+
+    @Test
+    void afterARestartAServiceWithAMalformedAnnotationStillHoldsTheAddressItShows() throws Exception {
+        lb = new ControllerHarness(ControllerHarness.DEFAULT_NAMESPACE, Optional.empty());
+        lb.pool("default", "10.5.0.200-10.5.0.220");
+        Service shown = lb.service("default", "a-broken", b -> b.editMetadata()
+                .addToAnnotations("metallb.io/loadBalancerIPs", "not-an-ip").endMetadata());
+        lb.client.services().inNamespace("default").resource(new ServiceBuilder(shown).withNewStatus().withNewLoadBalancer()
+                .addNewIngress().withIp("10.5.0.200").endIngress().endLoadBalancer().endStatus().build()).updateStatus();
+        lb.service("b-newcomer");
+        lb.startController();
+
+        assertThat(lb.awaitIp("b-newcomer")).isEqualTo("10.5.0.201");
+        assertThat(lb.awaitEvent("default", "a-broken", "AllocationFailed").getMessage())
+                .isEqualTo("metallb.io/loadBalancerIPs: \"not-an-ip\" is not an IP address; keeping its current addresses [10.5.0.200]");
+        assertThat(lb.ips("default", "a-broken")).containsExactly("10.5.0.200");
+    }
 }
