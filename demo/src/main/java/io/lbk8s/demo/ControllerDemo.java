@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.lbk8s.controller.Controller;
 import io.lbk8s.controller.ControllerSettings;
@@ -12,8 +11,6 @@ import io.lbk8s.kube.ServiceMapping;
 import io.lbk8s.testkit.TestApiServer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.io.InputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -31,14 +28,7 @@ public final class ControllerDemo {
         try (TestApiServer server = TestApiServer.start(); KubernetesClient client = server.client();
                 KubernetesClient controllerClient = server.newClient()) {
             step("Embedded Kubernetes API at " + server.url());
-            try (var crds = Files.list(Path.of("deploy", "crds"))) {
-                for (Path crd : crds.filter(p -> p.toString().endsWith(".yaml")).sorted().toList()) {
-                    try (InputStream in = Files.newInputStream(crd)) {
-                        client.apiextensions().v1().customResourceDefinitions().resource(
-                                client.getKubernetesSerialization().unmarshal(in, CustomResourceDefinition.class)).create();
-                    }
-                }
-            }
+            server.createCrds(Path.of("deploy", "crds"));
             client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build()).create();
             client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("default").endMetadata().build()).create();
             String configYaml = "pools:\n- name: default\n  addresses: [\"10.5.0.200-10.5.0.220\"]\n";

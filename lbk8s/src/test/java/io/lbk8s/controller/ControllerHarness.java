@@ -10,7 +10,6 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.ServiceMapping;
@@ -19,7 +18,6 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -47,12 +45,7 @@ final class ControllerHarness implements AutoCloseable {
         this.namespace = namespace;
         server = TestApiServer.start();
         client = server.client();
-        for (Path crd : crdFiles()) {
-            try (InputStream in = Files.newInputStream(crd)) {
-                client.apiextensions().v1().customResourceDefinitions()
-                        .resource(client.getKubernetesSerialization().unmarshal(in, CustomResourceDefinition.class)).create();
-            }
-        }
+        server.createCrds(Path.of("..", "deploy", "crds"));
         client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build()).create();
         client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("default").endMetadata().build()).create();
         settings = new ControllerSettings(namespace, lbClass);
@@ -62,13 +55,6 @@ final class ControllerHarness implements AutoCloseable {
         var harness = new ControllerHarness(DEFAULT_NAMESPACE, Optional.empty());
         harness.startController();
         return harness;
-    }
-
-    private static List<Path> crdFiles() throws IOException {
-        Path dir = Path.of("..", "deploy", "crds");
-        try (var files = Files.list(dir)) {
-            return files.filter(p -> p.toString().endsWith(".yaml")).sorted().toList();
-        }
     }
 
     void startController() {

@@ -12,7 +12,9 @@ import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.http.Dispatcher;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -152,6 +154,40 @@ public final class TestApiServer implements AutoCloseable {
   }
 
   /** Writes a kubeconfig for this server (usable by kubectl and {@code Config.fromKubeconfig}); returns file. */
+  /**
+   * Creates every CustomResourceDefinition found in the YAML or JSON files below {@code dir} (other kinds are
+   * skipped with a line on stderr) and returns how many were created.
+   */
+  public int createCrds(Path dir) throws IOException {
+    List<Path> files = new ArrayList<>();
+    try (Stream<Path> walk = Files.walk(dir)) {
+      walk.filter(Files::isRegularFile)
+          .filter(p -> p.toString().endsWith(".yaml") || p.toString().endsWith(".yml")
+              || p.toString().endsWith(".json"))
+          .sorted()
+          .forEach(files::add);
+    }
+    int created = 0;
+    var crds = client().apiextensions().v1().customResourceDefinitions();
+    for (Path file : files) {
+      String text = Files.readString(file, StandardCharsets.UTF_8);
+      try (InputStream in = new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8))) {
+        for (var item : client().load(in).items()) {
+          if (!"CustomResourceDefinition".equals(item.getKind())) {
+            System.err.println("skipping " + item.getKind() + " " + item.getMetadata().getName() + " in " + file);
+            continue;
+          }
+          var crd = io.fabric8.kubernetes.client.utils.Serialization.unmarshal(
+              io.fabric8.kubernetes.client.utils.Serialization.asJson(item),
+              io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition.class);
+          crds.resource(crd).create();
+          created++;
+        }
+      }
+    }
+    return created;
+  }
+
   public Path writeKubeconfig(Path file) {
     return writeKubeconfig(file, url);
   }

@@ -4,13 +4,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.stream.Stream;
 
 /**
  * Runs a {@link TestApiServer} as a process:
@@ -98,7 +93,7 @@ public final class TestApiServerMain {
     TestApiServer server = TestApiServer.start(options.address(), options.port());
     try {
       if (options.crds() != null) {
-        createCrds(server, options.crds());
+        server.createCrds(options.crds());
       }
       if (options.kubeconfig() != null) {
         server.writeKubeconfig(options.kubeconfig());
@@ -110,36 +105,6 @@ public final class TestApiServerMain {
       server.close();
       throw e;
     }
-  }
-
-  static int createCrds(TestApiServer server, Path dir) throws IOException {
-    List<Path> files = new ArrayList<>();
-    try (Stream<Path> walk = Files.walk(dir)) {
-      walk.filter(Files::isRegularFile)
-          .filter(p -> p.toString().endsWith(".yaml") || p.toString().endsWith(".yml")
-              || p.toString().endsWith(".json"))
-          .sorted()
-          .forEach(files::add);
-    }
-    int created = 0;
-    var crds = server.client().apiextensions().v1().customResourceDefinitions();
-    for (Path file : files) {
-      String text = Files.readString(file, StandardCharsets.UTF_8);
-      try (InputStream in = new java.io.ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8))) {
-        for (var item : server.client().load(in).items()) {
-          if (!"CustomResourceDefinition".equals(item.getKind())) {
-            System.err.println("skipping " + item.getKind() + " " + item.getMetadata().getName() + " in " + file);
-            continue;
-          }
-          var crd = io.fabric8.kubernetes.client.utils.Serialization.unmarshal(
-              io.fabric8.kubernetes.client.utils.Serialization.asJson(item),
-              io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition.class);
-          crds.resource(crd).create();
-          created++;
-        }
-      }
-    }
-    return created;
   }
 
   private static boolean stdinIsDevNull() {
