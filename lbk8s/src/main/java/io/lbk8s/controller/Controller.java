@@ -159,23 +159,13 @@ public final class Controller implements AutoCloseable {
                 next.ifPresent(this::reconcileSafely);
                 long now = System.nanoTime();
                 if (allocator != null && (queue.size() == 0 || now - lastMetricsUpdate > 500_000_000L)) {
-                    metrics.usage(allocator.usage(), assignedCount());
+                    metrics.usage(allocator.usage(), allocator.assignedCount());
                     lastMetricsUpdate = now;
                 }
             } catch (InterruptedException e) {
                 return;
             }
         }
-    }
-
-    private int assignedCount() {
-        int count = 0;
-        for (Service s : services.getStore().list()) {
-            if (allocator.assignmentOf(ServiceMapping.keyOf(s)).isPresent()) {
-                count++;
-            }
-        }
-        return count;
     }
 
     private void reconcileSafely(Work work) {

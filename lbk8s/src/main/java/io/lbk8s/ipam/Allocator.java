@@ -286,6 +286,11 @@ public final class Allocator {
         return Optional.ofNullable(held.assignment(service));
     }
 
+    /** How many Services hold addresses. */
+    public int assignedCount() {
+        return held.size();
+    }
+
     /** Every Service holding addresses, with what it holds. */
     public Map<ServiceKey, Assignment> assignments() {
         Map<ServiceKey, Assignment> all = new HashMap<>();

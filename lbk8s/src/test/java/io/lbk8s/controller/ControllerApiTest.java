@@ -304,7 +304,8 @@ class ControllerApiTest {
         System.gc(); // gauges hold their values weakly: the figures must survive a collection
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(lb.metrics())
                 .contains("lbk8s_pool_addresses{pool=\"default\"} 21.0")
-                .contains("lbk8s_pool_addresses_in_use{pool=\"default\"} 1.0"));
+                .contains("lbk8s_pool_addresses_in_use{pool=\"default\"} 1.0")
+                .contains("lbk8s_services_assigned 1.0"));
     }
 
     @Test
