@@ -71,13 +71,18 @@ public final class ConfigParser {
             new Field("ipAddressPools", FieldType.STRING_LIST),
             new Field("ipAddressPoolSelectors", FieldType.SELECTOR_LIST),
             new Field("nodeSelectors", FieldType.SELECTOR_LIST),
+            new Field("preferredNodeSelectors", FieldType.OBJECT_LIST),
             new Field("interfaces", FieldType.STRING_LIST));
+
+    static final List<Field> PREFERRED_NODE_SELECTOR_FIELDS = List.of(
+            new Field("weight", FieldType.INTEGER),
+            new Field("preference", FieldType.OBJECT));
 
     /** L2Advertisement fields MetalLB has and lbk8s does not implement: ignoring them would change who announces what. */
     static final List<Field> L2_REFUSED_FIELDS = List.of(new Field("serviceSelectors", FieldType.SELECTOR_LIST));
 
-    /** L2Advertisement fields MetalLB has that lbk8s ignores with a warning (a mere preference). */
-    static final List<Field> L2_IGNORED_FIELDS = List.of(new Field("preferredNodeSelectors", FieldType.OBJECT_LIST));
+    /** L2Advertisement fields MetalLB has that lbk8s ignores with a warning; none at present. */
+    static final List<Field> L2_IGNORED_FIELDS = List.of();
 
     static final List<Field> SELECTOR_FIELDS = List.of(
             new Field("matchLabels", FieldType.STRING_MAP),
@@ -469,14 +474,51 @@ public final class ConfigParser {
         if (serviceSelectors instanceof List<?> list && !list.isEmpty()) {
             scope.error("serviceSelectors is not supported by lbk8s: remove it (ignoring it would announce every Service of the selected pools)");
         }
-        Object preferred = spec.get("preferredNodeSelectors");
-        if (preferred instanceof List<?> list && !list.isEmpty()) {
-            scope.warn("preferredNodeSelectors is not supported by lbk8s and is ignored");
-        }
+        List<PreferredNodeSelector> preferred = preferredNodeSelectors(scope, spec.get("preferredNodeSelectors"));
         if (scope.failed) {
             return Optional.empty();
         }
-        return Optional.of(new L2Advertisement(raw.name(), pools, poolSelectors, nodeSelectors, interfaces, origin));
+        return Optional.of(new L2Advertisement(raw.name(), pools, poolSelectors, nodeSelectors, preferred, interfaces, origin));
+    }
+
+    private static List<PreferredNodeSelector> preferredNodeSelectors(Scope scope, Object value) {
+        String path = "preferredNodeSelectors";
+        if (value == null) {
+            return List.of();
+        }
+        if (!(value instanceof List<?> list)) {
+            scope.error(path + ": expected a list of {weight, preference}, got " + describe(value));
+            return List.of();
+        }
+        List<PreferredNodeSelector> result = new ArrayList<>();
+        for (int i = 0; i < list.size(); i++) {
+            String entryPath = path + "[" + i + "]";
+            if (!(list.get(i) instanceof Map<?, ?> entry)) {
+                scope.error(entryPath + ": expected {weight, preference}, got " + describe(list.get(i)));
+                continue;
+            }
+            warnUnknown(scope, entryPath, entry, PREFERRED_NODE_SELECTOR_FIELDS);
+            Integer weight = null;
+            if (entry.get("weight") == null) {
+                scope.error(entryPath + ".weight is required (1-100)");
+            } else {
+                weight = integer(scope, entryPath + ".weight", entry.get("weight"));
+                if (weight != null && (weight < PreferredNodeSelector.MIN_WEIGHT || weight > PreferredNodeSelector.MAX_WEIGHT)) {
+                    scope.error(entryPath + ".weight: " + weight + " is out of range; a weight is 1-100");
+                    weight = null;
+                }
+            }
+            LabelSelector preference = null;
+            if (entry.get("preference") == null) {
+                scope.error(entryPath + ".preference is required (a label selector of preferred nodes)");
+            } else {
+                preference = selector(scope, entryPath + ".preference", entry.get("preference"));
+            }
+            if (weight != null && preference != null) {
+                result.add(new PreferredNodeSelector(weight, preference));
+            }
+        }
+        return result;
     }
 
     // ---------------------------------------------------------------------------------------------------------------

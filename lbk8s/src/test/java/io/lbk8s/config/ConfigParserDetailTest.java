@@ -101,6 +101,11 @@ class ConfigParserDetailTest {
                   - matchExpressions: [{key: tier, operator: Exists}]
                   nodeSelectors:
                   - matchLabels: {kubernetes.io/os: linux}
+                  preferredNodeSelectors:
+                  - weight: 60
+                    preference: {matchLabels: {zone: a}}
+                  - weight: 30
+                    preference: {matchExpressions: [{key: fast-nic, operator: Exists}]}
                   interfaces: [eth0]
                 """));
         assertThat(result.problems()).isEmpty();
@@ -126,6 +131,12 @@ class ConfigParserDetailTest {
         assertThat(advertisement.selects(pool)).isTrue();
         assertThat(advertisement.nodeSelectors()).containsExactly(new LabelSelector(Map.of("kubernetes.io/os", "linux"), List.of()));
         assertThat(advertisement.interfaces()).containsExactly("eth0");
+        assertThat(advertisement.preferredNodeSelectors()).extracting(PreferredNodeSelector::weight).containsExactly(60, 30);
+        assertThat(advertisement.allowsNode(Map.of("kubernetes.io/os", "linux"))).isTrue();
+        assertThat(advertisement.allowsNode(Map.of("kubernetes.io/os", "windows"))).isFalse();
+        assertThat(advertisement.preferenceWeight(Map.of("zone", "a", "fast-nic", ""))).isEqualTo(90);
+        assertThat(advertisement.preferenceWeight(Map.of("fast-nic", "yes"))).isEqualTo(30);
+        assertThat(advertisement.preferenceWeight(Map.of("zone", "b"))).isZero();
     }
 
     @Test
