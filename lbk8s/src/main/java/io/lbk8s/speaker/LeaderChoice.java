@@ -1,0 +1,150 @@
+package io.lbk8s.speaker;
+
+import io.lbk8s.address.IpAddress;
+import io.lbk8s.config.AddressPool;
+import io.lbk8s.config.Config;
+import io.lbk8s.config.L2Advertisement;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Which node announces each address of a Service. Every speaker computes this from the same API objects and gets
+ * the same answer, so no coordination is needed. The rule is MetalLB's: among the eligible nodes, order by
+ * sha256(node + "#" + ip) and take the first; since the key is the Service's first address, Services sharing an
+ * address announce from one node, and both families of a dual-stack Service go to the same node. Nodes matching
+ * an L2Advertisement's preferredNodeSelectors come before the others, by summed weight.
+ */
+public final class LeaderChoice {
+    private LeaderChoice() {}
+
+    public record Options(boolean ignoreExcludeLabel) {
+        public static final Options DEFAULT = new Options(false);
+    }
+
+    public static List<Announcement> decide(Config config, ServiceState service, Collection<NodeState> nodes, Options options) {
+        if (service.ips().isEmpty()) {
+            return List.of();
+        }
+        IpAddress hashKey = service.ips().getFirst();
+        List<Announcement> result = new ArrayList<>(service.ips().size());
+        for (IpAddress ip : service.ips()) {
+            result.add(decideOne(config, service, ip, hashKey, nodes, options));
+        }
+        return List.copyOf(result);
+    }
+
+    private static Announcement decideOne(
+            Config config, ServiceState service, IpAddress ip, IpAddress hashKey, Collection<NodeState> nodes, Options options) {
+        Optional<AddressPool> pool = config.pools().stream().filter(p -> p.contains(ip)).findFirst(); // pools never overlap
+        if (pool.isEmpty()) {
+            return new Announcement.Unannounced(ip, ip + " is in no configured address pool, so no node announces it");
+        }
+        List<L2Advertisement> advertisements = config.l2Advertisements().stream()
+                .filter(a -> a.selects(pool.get()))
+                .toList();
+        if (advertisements.isEmpty()) {
+            return new Announcement.Unannounced(ip, "no L2Advertisement selects pool \"" + pool.get().name()
+                    + "\", so no node announces " + ip + "; create one (an empty spec selects every pool)");
+        }
+        Map<String, List<String>> excludedBy = new LinkedHashMap<>();
+        List<NodeState> eligible = new ArrayList<>();
+        for (NodeState node : nodes.stream().sorted(Comparator.comparing(NodeState::name)).toList()) {
+            String why = whyNotEligible(node, service, advertisements, options);
+            if (why == null) {
+                eligible.add(node);
+            } else {
+                excludedBy.computeIfAbsent(why, k -> new ArrayList<>()).add(node.name());
+            }
+        }
+        if (eligible.isEmpty()) {
+            return new Announcement.Unannounced(ip, noEligibleNode(ip, service, excludedBy, nodes.size()));
+        }
+        NodeState leader = eligible.stream()
+                .min(Comparator.comparingInt((NodeState n) -> -preferenceWeight(n, advertisements))
+                        .thenComparing((a, b) -> Arrays.compareUnsigned(hash(a.name(), hashKey), hash(b.name(), hashKey))))
+                .orElseThrow();
+        List<L2Advertisement> applying = advertisements.stream().filter(a -> a.allowsNode(leader.labels())).toList();
+        return new Announcement.Led(ip, leader.name(), pool.get(), applying);
+    }
+
+    /**
+     * The speaker that reports an address nobody announces, so that the Service gets one Warning event rather than
+     * one per node: the first node with a ready speaker in the address's hash order.
+     */
+    public static Optional<String> reporterOf(IpAddress hashKey, Collection<NodeState> nodes) {
+        return nodes.stream()
+                .filter(NodeState::speakerReady)
+                .min((a, b) -> Arrays.compareUnsigned(hash(a.name(), hashKey), hash(b.name(), hashKey)))
+                .map(NodeState::name);
+    }
+
+    private static String whyNotEligible(NodeState node, ServiceState service, List<L2Advertisement> advertisements, Options options) {
+        if (!node.speakerReady()) {
+            return "has no ready speaker";
+        }
+        if (!node.ready()) {
+            return "is not Ready";
+        }
+        if (node.networkUnavailable()) {
+            return "is NetworkUnavailable";
+        }
+        if (node.excluded() && !options.ignoreExcludeLabel()) {
+            return "carries the label " + NodeState.EXCLUDE_LABEL;
+        }
+        if (advertisements.stream().noneMatch(a -> a.allowsNode(node.labels()))) {
+            return "is not selected by the nodeSelectors of " + names(advertisements);
+        }
+        if (service.localTrafficPolicy() && !service.nodesWithReadyEndpoints().contains(node.name())) {
+            return "has no ready endpoint of the Service (externalTrafficPolicy: Local)";
+        }
+        return null;
+    }
+
+    private static String noEligibleNode(IpAddress ip, ServiceState service, Map<String, List<String>> excludedBy, int nodeCount) {
+        if (nodeCount == 0) {
+            return "no node runs a ready speaker, so no node announces " + ip;
+        }
+        if (service.localTrafficPolicy() && service.nodesWithReadyEndpoints().isEmpty()) {
+            return "the Service has no ready endpoint, and with externalTrafficPolicy: Local only a node with one may announce "
+                    + ip;
+        }
+        if (excludedBy.size() == 1) {
+            String why = excludedBy.keySet().iterator().next();
+            return "no node can announce " + ip + ": every node (" + String.join(", ", excludedBy.get(why)) + ") " + why;
+        }
+        List<String> parts = new ArrayList<>();
+        excludedBy.forEach((why, names) -> names.forEach(name -> parts.add(name + " " + why)));
+        return "no node can announce " + ip + ": " + String.join("; ", parts);
+    }
+
+    private static int preferenceWeight(NodeState node, List<L2Advertisement> advertisements) {
+        int total = 0;
+        for (L2Advertisement advertisement : advertisements) {
+            if (advertisement.allowsNode(node.labels())) {
+                total += advertisement.preferenceWeight(node.labels());
+            }
+        }
+        return total;
+    }
+
+    private static String names(List<L2Advertisement> advertisements) {
+        return advertisements.stream().map(a -> "\"" + a.name() + "\"").reduce((a, b) -> a + ", " + b).orElse("");
+    }
+
+    static byte[] hash(String node, IpAddress hashKey) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest((node + "#" + hashKey).getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new AssertionError("every JDK has SHA-256", e);
+        }
+    }
+}
