@@ -1,6 +1,9 @@
 package io.lbk8s.net;
 
+import static ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static JAVA_INT;
+import static JAVA_SHORT;
 
 import io.lbk8s.address.IpAddress;
 import java.io.IOException;
@@ -16,32 +19,36 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /** The interfaces of the calling process's network namespace. */
 public final class Links {
 
     private static final int IFNAMSIZ = 16;
     private static final int IFREQ_SIZE = 40;
+    private static final int IFREQ_DATA = 16; // the union after ifr_name
     private static final int IFREQ_HWADDR_DATA = 18; // ifr_hwaddr (struct sockaddr at 16) . sa_data
+    private static final int IFF_UP = 0x1;
+    private static final int IFF_LOOPBACK = 0x8;
 
     private Links() {}
 
-    /** Every interface, sorted by index. */
+    /**
+     * Every interface, sorted by index. Names and indexes come from if_nameindex(3): java.net.NetworkInterface
+     * omits interfaces without any address, such as most bridge members. Addresses come from NetworkInterface.
+     */
     public static List<LinkInfo> list() {
         List<LinkInfo> links = new ArrayList<>();
-        try {
-            for (NetworkInterface nic : NetworkInterface.networkInterfaces().toList()) {
-                try {
-                    links.add(describe(nic));
-                } catch (UncheckedIOException e) {
-                    if (!(e.getCause() instanceof NativeIOException n && n.errno() == 19)) {
-                        throw e;
-                    } // ENODEV: the interface went away while we listed; leave it out
-                }
+        for (var entry : nameIndex().entrySet()) {
+            try {
+                links.add(describe(entry.getValue(), entry.getKey()));
+            } catch (UncheckedIOException e) {
+                if (!(e.getCause() instanceof NativeIOException n && n.errno() == 19)) {
+                    throw e;
+                } // ENODEV: the interface went away while we listed; leave it out
             }
-        } catch (SocketException e) {
-            throw new UncheckedIOException("cannot list the network interfaces", e);
         }
         links.sort(Comparator.comparingInt(LinkInfo::index));
         return List.copyOf(links);
@@ -55,13 +62,42 @@ public final class Links {
         return list().stream().filter(link -> link.index() == index).findFirst();
     }
 
-    private static LinkInfo describe(NetworkInterface nic) throws SocketException {
-        List<LinkAddress> addresses = new ArrayList<>();
-        for (InterfaceAddress address : nic.getInterfaceAddresses()) {
-            addresses.add(new LinkAddress(IpAddress.of(address.getAddress()), address.getNetworkPrefixLength()));
+    private static Map<Integer, String> nameIndex() {
+        MemorySegment array = Native.ifNameIndex();
+        if (array.equals(MemorySegment.NULL)) {
+            throw new UncheckedIOException(NativeIOException.of("cannot list the network interfaces", Native.errno()));
         }
-        return new LinkInfo(nic.getName(), nic.getIndex(), hardwareAddress(nic.getName()), nic.isUp(),
-                nic.isLoopback(), master(nic.getName()), addresses);
+        try {
+            Map<Integer, String> names = new TreeMap<>();
+            MemorySegment entries = array.reinterpret(Long.MAX_VALUE);
+            for (long at = 0; ; at += 16) { // struct if_nameindex { unsigned if_index; char *if_name; }
+                int index = entries.get(JAVA_INT, at);
+                if (index == 0) {
+                    return names;
+                }
+                MemorySegment name = entries.get(ADDRESS, at + 8);
+                names.put(index, name.reinterpret(IFNAMSIZ + 1).getString(0));
+            }
+        } finally {
+            Native.ifFreeNameIndex(array);
+        }
+    }
+
+    private static LinkInfo describe(String name, int index) {
+        List<LinkAddress> addresses = new ArrayList<>();
+        try {
+            NetworkInterface nic = NetworkInterface.getByIndex(index);
+            if (nic != null) {
+                for (InterfaceAddress address : nic.getInterfaceAddresses()) {
+                    addresses.add(new LinkAddress(IpAddress.of(address.getAddress()), address.getNetworkPrefixLength()));
+                }
+            }
+        } catch (SocketException e) {
+            throw new UncheckedIOException("cannot read the addresses of " + name, e);
+        }
+        short flags = ioctl(name, Native.SIOCGIFFLAGS).get(JAVA_SHORT, IFREQ_DATA);
+        return new LinkInfo(name, index, hardwareAddress(name), (flags & IFF_UP) != 0, (flags & IFF_LOOPBACK) != 0,
+                master(name), addresses);
     }
 
     /**
@@ -69,21 +105,26 @@ public final class Links {
      * namespace it was mounted in. Interfaces without one (loopback, tunnels) give 00:00:00:00:00:00.
      */
     static MacAddress hardwareAddress(String name) {
+        return new MacAddress(Wire.mac(ioctl(name, Native.SIOCGIFHWADDR), IFREQ_HWADDR_DATA));
+    }
+
+    /** One interface ioctl; the returned ifreq copy lives in an automatic arena. */
+    private static MemorySegment ioctl(String name, long request) {
         byte[] nameBytes = name.getBytes(StandardCharsets.US_ASCII);
         if (nameBytes.length >= IFNAMSIZ) {
             throw new IllegalArgumentException("interface name longer than 15 bytes: " + name);
         }
         int fd = Native.socket(Native.AF_INET, Native.SOCK_DGRAM | Native.SOCK_CLOEXEC, 0);
         if (fd < 0) {
-            throw new UncheckedIOException(NativeIOException.of("cannot open a socket to read the MAC of " + name, Native.errno()));
+            throw new UncheckedIOException(NativeIOException.of("cannot open a socket to query " + name, Native.errno()));
         }
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment ifreq = arena.allocate(IFREQ_SIZE, 8);
+        try {
+            MemorySegment ifreq = Arena.ofAuto().allocate(IFREQ_SIZE, 8);
             MemorySegment.copy(nameBytes, 0, ifreq, JAVA_BYTE, 0, nameBytes.length);
-            if (Native.ioctl(fd, Native.SIOCGIFHWADDR, ifreq) < 0) {
-                throw new UncheckedIOException(NativeIOException.of("cannot read the MAC of " + name, Native.errno()));
+            if (Native.ioctl(fd, request, ifreq) < 0) {
+                throw new UncheckedIOException(NativeIOException.of("cannot query interface " + name, Native.errno()));
             }
-            return new MacAddress(Wire.mac(ifreq, IFREQ_HWADDR_DATA));
+            return ifreq;
         } finally {
             Native.close(fd);
         }

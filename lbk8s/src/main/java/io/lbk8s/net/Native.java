@@ -35,6 +35,7 @@ final class Native {
     static final int PACKET_STATISTICS = 6;
     static final int PACKET_IGNORE_OUTGOING = 23;
     static final long SIOCGIFHWADDR = 0x8927;
+    static final long SIOCGIFFLAGS = 0x8913;
     static final int EINTR = 4;
     static final int EAGAIN = 11;
 
@@ -57,6 +58,10 @@ final class Native {
             LINKER.defaultLookup().findOrThrow("ioctl"),
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS),
             CAPTURE_ERRNO, Linker.Option.firstVariadicArg(2));
+    private static final MethodHandle IF_NAMEINDEX = LINKER.downcallHandle(
+            LINKER.defaultLookup().findOrThrow("if_nameindex"), FunctionDescriptor.of(ADDRESS), CAPTURE_ERRNO);
+    private static final MethodHandle IF_FREENAMEINDEX = LINKER.downcallHandle(
+            LINKER.defaultLookup().findOrThrow("if_freenameindex"), FunctionDescriptor.ofVoid(ADDRESS));
     private static final MethodHandle STRERROR = LINKER.downcallHandle(
             LINKER.defaultLookup().findOrThrow("strerror"), FunctionDescriptor.of(ADDRESS, JAVA_INT));
 
@@ -157,6 +162,23 @@ final class Native {
     static int ioctl(int fd, long request, MemorySegment argument) {
         try {
             return (int) IOCTL.invokeExact(STATE.get(), fd, request, argument);
+        } catch (Throwable t) {
+            throw linkageFailure(t);
+        }
+    }
+
+    /** The {@code struct if_nameindex} array (netlink-based, so right in any namespace), or NULL with errno. */
+    static MemorySegment ifNameIndex() {
+        try {
+            return (MemorySegment) IF_NAMEINDEX.invokeExact(STATE.get());
+        } catch (Throwable t) {
+            throw linkageFailure(t);
+        }
+    }
+
+    static void ifFreeNameIndex(MemorySegment array) {
+        try {
+            IF_FREENAMEINDEX.invokeExact(array);
         } catch (Throwable t) {
             throw linkageFailure(t);
         }
