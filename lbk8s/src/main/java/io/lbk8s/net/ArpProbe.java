@@ -43,7 +43,16 @@ public final class ArpProbe implements AutoCloseable {
 
     /** One request; the first matching reply within {@code timeout}, with its round trip. */
     public Optional<Reply> probe(IpAddress target, Duration timeout) throws IOException {
+        return probe(target, MacAddress.BROADCAST, timeout);
+    }
+
+    /**
+     * One request sent to {@code ethernetDestination} instead of broadcast, as a host refreshing a cached entry
+     * does (and to check that a responder ignores requests for other MACs).
+     */
+    public Optional<Reply> probe(IpAddress target, MacAddress ethernetDestination, Duration timeout) throws IOException {
         int length = ArpPacket.encodeRequest(request, ourMac, ourIp, target);
+        Wire.putMac(request, 0, ethernetDestination.bits());
         try (Arena local = Arena.ofConfined()) {
             MemorySegment received = local.allocate(2048, 16);
             long sentAt = System.nanoTime();
@@ -64,7 +73,7 @@ public final class ArpProbe implements AutoCloseable {
      * {@code drain} has passed after the last request.
      */
     public LoadResult load(IpAddress target, int count, int perSecond, Duration drain) throws IOException {
-        int length = ArpPacket.encodeRequest(request, ourMac, ourIp, target);
+        int length = ArpPacket.encodeRequest(request, ourMac, ourIp, target); // broadcast
         AtomicInteger answered = new AtomicInteger();
         long interval = 1_000_000_000L / Math.max(1, perSecond);
         long start = System.nanoTime();
@@ -119,14 +128,22 @@ public final class ArpProbe implements AutoCloseable {
 
     /**
      * {@code ArpProbe IFACE OUR_IP TARGET_IP [COUNT [PER_SECOND]]}: with COUNT alone, COUNT probes 10 ms apart and
-     * their latency percentiles; with PER_SECOND too, a load run.
+     * their latency percentiles; with PER_SECOND too, a load run. A leading {@code --to MAC} sends the probes to
+     * that Ethernet address instead of broadcast.
      */
-    public static void main(String[] args) throws IOException {
+    public static void main(String[] arguments) throws IOException {
+        MacAddress destination = MacAddress.BROADCAST;
+        String[] args = arguments;
+        if (args.length > 1 && args[0].equals("--to")) {
+            destination = MacAddress.parse(args[1]);
+            args = Arrays.copyOfRange(args, 2, args.length);
+        }
         if (args.length < 3) {
-            System.err.println("usage: ArpProbe IFACE OUR_IP TARGET_IP [COUNT [PER_SECOND]]");
+            System.err.println("usage: ArpProbe [--to MAC] IFACE OUR_IP TARGET_IP [COUNT [PER_SECOND]]");
             System.exit(2);
         }
-        LinkInfo link = Links.byName(args[0]).orElseThrow(() -> new IllegalArgumentException("no interface " + args[0]));
+        String iface = args[0];
+        LinkInfo link = Links.byName(iface).orElseThrow(() -> new IllegalArgumentException("no interface " + iface));
         IpAddress ourIp = IpAddress.parse(args[1]).orElseThrow();
         IpAddress target = IpAddress.parse(args[2]).orElseThrow();
         int count = args.length > 3 ? Integer.parseInt(args[3]) : 1;
@@ -138,7 +155,7 @@ public final class ArpProbe implements AutoCloseable {
             long[] nanos = new long[count];
             int answered = 0;
             for (int i = 0; i < count; i++) {
-                Optional<Reply> reply = probe.probe(target, Duration.ofMillis(500));
+                Optional<Reply> reply = probe.probe(target, destination, Duration.ofMillis(500));
                 if (reply.isPresent()) {
                     nanos[answered++] = reply.get().roundTripNanos();
                     if (i == 0) {
