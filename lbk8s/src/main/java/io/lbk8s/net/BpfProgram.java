@@ -1,0 +1,94 @@
+package io.lbk8s.net;
+
+import java.util.List;
+
+/**
+ * A classic BPF socket filter (the {@code struct sock_filter} array of SO_ATTACH_FILTER). Attached to a packet
+ * socket it keeps the kernel from copying every IPv6 packet, or every ARP reply, to user space.
+ *
+ * <p>Pure data: {@link PacketSocket} turns it into native memory.
+ */
+public record BpfProgram(List<Instruction> instructions) {
+
+    /** One {@code struct sock_filter}: opcode, jump offsets if true / if false, constant. */
+    public record Instruction(int code, int jumpTrue, int jumpFalse, int k) {
+        public Instruction {
+            if ((code & ~0xffff) != 0 || (jumpTrue & ~0xff) != 0 || (jumpFalse & ~0xff) != 0) {
+                throw new IllegalArgumentException("opcode is 16 bits, jumps are 8 bits");
+            }
+        }
+    }
+
+    // Opcodes (linux/filter.h): class | size | mode, or class | op | source.
+    public static final int LD_W_ABS = 0x20;
+    public static final int LD_H_ABS = 0x28;
+    public static final int LD_B_ABS = 0x30;
+    public static final int JMP_JEQ_K = 0x15;
+    public static final int RET_K = 0x06;
+
+    /** Bytes to keep of an accepted packet: all of them (the kernel clamps to the packet length). */
+    static final int ACCEPT = 0x0004_0000;
+    static final int REJECT = 0;
+
+    public BpfProgram {
+        instructions = List.copyOf(instructions);
+        if (instructions.isEmpty() || instructions.size() > 4096) {
+            throw new IllegalArgumentException("a classic BPF program has 1 to 4096 instructions");
+        }
+    }
+
+    /** ARP requests: ethertype 0x0806 and operation 1. */
+    public static BpfProgram arpRequests() {
+        return arp(ArpPacket.REQUEST);
+    }
+
+    /** ARP replies: ethertype 0x0806 and operation 2 (what {@link ArpProbe} waits for). */
+    public static BpfProgram arpReplies() {
+        return arp(ArpPacket.REPLY);
+    }
+
+    private static BpfProgram arp(int operation) {
+        return new BpfProgram(List.of(
+                load(LD_H_ABS, Wire.ETHERTYPE_OFFSET),
+                jumpIfEqual(ArpPacket.ETHERTYPE, 0, 3),
+                load(LD_H_ABS, ArpPacket.OPERATION),
+                jumpIfEqual(operation, 0, 1),
+                ret(ACCEPT),
+                ret(REJECT)));
+    }
+
+    /**
+     * Neighbor solicitations: ethertype 0x86DD, next header 58 (ICMPv6, no extension headers), ICMPv6 type 135,
+     * and hop limit 255, as anything else is invalid anyway (RFC 4861 7.1.1).
+     */
+    public static BpfProgram neighborSolicitations() {
+        return new BpfProgram(List.of(
+                load(LD_H_ABS, Wire.ETHERTYPE_OFFSET),
+                jumpIfEqual(NdpPacket.ETHERTYPE, 0, 7),
+                load(LD_B_ABS, NdpPacket.NEXT_HEADER),
+                jumpIfEqual(NdpPacket.NEXT_HEADER_ICMPV6, 0, 5),
+                load(LD_B_ABS, NdpPacket.ICMP),
+                jumpIfEqual(NdpPacket.TYPE_NEIGHBOR_SOLICITATION, 0, 3),
+                load(LD_B_ABS, NdpPacket.HOP_LIMIT),
+                jumpIfEqual(255, 0, 1),
+                ret(ACCEPT),
+                ret(REJECT)));
+    }
+
+    /** Every frame of the socket's protocol; for diagnostics and tests. */
+    public static BpfProgram acceptAll() {
+        return new BpfProgram(List.of(ret(ACCEPT)));
+    }
+
+    public static Instruction load(int code, int offset) {
+        return new Instruction(code, 0, 0, offset);
+    }
+
+    public static Instruction jumpIfEqual(int value, int jumpTrue, int jumpFalse) {
+        return new Instruction(JMP_JEQ_K, jumpTrue, jumpFalse, value);
+    }
+
+    public static Instruction ret(int bytes) {
+        return new Instruction(RET_K, 0, 0, bytes);
+    }
+}

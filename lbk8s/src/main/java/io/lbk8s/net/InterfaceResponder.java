@@ -1,0 +1,277 @@
+package io.lbk8s.net;
+
+import io.lbk8s.address.IpAddress;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Answers ARP requests and IPv6 neighbor solicitations for the announced addresses on one interface, from raw
+ * sockets, without the addresses being configured anywhere (MetalLB's layer-2 mode).
+ *
+ * <p>One platform thread per socket: a blocking native recv pins a virtual thread's carrier. Each thread owns its
+ * native buffers and an {@link AddressCache}, decodes in place and writes the reply over a reused buffer, so the
+ * steady state allocates nothing per packet.
+ *
+ * <p>What is answered (as MetalLB does): ARP requests to broadcast or to our MAC, not sent by us, whose target IP is
+ * announced on this interface; neighbor solicitations to the target's solicited-node MAC or to our MAC, not sent by
+ * us, whose target is announced. On veth a packet socket also sees frames to other MACs; those are ignored, as a
+ * real NIC would never have delivered them.
+ */
+public final class InterfaceResponder implements AutoCloseable {
+
+    private static final int RECEIVE_BUFFER = 2048; // one Ethernet frame; larger ones are truncated and then refused
+    private static final int SEND_BUFFER = 128;
+    private static final Duration BACKOFF_AFTER_ERROR = Duration.ofMillis(100);
+
+    private final LinkInfo link;
+    private final String name;
+    private final int ifindex;
+    private final MacAddress mac;
+    private final AnnouncedAddresses table;
+    private final L2Listener listener;
+    private final PacketSocket arpSocket;
+    private final PacketSocket ndpSocket; // null without IPv6
+    private final SolicitedNodeGroups groups; // null without IPv6
+    private final boolean receiveBufferForced;
+    private final Duration receiveTimeout;
+    private volatile boolean running = true;
+    private Thread arpThread;
+    private Thread ndpThread;
+
+    private InterfaceResponder(LinkInfo link, AnnouncedAddresses table, L2Listener listener, PacketSocket arpSocket,
+                               PacketSocket ndpSocket, SolicitedNodeGroups groups, boolean receiveBufferForced,
+                               Duration receiveTimeout) {
+        this.link = link;
+        this.name = link.name();
+        this.ifindex = link.index();
+        this.mac = link.mac();
+        this.table = table;
+        this.listener = listener;
+        this.arpSocket = arpSocket;
+        this.ndpSocket = ndpSocket;
+        this.groups = groups;
+        this.receiveBufferForced = receiveBufferForced;
+        this.receiveTimeout = receiveTimeout;
+    }
+
+    public static InterfaceResponder start(LinkInfo link, AnnouncedAddresses table, L2Listener listener,
+                                           ResponderOptions options) throws IOException {
+        PacketSocket arp = null;
+        PacketSocket ndp = null;
+        SolicitedNodeGroups groups = null;
+        try {
+            arp = PacketSocket.open(link, ArpPacket.ETHERTYPE, BpfProgram.arpRequests(), options.receiveTimeout());
+            boolean forced = arp.requestReceiveBuffer(options.receiveBufferBytes());
+            if (options.ipv6()) {
+                ndp = PacketSocket.open(link, NdpPacket.ETHERTYPE, BpfProgram.neighborSolicitations(),
+                        options.receiveTimeout());
+                forced &= ndp.requestReceiveBuffer(options.receiveBufferBytes());
+                groups = SolicitedNodeGroups.open(link);
+            }
+            InterfaceResponder responder = new InterfaceResponder(
+                    link, table, listener, arp, ndp, groups, forced, options.receiveTimeout());
+            responder.startThreads();
+            return responder;
+        } catch (IOException | RuntimeException e) {
+            if (groups != null) {
+                groups.close();
+            }
+            if (ndp != null) {
+                ndp.close();
+            }
+            if (arp != null) {
+                arp.close();
+            }
+            throw e;
+        }
+    }
+
+    private void startThreads() {
+        arpThread = Thread.ofPlatform().daemon().name("arp-" + name).start(this::arpLoop);
+        if (ndpSocket != null) {
+            ndpThread = Thread.ofPlatform().daemon().name("ndp-" + name).start(this::ndpLoop);
+        }
+    }
+
+    private void arpLoop() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment received = arena.allocate(RECEIVE_BUFFER, 16);
+            MemorySegment reply = arena.allocate(SEND_BUFFER, 16);
+            AddressCache addresses = new AddressCache();
+            while (running) {
+                try {
+                    int length = arpSocket.receive(received);
+                    if (length > 0) {
+                        answerArp(received, length, reply, addresses);
+                    }
+                } catch (IOException e) {
+                    reportAndPause(e);
+                } catch (RuntimeException e) {
+                    // a listener or table that throws must not stop the responder; the packet is lost
+                }
+            }
+        }
+    }
+
+    private void answerArp(MemorySegment request, int length, MemorySegment reply, AddressCache addresses)
+            throws IOException {
+        if (ArpPacket.checkRequest(request, length) != ArpPacket.Verdict.OK) {
+            return;
+        }
+        long destination = ArpPacket.ethernetDestination(request);
+        if (destination != MacAddress.BROADCAST.bits() && destination != mac.bits()) {
+            return;
+        }
+        if (ArpPacket.senderMac(request) == mac.bits()) {
+            return; // our own gratuitous request, or the kernel asking on our behalf
+        }
+        IpAddress ip = addresses.v4(ArpPacket.targetIpv4(request));
+        if (!table.announces(ifindex, ip)) {
+            return;
+        }
+        listener.requestReceived(name, ip);
+        arpSocket.send(reply, ArpPacket.encodeReply(reply, request, mac));
+        listener.responseSent(name, ip);
+    }
+
+    private void ndpLoop() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment received = arena.allocate(RECEIVE_BUFFER, 16);
+            MemorySegment reply = arena.allocate(SEND_BUFFER, 16);
+            AddressCache addresses = new AddressCache();
+            while (running) {
+                try {
+                    int length = ndpSocket.receive(received);
+                    if (length > 0) {
+                        answerNdp(received, length, reply, addresses);
+                    }
+                } catch (IOException e) {
+                    reportAndPause(e);
+                } catch (RuntimeException e) {
+                    // as in arpLoop
+                }
+            }
+        }
+    }
+
+    private void answerNdp(MemorySegment solicitation, int length, MemorySegment reply, AddressCache addresses)
+            throws IOException {
+        if (NdpPacket.checkSolicitation(solicitation, length) != NdpPacket.Verdict.OK) {
+            return;
+        }
+        long targetHigh = NdpPacket.targetHigh(solicitation);
+        long targetLow = NdpPacket.targetLow(solicitation);
+        long destination = NdpPacket.ethernetDestination(solicitation);
+        if (destination != MacAddress.solicitedNodeMulticastBits(targetLow) && destination != mac.bits()) {
+            return;
+        }
+        if (NdpPacket.ethernetSource(solicitation) == mac.bits()) {
+            return;
+        }
+        IpAddress ip = addresses.v6(targetHigh, targetLow);
+        if (!table.announces(ifindex, ip)) {
+            return;
+        }
+        listener.requestReceived(name, ip);
+        ndpSocket.send(reply, NdpPacket.encodeSolicitedAdvertisement(reply, solicitation, mac));
+        listener.responseSent(name, ip);
+    }
+
+    private void reportAndPause(IOException e) {
+        if (!running) {
+            return;
+        }
+        try {
+            listener.failed(name, e);
+        } catch (RuntimeException ignored) {
+            // see L2Listener
+        }
+        LockSupport.parkNanos(BACKOFF_AFTER_ERROR.toNanos()); // a persistent error must not spin a core
+    }
+
+    /**
+     * Sends now, for IPv4, MetalLB's gratuitous pair (request then reply, both broadcast), for IPv6 one unsolicited
+     * advertisement to ff02::1. Bursts and refreshes are the caller's to schedule.
+     */
+    public void sendGratuitous(IpAddress ip) throws IOException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment frame = arena.allocate(SEND_BUFFER, 16);
+            if (ip.isV4()) {
+                arpSocket.send(frame, ArpPacket.encodeGratuitousRequest(frame, mac, ip));
+                arpSocket.send(frame, ArpPacket.encodeGratuitousReply(frame, mac, ip));
+            } else {
+                requireIpv6();
+                ndpSocket.send(frame, NdpPacket.encodeUnsolicitedAdvertisement(frame, ip, mac));
+            }
+        }
+        listener.gratuitousSent(name, ip);
+    }
+
+    /** Joins the solicited-node group of an IPv6 address we start announcing (a real MLD report goes out). */
+    public void joinSolicitedNode(IpAddress ip) throws IOException {
+        requireIpv6();
+        groups.join(ip);
+    }
+
+    public void leaveSolicitedNode(IpAddress ip) {
+        requireIpv6();
+        groups.leave(ip);
+    }
+
+    public LinkInfo link() {
+        return link;
+    }
+
+    /** Whether SO_RCVBUFFORCE took the requested receive buffer (it needs CAP_NET_ADMIN). */
+    public boolean receiveBufferForced() {
+        return receiveBufferForced;
+    }
+
+    /** Kernel counters of the ARP socket since the last call (packets received, dropped for a full queue). */
+    public PacketSocket.Stats arpStatistics() throws IOException {
+        return arpSocket.statistics();
+    }
+
+    private void requireIpv6() {
+        if (ndpSocket == null) {
+            throw new IllegalStateException("IPv6 is not enabled on the responder for " + name);
+        }
+    }
+
+    /** Stops both threads (within the receive timeout) and only then closes the sockets. */
+    @Override
+    public void close() throws IOException {
+        running = false;
+        long waitMillis = receiveTimeout.toMillis() + 250;
+        boolean stopped = join(arpThread, waitMillis) & join(ndpThread, waitMillis);
+        if (groups != null) {
+            groups.close();
+        }
+        if (stopped) {
+            arpSocket.close();
+            if (ndpSocket != null) {
+                ndpSocket.close();
+            }
+        } // else leave the descriptors open rather than let a still-running recv read a reused one
+    }
+
+    private static boolean join(Thread thread, long millis) {
+        if (thread == null) {
+            return true;
+        }
+        try {
+            return thread.join(Duration.ofMillis(millis));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "InterfaceResponder[" + name + " #" + ifindex + " " + mac + "]";
+    }
+}

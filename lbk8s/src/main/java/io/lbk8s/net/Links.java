@@ -1,0 +1,143 @@
+package io.lbk8s.net;
+
+import static ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static JAVA_INT;
+import static JAVA_SHORT;
+
+import io.lbk8s.address.IpAddress;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InterfaceAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/** The interfaces of the calling process's network namespace. */
+public final class Links {
+
+    private static final int IFNAMSIZ = 16;
+    private static final int IFREQ_SIZE = 40;
+    private static final int IFREQ_DATA = 16; // the union after ifr_name
+    private static final int IFREQ_HWADDR_DATA = 18; // ifr_hwaddr (struct sockaddr at 16) . sa_data
+    private static final int IFF_UP = 0x1;
+    private static final int IFF_LOOPBACK = 0x8;
+
+    private Links() {}
+
+    /**
+     * Every interface, sorted by index. Names and indexes come from if_nameindex(3): java.net.NetworkInterface
+     * omits interfaces without any address, such as most bridge members. Addresses come from NetworkInterface.
+     */
+    public static List<LinkInfo> list() {
+        List<LinkInfo> links = new ArrayList<>();
+        for (var entry : nameIndex().entrySet()) {
+            try {
+                links.add(describe(entry.getValue(), entry.getKey()));
+            } catch (UncheckedIOException e) {
+                if (!(e.getCause() instanceof NativeIOException n && n.errno() == 19)) {
+                    throw e;
+                } // ENODEV: the interface went away while we listed; leave it out
+            }
+        }
+        links.sort(Comparator.comparingInt(LinkInfo::index));
+        return List.copyOf(links);
+    }
+
+    public static Optional<LinkInfo> byName(String name) {
+        return list().stream().filter(link -> link.name().equals(name)).findFirst();
+    }
+
+    public static Optional<LinkInfo> byIndex(int index) {
+        return list().stream().filter(link -> link.index() == index).findFirst();
+    }
+
+    private static Map<Integer, String> nameIndex() {
+        MemorySegment array = Native.ifNameIndex();
+        if (array.equals(MemorySegment.NULL)) {
+            throw new UncheckedIOException(NativeIOException.of("cannot list the network interfaces", Native.errno()));
+        }
+        try {
+            Map<Integer, String> names = new TreeMap<>();
+            MemorySegment entries = array.reinterpret(Long.MAX_VALUE);
+            for (long at = 0; ; at += 16) { // struct if_nameindex { unsigned if_index; char *if_name; }
+                int index = entries.get(JAVA_INT, at);
+                if (index == 0) {
+                    return names;
+                }
+                MemorySegment name = entries.get(ADDRESS, at + 8);
+                names.put(index, name.reinterpret(IFNAMSIZ + 1).getString(0));
+            }
+        } finally {
+            Native.ifFreeNameIndex(array);
+        }
+    }
+
+    private static LinkInfo describe(String name, int index) {
+        List<LinkAddress> addresses = new ArrayList<>();
+        try {
+            NetworkInterface nic = NetworkInterface.getByIndex(index);
+            if (nic != null) {
+                for (InterfaceAddress address : nic.getInterfaceAddresses()) {
+                    addresses.add(new LinkAddress(IpAddress.of(address.getAddress()), address.getNetworkPrefixLength()));
+                }
+            }
+        } catch (SocketException e) {
+            throw new UncheckedIOException("cannot read the addresses of " + name, e);
+        }
+        short flags = ioctl(name, Native.SIOCGIFFLAGS).get(JAVA_SHORT, IFREQ_DATA);
+        return new LinkInfo(name, index, hardwareAddress(name), (flags & IFF_UP) != 0, (flags & IFF_LOOPBACK) != 0,
+                master(name), addresses);
+    }
+
+    /**
+     * The MAC by SIOCGIFHWADDR rather than from /sys/class/net: under {@code nsenter --net} sysfs still shows the
+     * namespace it was mounted in. Interfaces without one (loopback, tunnels) give 00:00:00:00:00:00.
+     */
+    static MacAddress hardwareAddress(String name) {
+        return new MacAddress(Wire.mac(ioctl(name, Native.SIOCGIFHWADDR), IFREQ_HWADDR_DATA));
+    }
+
+    /** One interface ioctl; the returned ifreq copy lives in an automatic arena. */
+    private static MemorySegment ioctl(String name, long request) {
+        byte[] nameBytes = name.getBytes(StandardCharsets.US_ASCII);
+        if (nameBytes.length >= IFNAMSIZ) {
+            throw new IllegalArgumentException("interface name longer than 15 bytes: " + name);
+        }
+        int fd = Native.socket(Native.AF_INET, Native.SOCK_DGRAM | Native.SOCK_CLOEXEC, 0);
+        if (fd < 0) {
+            throw new UncheckedIOException(NativeIOException.of("cannot open a socket to query " + name, Native.errno()));
+        }
+        try {
+            MemorySegment ifreq = Arena.ofAuto().allocate(IFREQ_SIZE, 8);
+            MemorySegment.copy(nameBytes, 0, ifreq, JAVA_BYTE, 0, nameBytes.length);
+            if (Native.ioctl(fd, request, ifreq) < 0) {
+                throw new UncheckedIOException(NativeIOException.of("cannot query interface " + name, Native.errno()));
+            }
+            return ifreq;
+        } finally {
+            Native.close(fd);
+        }
+    }
+
+    private static Optional<String> master(String name) {
+        Path link = Path.of("/sys/class/net", name, "master");
+        try {
+            return Files.isSymbolicLink(link)
+                    ? Optional.of(Files.readSymbolicLink(link).getFileName().toString())
+                    : Optional.empty();
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+}

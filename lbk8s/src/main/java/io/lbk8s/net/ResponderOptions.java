@@ -1,0 +1,32 @@
+package io.lbk8s.net;
+
+import java.time.Duration;
+
+/**
+ * @param receiveBufferBytes the socket receive queue; 4 MiB kept 80k requests/s loss-free where the default
+ *     208 KiB lost 18% (l2-facts)
+ * @param receiveTimeout how long a receive blocks; bounds how long {@link InterfaceResponder#close()} takes
+ * @param ipv6 whether to open the NDP socket too
+ */
+public record ResponderOptions(int receiveBufferBytes, Duration receiveTimeout, boolean ipv6) {
+
+    public static final ResponderOptions DEFAULTS = new ResponderOptions(4 << 20, Duration.ofMillis(250), true);
+
+    public ResponderOptions {
+        if (receiveBufferBytes <= 0 || receiveTimeout.isNegative() || receiveTimeout.isZero()) {
+            throw new IllegalArgumentException("receive buffer and timeout must be positive");
+        }
+    }
+
+    public ResponderOptions withReceiveBufferBytes(int bytes) {
+        return new ResponderOptions(bytes, receiveTimeout, ipv6);
+    }
+
+    public ResponderOptions withReceiveTimeout(Duration timeout) {
+        return new ResponderOptions(receiveBufferBytes, timeout, ipv6);
+    }
+
+    public ResponderOptions withIpv6(boolean enabled) {
+        return new ResponderOptions(receiveBufferBytes, receiveTimeout, enabled);
+    }
+}

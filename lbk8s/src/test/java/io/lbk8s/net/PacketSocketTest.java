@@ -1,0 +1,96 @@
+package io.lbk8s.net;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.time.Duration;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Raw sockets on the loopback interface of the test's own namespace; traffic is UDP to 127.0.0.1 only. */
+class PacketSocketTest {
+
+    private static final int ETH_P_IP = 0x0800;
+
+    LinkInfo loopback;
+
+    @BeforeEach
+    void needsRoot() {
+        RootRequired.check();
+        loopback = Links.byName("lo").orElseThrow();
+    }
+
+    @Test
+    void openingOnAMissingInterfaceSaysWhyWithErrno() {
+        assertThatThrownBy(() -> PacketSocket.open(999_999, ArpPacket.ETHERTYPE, BpfProgram.arpRequests(), Duration.ofMillis(100)))
+                .isInstanceOfSatisfying(NativeIOException.class, e -> {
+                    assertThat(e.errnoName()).isEqualTo("ENODEV");
+                    assertThat(e.errno()).isEqualTo(19);
+                })
+                .hasMessage("cannot bind the raw socket to interface #999999 (index 999999, ethertype 0x806): "
+                        + "No such device (ENODEV); the interface does not exist (any more)");
+    }
+
+    @Test
+    void receiveReturnsMinusOneWhenTheTimeoutPasses() throws Exception {
+        try (PacketSocket socket = PacketSocket.open(loopback, ArpPacket.ETHERTYPE, BpfProgram.arpRequests(), Duration.ofMillis(100));
+             Arena arena = Arena.ofConfined()) {
+            long start = System.nanoTime();
+            assertThat(socket.receive(arena.allocate(2048))).isEqualTo(-1); // no ARP on loopback
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(50), Duration.ofSeconds(2));
+        }
+    }
+
+    @Test
+    void receivesFramesCountsThemAndForcesALargeBuffer() throws Exception {
+        try (PacketSocket socket = PacketSocket.open(loopback, ETH_P_IP, BpfProgram.acceptAll(), Duration.ofMillis(200));
+             Arena arena = Arena.ofConfined();
+             DatagramSocket udp = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
+            assertThat(socket.requestReceiveBuffer(4 << 20)).isTrue(); // root has CAP_NET_ADMIN
+            assertThat(socket.receiveBufferBytes()).isEqualTo(8 << 20); // the kernel doubles it
+            byte[] payload = "lbk8s-packet-socket-test".getBytes();
+            udp.send(new DatagramPacket(payload, payload.length, InetAddress.getLoopbackAddress(), udp.getLocalPort()));
+            MemorySegment buffer = arena.allocate(65_536);
+            boolean seen = false;
+            for (int i = 0; i < 50 && !seen; i++) {
+                int n = socket.receive(buffer);
+                seen = n > 14 + 28 && Wire.u16(buffer, 12) == ETH_P_IP && new String(
+                        buffer.asSlice(n - payload.length, payload.length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)).equals(new String(payload));
+            }
+            assertThat(seen).as("our datagram seen on lo").isTrue();
+            assertThat(socket.statistics().packets()).isPositive();
+        }
+    }
+
+    @Test
+    void aTinyBufferDropsAndStatisticsSayHowMany() throws Exception {
+        try (PacketSocket socket = PacketSocket.open(loopback, ETH_P_IP, BpfProgram.acceptAll(), Duration.ofMillis(100));
+             DatagramSocket udp = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
+            socket.requestReceiveBuffer(1); // the kernel raises this to its minimum, a few frames
+            socket.statistics(); // reading resets: start from zero
+            byte[] payload = new byte[1000];
+            for (int i = 0; i < 200; i++) {
+                udp.send(new DatagramPacket(payload, payload.length, InetAddress.getLoopbackAddress(), udp.getLocalPort()));
+            }
+            PacketSocket.Stats stats = socket.statistics();
+            assertThat(stats.drops()).isPositive();
+            assertThat(stats.packets()).isGreaterThanOrEqualTo(stats.drops());
+            assertThat(socket.statistics().drops()).as("reset by the previous read").isLessThan(stats.drops());
+        }
+    }
+
+    @Test
+    void anInvalidFrameLengthIsRefusedBeforeTheKernel() throws Exception {
+        try (PacketSocket socket = PacketSocket.open(loopback, ArpPacket.ETHERTYPE, BpfProgram.arpRequests(), Duration.ofMillis(100));
+             Arena arena = Arena.ofConfined()) {
+            MemorySegment frame = arena.allocate(64);
+            assertThatThrownBy(() -> socket.send(frame, 65)).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> socket.send(frame, 10)).isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+}
