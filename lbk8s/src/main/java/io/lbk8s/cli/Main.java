@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = VersionCommand.Provider.class,
         description = "MetalLB-compatible layer-2 load balancer for bare-metal and local Kubernetes clusters.",
-        subcommands = {ControllerCommand.class, VersionCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {ControllerCommand.class, SpeakerCommand.class, VersionCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
     @CommandLine.Spec

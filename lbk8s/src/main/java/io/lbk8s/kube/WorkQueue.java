@@ -1,4 +1,4 @@
-package io.lbk8s.controller;
+package io.lbk8s.kube;
 
 import java.util.LinkedHashSet;
 import java.util.Optional;
@@ -10,12 +10,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * A queue of keys to reconcile that holds each key at most once: informer events for a key that is already waiting
  * fold into one reconcile. Consumed by a single thread, so reconciles never run concurrently.
  */
-final class WorkQueue<K> {
+public final class WorkQueue<K> {
     private final LinkedHashSet<K> waiting = new LinkedHashSet<>();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition notEmpty = lock.newCondition();
 
-    void add(K key) {
+    public void add(K key) {
         lock.lock();
         try {
             waiting.add(key);
@@ -26,7 +26,7 @@ final class WorkQueue<K> {
     }
 
     /** The oldest waiting key, or empty after the timeout. */
-    Optional<K> take(long timeout, TimeUnit unit) throws InterruptedException {
+    public Optional<K> take(long timeout, TimeUnit unit) throws InterruptedException {
         lock.lock();
         try {
             long nanos = unit.toNanos(timeout);
@@ -44,7 +44,7 @@ final class WorkQueue<K> {
         }
     }
 
-    int size() {
+    public int size() {
         lock.lock();
         try {
             return waiting.size();

@@ -1,0 +1,162 @@
+package io.lbk8s.cli;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.lbk8s.health.HealthServer;
+import io.lbk8s.speaker.InterfaceChoice;
+import io.lbk8s.speaker.Speaker;
+import io.lbk8s.speaker.SpeakerSettings;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+@Command(name = "speaker", mixinStandardHelpOptions = true,
+        description = "Answer ARP and NDP for the Service addresses this node leads (run on every node).")
+final class SpeakerCommand implements Callable<Integer> {
+    private static final Logger log = LoggerFactory.getLogger(SpeakerCommand.class);
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    KubeOptions kube;
+
+    @Option(names = "--node", description = "This node's name (default: $NODE_NAME).")
+    String node;
+
+    @Option(names = {"-n", "--namespace"},
+            description = "Namespace of the configuration and of the speaker Pods (default: $POD_NAMESPACE, else lbk8s-system).")
+    String namespace;
+
+    @Option(names = "--pod-name", description = "This speaker's Pod, marked not ready on shutdown (default: $POD_NAME).")
+    String podName;
+
+    @Option(names = "--speaker-selector", defaultValue = "app.kubernetes.io/name=lbk8s,app.kubernetes.io/component=speaker",
+            description = "Labels of the speaker Pods, whose readiness says which nodes may announce (default: ${DEFAULT-VALUE}).")
+    String speakerSelector;
+
+    @Option(names = "--lb-class",
+            description = "Announce only Services of this loadBalancerClass (default: Services without a class and those of class lbk8s.io/l2).")
+    String lbClass;
+
+    @Option(names = "--ignore-exclude-lb",
+            description = "Let nodes labelled node.kubernetes.io/exclude-from-external-load-balancers announce.")
+    boolean ignoreExcludeLb;
+
+    @Option(names = "--exclude-interfaces", split = ",", paramLabel = "REGEX",
+            description = "Interfaces never chosen by subnet (regular expressions; default: MetalLB's list: docker, veth, cni, "
+                    + "flannel, cali, ...; 'none' for none). Interfaces an L2Advertisement names are always used.")
+    List<String> excludeInterfaces;
+
+    @Option(names = "--gratuitous-refresh", defaultValue = "30s",
+            description = "Repeat gratuitous ARP / unsolicited NA this often while announcing; 0 turns it off (default: ${DEFAULT-VALUE}).")
+    String gratuitousRefresh;
+
+    @Option(names = "--receive-buffer", defaultValue = "4194304",
+            description = "Receive buffer of the raw sockets in bytes; beyond the system limit it needs CAP_NET_ADMIN (default: ${DEFAULT-VALUE}).")
+    int receiveBuffer;
+
+    @Option(names = "--metrics-address", defaultValue = "0.0.0.0",
+            description = "Address for /metrics, /healthz and /readyz (default: ${DEFAULT-VALUE}).")
+    String metricsAddress;
+
+    @Option(names = "--metrics-port", defaultValue = "7472",
+            description = "Port for /metrics, /healthz and /readyz (default: ${DEFAULT-VALUE}; 0 picks one).")
+    int metricsPort;
+
+    @Override
+    public Integer call() throws Exception {
+        SpeakerSettings settings = settings();
+        var registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        KubernetesClient client = kube.client();
+        Speaker speaker = new Speaker(client, settings, registry);
+        var stopped = new CountDownLatch(1);
+        try (var health = new HealthServer(new InetSocketAddress(metricsAddress, metricsPort), registry, speaker::readiness)) {
+            log.info("lbk8s speaker {} starting on node {}: namespace {}, class {}, metrics on port {}", VersionCommand.version(),
+                    settings.node(), settings.configNamespace(), settings.lbClass().orElse("(none) and lbk8s.io/l2"), health.port());
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                log.info("stopping");
+                speaker.shutdown();
+                speaker.close();
+                client.close();
+                stopped.countDown();
+            }));
+            speaker.start();
+            stopped.await();
+        }
+        return 0;
+    }
+
+    SpeakerSettings settings() {
+        String nodeName = Optional.ofNullable(node).or(() -> Optional.ofNullable(System.getenv("NODE_NAME")))
+                .filter(s -> !s.isBlank())
+                .orElseThrow(() -> new ParameterException(spec.commandLine(),
+                        "the speaker needs its node's name: pass --node or set NODE_NAME (the DaemonSet sets it from spec.nodeName)"));
+        String ns = Optional.ofNullable(namespace).or(() -> Optional.ofNullable(System.getenv("POD_NAMESPACE"))).orElse("lbk8s-system");
+        Optional<String> pod = Optional.ofNullable(podName).or(() -> Optional.ofNullable(System.getenv("POD_NAME"))).filter(s -> !s.isBlank());
+        Duration refresh = duration("--gratuitous-refresh", gratuitousRefresh);
+        if (receiveBuffer < 65_536) {
+            throw new ParameterException(spec.commandLine(), "--receive-buffer " + receiveBuffer + " is too small (at least 65536 bytes)");
+        }
+        return new SpeakerSettings(nodeName, ns, ns, pod, labels(speakerSelector), Optional.ofNullable(lbClass).filter(s -> !s.isBlank()),
+                ignoreExcludeLb, excluded(), SpeakerSettings.DEFAULT_BURST, refresh, receiveBuffer);
+    }
+
+    private Map<String, String> labels(String selector) {
+        Map<String, String> labels = new LinkedHashMap<>();
+        for (String part : selector.split(",")) {
+            String[] kv = part.strip().split("=", 2);
+            if (kv.length != 2 || kv[0].isBlank()) {
+                throw new ParameterException(spec.commandLine(), "--speaker-selector: \"" + part + "\" is not key=value");
+            }
+            labels.put(kv[0].strip(), kv[1].strip());
+        }
+        return labels;
+    }
+
+    private List<Pattern> excluded() {
+        if (excludeInterfaces == null) {
+            return InterfaceChoice.DEFAULT_EXCLUDED;
+        }
+        if (excludeInterfaces.equals(List.of("none"))) {
+            return List.of();
+        }
+        try {
+            return excludeInterfaces.stream().map(Pattern::compile).toList();
+        } catch (PatternSyntaxException e) {
+            throw new ParameterException(spec.commandLine(), "--exclude-interfaces: " + e.getDescription() + " in \"" + e.getPattern() + "\"");
+        }
+    }
+
+    private Duration duration(String option, String text) {
+        if (text.equals("0")) {
+            return Duration.ZERO;
+        }
+        try {
+            Duration d = Duration.parse("PT" + text.toUpperCase());
+            if (d.isNegative()) {
+                throw new ParameterException(spec.commandLine(), option + " must not be negative");
+            }
+            return d;
+        } catch (DateTimeParseException e) {
+            throw new ParameterException(spec.commandLine(), option + ": \"" + text + "\" is not a duration like 30s, 500ms or 2m");
+        }
+    }
+}

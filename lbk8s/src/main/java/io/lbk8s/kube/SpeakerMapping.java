@@ -1,0 +1,100 @@
+package io.lbk8s.kube;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeCondition;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.lbk8s.speaker.NodeState;
+import io.lbk8s.speaker.ServiceState;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/** Copies what the speaker decides on out of Nodes, speaker Pods, Services and EndpointSlices. */
+public final class SpeakerMapping {
+    private SpeakerMapping() {}
+
+    public static final String SERVICE_NAME_LABEL = "kubernetes.io/service-name";
+
+    public static NodeState nodeState(Node node, Set<String> nodesWithReadySpeaker) {
+        List<NodeCondition> conditions = node.getStatus() == null || node.getStatus().getConditions() == null
+                ? List.of() : node.getStatus().getConditions();
+        boolean ready = conditions.stream().anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+        boolean networkUnavailable = conditions.stream()
+                .anyMatch(c -> "NetworkUnavailable".equals(c.getType()) && "True".equals(c.getStatus()));
+        Map<String, String> labels = node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
+        return new NodeState(node.getMetadata().getName(), withoutNulls(labels), ready, networkUnavailable,
+                nodesWithReadySpeaker.contains(node.getMetadata().getName()));
+    }
+
+    /** Nodes running a speaker Pod that is Ready and not being deleted (a deleted Pod hands over at once). */
+    public static Set<String> nodesWithReadySpeaker(Collection<Pod> speakerPods) {
+        Set<String> nodes = new HashSet<>();
+        for (Pod pod : speakerPods) {
+            if (pod.getMetadata().getDeletionTimestamp() != null || pod.getSpec() == null || pod.getSpec().getNodeName() == null) {
+                continue;
+            }
+            if (isReady(pod)) {
+                nodes.add(pod.getSpec().getNodeName());
+            }
+        }
+        return nodes;
+    }
+
+    public static boolean isReady(Pod pod) {
+        if (pod.getStatus() == null || pod.getStatus().getConditions() == null) {
+            return false;
+        }
+        for (PodCondition condition : pod.getStatus().getConditions()) {
+            if ("Ready".equals(condition.getType())) {
+                return "True".equals(condition.getStatus());
+            }
+        }
+        return false;
+    }
+
+    /** Per Service key ("namespace/name"), the nodes holding at least one ready endpoint. */
+    public static Map<String, Set<String>> nodesWithReadyEndpoints(Collection<EndpointSlice> slices) {
+        Map<String, Set<String>> result = new HashMap<>();
+        for (EndpointSlice slice : slices) {
+            Map<String, String> labels = slice.getMetadata().getLabels();
+            String service = labels == null ? null : labels.get(SERVICE_NAME_LABEL);
+            if (service == null || slice.getEndpoints() == null) {
+                continue;
+            }
+            Set<String> nodes = result.computeIfAbsent(slice.getMetadata().getNamespace() + "/" + service, k -> new HashSet<>());
+            for (Endpoint endpoint : slice.getEndpoints()) {
+                // Kubernetes: an absent "ready" means ready
+                boolean ready = endpoint.getConditions() == null || !Boolean.FALSE.equals(endpoint.getConditions().getReady());
+                if (ready && endpoint.getNodeName() != null) {
+                    nodes.add(endpoint.getNodeName());
+                }
+            }
+        }
+        return result;
+    }
+
+    public static ServiceState serviceState(Service service, Map<String, Set<String>> endpointNodes) {
+        var view = ServiceMapping.view(service);
+        String key = view.key().namespace() + "/" + view.key().name();
+        return new ServiceState(view.key(), view.statusIps(), view.externalTrafficPolicy().filter("Local"::equals).isPresent(),
+                endpointNodes.getOrDefault(key, Set.of()));
+    }
+
+    private static Map<String, String> withoutNulls(Map<String, String> map) {
+        Map<String, String> copy = new HashMap<>();
+        map.forEach((k, v) -> {
+            if (k != null) {
+                copy.put(k, Objects.requireNonNullElse(v, ""));
+            }
+        });
+        return copy;
+    }
+}

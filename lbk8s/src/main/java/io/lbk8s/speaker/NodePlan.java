@@ -1,0 +1,94 @@
+package io.lbk8s.speaker;
+
+import io.lbk8s.address.IpAddress;
+import io.lbk8s.config.Config;
+import io.lbk8s.ipam.ServiceKey;
+import io.lbk8s.net.LinkInfo;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+
+/**
+ * What one node announces, and what it must tell users about, given the whole cluster's state: the per-node half
+ * of the speaker's decisions, pure so that it can be tested with tables.
+ *
+ * @param announced the addresses this node answers for, with the Services behind them and the interfaces used
+ * @param problems  sentences this node reports as Warning events: addresses nobody announces (each reported by one
+ *                  agreed node) and addresses this node leads but cannot answer on any interface
+ */
+public record NodePlan(Map<IpAddress, Announced> announced, List<Problem> problems) {
+
+    public static final NodePlan EMPTY = new NodePlan(Map.of(), List.of());
+
+    public NodePlan {
+        announced = Map.copyOf(announced);
+        problems = List.copyOf(problems);
+    }
+
+    public record Announced(IpAddress ip, Set<ServiceKey> services, List<LinkInfo> links) {
+        public Announced {
+            services = Set.copyOf(services);
+            links = List.copyOf(links);
+        }
+    }
+
+    public record Problem(ServiceKey service, IpAddress ip, String reason) {}
+
+    public record Inputs(
+            String node,
+            Config config,
+            Collection<ServiceState> services,
+            Collection<NodeState> nodes,
+            LeaderChoice.Options options,
+            List<LinkInfo> links,
+            List<Pattern> excludedInterfaces) {}
+
+    public static NodePlan compute(Inputs in) {
+        Map<IpAddress, Set<ServiceKey>> servicesByIp = new TreeMap<>();
+        Map<IpAddress, List<LinkInfo>> linksByIp = new TreeMap<>();
+        List<Problem> problems = new ArrayList<>();
+        for (ServiceState service : in.services()) {
+            for (Announcement announcement : LeaderChoice.decide(in.config(), service, in.nodes(), in.options())) {
+                switch (announcement) {
+                    case Announcement.Led led when led.node().equals(in.node()) -> {
+                        List<LinkInfo> links = InterfaceChoice.choose(led.ip(), led.advertisements(), in.links(), in.excludedInterfaces());
+                        if (links.isEmpty()) {
+                            problems.add(new Problem(service.key(), led.ip(),
+                                    InterfaceChoice.noInterface(led.ip(), in.node(), led.advertisements(), in.links())));
+                        } else {
+                            servicesByIp.computeIfAbsent(led.ip(), ip -> new TreeSet<>()).add(service.key());
+                            linksByIp.put(led.ip(), links);
+                        }
+                    }
+                    case Announcement.Led _ -> { /* another node announces it */ }
+                    case Announcement.Unannounced(IpAddress ip, String reason) -> {
+                        boolean mine = LeaderChoice.reporterOf(service.ips().getFirst(), in.nodes())
+                                .map(in.node()::equals).orElse(false);
+                        if (mine) {
+                            problems.add(new Problem(service.key(), ip, reason));
+                        }
+                    }
+                }
+            }
+        }
+        Map<IpAddress, Announced> announced = new TreeMap<>();
+        servicesByIp.forEach((ip, keys) -> announced.put(ip, new Announced(ip, keys, linksByIp.get(ip))));
+        return new NodePlan(announced, problems);
+    }
+
+    /** The Services this node announces, with the names of the interfaces each is answered on. */
+    public Map<ServiceKey, Set<String>> interfacesByService() {
+        Map<ServiceKey, Set<String>> result = new TreeMap<>();
+        for (Announced a : announced.values()) {
+            for (ServiceKey key : a.services()) {
+                a.links().forEach(l -> result.computeIfAbsent(key, k -> new TreeSet<>()).add(l.name()));
+            }
+        }
+        return result;
+    }
+}

@@ -1,0 +1,325 @@
+package io.lbk8s.speaker;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.lbk8s.config.Config;
+import io.lbk8s.config.ConfigParser;
+import io.lbk8s.config.ConfigProblem;
+import io.lbk8s.config.ConfigResult;
+import io.lbk8s.controller.ServiceRequests;
+import io.lbk8s.health.HealthServer.Readiness;
+import io.lbk8s.ipam.ServiceKey;
+import io.lbk8s.kube.ConfigResources;
+import io.lbk8s.kube.EventRecorder;
+import io.lbk8s.kube.ServiceL2Statuses;
+import io.lbk8s.kube.ServiceMapping;
+import io.lbk8s.kube.SpeakerMapping;
+import io.lbk8s.kube.WorkQueue;
+import io.lbk8s.net.LinkInfo;
+import io.lbk8s.net.Links;
+import io.lbk8s.net.ResponderOptions;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The speaker's imperative shell: informers on Services, EndpointSlices, Nodes, speaker Pods and the configuration
+ * feed one queue; a single thread recomputes this node's {@link NodePlan} and hands it to the {@link Announcer},
+ * then tells users what happened (Events, ServiceL2Status objects, metrics).
+ */
+public final class Speaker implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Speaker.class);
+    private static final String COMPONENT = "lbk8s-speaker";
+    private static final String PLAN = "plan";
+    /** Interfaces and their addresses change without an API event; look again this often. */
+    private static final long RELOOK_MILLIS = 5_000;
+
+    private final KubernetesClient client;
+    private final SpeakerSettings settings;
+    private final EventRecorder events;
+    private final SpeakerMetrics metrics;
+    private final ServiceL2Statuses statuses;
+    private final Announcer announcer;
+    private final WorkQueue<String> queue = new WorkQueue<>();
+    private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
+
+    private SharedIndexInformer<Service> services;
+    private SharedIndexInformer<EndpointSlice> endpointSlices;
+    private SharedIndexInformer<Node> nodes;
+    private SharedIndexInformer<Pod> speakerPods;
+    private SharedIndexInformer<ConfigMap> configMaps;
+    private Optional<SharedIndexInformer<GenericKubernetesResource>> pools = Optional.empty();
+    private Optional<SharedIndexInformer<GenericKubernetesResource>> l2Advertisements = Optional.empty();
+
+    // Owned by the reconcile thread.
+    private Config config;
+    private String lastConfigVerdict = "";
+    private NodePlan plan = NodePlan.EMPTY;
+    private Map<ServiceKey, Set<String>> announcedServices = Map.of();
+
+    private volatile boolean synced;
+    private volatile boolean stopping;
+    private volatile Thread worker;
+
+    public Speaker(KubernetesClient client, SpeakerSettings settings, MeterRegistry registry) {
+        this.client = client;
+        this.settings = settings;
+        this.events = new EventRecorder(client, COMPONENT, settings.node());
+        this.metrics = new SpeakerMetrics(registry, settings.node());
+        this.statuses = new ServiceL2Statuses(client, settings.podNamespace(), settings.node());
+        this.announcer = new Announcer(metrics, new Announcer.Options(settings.takeoverBurst(), settings.gratuitousRefresh(),
+                ResponderOptions.DEFAULTS.withReceiveBufferBytes(settings.receiveBufferBytes())));
+    }
+
+    public void start() {
+        String ns = settings.configNamespace();
+        nodes = track(client.nodes().inform(handler()));
+        speakerPods = track(client.pods().inNamespace(settings.podNamespace()).withLabels(settings.speakerPodLabels()).inform(handler()));
+        configMaps = track(client.configMaps().inNamespace(ns).withName(ConfigResources.CONFIG_MAP_NAME).inform(handler()));
+        pools = customResources(ConfigResources.IP_ADDRESS_POOLS);
+        l2Advertisements = customResources(ConfigResources.L2_ADVERTISEMENTS);
+        endpointSlices = track(client.discovery().v1().endpointSlices().inAnyNamespace().inform(handler()));
+        services = track(client.services().inAnyNamespace().inform(handler()));
+        synced = true;
+        log.info("informers synced: {} services, {} nodes, {} speaker pods", services.getStore().list().size(),
+                nodes.getStore().list().size(), speakerPods.getStore().list().size());
+        queue.add(PLAN);
+        worker = Thread.ofPlatform().name("speaker-reconcile").start(this::runQueue);
+    }
+
+    private <T extends HasMetadata> SharedIndexInformer<T> track(SharedIndexInformer<T> informer) {
+        informers.add(informer);
+        return informer;
+    }
+
+    private Optional<SharedIndexInformer<GenericKubernetesResource>> customResources(ResourceDefinitionContext context) {
+        try {
+            return Optional.of(track(client.genericKubernetesResources(context).inNamespace(settings.configNamespace())
+                    .inform(handler())));
+        } catch (KubernetesClientException e) {
+            log.warn("cannot watch {}.{} (is the CRD installed?): {}; continuing without them",
+                    context.getPlural(), context.getGroup(), e.getMessage());
+            return Optional.empty();
+        }
+    }
+
+    private <T> ResourceEventHandler<T> handler() {
+        return new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(T obj) {
+                queue.add(PLAN);
+            }
+
+            @Override
+            public void onUpdate(T oldObj, T newObj) {
+                queue.add(PLAN);
+            }
+
+            @Override
+            public void onDelete(T obj, boolean deletedFinalStateUnknown) {
+                queue.add(PLAN);
+            }
+        };
+    }
+
+    public Readiness readiness() {
+        if (stopping) {
+            return new Readiness(false, "shutting down");
+        }
+        if (!synced) {
+            return new Readiness(false, "informers not synced");
+        }
+        Optional<String> failure = announcer.failure();
+        if (failure.isPresent()) {
+            return new Readiness(false, "cannot answer ARP/NDP: " + failure.get());
+        }
+        return new Readiness(true, "ready: announcing " + plan.announced().size() + " address(es) from node " + settings.node());
+    }
+
+    private void runQueue() {
+        long lastLook = System.nanoTime();
+        while (!Thread.currentThread().isInterrupted()) {
+            try {
+                Optional<String> next = queue.take(RELOOK_MILLIS, TimeUnit.MILLISECONDS);
+                if (next.isPresent() || System.nanoTime() - lastLook > RELOOK_MILLIS * 1_000_000) {
+                    lastLook = System.nanoTime();
+                    reconcileSafely();
+                }
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    private void reconcileSafely() {
+        if (stopping) {
+            return;
+        }
+        try {
+            reconcile();
+        } catch (RuntimeException | IOException e) {
+            log.error("planning announcements failed, will retry", e);
+            Thread.ofVirtual().start(() -> {
+                try {
+                    Thread.sleep(500);
+                    queue.add(PLAN);
+                } catch (InterruptedException ignored) {
+                    // stopping
+                }
+            });
+        }
+    }
+
+    private void reconcile() throws IOException {
+        readConfig();
+        Set<String> withSpeaker = SpeakerMapping.nodesWithReadySpeaker(speakerPods.getStore().list());
+        List<NodeState> nodeStates = nodes.getStore().list().stream().map(n -> SpeakerMapping.nodeState(n, withSpeaker)).toList();
+        Map<String, Set<String>> endpointNodes = SpeakerMapping.nodesWithReadyEndpoints(endpointSlices.getStore().list());
+        List<ServiceState> served = new ArrayList<>();
+        for (Service service : services.getStore().list()) {
+            var view = ServiceMapping.view(service);
+            if (view.isLoadBalancer() && ServiceRequests.served(view, settings.lbClass()) && !view.statusIps().isEmpty()) {
+                served.add(SpeakerMapping.serviceState(service, endpointNodes));
+            }
+        }
+        List<LinkInfo> links = Links.list();
+        NodePlan next = NodePlan.compute(new NodePlan.Inputs(settings.node(), config == null ? Config.EMPTY : config, served,
+                nodeStates, new LeaderChoice.Options(settings.ignoreExcludeLabel()), links, settings.excludedInterfaces()));
+        if (stopping) {
+            return;
+        }
+        announcer.apply(next);
+        plan = next;
+        tellUsers(next);
+    }
+
+    private void readConfig() {
+        ConfigResult result = ConfigParser.parse(ConfigResources.sources(
+                pools.map(i -> i.getStore().list()).orElse(List.of()),
+                l2Advertisements.map(i -> i.getStore().list()).orElse(List.of()),
+                Optional.ofNullable(configMaps.getStore().getByKey(settings.configNamespace() + "/" + ConfigResources.CONFIG_MAP_NAME))));
+        String verdict = result.valid() ? "valid" : result.problems().stream()
+                .filter(p -> p.severity() == ConfigProblem.Severity.ERROR).map(ConfigProblem::toString).toList().toString();
+        if (result.valid()) {
+            config = result.config();
+        }
+        if (!verdict.equals(lastConfigVerdict)) {
+            lastConfigVerdict = verdict;
+            if (result.valid()) {
+                log.info("configuration valid: {} pool(s), {} L2Advertisement(s)", config.pools().size(), config.l2Advertisements().size());
+            } else {
+                // the controller reports each problem on its object; the speaker keeps announcing the last valid one
+                log.error("configuration rejected, {}: {}", config == null ? "announcing nothing yet" : "keeping the last valid one", verdict);
+            }
+        }
+    }
+
+    private void tellUsers(NodePlan next) {
+        Map<ServiceKey, Set<String>> now = next.interfacesByService();
+        for (var entry : now.entrySet()) {
+            if (!entry.getValue().equals(announcedServices.get(entry.getKey()))) {
+                service(entry.getKey()).ifPresent(s -> events.record(s, EventRecorder.Type.Normal, "nodeAssigned",
+                        "announcing from node " + settings.node() + " on " + describeInterfaces(next, entry.getKey())));
+            }
+        }
+        for (ServiceKey gone : announcedServices.keySet()) {
+            if (!now.containsKey(gone)) {
+                log.info("no longer announcing {} from this node", gone);
+                events.forget("Service", gone.namespace(), gone.name());
+            }
+        }
+        for (NodePlan.Problem problem : next.problems()) {
+            service(problem.service()).ifPresent(s -> {
+                events.record(s, EventRecorder.Type.Warning, "NotAnnounced", problem.reason());
+            });
+        }
+        if (!now.equals(announcedServices)) {
+            statuses.publish(now);
+        }
+        announcedServices = now;
+        metrics.plan(next);
+    }
+
+    private static String describeInterfaces(NodePlan plan, ServiceKey service) {
+        return plan.announced().values().stream()
+                .filter(a -> a.services().contains(service))
+                .flatMap(a -> a.links().stream())
+                .distinct()
+                .map(l -> "interface " + l.name() + " (" + l.mac() + ")")
+                .reduce((a, b) -> a + ", " + b).orElse("no interface");
+    }
+
+    private Optional<Service> service(ServiceKey key) {
+        return Optional.ofNullable(services.getStore().getByKey(key.namespace() + "/" + key.name()));
+    }
+
+    /**
+     * Graceful stop (SIGTERM): stop answering at once, then say so in the API by marking this speaker's Pod not
+     * ready, so that every other speaker moves this node's addresses without waiting for the kubelet.
+     */
+    public void shutdown() {
+        stopping = true;
+        announcer.withdrawAll();
+        log.info("stopped answering for {} address(es); handing over", plan.announced().size());
+        markPodNotReady();
+        statuses.withdraw(1_000);
+    }
+
+    private void markPodNotReady() {
+        if (settings.podName().isEmpty()) {
+            return;
+        }
+        String name = settings.podName().get();
+        try {
+            Pod pod = client.pods().inNamespace(settings.podNamespace()).withName(name).get();
+            if (pod == null || pod.getStatus() == null) {
+                return;
+            }
+            List<PodCondition> conditions = new ArrayList<>(Objects.requireNonNullElse(pod.getStatus().getConditions(), List.of()));
+            conditions.removeIf(c -> "Ready".equals(c.getType()));
+            conditions.add(new PodConditionBuilder().withType("Ready").withStatus("False").withReason("SpeakerStopping")
+                    .withMessage("the speaker is shutting down and has stopped announcing")
+                    .withLastTransitionTime(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString()).build());
+            pod.getStatus().setConditions(conditions);
+            client.pods().inNamespace(settings.podNamespace()).resource(pod).updateStatus();
+            log.info("marked pod {}/{} not ready", settings.podNamespace(), name);
+        } catch (KubernetesClientException e) {
+            log.warn("could not mark pod {}/{} not ready (the kubelet will): {}", settings.podNamespace(), name, e.getMessage());
+        }
+    }
+
+    @Override
+    public void close() {
+        stopping = true;
+        Thread w = worker;
+        if (w != null) {
+            w.interrupt();
+        }
+        informers.forEach(SharedIndexInformer::close);
+        announcer.close();
+        statuses.close();
+        events.close();
+    }
+}

@@ -1,0 +1,89 @@
+package io.lbk8s.speaker;
+
+import io.lbk8s.address.IpAddress;
+import io.lbk8s.ipam.ServiceKey;
+import io.lbk8s.net.L2Listener;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The speaker's Prometheus metrics, after MetalLB's layer-2 ones: lbk8s_layer2_requests_received_total{ip,interface},
+ * lbk8s_layer2_responses_sent_total, lbk8s_layer2_gratuitous_sent_total, lbk8s_speaker_announced{ip,service,node}
+ * and lbk8s_speaker_announced_addresses.
+ */
+final class SpeakerMetrics implements L2Listener {
+    private enum Kind {
+        REQUESTS("lbk8s.layer2.requests.received", "ARP requests and neighbor solicitations received for an announced address"),
+        RESPONSES("lbk8s.layer2.responses.sent", "ARP replies and neighbor advertisements sent"),
+        GRATUITOUS("lbk8s.layer2.gratuitous.sent", "Gratuitous ARP and unsolicited neighbor advertisements sent");
+
+        final String name;
+        final String help;
+
+        Kind(String name, String help) {
+            this.name = name;
+            this.help = help;
+        }
+    }
+
+    private record Key(String iface, IpAddress ip) {}
+
+    private final MeterRegistry registry;
+    private final String node;
+    private final Map<Kind, Map<Key, Counter>> counters = new ConcurrentHashMap<>();
+    private final MultiGauge announced;
+    private final AtomicInteger announcedAddresses = new AtomicInteger();
+
+    SpeakerMetrics(MeterRegistry registry, String node) {
+        this.registry = registry;
+        this.node = node;
+        for (Kind kind : Kind.values()) {
+            counters.put(kind, new ConcurrentHashMap<>());
+        }
+        announced = MultiGauge.builder("lbk8s.speaker.announced")
+                .description("1 for each address and Service this node announces").register(registry);
+        Gauge.builder("lbk8s.speaker.announced.addresses", announcedAddresses, AtomicInteger::get)
+                .description("Addresses this node answers for").register(registry);
+    }
+
+    @Override
+    public void requestReceived(String iface, IpAddress ip) {
+        count(Kind.REQUESTS, iface, ip);
+    }
+
+    @Override
+    public void responseSent(String iface, IpAddress ip) {
+        count(Kind.RESPONSES, iface, ip);
+    }
+
+    @Override
+    public void gratuitousSent(String iface, IpAddress ip) {
+        count(Kind.GRATUITOUS, iface, ip);
+    }
+
+    private void count(Kind kind, String iface, IpAddress ip) {
+        counters.get(kind).computeIfAbsent(new Key(iface, ip), k -> Counter.builder(kind.name)
+                .description(kind.help)
+                .tags("interface", k.iface(), "ip", k.ip().toString())
+                .register(registry)).increment();
+    }
+
+    void plan(NodePlan plan) {
+        List<MultiGauge.Row<?>> rows = new ArrayList<>();
+        for (NodePlan.Announced a : plan.announced().values()) {
+            for (ServiceKey service : a.services()) {
+                rows.add(MultiGauge.Row.of(Tags.of("ip", a.ip().toString(), "service", service.toString(), "node", node), 1));
+            }
+        }
+        announced.register(rows, true);
+        announcedAddresses.set(plan.announced().size());
+    }
+}

@@ -1,0 +1,42 @@
+package io.lbk8s.speaker;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * How a speaker runs.
+ *
+ * @param node               this node's name (from $NODE_NAME, the downward API)
+ * @param configNamespace    where IPAddressPools, L2Advertisements and the lbk8s-config ConfigMap live
+ * @param podNamespace       where the speaker Pods run (their readiness says which nodes may announce)
+ * @param podName            this speaker's own Pod, marked not ready on shutdown so the next node takes over at once
+ * @param speakerPodLabels   labels that pick the speaker Pods
+ * @param takeoverBurst      when to send gratuitous ARP / unsolicited NA after taking an address (from the takeover)
+ * @param gratuitousRefresh  how often to repeat them while announcing; zero turns the refresh off
+ */
+public record SpeakerSettings(
+        String node,
+        String configNamespace,
+        String podNamespace,
+        Optional<String> podName,
+        Map<String, String> speakerPodLabels,
+        Optional<String> lbClass,
+        boolean ignoreExcludeLabel,
+        List<Pattern> excludedInterfaces,
+        List<Duration> takeoverBurst,
+        Duration gratuitousRefresh,
+        int receiveBufferBytes) {
+
+    public static final Map<String, String> DEFAULT_SPEAKER_LABELS =
+            Map.of("app.kubernetes.io/name", "lbk8s", "app.kubernetes.io/component", "speaker");
+    public static final List<Duration> DEFAULT_BURST = List.of(Duration.ZERO, Duration.ofMillis(200), Duration.ofSeconds(1));
+
+    public SpeakerSettings {
+        speakerPodLabels = Map.copyOf(speakerPodLabels);
+        excludedInterfaces = List.copyOf(excludedInterfaces);
+        takeoverBurst = List.copyOf(takeoverBurst);
+    }
+}

@@ -1,0 +1,96 @@
+package io.lbk8s.speaker;
+
+import static io.lbk8s.speaker.LeaderChoiceTest.POOL;
+import static io.lbk8s.speaker.LeaderChoiceTest.config;
+import static io.lbk8s.speaker.LeaderChoiceTest.ip;
+import static io.lbk8s.speaker.LeaderChoiceTest.l2;
+import static io.lbk8s.speaker.LeaderChoiceTest.node;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lbk8s.config.Config;
+import io.lbk8s.ipam.ServiceKey;
+import io.lbk8s.net.LinkInfo;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class NodePlanTest {
+
+    static final List<LinkInfo> LINKS = List.of(InterfaceChoiceTest.link("eth0 10.0.0.5/24 fd00::5/64"));
+    static final List<NodeState> THREE = LeaderChoiceTest.THREE;
+
+    static ServiceState service(String name, String... ips) {
+        return new ServiceState(new ServiceKey("default", name), java.util.Arrays.stream(ips).map(LeaderChoiceTest::ip).toList(),
+                false, Set.of());
+    }
+
+    static NodePlan plan(String me, Config config, List<ServiceState> services, List<NodeState> nodes, List<LinkInfo> links) {
+        return NodePlan.compute(new NodePlan.Inputs(me, config, services, nodes, LeaderChoice.Options.DEFAULT, links,
+                InterfaceChoice.DEFAULT_EXCLUDED));
+    }
+
+    @Test
+    void eachAddressIsAnnouncedByExactlyOneNode() {
+        Config config = config(POOL, LeaderChoiceTest.EVERYWHERE);
+        List<ServiceState> services = List.of(service("a", "10.0.0.1"), service("b", "10.0.0.2"), service("c", "10.0.0.3"),
+                service("d", "10.0.0.4", "fd00::4"));
+        Map<String, NodePlan> plans = new java.util.TreeMap<>();
+        for (NodeState n : THREE) {
+            plans.put(n.name(), plan(n.name(), config, services, THREE, LINKS));
+        }
+        assertThat(plans.get("node-3").announced().keySet()).contains(ip("10.0.0.1"), ip("10.0.0.2"));
+        assertThat(plans.get("node-2").announced().keySet()).contains(ip("10.0.0.3"));
+        int total = plans.values().stream().mapToInt(p -> p.announced().size()).sum();
+        assertThat(total).isEqualTo(5);
+        for (var p : plans.values()) {
+            assertThat(p.problems()).isEmpty();
+        }
+        NodePlan.Announced a = plans.get("node-3").announced().get(ip("10.0.0.1"));
+        assertThat(a.services()).containsExactly(new ServiceKey("default", "a"));
+        assertThat(a.links()).extracting(LinkInfo::name).containsExactly("eth0");
+    }
+
+    @Test
+    void sharedAddressListsBothServicesOnOneNode() {
+        Config config = config(POOL, LeaderChoiceTest.EVERYWHERE);
+        NodePlan p = plan("node-3", config, List.of(service("a", "10.0.0.1"), service("b", "10.0.0.1")), THREE, LINKS);
+        assertThat(p.announced().get(ip("10.0.0.1")).services())
+                .containsExactlyInAnyOrder(new ServiceKey("default", "a"), new ServiceKey("default", "b"));
+        assertThat(p.interfacesByService()).isEqualTo(Map.of(
+                new ServiceKey("default", "a"), Set.of("eth0"), new ServiceKey("default", "b"), Set.of("eth0")));
+    }
+
+    @Test
+    void unannouncedAddressIsReportedByOneNodeOnly() {
+        Config config = config(POOL, l2("other", "{ipAddressPools: [nope]}"));
+        List<ServiceState> services = List.of(service("a", "10.0.0.1"));
+        long reporters = THREE.stream().filter(n -> !plan(n.name(), config, services, THREE, LINKS).problems().isEmpty()).count();
+        assertThat(reporters).isEqualTo(1);
+        NodePlan reporter = plan("node-3", config, services, THREE, LINKS); // node-3 is first in 10.0.0.1's hash order
+        assertThat(reporter.problems()).singleElement().satisfies(problem -> {
+            assertThat(problem.service()).isEqualTo(new ServiceKey("default", "a"));
+            assertThat(problem.reason()).startsWith("no L2Advertisement selects pool \"lan\"");
+        });
+        assertThat(reporter.announced()).isEmpty();
+    }
+
+    @Test
+    void leaderWithoutAMatchingInterfaceSaysSo() {
+        Config config = config(POOL, LeaderChoiceTest.EVERYWHERE);
+        NodePlan p = plan("node-3", config, List.of(service("a", "10.0.0.1")), THREE,
+                List.of(InterfaceChoiceTest.link("eth0 192.168.1.5/24")));
+        assertThat(p.announced()).isEmpty();
+        assertThat(p.problems()).singleElement().extracting(NodePlan.Problem::reason)
+                .isEqualTo("node node-3 leads 10.0.0.1 but no usable interface has a subnet containing it (it has: eth0 192.168.1.5/24)");
+    }
+
+    @Test
+    void nodeNotReadyAnnouncesNothingAndTheNextTakesOver() {
+        Config config = config(POOL, LeaderChoiceTest.EVERYWHERE);
+        List<NodeState> node3Down = List.of(node("node-1"), node("node-2"), LeaderChoiceTest.notReady("node-3"));
+        List<ServiceState> services = List.of(service("a", "10.0.0.1"));
+        assertThat(plan("node-3", config, services, node3Down, LINKS).announced()).isEmpty();
+        assertThat(plan("node-2", config, services, node3Down, LINKS).announced()).containsOnlyKeys(ip("10.0.0.1"));
+    }
+}
