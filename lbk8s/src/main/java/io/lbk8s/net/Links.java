@@ -1,9 +1,9 @@
 package io.lbk8s.net;
 
-import static ADDRESS;
+import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static JAVA_INT;
-import static JAVA_SHORT;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import io.lbk8s.address.IpAddress;
 import java.io.IOException;
