@@ -54,6 +54,28 @@ final class TestNetwork implements AutoCloseable {
         must("ip", "-n", a, "link", "set", "d0", "master", "br0");
         must("ip", "-n", a, "link", "set", "a0", "up");
         must("ip", "-n", b, "link", "set", "b0", "up");
+        awaitNoTentativeAddress(a, "a0");
+        awaitNoTentativeAddress(b, "b0");
+    }
+
+    /**
+     * Waits (at most 5 s) until duplicate address detection of the link-local addresses is over. One run of the
+     * unsolicited-NA test, the first test after setup, failed when it started right after link up; tests now
+     * start on a settled link.
+     */
+    private void awaitNoTentativeAddress(String ns, String device) {
+        for (int i = 0; i < 50; i++) {
+            if (run(List.of("ip", "-n", ns, "-6", "addr", "show", "dev", device, "tentative")).output().isBlank()) {
+                return;
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        throw new IllegalStateException("IPv6 addresses on " + device + " in " + ns + " still tentative after 5 s");
     }
 
     /** Runs a command inside a namespace, bounded to 20 s. */
