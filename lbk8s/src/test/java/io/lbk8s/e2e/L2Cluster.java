@@ -1,0 +1,332 @@
+package io.lbk8s.e2e;
+
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.NodeCondition;
+import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.lbk8s.kube.ServiceL2Statuses;
+import io.lbk8s.testkit.net.NamespacedProcess;
+import io.lbk8s.testkit.net.TestNetwork;
+import io.lbk8s.testkit.net.TestNode;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+/**
+ * lbk8s as it runs in a cluster, on a real layer-2 network of namespaces: the test API server as a process on the
+ * host leg, the controller as a process, and a speaker process in each node namespace, each started through
+ * {@code bin/lbk8s} from the built jar. The Nodes and speaker Pods a kubelet would keep up to date are written by
+ * this harness: Nodes Ready, and each speaker Pod Ready once its {@code /readyz} answers 200 (its readiness probe).
+ */
+final class L2Cluster implements AutoCloseable {
+    static final String NAMESPACE = "lbk8s-system";
+    static final int METRICS_PORT = 7472;
+    static final Path REPO = locateRepo();
+    static final Map<String, String> SPEAKER_LABELS =
+            Map.of("app.kubernetes.io/name", "lbk8s", "app.kubernetes.io/component", "speaker");
+
+    final TestNetwork network;
+    final Path logs;
+    final Path kubeconfig;
+    final KubernetesClient client;
+    private final Process apiServer;
+    private final Process controller;
+    private final Map<String, NamespacedProcess> speakers = new LinkedHashMap<>();
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
+
+    private L2Cluster(TestNetwork network, Path logs) throws IOException, InterruptedException {
+        this.network = network;
+        this.logs = logs;
+        this.kubeconfig = logs.resolve("kubeconfig");
+        apiServer = new ProcessBuilder(REPO.resolve("testkit/bin/test-api-server").toString(),
+                "--address", network.hostAddress().getHostAddress(), "--port", "0",
+                "--kubeconfig", kubeconfig.toString(), "--crds", REPO.resolve("deploy/crds").toString())
+                .redirectError(logs.resolve("api-server.log").toFile())
+                .start();
+        awaitReady(apiServer);
+        client = new KubernetesClientBuilder()
+                .withConfig(Config.fromKubeconfig(null, Files.readString(kubeconfig), kubeconfig.toString()))
+                .build();
+        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build()).create();
+        for (TestNode node : network.nodes()) {
+            createNode(node);
+            createSpeakerPod(node);
+        }
+        controller = new ProcessBuilder(REPO.resolve("bin/lbk8s").toString(), "controller", "--kubeconfig", kubeconfig.toString(),
+                "-n", NAMESPACE, "--metrics-address", "127.0.0.1", "--metrics-port", "0")
+                .redirectErrorStream(true)
+                .redirectOutput(logs.resolve("controller.log").toFile())
+                .start();
+        for (TestNode node : network.nodes()) {
+            startSpeaker(node);
+        }
+        for (TestNode node : network.nodes()) {
+            awaitSpeakerReadyAndMarkPod(node);
+        }
+    }
+
+    static L2Cluster start(String name) throws IOException, InterruptedException {
+        Path logs = REPO.resolve("lbk8s/target/e2e-logs").resolve(name + "-" + System.currentTimeMillis());
+        Files.createDirectories(logs);
+        TestNetwork network = TestNetwork.create(3, logs);
+        try {
+            return new L2Cluster(network, logs);
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            network.close();
+            throw e;
+        }
+    }
+
+    private static Path locateRepo() {
+        Path dir = Path.of("").toAbsolutePath();
+        while (dir != null && !Files.exists(dir.resolve("bin/lbk8s"))) {
+            dir = dir.getParent();
+        }
+        if (dir == null) {
+            throw new IllegalStateException("cannot find the repository root (with bin/lbk8s) above " + Path.of("").toAbsolutePath());
+        }
+        return dir;
+    }
+
+    private static void awaitReady(Process apiServer) throws IOException {
+        var out = new BufferedReader(new InputStreamReader(apiServer.getInputStream(), StandardCharsets.UTF_8));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        String line;
+        while ((line = out.readLine()) != null) {
+            if (line.startsWith("READY ")) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                break;
+            }
+        }
+        throw new IllegalStateException("the test API server did not print READY (exit " + (apiServer.isAlive() ? "none" : apiServer.exitValue()) + ")");
+    }
+
+    // ---- the kubelet's part ----
+
+    private void createNode(TestNode node) {
+        client.nodes().resource(new NodeBuilder().withNewMetadata().withName(node.name())
+                .withLabels(Map.of("kubernetes.io/hostname", node.name(), "kubernetes.io/os", "linux")).endMetadata()
+                .build()).create();
+        setNodeReady(node, true);
+    }
+
+    void setNodeReady(TestNode node, boolean ready) {
+        Node current = client.nodes().withName(node.name()).get();
+        List<NodeCondition> conditions = new ArrayList<>();
+        conditions.add(new NodeConditionBuilder().withType("Ready").withStatus(ready ? "True" : "Unknown")
+                .withReason(ready ? "KubeletReady" : "NodeStatusUnknown")
+                .withLastTransitionTime(now()).build());
+        current.setStatus(current.getStatus() == null ? new io.fabric8.kubernetes.api.model.NodeStatus() : current.getStatus());
+        current.getStatus().setConditions(conditions);
+        current.getStatus().setAddresses(List.of(new io.fabric8.kubernetes.api.model.NodeAddress(node.ipv4().getHostAddress(), "InternalIP")));
+        client.nodes().resource(current).updateStatus();
+    }
+
+    void label(TestNode node, String key, String value) {
+        client.nodes().withName(node.name()).edit(n -> {
+            if (value == null) {
+                n.getMetadata().getLabels().remove(key);
+            } else {
+                n.getMetadata().getLabels().put(key, value);
+            }
+            return n;
+        });
+    }
+
+    static String podName(TestNode node) {
+        return "speaker-" + node.name();
+    }
+
+    private void createSpeakerPod(TestNode node) {
+        client.pods().inNamespace(NAMESPACE).resource(new PodBuilder().withNewMetadata().withName(podName(node))
+                .withNamespace(NAMESPACE).withLabels(SPEAKER_LABELS).endMetadata()
+                .withNewSpec().withNodeName(node.name()).withHostNetwork(true).addNewContainer().withName("speaker")
+                .withImage("lbk8s:test").endContainer().endSpec().build()).create();
+        setSpeakerPodReady(node, false);
+    }
+
+    void setSpeakerPodReady(TestNode node, boolean ready) {
+        Pod pod = client.pods().inNamespace(NAMESPACE).withName(podName(node)).get();
+        pod.setStatus(new io.fabric8.kubernetes.api.model.PodStatusBuilder().withPhase("Running")
+                .withConditions(new PodConditionBuilder().withType("Ready").withStatus(ready ? "True" : "False")
+                        .withLastTransitionTime(now()).build()).build());
+        client.pods().inNamespace(NAMESPACE).resource(pod).updateStatus();
+    }
+
+    boolean speakerPodReady(TestNode node) {
+        Pod pod = client.pods().inNamespace(NAMESPACE).withName(podName(node)).get();
+        return io.lbk8s.kube.SpeakerMapping.isReady(pod);
+    }
+
+    void startSpeaker(TestNode node) {
+        NamespacedProcess speaker = network.start(node.namespace(), List.of(REPO.resolve("bin/lbk8s").toString(), "speaker",
+                "--node", node.name(), "--pod-name", podName(node), "-n", NAMESPACE, "--kubeconfig", kubeconfig.toString(),
+                "--metrics-address", node.ipv4().getHostAddress(), "--metrics-port", String.valueOf(METRICS_PORT)),
+                logs.resolve("speaker-" + node.name() + ".log"));
+        speakers.put(node.name(), speaker);
+    }
+
+    /** What the kubelet's readiness probe does: the Pod turns Ready once /readyz answers 200. */
+    void awaitSpeakerReadyAndMarkPod(TestNode node) {
+        await("speaker on " + node.name() + " ready").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+                .until(() -> {
+                    if (!speakers.get(node.name()).isAlive()) {
+                        throw new IllegalStateException("speaker on " + node.name() + " exited:\n" + speakers.get(node.name()).log());
+                    }
+                    return readyz(node).map(r -> r.startsWith("200")).orElse(false);
+                });
+        setSpeakerPodReady(node, true);
+    }
+
+    Optional<String> readyz(TestNode node) {
+        return httpGet(URI.create("http://" + node.ipv4().getHostAddress() + ":" + METRICS_PORT + "/readyz"));
+    }
+
+    Optional<String> metrics(TestNode node) {
+        return httpGet(URI.create("http://" + node.ipv4().getHostAddress() + ":" + METRICS_PORT + "/metrics"));
+    }
+
+    private Optional<String> httpGet(URI uri) {
+        try {
+            HttpResponse<String> response = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(2)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            return Optional.of(response.statusCode() + " " + response.body());
+        } catch (IOException e) {
+            return Optional.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        }
+    }
+
+    NamespacedProcess speaker(TestNode node) {
+        return speakers.get(node.name());
+    }
+
+    /** Restarts a stopped speaker and brings its Pod back to Ready, as a DaemonSet would. */
+    void restartSpeaker(TestNode node) {
+        NamespacedProcess old = speakers.get(node.name());
+        if (old.isAlive()) {
+            old.stop(Duration.ofSeconds(5));
+        }
+        setSpeakerPodReady(node, false);
+        startSpeaker(node);
+        awaitSpeakerReadyAndMarkPod(node);
+    }
+
+    // ---- what a user looks at ----
+
+    TestNode nodeNamed(String name) {
+        return network.nodes().stream().filter(n -> n.name().equals(name)).findFirst().orElseThrow();
+    }
+
+    TestNode nodeWithMac(String mac) {
+        return network.nodes().stream().filter(n -> n.mac().equalsIgnoreCase(mac)).findFirst()
+                .orElseThrow(() -> new AssertionError("no node has MAC " + mac));
+    }
+
+    Service service(String namespace, String name) {
+        return client.services().inNamespace(namespace).withName(name).get();
+    }
+
+    List<String> ingressIps(String namespace, String name) {
+        Service s = service(namespace, name);
+        if (s == null || s.getStatus() == null || s.getStatus().getLoadBalancer() == null
+                || s.getStatus().getLoadBalancer().getIngress() == null) {
+            return List.of();
+        }
+        return s.getStatus().getLoadBalancer().getIngress().stream().map(i -> i.getIp()).toList();
+    }
+
+    List<String> awaitIngressIps(String namespace, String name, int count) {
+        await(namespace + "/" + name + " gets " + count + " address(es)").atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(50)).until(() -> ingressIps(namespace, name).size() == count);
+        return ingressIps(namespace, name);
+    }
+
+    List<Event> events(String namespace, String name) {
+        return client.v1().events().inNamespace(namespace).list().getItems().stream()
+                .filter(e -> e.getInvolvedObject() != null && name.equals(e.getInvolvedObject().getName()))
+                .toList();
+    }
+
+    /** The ServiceL2Status objects of a Service: `kubectl get servicel2statuses -n lbk8s-system`. */
+    List<GenericKubernetesResource> l2Statuses(String namespace, String name) {
+        return client.genericKubernetesResources(ServiceL2Statuses.CONTEXT).inNamespace(NAMESPACE)
+                .withLabel(ServiceL2Statuses.SERVICE_NAME_LABEL, name)
+                .withLabel(ServiceL2Statuses.SERVICE_NAMESPACE_LABEL, namespace).list().getItems();
+    }
+
+    static InetAddress address(String ip) {
+        try {
+            return InetAddress.getByName(ip);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static String now() {
+        return Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+    }
+
+    static final Pattern ANY = Pattern.compile(".");
+
+    @Override
+    public void close() {
+        for (NamespacedProcess speaker : speakers.values()) {
+            speaker.stop(Duration.ofSeconds(3));
+        }
+        stop(controller);
+        client.close();
+        stop(apiServer);
+        network.close();
+    }
+
+    private static void stop(Process process) {
+        if (process == null) {
+            return;
+        }
+        process.destroy();
+        try {
+            if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+    }
+}
