@@ -3,6 +3,7 @@ package io.lbk8s.testkit.net;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.ProcessBuilder.Redirect;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,6 +11,7 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
@@ -23,8 +25,8 @@ import java.util.stream.Stream;
 
 /**
  * A layer-2 test LAN made of Linux network namespaces: N nodes and a client on one bridge with MLD
- * snooping, plus a host leg so processes on the host are reachable from the nodes. See
- * {@code testkit/README-testnet.md} for the topology. Needs root; check {@link #missingPrerequisites()}.
+ * snooping, plus a host leg so processes on the host are reachable from the nodes. The topology is described in
+ * {@link io.lbk8s.testkit.net the package documentation}. Needs root; check {@link #missingPrerequisites()}.
  *
  * <pre>{@code
  * try (TestNetwork net = TestNetwork.create(3)) {
@@ -104,7 +106,12 @@ public final class TestNetwork implements AutoCloseable {
     TestNetwork network;
     // Locked until the host leg exists: its route is what keeps the next network off this subnet.
     try (AutoCloseable ignored = Owners.lock()) {
-      removeStaleLocked();
+      try {
+        removeStaleLocked();
+      } catch (IOException e) {
+        // Leftovers of others should not stop this network; they are reported so someone removes them.
+        System.err.println("lbk8s test network: could not remove stale networks: " + e.getMessage());
+      }
       Names names = new Names(freeId());
       Addressing addressing = new Addressing(freeOctet());
       Owners.write(names.id(), Owners.Owner.current(addressing.octet()));
@@ -393,7 +400,7 @@ public final class TestNetwork implements AutoCloseable {
     List<HostRoutes.Prefix> inUse = HostRoutes.inUse(
         Shell.check(Shell.SETUP_TIMEOUT, List.of(Tool.IP.path(), "-4", "route", "show", "table", "all")),
         Shell.check(Shell.SETUP_TIMEOUT, List.of(Tool.IP.path(), "-4", "-o", "address", "show")));
-    Set<Integer> ofOtherNetworks = new java.util.HashSet<>();
+    Set<Integer> ofOtherNetworks = new HashSet<>();
     Owners.ids().forEach(id -> Owners.read(id).ifPresent(owner -> ofOtherNetworks.add(owner.octet())));
     int start = 1 + RANDOM.nextInt(254); // random, so two hosts' leftovers rarely agree
     for (int i = 0; i < 254; i++) {
@@ -410,7 +417,7 @@ public final class TestNetwork implements AutoCloseable {
     for (TestNode node : nodes) {
       Path script = Backend.writeScript(logDirectory, node);
       for (InetAddress address : List.of(node.ipv4(), node.ipv6())) {
-        String family = address instanceof java.net.Inet6Address ? "ipv6" : "ipv4";
+        String family = address instanceof Inet6Address ? "ipv6" : "ipv4";
         listeners.add(start(node.namespace(), Backend.command(address, script),
             logDirectory.resolve("backend-" + node.name() + "-" + family + ".log")));
       }
@@ -469,6 +476,11 @@ public final class TestNetwork implements AutoCloseable {
       if (!port.equals(Names.CLIENT_PORT) && !port.equals(Names.BRIDGE) && !port.equals("lo")) {
         counts.add(Long.parseLong(m.group(2)));
       }
+    }
+    // Every node port and the host port; fewer means the output format changed and the check would be vacuous.
+    if (counts.size() != nodes.size() + 1) {
+      throw new IOException("expected tx counters of " + (nodes.size() + 1) + " bridge ports, found " + counts.size()
+          + " in: " + json);
     }
     return counts;
   }

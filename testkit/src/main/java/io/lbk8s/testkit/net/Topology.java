@@ -1,6 +1,7 @@
 package io.lbk8s.testkit.net;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -104,7 +105,7 @@ record Topology(Names names, Addressing addressing, int nodeCount) {
     ip(names.bridgeNamespace(), commands);
   }
 
-  private void configureEnd(String namespace, java.net.InetAddress ipv4, java.net.InetAddress ipv6)
+  private void configureEnd(String namespace, InetAddress ipv4, InetAddress ipv6)
       throws IOException {
     ip(namespace, List.of(
         "link set lo up",

@@ -11,6 +11,10 @@ final class NetworkTests {
   private NetworkTests() {
   }
 
+  static boolean networkCanBeBuilt() {
+    return TestNetwork.missingPrerequisites().isEmpty();
+  }
+
   /** Skips where a network cannot be built, but fails on CI, where a skip would hide the gap. */
   static void assumeNetworkCanBeBuilt() {
     Optional<String> missing = TestNetwork.missingPrerequisites();

@@ -11,7 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Creation, teardown and stale-network removal, checked with ip(8) as an operator would. */
@@ -19,8 +19,8 @@ class TestNetworkLifecycleTest {
 
   private static final Duration TIMEOUT = Duration.ofSeconds(2);
 
-  @BeforeAll
-  static void prerequisites() {
+  @BeforeEach
+  void prerequisites() {
     NetworkTests.assumeNetworkCanBeBuilt();
   }
 
