@@ -114,10 +114,11 @@ public final class TestNetwork implements AutoCloseable {
       }
       Names names = new Names(freeId());
       Addressing addressing = new Addressing(freeOctet());
-      Owners.write(names.id(), Owners.Owner.current(addressing.octet()));
       boolean ownsLogs = logDirectory == null;
       Path logs = ownsLogs ? Files.createTempDirectory("lbk8s-testnet-" + names.id() + "-")
           : Files.createDirectories(logDirectory);
+      // Before anything of the id exists, so that nothing can exist without a recorded owner.
+      Owners.write(names.id(), Owners.Owner.current(addressing.octet()));
       network = new TestNetwork(names, addressing, nodeCount, logs, ownsLogs);
       try {
         new Topology(names, addressing, nodeCount).build();

@@ -86,7 +86,10 @@ record Topology(Names names, Addressing addressing, int nodeCount) {
         + Names.HOST_PORT + " netns " + names.bridgeNamespace() + " address " + addressing.hostPortMac()));
     // Written directly: this JVM is in the host namespace. Done while the link is down, so no
     // link-local address or MLD report ever appears.
-    Files.writeString(Path.of("/proc/sys/net/ipv6/conf", leg, "disable_ipv6"), "1");
+    Path disableIpv6 = Path.of("/proc/sys/net/ipv6/conf", leg, "disable_ipv6");
+    if (Files.exists(disableIpv6)) { // absent when the host runs without IPv6 at all
+      Files.writeString(disableIpv6, "1");
+    }
     ip(null, List.of(
         "address add " + Addressing.text(addressing.hostIpv4()) + "/24 dev " + leg,
         "link set " + leg + " up"));

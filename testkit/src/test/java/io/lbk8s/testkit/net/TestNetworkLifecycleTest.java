@@ -49,6 +49,28 @@ class TestNetworkLifecycleTest {
     network.close(); // idempotent
   }
 
+  /** create() promises a bridge that already filters, so a test cannot pass on flooding by luck. */
+  @Test
+  void snoopingFiltersAsSoonAsCreateReturns() throws IOException {
+    NetworkTests.assumeTool("tcpdump", "tcpdump");
+    try (TestNetwork network = TestNetwork.create(1)) {
+      NamespacedProcess capture = network.start(network.node(1).namespace(),
+          List.of("tcpdump", "-p", "-n", "-l", "-i", "eth0", "icmp6 and ip6[40] == 135"),
+          network.logDirectory().resolve("capture.log"));
+      capture.awaitLogLine("listening on", TIMEOUT);
+      assertThat(network.client().ndisc6(network.ipv6PoolAddress(0), Duration.ofMillis(300))).isEmpty();
+      // A solicitation for the node's own address does arrive: its kernel joined that group.
+      assertThat(network.client().ndisc6(network.node(1).ipv6(), TIMEOUT)).contains(network.node(1).mac());
+      long deadline = System.nanoTime() + TIMEOUT.toNanos();
+      while (!capture.log().contains("who has " + Addressing.text(network.node(1).ipv6()))
+          && System.nanoTime() < deadline) {
+        Leftovers.sleep(Duration.ofMillis(20));
+      }
+      assertThat(capture.log()).contains("who has " + Addressing.text(network.node(1).ipv6()))
+          .doesNotContain("who has " + Addressing.text(network.ipv6PoolAddress(0)));
+    }
+  }
+
   @Test
   void twoNetworksCoexistOnDifferentSubnets() throws IOException {
     try (TestNetwork first = TestNetwork.create(1); TestNetwork second = TestNetwork.create(1)) {
