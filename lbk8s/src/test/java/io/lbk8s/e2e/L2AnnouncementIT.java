@@ -1,0 +1,218 @@
+package io.lbk8s.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
+import io.lbk8s.kube.ConfigResources;
+import io.lbk8s.testkit.net.TestNetwork;
+import io.lbk8s.testkit.net.TestNode;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a user on the LAN sees: for each LoadBalancer Service, one node answers ARP/NDP for its address, and
+ * traffic to it reaches that node. Every check is made from the client namespace with arping, ndisc6 and curl.
+ */
+class L2AnnouncementIT {
+    static final Duration SOON = Duration.ofSeconds(15);
+    static L2Cluster cluster;
+    static TestNetwork network;
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        E2ePrerequisites.check();
+        cluster = L2Cluster.start("announce");
+        network = cluster.network;
+        String v4 = network.ipv4PoolAddress(0).getHostAddress() + "-" + network.ipv4PoolAddress(19).getHostAddress();
+        String v6 = network.ipv6PoolAddress(0).getHostAddress() + "-" + network.ipv6PoolAddress(19).getHostAddress();
+        apply(ConfigResources.IP_ADDRESS_POOLS, "main", "{addresses: ['" + v4 + "', '" + v6 + "']}");
+        apply(ConfigResources.L2_ADVERTISEMENTS, "main", "{ipAddressPools: [main]}");
+        apply(ConfigResources.IP_ADDRESS_POOLS, "edge", "{autoAssign: false, addresses: ['"
+                + network.ipv4PoolAddress(20).getHostAddress() + "-" + network.ipv4PoolAddress(24).getHostAddress() + "']}");
+        apply(ConfigResources.L2_ADVERTISEMENTS, "edge",
+                "{ipAddressPools: [edge], nodeSelectors: [{matchLabels: {kubernetes.io/hostname: node-1}}]}");
+        apply(ConfigResources.IP_ADDRESS_POOLS, "dark", "{autoAssign: false, addresses: ['"
+                + network.ipv4PoolAddress(30).getHostAddress() + "-" + network.ipv4PoolAddress(34).getHostAddress() + "']}");
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    static void apply(io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext context, String name, String specYaml) {
+        String yaml = "apiVersion: metallb.io/v1beta1\nkind: " + context.getKind() + "\nmetadata: {name: " + name
+                + ", namespace: " + L2Cluster.NAMESPACE + "}\nspec: " + specYaml + "\n";
+        GenericKubernetesResource resource = cluster.client.getKubernetesSerialization().unmarshal(yaml, GenericKubernetesResource.class);
+        cluster.client.genericKubernetesResources(context).inNamespace(L2Cluster.NAMESPACE).resource(resource).create();
+    }
+
+    static ServiceBuilder loadBalancer(String name, int port) {
+        return new ServiceBuilder().withNewMetadata().withName(name).withNamespace("default").endMetadata()
+                .withNewSpec().withType("LoadBalancer").withSelector(Map.of("app", name))
+                .addNewPort().withName("http").withPort(port).withProtocol("TCP").endPort().endSpec();
+    }
+
+    static void create(ServiceBuilder service) {
+        cluster.client.services().resource(service.build()).create();
+    }
+
+    /** The node named by the Service's ServiceL2Status, once exactly one exists. */
+    static TestNode announcingNode(String service) {
+        await(service + " has one ServiceL2Status").atMost(SOON).pollInterval(Duration.ofMillis(100))
+                .until(() -> cluster.l2Statuses("default", service).size() == 1
+                        && cluster.l2Statuses("default", service).getFirst().getAdditionalProperties().get("status") != null);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> status = (Map<String, Object>) cluster.l2Statuses("default", service).getFirst()
+                .getAdditionalProperties().get("status");
+        return cluster.nodeNamed((String) status.get("node"));
+    }
+
+    static void awaitArpAnswer(InetAddress ip, TestNode expected) {
+        await("ARP for " + ip.getHostAddress() + " answered by " + expected.name()).atMost(SOON)
+                .until(() -> network.client().arping(ip, Duration.ofSeconds(1)), mac -> mac.equals(Optional.of(expected.mac())));
+    }
+
+    static void awaitCurl(String url, TestNode expected) {
+        await("curl " + url + " answered by " + expected.name()).atMost(SOON)
+                .until(() -> network.client().curl(url, Duration.ofSeconds(1)), body -> body.equals(Optional.of(expected.backendBody())));
+    }
+
+    static boolean hasEvent(String service, String type, String reason, String messagePart) {
+        return cluster.events("default", service).stream().anyMatch(e -> type.equals(e.getType()) && reason.equals(e.getReason())
+                && e.getMessage() != null && e.getMessage().contains(messagePart));
+    }
+
+    @Test
+    void arpingFindsTheLeaderAndCurlReachesIt() {
+        create(loadBalancer("web", 80));
+        InetAddress ip = L2Cluster.address(cluster.awaitIngressIps("default", "web", 1).getFirst());
+        TestNode leader = announcingNode("web");
+
+        awaitArpAnswer(ip, leader);
+        assertThat(network.client().arpingAll(ip, Duration.ofSeconds(2))).as("exactly one node answers").containsExactly(leader.mac());
+        awaitCurl("http://" + ip.getHostAddress() + "/", leader);
+        assertThat(network.client().neighbor(ip)).hasValueSatisfying(n -> assertThat(n.mac()).isEqualTo(leader.mac()));
+
+        await().atMost(SOON).until(() -> hasEvent("web", "Normal", "nodeAssigned",
+                "announcing from node " + leader.name() + " on interface eth0 (" + leader.mac() + ")"));
+        assertThat(cluster.readyz(leader)).hasValueSatisfying(r -> assertThat(r).startsWith("200 ready: announcing"));
+        assertThat(cluster.metrics(leader)).hasValueSatisfying(m -> assertThat(m)
+                .containsPattern("lbk8s_layer2_responses_sent_total\\{interface=\"eth0\",ip=\"" + ip.getHostAddress().replace(".", "\\.") + "\"} [1-9]")
+                .containsPattern("lbk8s_layer2_gratuitous_sent_total\\{interface=\"eth0\",ip=\"" + ip.getHostAddress().replace(".", "\\.") + "\"} [1-9]")
+                .contains("lbk8s_speaker_announced_addresses"));
+    }
+
+    @Test
+    void ipv6ServiceIsAnsweredOverNdpAndReachable() {
+        create(loadBalancer("web6", 80).editSpec().withIpFamilies("IPv6").withIpFamilyPolicy("SingleStack").endSpec());
+        InetAddress ip = L2Cluster.address(cluster.awaitIngressIps("default", "web6", 1).getFirst());
+        assertThat(ip.getAddress()).hasSize(16);
+        TestNode leader = announcingNode("web6");
+
+        await("NDP for " + ip.getHostAddress()).atMost(SOON)
+                .until(() -> network.client().ndisc6(ip, Duration.ofSeconds(1)), mac -> mac.equals(Optional.of(leader.mac())));
+        awaitCurl("http://[" + ip.getHostAddress() + "]/", leader);
+    }
+
+    @Test
+    void localTrafficPolicyAnnouncesFromTheNodeWithTheEndpoint() {
+        create(loadBalancer("local", 80).editSpec().withExternalTrafficPolicy("Local").endSpec());
+        InetAddress ip = L2Cluster.address(cluster.awaitIngressIps("default", "local", 1).getFirst());
+        await("warning: no endpoint").atMost(SOON).until(() -> hasEvent("local", "Warning", "NotAnnounced",
+                "the Service has no ready endpoint, and with externalTrafficPolicy: Local"));
+        assertThat(network.client().arping(ip, Duration.ofSeconds(1))).as("nobody answers without an endpoint").isEmpty();
+
+        for (TestNode target : List.of(network.node(1), network.node(2))) {
+            var slice = new EndpointSliceBuilder().withNewMetadata().withName("local-slice").withNamespace("default")
+                    .withLabels(Map.of("kubernetes.io/service-name", "local")).endMetadata()
+                    .withAddressType("IPv4")
+                    .addNewEndpoint().withAddresses("10.244.0.5").withNodeName(target.name())
+                    .withNewConditions().withReady(true).endConditions().endEndpoint()
+                    .addNewPort().withName("http").withPort(8080).withProtocol("TCP").endPort()
+                    .build();
+            cluster.client.discovery().v1().endpointSlices().resource(slice).createOr(r -> r.update());
+            awaitArpAnswer(ip, target);
+            awaitCurl("http://" + ip.getHostAddress() + "/", target);
+            assertThat(announcingNode("local")).isEqualTo(target);
+        }
+    }
+
+    @Test
+    void excludeLabelMovesTheAddressAway() {
+        create(loadBalancer("excluded", 80));
+        InetAddress ip = L2Cluster.address(cluster.awaitIngressIps("default", "excluded", 1).getFirst());
+        TestNode first = announcingNode("excluded");
+        awaitArpAnswer(ip, first);
+        cluster.label(first, "node.kubernetes.io/exclude-from-external-load-balancers", "");
+        try {
+            await("another node announces").atMost(SOON).until(() -> !announcingNode("excluded").equals(first));
+            TestNode second = announcingNode("excluded");
+            awaitArpAnswer(ip, second);
+            awaitCurl("http://" + ip.getHostAddress() + "/", second);
+            assertThat(network.client().arpingAll(ip, Duration.ofSeconds(2))).containsExactly(second.mac());
+        } finally {
+            cluster.label(first, "node.kubernetes.io/exclude-from-external-load-balancers", null);
+        }
+        awaitArpAnswer(ip, first);
+    }
+
+    @Test
+    void nodeSelectorsKeepOtherNodesOut() {
+        create(loadBalancer("edge", 80).editMetadata().withAnnotations(Map.of("metallb.io/address-pool", "edge")).endMetadata());
+        InetAddress ip = L2Cluster.address(cluster.awaitIngressIps("default", "edge", 1).getFirst());
+        awaitArpAnswer(ip, network.node(1));
+        assertThat(announcingNode("edge")).isEqualTo(network.node(1));
+        assertThat(network.client().arpingAll(ip, Duration.ofSeconds(2))).containsExactly(network.node(1).mac());
+    }
+
+    @Test
+    void servicesSharingAnAddressAnnounceFromOneNode() {
+        String shared = network.ipv4PoolAddress(15).getHostAddress();
+        Map<String, String> annotations = Map.of("metallb.io/allow-shared-ip", "team", "metallb.io/loadBalancerIPs", shared);
+        create(loadBalancer("share-a", 80).editMetadata().withAnnotations(annotations).endMetadata());
+        create(loadBalancer("share-b", 443).editMetadata().withAnnotations(annotations).endMetadata());
+        assertThat(cluster.awaitIngressIps("default", "share-a", 1)).containsExactly(shared);
+        assertThat(cluster.awaitIngressIps("default", "share-b", 1)).containsExactly(shared);
+        TestNode a = announcingNode("share-a");
+        assertThat(announcingNode("share-b")).isEqualTo(a);
+        awaitArpAnswer(L2Cluster.address(shared), a);
+        assertThat(network.client().arpingAll(L2Cluster.address(shared), Duration.ofSeconds(2))).containsExactly(a.mac());
+    }
+
+    @Test
+    void serviceOfAnotherClassGetsNothing() {
+        create(loadBalancer("foreign", 80).editSpec().withLoadBalancerClass("example.com/other-lb").endSpec());
+        // another implementation would write its own address; the speaker must not answer for it
+        String theirs = network.ipv4PoolAddress(18).getHostAddress();
+        var service = cluster.service("default", "foreign");
+        service.setStatus(new io.fabric8.kubernetes.api.model.ServiceStatusBuilder().withNewLoadBalancer()
+                .addNewIngress().withIp(theirs).endIngress().endLoadBalancer().build());
+        cluster.client.services().resource(service).updateStatus();
+        assertThat(network.client().arpingAll(L2Cluster.address(theirs), Duration.ofSeconds(3))).isEmpty();
+        assertThat(cluster.l2Statuses("default", "foreign")).isEmpty();
+        assertThat(cluster.ingressIps("default", "foreign")).containsExactly(theirs);
+    }
+
+    @Test
+    void poolWithoutAdvertisementGetsAWarning() {
+        create(loadBalancer("dark", 80).editMetadata().withAnnotations(Map.of("metallb.io/address-pool", "dark")).endMetadata());
+        InetAddress ip = L2Cluster.address(cluster.awaitIngressIps("default", "dark", 1).getFirst());
+        await("NotAnnounced warning").atMost(SOON).until(() -> hasEvent("dark", "Warning", "NotAnnounced",
+                "no L2Advertisement selects pool \"dark\", so no node announces " + ip.getHostAddress()));
+        assertThat(network.client().arpingAll(ip, Duration.ofSeconds(2))).isEmpty();
+        long warnings = cluster.events("default", "dark").stream().filter(e -> "NotAnnounced".equals(e.getReason())).count();
+        assertThat(warnings).as("one speaker reports, not every one").isEqualTo(1);
+    }
+}
