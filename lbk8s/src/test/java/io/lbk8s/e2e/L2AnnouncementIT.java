@@ -68,15 +68,20 @@ class L2AnnouncementIT {
         cluster.client.services().resource(service.build()).create();
     }
 
-    /** The node named by the Service's ServiceL2Status, once exactly one exists. */
+    /** The node named by the Service's ServiceL2Status, once exactly one exists (`kubectl get servicel2statuses`). */
     static TestNode announcingNode(String service) {
-        await(service + " has one ServiceL2Status").atMost(SOON).pollInterval(Duration.ofMillis(100))
-                .until(() -> cluster.l2Statuses("default", service).size() == 1
-                        && cluster.l2Statuses("default", service).getFirst().getAdditionalProperties().get("status") != null);
-        @SuppressWarnings("unchecked")
-        Map<String, Object> status = (Map<String, Object>) cluster.l2Statuses("default", service).getFirst()
-                .getAdditionalProperties().get("status");
-        return cluster.nodeNamed((String) status.get("node"));
+        String node = await(service + " has one ServiceL2Status").atMost(SOON).pollInterval(Duration.ofMillis(100))
+                .until(() -> statusNode(service), Optional::isPresent).orElseThrow();
+        return cluster.nodeNamed(node);
+    }
+
+    @SuppressWarnings("unchecked")
+    static Optional<String> statusNode(String service) {
+        List<GenericKubernetesResource> statuses = cluster.l2Statuses("default", service);
+        if (statuses.size() != 1 || !(statuses.getFirst().getAdditionalProperties().get("status") instanceof Map<?, ?> status)) {
+            return Optional.empty();
+        }
+        return Optional.ofNullable((String) ((Map<String, Object>) status).get("node"));
     }
 
     static void awaitArpAnswer(InetAddress ip, TestNode expected) {
@@ -157,7 +162,8 @@ class L2AnnouncementIT {
         awaitArpAnswer(ip, first);
         cluster.label(first, "node.kubernetes.io/exclude-from-external-load-balancers", "");
         try {
-            await("another node announces").atMost(SOON).until(() -> !announcingNode("excluded").equals(first));
+            await("another node announces").atMost(SOON)
+                    .until(() -> statusNode("excluded"), n -> n.isPresent() && !n.get().equals(first.name()));
             TestNode second = announcingNode("excluded");
             awaitArpAnswer(ip, second);
             awaitCurl("http://" + ip.getHostAddress() + "/", second);
