@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
-import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.testkit.net.TestNetwork;
+import io.lbk8s.testkit.sandbox.Sandbox;
 import io.lbk8s.testkit.net.TestNode;
 import java.net.InetAddress;
 import java.time.Duration;
@@ -24,23 +24,23 @@ import org.junit.jupiter.api.Test;
  */
 class L2AnnouncementIT {
     static final Duration SOON = Duration.ofSeconds(15);
-    static L2Cluster cluster;
+    static Sandbox cluster;
     static TestNetwork network;
 
     @BeforeAll
     static void startCluster() throws Exception {
         E2ePrerequisites.check();
-        cluster = L2Cluster.start("announce");
+        cluster = Sandbox.start(Sandbox.REPO.resolve("lbk8s/target/e2e-logs/announce-" + System.currentTimeMillis()));
         network = cluster.network;
         String v4 = network.ipv4PoolAddress(0).getHostAddress() + "-" + network.ipv4PoolAddress(19).getHostAddress();
         String v6 = network.ipv6PoolAddress(0).getHostAddress() + "-" + network.ipv6PoolAddress(19).getHostAddress();
-        apply(ConfigResources.IP_ADDRESS_POOLS, "main", "{addresses: ['" + v4 + "', '" + v6 + "']}");
-        apply(ConfigResources.L2_ADVERTISEMENTS, "main", "{ipAddressPools: [main]}");
-        apply(ConfigResources.IP_ADDRESS_POOLS, "edge", "{autoAssign: false, addresses: ['"
+        cluster.createMetallb("IPAddressPool", "main", "{addresses: ['" + v4 + "', '" + v6 + "']}");
+        cluster.createMetallb("L2Advertisement", "main", "{ipAddressPools: [main]}");
+        cluster.createMetallb("IPAddressPool", "edge", "{autoAssign: false, addresses: ['"
                 + network.ipv4PoolAddress(20).getHostAddress() + "-" + network.ipv4PoolAddress(24).getHostAddress() + "']}");
-        apply(ConfigResources.L2_ADVERTISEMENTS, "edge",
+        cluster.createMetallb("L2Advertisement", "edge",
                 "{ipAddressPools: [edge], nodeSelectors: [{matchLabels: {kubernetes.io/hostname: node-1}}]}");
-        apply(ConfigResources.IP_ADDRESS_POOLS, "dark", "{autoAssign: false, addresses: ['"
+        cluster.createMetallb("IPAddressPool", "dark", "{autoAssign: false, addresses: ['"
                 + network.ipv4PoolAddress(30).getHostAddress() + "-" + network.ipv4PoolAddress(34).getHostAddress() + "']}");
     }
 
@@ -49,13 +49,6 @@ class L2AnnouncementIT {
         if (cluster != null) {
             cluster.close();
         }
-    }
-
-    static void apply(io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext context, String name, String specYaml) {
-        String yaml = "apiVersion: metallb.io/v1beta1\nkind: " + context.getKind() + "\nmetadata: {name: " + name
-                + ", namespace: " + L2Cluster.NAMESPACE + "}\nspec: " + specYaml + "\n";
-        GenericKubernetesResource resource = cluster.client.getKubernetesSerialization().unmarshal(yaml, GenericKubernetesResource.class);
-        cluster.client.genericKubernetesResources(context).inNamespace(L2Cluster.NAMESPACE).resource(resource).create();
     }
 
     static ServiceBuilder loadBalancer(String name, int port) {
@@ -102,7 +95,7 @@ class L2AnnouncementIT {
     @Test
     void arpingFindsTheLeaderAndCurlReachesIt() {
         create(loadBalancer("web", 80));
-        InetAddress ip = L2Cluster.address(cluster.awaitIngressIps("default", "web", 1).getFirst());
+        InetAddress ip = Sandbox.address(cluster.awaitIngressIps("default", "web", 1).getFirst());
         TestNode leader = announcingNode("web");
 
         awaitArpAnswer(ip, leader);
@@ -122,7 +115,7 @@ class L2AnnouncementIT {
     @Test
     void ipv6ServiceIsAnsweredOverNdpAndReachable() {
         create(loadBalancer("web6", 80).editSpec().withIpFamilies("IPv6").withIpFamilyPolicy("SingleStack").endSpec());
-        InetAddress ip = L2Cluster.address(cluster.awaitIngressIps("default", "web6", 1).getFirst());
+        InetAddress ip = Sandbox.address(cluster.awaitIngressIps("default", "web6", 1).getFirst());
         assertThat(ip.getAddress()).hasSize(16);
         TestNode leader = announcingNode("web6");
 
@@ -134,7 +127,7 @@ class L2AnnouncementIT {
     @Test
     void localTrafficPolicyAnnouncesFromTheNodeWithTheEndpoint() {
         create(loadBalancer("local", 80).editSpec().withExternalTrafficPolicy("Local").endSpec());
-        InetAddress ip = L2Cluster.address(cluster.awaitIngressIps("default", "local", 1).getFirst());
+        InetAddress ip = Sandbox.address(cluster.awaitIngressIps("default", "local", 1).getFirst());
         await("warning: no endpoint").atMost(SOON).until(() -> hasEvent("local", "Warning", "NotAnnounced",
                 "the Service has no ready endpoint, and with externalTrafficPolicy: Local"));
         assertThat(network.client().arping(ip, Duration.ofSeconds(1))).as("nobody answers without an endpoint").isEmpty();
@@ -157,7 +150,7 @@ class L2AnnouncementIT {
     @Test
     void excludeLabelMovesTheAddressAway() {
         create(loadBalancer("excluded", 80));
-        InetAddress ip = L2Cluster.address(cluster.awaitIngressIps("default", "excluded", 1).getFirst());
+        InetAddress ip = Sandbox.address(cluster.awaitIngressIps("default", "excluded", 1).getFirst());
         TestNode first = announcingNode("excluded");
         awaitArpAnswer(ip, first);
         cluster.label(first, "node.kubernetes.io/exclude-from-external-load-balancers", "");
@@ -177,7 +170,7 @@ class L2AnnouncementIT {
     @Test
     void nodeSelectorsKeepOtherNodesOut() {
         create(loadBalancer("edge", 80).editMetadata().withAnnotations(Map.of("metallb.io/address-pool", "edge")).endMetadata());
-        InetAddress ip = L2Cluster.address(cluster.awaitIngressIps("default", "edge", 1).getFirst());
+        InetAddress ip = Sandbox.address(cluster.awaitIngressIps("default", "edge", 1).getFirst());
         awaitArpAnswer(ip, network.node(1));
         assertThat(announcingNode("edge")).isEqualTo(network.node(1));
         assertThat(network.client().arpingAll(ip, Duration.ofSeconds(2))).containsExactly(network.node(1).mac());
@@ -193,8 +186,8 @@ class L2AnnouncementIT {
         assertThat(cluster.awaitIngressIps("default", "share-b", 1)).containsExactly(shared);
         TestNode a = announcingNode("share-a");
         assertThat(announcingNode("share-b")).isEqualTo(a);
-        awaitArpAnswer(L2Cluster.address(shared), a);
-        assertThat(network.client().arpingAll(L2Cluster.address(shared), Duration.ofSeconds(2))).containsExactly(a.mac());
+        awaitArpAnswer(Sandbox.address(shared), a);
+        assertThat(network.client().arpingAll(Sandbox.address(shared), Duration.ofSeconds(2))).containsExactly(a.mac());
     }
 
     @Test
@@ -206,7 +199,7 @@ class L2AnnouncementIT {
         service.setStatus(new io.fabric8.kubernetes.api.model.ServiceStatusBuilder().withNewLoadBalancer()
                 .addNewIngress().withIp(theirs).endIngress().endLoadBalancer().build());
         cluster.client.services().resource(service).updateStatus();
-        assertThat(network.client().arpingAll(L2Cluster.address(theirs), Duration.ofSeconds(3))).isEmpty();
+        assertThat(network.client().arpingAll(Sandbox.address(theirs), Duration.ofSeconds(3))).isEmpty();
         assertThat(cluster.l2Statuses("default", "foreign")).isEmpty();
         assertThat(cluster.ingressIps("default", "foreign")).containsExactly(theirs);
     }
@@ -214,7 +207,7 @@ class L2AnnouncementIT {
     @Test
     void poolWithoutAdvertisementGetsAWarning() {
         create(loadBalancer("dark", 80).editMetadata().withAnnotations(Map.of("metallb.io/address-pool", "dark")).endMetadata());
-        InetAddress ip = L2Cluster.address(cluster.awaitIngressIps("default", "dark", 1).getFirst());
+        InetAddress ip = Sandbox.address(cluster.awaitIngressIps("default", "dark", 1).getFirst());
         await("NotAnnounced warning").atMost(SOON).until(() -> hasEvent("dark", "Warning", "NotAnnounced",
                 "no L2Advertisement selects pool \"dark\", so no node announces " + ip.getHostAddress()));
         assertThat(network.client().arpingAll(ip, Duration.ofSeconds(2))).isEmpty();

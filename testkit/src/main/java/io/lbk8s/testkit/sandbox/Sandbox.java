@@ -1,6 +1,4 @@
-package io.lbk8s.e2e;
-
-import static org.awaitility.Awaitility.await;
+package io.lbk8s.testkit.sandbox;
 
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -16,7 +14,7 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.lbk8s.kube.ServiceL2Statuses;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.lbk8s.testkit.net.NamespacedProcess;
 import io.lbk8s.testkit.net.TestNetwork;
 import io.lbk8s.testkit.net.TestNode;
@@ -41,31 +39,35 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
+import java.util.function.BooleanSupplier;
 
 /**
- * lbk8s as it runs in a cluster, on a real layer-2 network of namespaces: the test API server as a process on the
+ * A sandbox cluster: lbk8s as it runs in a cluster, on a real layer-2 network of namespaces: the test API server as a process on the
  * host leg, the controller as a process, and a speaker process in each node namespace, each started through
  * {@code bin/lbk8s} from the built jar. The Nodes and speaker Pods a kubelet would keep up to date are written by
  * this harness: Nodes Ready, and each speaker Pod Ready once its {@code /readyz} answers 200 (its readiness probe).
+ * The end-to-end tests, the demo and the benchmarks run on it; it never ships.
  */
-final class L2Cluster implements AutoCloseable {
-    static final String NAMESPACE = "lbk8s-system";
-    static final int METRICS_PORT = 7472;
-    static final Path REPO = locateRepo();
-    static final Map<String, String> SPEAKER_LABELS =
+public final class Sandbox implements AutoCloseable {
+    public static final String NAMESPACE = "lbk8s-system";
+    public static final int METRICS_PORT = 7472;
+    public static final Path REPO = locateRepo();
+    public static final ResourceDefinitionContext SERVICE_L2_STATUSES = new ResourceDefinitionContext.Builder()
+            .withGroup("metallb.io").withVersion("v1beta1").withKind("ServiceL2Status")
+            .withPlural("servicel2statuses").withNamespaced(true).build();
+    public static final Map<String, String> SPEAKER_LABELS =
             Map.of("app.kubernetes.io/name", "lbk8s", "app.kubernetes.io/component", "speaker");
 
-    final TestNetwork network;
-    final Path logs;
-    final Path kubeconfig;
-    final KubernetesClient client;
+    public final TestNetwork network;
+    public final Path logs;
+    public final Path kubeconfig;
+    public final KubernetesClient client;
     private final Process apiServer;
     private final Process controller;
     private final Map<String, NamespacedProcess> speakers = new LinkedHashMap<>();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
 
-    private L2Cluster(TestNetwork network, Path logs) throws IOException, InterruptedException {
+    private Sandbox(TestNetwork network, Path logs) throws IOException, InterruptedException {
         this.network = network;
         this.logs = logs;
         this.kubeconfig = logs.resolve("kubeconfig");
@@ -96,12 +98,12 @@ final class L2Cluster implements AutoCloseable {
         }
     }
 
-    static L2Cluster start(String name) throws IOException, InterruptedException {
-        Path logs = REPO.resolve("lbk8s/target/e2e-logs").resolve(name + "-" + System.currentTimeMillis());
+    /** Builds the network and starts everything; logs (and the kubeconfig) go to {@code logs}. */
+    public static Sandbox start(Path logs) throws IOException, InterruptedException {
         Files.createDirectories(logs);
         TestNetwork network = TestNetwork.create(3, logs);
         try {
-            return new L2Cluster(network, logs);
+            return new Sandbox(network, logs);
         } catch (IOException | InterruptedException | RuntimeException e) {
             network.close();
             throw e;
@@ -143,7 +145,7 @@ final class L2Cluster implements AutoCloseable {
         setNodeReady(node, true);
     }
 
-    void setNodeReady(TestNode node, boolean ready) {
+    public void setNodeReady(TestNode node, boolean ready) {
         Node current = client.nodes().withName(node.name()).get();
         List<NodeCondition> conditions = new ArrayList<>();
         conditions.add(new NodeConditionBuilder().withType("Ready").withStatus(ready ? "True" : "Unknown")
@@ -155,7 +157,7 @@ final class L2Cluster implements AutoCloseable {
         client.nodes().resource(current).updateStatus();
     }
 
-    void label(TestNode node, String key, String value) {
+    public void label(TestNode node, String key, String value) {
         client.nodes().withName(node.name()).edit(n -> {
             if (value == null) {
                 n.getMetadata().getLabels().remove(key);
@@ -166,7 +168,7 @@ final class L2Cluster implements AutoCloseable {
         });
     }
 
-    static String podName(TestNode node) {
+    public static String podName(TestNode node) {
         return "speaker-" + node.name();
     }
 
@@ -178,7 +180,7 @@ final class L2Cluster implements AutoCloseable {
         setSpeakerPodReady(node, false);
     }
 
-    void setSpeakerPodReady(TestNode node, boolean ready) {
+    public void setSpeakerPodReady(TestNode node, boolean ready) {
         Pod pod = client.pods().inNamespace(NAMESPACE).withName(podName(node)).get();
         pod.setStatus(new io.fabric8.kubernetes.api.model.PodStatusBuilder().withPhase("Running")
                 .withConditions(new PodConditionBuilder().withType("Ready").withStatus(ready ? "True" : "False")
@@ -186,12 +188,13 @@ final class L2Cluster implements AutoCloseable {
         client.pods().inNamespace(NAMESPACE).resource(pod).updateStatus();
     }
 
-    boolean speakerPodReady(TestNode node) {
+    public boolean speakerPodReady(TestNode node) {
         Pod pod = client.pods().inNamespace(NAMESPACE).withName(podName(node)).get();
-        return io.lbk8s.kube.SpeakerMapping.isReady(pod);
+        return pod != null && pod.getStatus() != null && pod.getStatus().getConditions() != null
+                && pod.getStatus().getConditions().stream().anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
     }
 
-    void startSpeaker(TestNode node) {
+    public void startSpeaker(TestNode node) {
         NamespacedProcess speaker = network.start(node.namespace(), List.of(REPO.resolve("bin/lbk8s").toString(), "speaker",
                 "--node", node.name(), "--pod-name", podName(node), "-n", NAMESPACE, "--kubeconfig", kubeconfig.toString(),
                 "--metrics-address", node.ipv4().getHostAddress(), "--metrics-port", String.valueOf(METRICS_PORT)),
@@ -200,22 +203,21 @@ final class L2Cluster implements AutoCloseable {
     }
 
     /** What the kubelet's readiness probe does: the Pod turns Ready once /readyz answers 200. */
-    void awaitSpeakerReadyAndMarkPod(TestNode node) {
-        await("speaker on " + node.name() + " ready").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
-                .until(() -> {
-                    if (!speakers.get(node.name()).isAlive()) {
-                        throw new IllegalStateException("speaker on " + node.name() + " exited:\n" + speakers.get(node.name()).log());
-                    }
-                    return readyz(node).map(r -> r.startsWith("200")).orElse(false);
-                });
+    public void awaitSpeakerReadyAndMarkPod(TestNode node) {
+        poll("the speaker on " + node.name() + " to be ready", Duration.ofSeconds(60), () -> {
+            if (!speakers.get(node.name()).isAlive()) {
+                throw new IllegalStateException("speaker on " + node.name() + " exited:\n" + speakers.get(node.name()).logTail(30));
+            }
+            return readyz(node).map(r -> r.startsWith("200")).orElse(false);
+        });
         setSpeakerPodReady(node, true);
     }
 
-    Optional<String> readyz(TestNode node) {
+    public Optional<String> readyz(TestNode node) {
         return httpGet(URI.create("http://" + node.ipv4().getHostAddress() + ":" + METRICS_PORT + "/readyz"));
     }
 
-    Optional<String> metrics(TestNode node) {
+    public Optional<String> metrics(TestNode node) {
         return httpGet(URI.create("http://" + node.ipv4().getHostAddress() + ":" + METRICS_PORT + "/metrics"));
     }
 
@@ -232,12 +234,12 @@ final class L2Cluster implements AutoCloseable {
         }
     }
 
-    NamespacedProcess speaker(TestNode node) {
+    public NamespacedProcess speaker(TestNode node) {
         return speakers.get(node.name());
     }
 
     /** Restarts a stopped speaker and brings its Pod back to Ready, as a DaemonSet would. */
-    void restartSpeaker(TestNode node) {
+    public void restartSpeaker(TestNode node) {
         NamespacedProcess old = speakers.get(node.name());
         if (old.isAlive()) {
             old.stop(Duration.ofSeconds(5));
@@ -247,22 +249,34 @@ final class L2Cluster implements AutoCloseable {
         awaitSpeakerReadyAndMarkPod(node);
     }
 
+    // ---- what a user does ----
+
+    /** Creates a metallb.io/v1beta1 object (IPAddressPool, L2Advertisement) in the lbk8s namespace, as kubectl would. */
+    public void createMetallb(String kind, String name, String specYaml) {
+        String yaml = "apiVersion: metallb.io/v1beta1\nkind: " + kind + "\nmetadata: {name: " + name
+                + ", namespace: " + NAMESPACE + "}\nspec: " + specYaml + "\n";
+        GenericKubernetesResource resource = client.getKubernetesSerialization().unmarshal(yaml, GenericKubernetesResource.class);
+        String plural = kind.toLowerCase(java.util.Locale.ROOT) + "s";
+        client.genericKubernetesResources(new ResourceDefinitionContext.Builder().withGroup("metallb.io").withVersion("v1beta1")
+                .withKind(kind).withPlural(plural).withNamespaced(true).build()).inNamespace(NAMESPACE).resource(resource).create();
+    }
+
     // ---- what a user looks at ----
 
-    TestNode nodeNamed(String name) {
+    public TestNode nodeNamed(String name) {
         return network.nodes().stream().filter(n -> n.name().equals(name)).findFirst().orElseThrow();
     }
 
-    TestNode nodeWithMac(String mac) {
+    public TestNode nodeWithMac(String mac) {
         return network.nodes().stream().filter(n -> n.mac().equalsIgnoreCase(mac)).findFirst()
                 .orElseThrow(() -> new AssertionError("no node has MAC " + mac));
     }
 
-    Service service(String namespace, String name) {
+    public Service service(String namespace, String name) {
         return client.services().inNamespace(namespace).withName(name).get();
     }
 
-    List<String> ingressIps(String namespace, String name) {
+    public List<String> ingressIps(String namespace, String name) {
         Service s = service(namespace, name);
         if (s == null || s.getStatus() == null || s.getStatus().getLoadBalancer() == null
                 || s.getStatus().getLoadBalancer().getIngress() == null) {
@@ -271,26 +285,26 @@ final class L2Cluster implements AutoCloseable {
         return s.getStatus().getLoadBalancer().getIngress().stream().map(i -> i.getIp()).toList();
     }
 
-    List<String> awaitIngressIps(String namespace, String name, int count) {
-        await(namespace + "/" + name + " gets " + count + " address(es)").atMost(Duration.ofSeconds(20))
-                .pollInterval(Duration.ofMillis(50)).until(() -> ingressIps(namespace, name).size() == count);
+    public List<String> awaitIngressIps(String namespace, String name, int count) {
+        poll(namespace + "/" + name + " to get " + count + " address(es)", Duration.ofSeconds(20),
+                () -> ingressIps(namespace, name).size() == count);
         return ingressIps(namespace, name);
     }
 
-    List<Event> events(String namespace, String name) {
+    public List<Event> events(String namespace, String name) {
         return client.v1().events().inNamespace(namespace).list().getItems().stream()
                 .filter(e -> e.getInvolvedObject() != null && name.equals(e.getInvolvedObject().getName()))
                 .toList();
     }
 
     /** The ServiceL2Status objects of a Service: `kubectl get servicel2statuses -n lbk8s-system`. */
-    List<GenericKubernetesResource> l2Statuses(String namespace, String name) {
-        return client.genericKubernetesResources(ServiceL2Statuses.CONTEXT).inNamespace(NAMESPACE)
-                .withLabel(ServiceL2Statuses.SERVICE_NAME_LABEL, name)
-                .withLabel(ServiceL2Statuses.SERVICE_NAMESPACE_LABEL, namespace).list().getItems();
+    public List<GenericKubernetesResource> l2Statuses(String namespace, String name) {
+        return client.genericKubernetesResources(SERVICE_L2_STATUSES).inNamespace(NAMESPACE)
+                .withLabel("metallb.io/service-name", name)
+                .withLabel("metallb.io/service-namespace", namespace).list().getItems();
     }
 
-    static InetAddress address(String ip) {
+    public static InetAddress address(String ip) {
         try {
             return InetAddress.getByName(ip);
         } catch (IOException e) {
@@ -302,7 +316,21 @@ final class L2Cluster implements AutoCloseable {
         return Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
     }
 
-    static final Pattern ANY = Pattern.compile(".");
+    /** Polls {@code condition} every 50 ms until it holds; fails after {@code timeout} naming what it waited for. */
+    public static void poll(String what, Duration timeout, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("timed out after " + timeout.toSeconds() + " s waiting for " + what);
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for " + what, e);
+            }
+        }
+    }
 
     @Override
     public void close() {
