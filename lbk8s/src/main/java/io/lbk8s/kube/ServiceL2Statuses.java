@@ -20,7 +20,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps one MetalLB-style ServiceL2Status per Service this node announces, and none for the others. Writes run in
+ * Keeps one MetalLB-style ServiceL2Status per Service this node announces, and none for the others (removing
+ * those a failed previous leader left behind). Writes run in
  * order on a thread of their own so that a slow API server never delays answering ARP.
  */
 public final class ServiceL2Statuses implements AutoCloseable {
@@ -103,6 +104,14 @@ public final class ServiceL2Statuses implements AutoCloseable {
                 "serviceNamespace", service.namespace(),
                 "interfaces", interfaces.stream().sorted().map(i -> Map.of("name", i)).toList()));
         resources.resource(current).updateStatus();
+        // A node that died or lost the network could not delete its own object; the new leader does, so that
+        // users see one announcing node per Service.
+        for (GenericKubernetesResource other : resources.withLabel(SERVICE_NAME_LABEL, service.name())
+                .withLabel(SERVICE_NAMESPACE_LABEL, service.namespace()).list().getItems()) {
+            if (!node.equals(other.getMetadata().getLabels().get(NODE_LABEL))) {
+                resources.withName(other.getMetadata().getName()).delete();
+            }
+        }
     }
 
     /** A stable name, so that a restarted speaker finds its objects again: l2-<node>-<hash of the Service>. */

@@ -1,0 +1,126 @@
+package io.lbk8s.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.lbk8s.testkit.net.TestClient;
+import io.lbk8s.testkit.net.TestNode;
+import io.lbk8s.testkit.sandbox.Sandbox;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Handover as a client on the LAN sees it: when the announcing node or its speaker goes away, another node takes
+ * the address, the client's neighbor entry switches to the new MAC (gratuitous ARP), and curl is answered again.
+ */
+class L2FailoverIT {
+    static final Duration SOON = Duration.ofSeconds(20);
+    static Sandbox cluster;
+    static InetAddress ip;
+    static TestClient client;
+    TestNode leader;
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        E2ePrerequisites.check();
+        cluster = Sandbox.start(Sandbox.REPO.resolve("lbk8s/target/e2e-logs/failover-" + System.currentTimeMillis()));
+        client = cluster.network.client();
+        cluster.createMetallb("IPAddressPool", "main", "{addresses: ['" + cluster.network.ipv4Pool() + "']}");
+        cluster.createMetallb("L2Advertisement", "main", "{}");
+        cluster.client.services().resource(new ServiceBuilder().withNewMetadata().withName("web").withNamespace("default").endMetadata()
+                .withNewSpec().withType("LoadBalancer").withSelector(Map.of("app", "web"))
+                .addNewPort().withPort(80).withProtocol("TCP").endPort().endSpec().build()).create();
+        ip = Sandbox.address(cluster.awaitIngressIps("default", "web", 1).getFirst());
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    /** Every test starts from the steady state: one leader, answering, and the client talking to it. */
+    @BeforeEach
+    void clientTalksToTheLeader() {
+        leader = await("one node announces").atMost(SOON).until(L2FailoverIT::statusNode, Optional::isPresent)
+                .map(cluster::nodeNamed).orElseThrow();
+        awaitServedBy(leader);
+        assertThat(client.neighbor(ip)).hasValueSatisfying(n -> assertThat(n.mac()).isEqualTo(leader.mac()));
+    }
+
+    @AfterEach
+    void restoreLeader() {
+        cluster.network.linkUp(leader);
+        cluster.setNodeReady(leader, true);
+        if (!cluster.speaker(leader).isAlive()) {
+            cluster.restartSpeaker(leader);
+        } else if (!cluster.speakerPodReady(leader)) {
+            cluster.setSpeakerPodReady(leader, true);
+        }
+        // the address goes back to its first node (same hash order), which says so with gratuitous ARP
+        awaitServedBy(leader);
+    }
+
+    @Test
+    void leaderNodeGoesNotReady() {
+        cluster.network.linkDown(leader); // the node is gone from the LAN ...
+        cluster.setNodeReady(leader, false); // ... and the node controller notices
+        TestNode next = awaitTakeover();
+        assertThat(cluster.speaker(leader).isAlive()).as("the old leader's speaker still runs, and stays silent").isTrue();
+        // Back on the LAN, the old node catches up with the API (its watch was cut off) and stays silent.
+        cluster.network.linkUp(leader);
+        await("only the new leader answers once the old node is back").atMost(SOON)
+                .until(() -> client.arpingAll(ip, Duration.ofSeconds(2)), macs -> macs.equals(java.util.List.of(next.mac())));
+        assertThat(client.neighbor(ip)).hasValueSatisfying(n -> assertThat(n.mac()).isEqualTo(next.mac()));
+    }
+
+    @Test
+    void leaderSpeakerGetsSigterm() {
+        cluster.speaker(leader).terminate();
+        awaitTakeover();
+        assertThat(cluster.speaker(leader).waitFor(Duration.ofSeconds(10))).as("the speaker exits").isPresent();
+        assertThat(cluster.speakerPodReady(leader)).as("the speaker marked its own Pod not ready").isFalse();
+        assertThat(cluster.speaker(leader).log()).contains("stopped answering for 1 address(es); handing over");
+    }
+
+    @Test
+    void leaderSpeakerIsKilledAndItsPodMarkedNotReady() {
+        cluster.speaker(leader).kill();
+        assertThat(cluster.speaker(leader).waitFor(Duration.ofSeconds(10))).isPresent();
+        cluster.setSpeakerPodReady(leader, false); // what the kubelet does when the readiness probe fails
+        awaitTakeover();
+    }
+
+    /** Traffic reaches another node, and the client's neighbor entry holds that node's MAC. */
+    private TestNode awaitTakeover() {
+        TestNode next = await("another node announces").atMost(SOON)
+                .until(L2FailoverIT::statusNode, n -> n.isPresent() && !n.get().equals(leader.name()))
+                .map(cluster::nodeNamed).orElseThrow();
+        awaitServedBy(next);
+        assertThat(client.neighbor(ip)).hasValueSatisfying(n -> assertThat(n.mac()).isEqualTo(next.mac()));
+        return next;
+    }
+
+    private static void awaitServedBy(TestNode node) {
+        await("curl answered by " + node.name()).atMost(SOON).pollInterval(Duration.ofMillis(50))
+                .until(() -> client.curl(ip, Duration.ofMillis(500)), body -> body.equals(Optional.of(node.backendBody())));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Optional<String> statusNode() {
+        var statuses = cluster.l2Statuses("default", "web");
+        if (statuses.size() != 1 || !(statuses.getFirst().getAdditionalProperties().get("status") instanceof Map<?, ?> status)) {
+            return Optional.empty();
+        }
+        return Optional.ofNullable((String) ((Map<String, Object>) status).get("node"));
+    }
+}
