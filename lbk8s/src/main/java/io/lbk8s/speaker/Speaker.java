@@ -292,22 +292,36 @@ public final class Speaker implements AutoCloseable {
             return;
         }
         String name = settings.podName().get();
-        try {
-            Pod pod = client.pods().inNamespace(settings.podNamespace()).withName(name).get();
-            if (pod == null || pod.getStatus() == null) {
+        var pods = client.pods().inNamespace(settings.podNamespace());
+        // The informer's copy saves a round trip on the handover's critical path; a stale copy costs one retry.
+        Pod cached = speakerPods == null ? null : speakerPods.getStore().getByKey(settings.podNamespace() + "/" + name);
+        for (int attempt = 0; attempt < 2; attempt++) {
+            try {
+                Pod pod = attempt == 0 && cached != null ? cached : pods.withName(name).get();
+                if (pod == null || pod.getStatus() == null) {
+                    return;
+                }
+                pods.resource(notReady(pod)).updateStatus();
+                log.info("marked pod {}/{} not ready", settings.podNamespace(), name);
                 return;
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != 409 || attempt == 1) {
+                    log.warn("could not mark pod {}/{} not ready (the kubelet will): {}", settings.podNamespace(), name, e.getMessage());
+                    return;
+                }
             }
-            List<PodCondition> conditions = new ArrayList<>(Objects.requireNonNullElse(pod.getStatus().getConditions(), List.of()));
-            conditions.removeIf(c -> "Ready".equals(c.getType()));
-            conditions.add(new PodConditionBuilder().withType("Ready").withStatus("False").withReason("SpeakerStopping")
-                    .withMessage("the speaker is shutting down and has stopped announcing")
-                    .withLastTransitionTime(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString()).build());
-            pod.getStatus().setConditions(conditions);
-            client.pods().inNamespace(settings.podNamespace()).resource(pod).updateStatus();
-            log.info("marked pod {}/{} not ready", settings.podNamespace(), name);
-        } catch (KubernetesClientException e) {
-            log.warn("could not mark pod {}/{} not ready (the kubelet will): {}", settings.podNamespace(), name, e.getMessage());
         }
+    }
+
+    private static Pod notReady(Pod pod) {
+        Pod copy = new io.fabric8.kubernetes.api.model.PodBuilder(pod).build();
+        List<PodCondition> conditions = new ArrayList<>(Objects.requireNonNullElse(copy.getStatus().getConditions(), List.of()));
+        conditions.removeIf(c -> "Ready".equals(c.getType()));
+        conditions.add(new PodConditionBuilder().withType("Ready").withStatus("False").withReason("SpeakerStopping")
+                .withMessage("the speaker is shutting down and has stopped announcing")
+                .withLastTransitionTime(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString()).build());
+        copy.getStatus().setConditions(conditions);
+        return copy;
     }
 
     @Override

@@ -1,0 +1,226 @@
+package io.lbk8s.bench;
+
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.lbk8s.testkit.net.CommandResult;
+import io.lbk8s.testkit.net.NamespacedProcess;
+import io.lbk8s.testkit.net.TestNetwork;
+import io.lbk8s.testkit.net.TestNode;
+import io.lbk8s.testkit.sandbox.Sandbox;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The speaker's figures on the namespace network (not a test): ARP reply latency against the kernel's in the same
+ * run, replies per second without loss, and the handover time a client sees for a graceful stop and for a crash.
+ * Prints markdown table rows. Usage: {@code L2Benchmark [--quick]}.
+ */
+public final class L2Benchmark {
+    private static final Pattern LATENCY = Pattern.compile("(kernel|speaker) answered (\\d+) of (\\d+) p50 ([\\d.]+) p99 ([\\d.]+)");
+    private static final Pattern LOAD = Pattern.compile("sent (\\d+) answered (\\d+) seconds ([\\d.]+)");
+    private static final int[] RATES = {20_000, 40_000, 60_000, 80_000, 100_000, 120_000};
+
+    private final Sandbox sandbox;
+    private final TestNetwork network;
+    private final String vip;
+    private final List<String> java;
+
+    private L2Benchmark(Sandbox sandbox, String vip) {
+        this.sandbox = sandbox;
+        this.network = sandbox.network;
+        this.vip = vip;
+        this.java = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "--enable-native-access=ALL-UNNAMED",
+                "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), L2ClientProbe.class.getName());
+    }
+
+    public static void main(String[] args) throws Exception {
+        boolean quick = args.length > 0 && args[0].equals("--quick");
+        Optional<String> missing = TestNetwork.missingPrerequisites();
+        if (missing.isPresent()) {
+            System.out.println("| speaker | layer-2 figures | not measured: " + missing.get() + " |");
+            return;
+        }
+        Path logs = Files.createTempDirectory("lbk8s-l2-bench");
+        try (Sandbox sandbox = Sandbox.start(logs)) {
+            sandbox.createMetallb("IPAddressPool", "bench", "{addresses: ['" + sandbox.network.ipv4Pool() + "']}");
+            sandbox.createMetallb("L2Advertisement", "bench", "{}");
+            sandbox.client.services().resource(new ServiceBuilder().withNewMetadata().withName("bench").withNamespace("default")
+                    .endMetadata().withNewSpec().withType("LoadBalancer").withSelector(Map.of("app", "bench"))
+                    .addNewPort().withPort(80).withProtocol("TCP").endPort().endSpec().build()).create();
+            String vip = sandbox.awaitIngressIps("default", "bench", 1).getFirst();
+            L2Benchmark bench = new L2Benchmark(sandbox, vip);
+            bench.latency(quick ? 300 : 1000);
+            bench.throughput();
+            bench.failover(quick ? 2 : 5);
+        } finally {
+            deleteTree(logs);
+        }
+    }
+
+    private TestNode leader() {
+        Sandbox.poll("one node to announce " + vip, Duration.ofSeconds(20), () -> statusNode().isPresent());
+        return sandbox.nodeNamed(statusNode().orElseThrow());
+    }
+
+    @SuppressWarnings("unchecked")
+    private Optional<String> statusNode() {
+        var statuses = sandbox.l2Statuses("default", "bench");
+        if (statuses.size() != 1 || !(statuses.getFirst().getAdditionalProperties().get("status") instanceof Map<?, ?> status)) {
+            return Optional.empty();
+        }
+        return Optional.ofNullable((String) ((Map<String, Object>) status).get("node"));
+    }
+
+    private CommandResult client(Duration timeout, String... args) {
+        List<String> command = new ArrayList<>(java);
+        command.addAll(Arrays.asList(args));
+        CommandResult result = network.run(network.client().namespace(), timeout, command.toArray(String[]::new));
+        if (!result.ok()) {
+            throw new IllegalStateException("client probe failed: " + result.output());
+        }
+        return result;
+    }
+
+    private void latency(int count) {
+        TestNode leader = leader();
+        String iface = network.client().interfaceName();
+        String ours = network.client().ipv4().getHostAddress();
+        String kernelIp = leader.ipv4().getHostAddress();
+        client(Duration.ofMinutes(2), "latency", iface, ours, kernelIp, vip, String.valueOf(Math.max(100, count / 2))); // warm-up
+        String out = client(Duration.ofMinutes(5), "latency", iface, ours, kernelIp, vip, String.valueOf(count)).stdout();
+        double[] kernel = null;
+        double[] speaker = null;
+        for (Matcher m = LATENCY.matcher(out); m.find(); ) {
+            double[] figures = {Double.parseDouble(m.group(4)), Double.parseDouble(m.group(5)), Integer.parseInt(m.group(2))};
+            if (m.group(1).equals("kernel")) {
+                kernel = figures;
+            } else {
+                speaker = figures;
+            }
+        }
+        if (kernel == null || speaker == null) {
+            throw new IllegalStateException("unexpected latency output: " + out);
+        }
+        row("kernel", "ARP reply latency p50 / p99, node's own IP (" + (int) kernel[2] + " of " + count + " answered)",
+                micros(kernel[0]) + " / " + micros(kernel[1]));
+        row("speaker", "ARP reply latency p50 / p99, the Service IP, same run (" + (int) speaker[2] + " of " + count + " answered)",
+                micros(speaker[0]) + " / " + micros(speaker[1]));
+        row("speaker", "ARP reply latency p50, speaker / kernel (target ≤ 1.3x)",
+                String.format(Locale.ROOT, "%.2fx (p99 %.2fx)", speaker[0] / kernel[0], speaker[1] / kernel[1]));
+    }
+
+    private void throughput() {
+        String iface = network.client().interfaceName();
+        String ours = network.client().ipv4().getHostAddress();
+        int bestLossless = 0;
+        List<String> detail = new ArrayList<>();
+        for (int rate : RATES) {
+            String out = client(Duration.ofMinutes(1), "load", iface, ours, vip, String.valueOf(rate), String.valueOf(rate)).stdout();
+            Matcher m = LOAD.matcher(out);
+            if (!m.find()) {
+                throw new IllegalStateException("unexpected load output: " + out);
+            }
+            int sent = Integer.parseInt(m.group(1));
+            int answered = Integer.parseInt(m.group(2));
+            double seconds = Double.parseDouble(m.group(3));
+            detail.add(String.format(Locale.ROOT, "%,d/s: %,d of %,d", Math.round(sent / seconds), answered, sent));
+            if (answered == sent) {
+                bestLossless = Math.max(bestLossless, (int) Math.round(sent / seconds));
+            }
+        }
+        row("speaker", "ARP replies per second without loss (target ≥ 80,000)",
+                String.format(Locale.ROOT, "%,d (%s)", bestLossless, String.join("; ", detail)));
+    }
+
+    private void failover(int rounds) throws IOException {
+        List<Long> graceful = new ArrayList<>();
+        List<Long> crash = new ArrayList<>();
+        for (int i = 0; i < rounds; i++) {
+            graceful.add(handover(false));
+            crash.add(handover(true));
+        }
+        row("speaker", "graceful handover: SIGTERM to the leader's speaker → first curl answered by the new node"
+                + " (target ≤ 300 ms), median / max of " + rounds, millis(graceful));
+        row("speaker", "crash takeover: leader's speaker killed, its Pod marked not ready → first curl answered by the new"
+                + " node (target ≤ 1 s), median / max of " + rounds, millis(crash));
+    }
+
+    /** Microseconds from the failure to the client's first answer from another node. */
+    private long handover(boolean crash) throws IOException {
+        TestNode leader = leader();
+        awaitServedBy(leader);
+        Path log = Files.createTempFile(sandbox.logs, "http-watch", ".log");
+        List<String> command = new ArrayList<>(java);
+        command.addAll(List.of("http", vip, "5", "6000"));
+        NamespacedProcess watch = network.start(network.client().namespace(), command, log);
+        watch.awaitLogLine(Pattern.compile("^\\d+ node-"), Duration.ofSeconds(20));
+        long t0;
+        if (crash) {
+            sandbox.speaker(leader).kill();
+            sandbox.speaker(leader).waitFor(Duration.ofSeconds(10));
+            t0 = nowMicros();
+            sandbox.setSpeakerPodReady(leader, false);
+        } else {
+            t0 = nowMicros();
+            sandbox.speaker(leader).terminate();
+        }
+        watch.waitFor(Duration.ofSeconds(30));
+        long taken = -1;
+        for (String line : watch.log().split("\n")) {
+            String[] parts = line.strip().split(" ", 2);
+            if (parts.length == 2 && parts[0].matches("\\d+") && Long.parseLong(parts[0]) > t0
+                    && parts[1].startsWith("node-") && !parts[1].equals(leader.name())) {
+                taken = Long.parseLong(parts[0]) - t0;
+                break;
+            }
+        }
+        sandbox.restartSpeaker(leader);
+        awaitServedBy(leader);
+        if (taken < 0) {
+            throw new IllegalStateException("no other node answered within the watch window; log " + log);
+        }
+        return taken;
+    }
+
+    private void awaitServedBy(TestNode node) {
+        Sandbox.poll("curl answered by " + node.name(), Duration.ofSeconds(20),
+                () -> network.client().curl(Sandbox.address(vip), Duration.ofMillis(500)).equals(Optional.of(node.backendBody())));
+    }
+
+    private static long nowMicros() {
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1000;
+    }
+
+    private static String micros(double us) {
+        return us >= 1000 ? String.format(Locale.ROOT, "%.2f ms", us / 1000) : String.format(Locale.ROOT, "%.0f µs", us);
+    }
+
+    private static String millis(List<Long> micros) {
+        List<Long> sorted = micros.stream().sorted().toList();
+        return String.format(Locale.ROOT, "%.0f ms / %.0f ms", sorted.get(sorted.size() / 2) / 1000.0, sorted.getLast() / 1000.0);
+    }
+
+    private static void row(String component, String figure, String value) {
+        System.out.println("| " + component + " | " + figure + " | " + value + " |");
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (var paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}
