@@ -2,9 +2,13 @@ package io.lbk8s.speaker;
 
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.net.AnnouncedAddresses;
+import io.lbk8s.net.ArpPacket;
+import io.lbk8s.net.BpfProgram;
 import io.lbk8s.net.InterfaceResponder;
 import io.lbk8s.net.L2Listener;
 import io.lbk8s.net.LinkInfo;
+import io.lbk8s.net.Links;
+import io.lbk8s.net.PacketSocket;
 import io.lbk8s.net.ResponderOptions;
 import java.io.IOException;
 import java.time.Duration;
@@ -48,7 +52,8 @@ final class Announcer implements AutoCloseable {
     // Owned by the caller's (reconcile) thread, and by the timer for refresh reads.
     private final Map<Integer, InterfaceResponder> responders = new HashMap<>();
     private final Map<Integer, LinkInfo> linksInUse = new HashMap<>();
-    private volatile String failure;
+    private volatile String rawSocketFailure;
+    private volatile String responderFailure;
 
     Announcer(L2Listener listener, Options options) {
         this.listener = listener;
@@ -60,9 +65,27 @@ final class Announcer implements AutoCloseable {
         }
     }
 
+    /**
+     * Opens and closes a raw socket on loopback, so that a speaker without CAP_NET_RAW says so in /readyz at start
+     * rather than when it first leads an address.
+     */
+    void checkRawSockets() {
+        try {
+            LinkInfo loopback = Links.list().stream().filter(LinkInfo::loopback).findFirst()
+                    .orElseThrow(() -> new IOException("no loopback interface in this network namespace"));
+            try (PacketSocket probe = PacketSocket.open(loopback, ArpPacket.ETHERTYPE, BpfProgram.arpRequests(), Duration.ofMillis(10))) {
+                log.debug("raw sockets available (probe on {})", loopback.name());
+            }
+            rawSocketFailure = null;
+        } catch (IOException e) {
+            rawSocketFailure = e.getMessage();
+            log.error("cannot open raw sockets: {}", e.getMessage());
+        }
+    }
+
     /** The error that keeps this node from answering, if any (for /readyz). */
     Optional<String> failure() {
-        return Optional.ofNullable(failure);
+        return Optional.ofNullable(rawSocketFailure).or(() -> Optional.ofNullable(responderFailure));
     }
 
     synchronized void apply(NodePlan plan) {
@@ -94,7 +117,7 @@ final class Announcer implements AutoCloseable {
             }
             linksInUse.put(link.index(), link);
         }
-        failure = problem;
+        responderFailure = problem;
         table = freeze(next);
 
         for (var entry : table.entrySet()) {

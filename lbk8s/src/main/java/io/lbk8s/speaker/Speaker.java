@@ -94,6 +94,7 @@ public final class Speaker implements AutoCloseable {
     }
 
     public void start() {
+        announcer.checkRawSockets();
         String ns = settings.configNamespace();
         nodes = track(client.nodes().inform(handler()));
         speakerPods = track(client.pods().inNamespace(settings.podNamespace()).withLabels(settings.speakerPodLabels()).inform(handler()));
