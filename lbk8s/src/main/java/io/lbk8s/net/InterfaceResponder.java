@@ -132,8 +132,8 @@ public final class InterfaceResponder implements AutoCloseable {
         if (!table.announces(ifindex, ip)) {
             return;
         }
+        arpSocket.send(reply, ArpPacket.encodeReply(reply, request, mac)); // the reply first: counting is not urgent
         listener.requestReceived(name, ip);
-        arpSocket.send(reply, ArpPacket.encodeReply(reply, request, mac));
         listener.responseSent(name, ip);
     }
 
@@ -175,8 +175,8 @@ public final class InterfaceResponder implements AutoCloseable {
         if (!table.announces(ifindex, ip)) {
             return;
         }
-        listener.requestReceived(name, ip);
         ndpSocket.send(reply, NdpPacket.encodeSolicitedAdvertisement(reply, solicitation, mac));
+        listener.requestReceived(name, ip);
         listener.responseSent(name, ip);
     }
 
