@@ -5,6 +5,8 @@ import io.fabric8.kubernetes.api.model.KubernetesListBuilder;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.util.List;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.dataformat.yaml.YAMLMapper;
+import tools.jackson.dataformat.yaml.YAMLWriteFeature;
 
 /** Writes objects as kubectl does: YAML documents separated by "---", or JSON as one v1 List. */
 public final class ManifestOutput {
@@ -30,10 +32,21 @@ public final class ManifestOutput {
         return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(JSON.readTree(json)) + "\n";
     }
 
+    /** kubectl-like YAML: quotes only where YAML needs them (numbers and booleans kept as strings stay quoted). */
+    private static final YAMLMapper YAML = YAMLMapper.builder()
+            .enable(YAMLWriteFeature.MINIMIZE_QUOTES, YAMLWriteFeature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS,
+                    YAMLWriteFeature.LITERAL_BLOCK_STYLE)
+            .disable(YAMLWriteFeature.SPLIT_LINES)
+            .build();
+
+    private static String asYaml(Object value) {
+        return YAML.writeValueAsString(JSON.readTree(SERIALIZATION.asJson(value)));
+    }
+
     private static String yaml(List<? extends HasMetadata> objects) {
         StringBuilder out = new StringBuilder();
         for (HasMetadata object : objects) {
-            String doc = SERIALIZATION.asYaml(object);
+            String doc = asYaml(object);
             if (!doc.startsWith("---")) {
                 out.append("---\n");
             }
@@ -48,7 +61,7 @@ public final class ManifestOutput {
     /** Any value (records, maps) as YAML or JSON, for the status command's -o. */
     public static String value(Object value, Format format) {
         return switch (format) {
-            case yaml -> SERIALIZATION.asYaml(value);
+            case yaml -> asYaml(value);
             case json -> pretty(SERIALIZATION.asJson(value));
         };
     }
