@@ -34,7 +34,8 @@ public final class Rbac {
 
     /** Every Service's address is the controller's to write; Events go to the Service's namespace. */
     public static final List<Rule> CONTROLLER_CLUSTER = List.of(
-            new Rule("", List.of("services"), List.of("list", "watch", "patch")), // patch: the pool annotation
+            // patch: the pool annotation; get: a read of one Service that RbacTest saw in the controller's writes
+            new Rule("", List.of("services"), List.of("get", "list", "watch", "patch")),
             new Rule("", List.of("services/status"), List.of("update")),
             new Rule("", List.of("namespaces"), INFORM), // pools' serviceAllocation selects namespaces by label
             new Rule("", List.of("events"), List.of("create")));
