@@ -8,7 +8,8 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = VersionCommand.Provider.class,
         description = "MetalLB-compatible layer-2 load balancer for bare-metal and local Kubernetes clusters.",
-        subcommands = {ControllerCommand.class, SpeakerCommand.class, VersionCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {ControllerCommand.class, SpeakerCommand.class, InstallCommand.class, UninstallCommand.class,
+                StatusCommand.class, VersionCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
     @CommandLine.Spec

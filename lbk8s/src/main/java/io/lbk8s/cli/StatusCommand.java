@@ -1,0 +1,88 @@
+package io.lbk8s.cli;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.lbk8s.install.ApiErrors;
+import io.lbk8s.install.InstallProblem;
+import io.lbk8s.install.InstallValues;
+import io.lbk8s.install.ManifestOutput;
+import io.lbk8s.install.StatusCollector;
+import io.lbk8s.install.StatusReport;
+import io.lbk8s.install.StatusText;
+import java.io.PrintWriter;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+@Command(name = "status", mixinStandardHelpOptions = true,
+        description = {"Show the address pools with their use, and every LoadBalancer Service with its address, pool and",
+                "announcing node, and why a pending one is pending. `status svc/NAME -n NS` explains one Service."})
+final class StatusCommand implements Callable<Integer> {
+    private static final Pattern SERVICE = Pattern.compile("(?:svc|service|services)/([a-z0-9]([-a-z0-9.]*[a-z0-9])?)");
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    KubeOptions kube;
+
+    @Parameters(arity = "0..1", paramLabel = "svc/NAME", description = "One Service to explain.")
+    String target;
+
+    @Option(names = {"-n", "--namespace"}, description = "The Services' namespace (default: all namespaces; with svc/NAME, "
+            + "the kubeconfig context's namespace).")
+    String namespace;
+
+    @Option(names = "--lbk8s-namespace", defaultValue = InstallValues.DEFAULT_NAMESPACE,
+            description = "Where lbk8s runs and keeps its pools (default: ${DEFAULT-VALUE}).")
+    String systemNamespace;
+
+    @Option(names = "--lb-class", description = "The class the controller was started with (--lb-class), if any.")
+    String lbClass;
+
+    @Option(names = {"-o", "--output"}, description = "yaml or json instead of the table.")
+    ManifestOutput.Format output;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        try (KubernetesClient client = kube.client()) {
+            Optional<String> cls = Optional.ofNullable(lbClass).filter(s -> !s.isBlank());
+            var collector = new StatusCollector(client);
+            if (target == null) {
+                StatusReport report = StatusReport.of(collector.read(systemNamespace, Optional.ofNullable(namespace), cls));
+                out.print(output == null ? StatusText.report(report) : ManifestOutput.value(report, output));
+                return 0;
+            }
+            Matcher m = SERVICE.matcher(target);
+            if (!m.matches()) {
+                throw new InstallProblem("\"" + target + "\" is not svc/NAME (status explains Services only)");
+            }
+            String ns = Optional.ofNullable(namespace).orElseGet(() -> Optional.ofNullable(client.getNamespace()).orElse("default"));
+            var detail = StatusReport.detail(collector.read(systemNamespace, Optional.of(ns), cls), ns, m.group(1))
+                    .orElseThrow(() -> new InstallProblem("service " + ns + "/" + m.group(1) + " not found"));
+            out.print(output == null ? StatusText.detail(detail) : ManifestOutput.value(detail, output));
+            return 0;
+        } catch (InstallProblem e) {
+            err.println("error: " + e.getMessage());
+            return 1;
+        } catch (KubernetesClientException e) {
+            err.println("error: the API server refused or did not answer: " + ApiErrors.oneLine(e));
+            return 1;
+        } catch (IllegalArgumentException e) { // KubeOptions: an unreadable kubeconfig
+            err.println("error: " + e.getMessage());
+            return 1;
+        } finally {
+            out.flush();
+            err.flush();
+        }
+    }
+}

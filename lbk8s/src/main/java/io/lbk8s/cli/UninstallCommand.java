@@ -1,0 +1,58 @@
+package io.lbk8s.cli;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.lbk8s.install.ApiErrors;
+import io.lbk8s.install.InstallProblem;
+import io.lbk8s.install.InstallValues;
+import io.lbk8s.install.Uninstaller;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+@Command(name = "uninstall", mixinStandardHelpOptions = true,
+        description = {"Remove what lbk8s install made (objects labelled app.kubernetes.io/managed-by=lbk8s-install).",
+                "Your own IPAddressPools and L2Advertisements stay, and with them the CRDs and the namespace, unless --purge."})
+final class UninstallCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    KubeOptions kube;
+
+    @Option(names = {"-n", "--namespace"}, defaultValue = InstallValues.DEFAULT_NAMESPACE,
+            description = "Namespace lbk8s was installed into (default: ${DEFAULT-VALUE}).")
+    String namespace;
+
+    @Option(names = "--purge", description = "Also delete pools and advertisements install did not make, the CRDs and the namespace.")
+    boolean purge;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        try (KubernetesClient client = kube.client()) {
+            var results = new Uninstaller(client).uninstall(namespace, purge, out::println);
+            if (results.stream().noneMatch(r -> r.action() == Uninstaller.Action.deleted)) {
+                out.println("nothing to delete: lbk8s install has nothing in this cluster");
+            }
+            return 0;
+        } catch (InstallProblem e) {
+            err.println("error: " + e.getMessage());
+            return 1;
+        } catch (KubernetesClientException e) {
+            err.println("error: the API server refused or did not answer: " + ApiErrors.oneLine(e));
+            return 1;
+        } catch (IllegalArgumentException e) { // KubeOptions: an unreadable kubeconfig
+            err.println("error: " + e.getMessage());
+            return 1;
+        } finally {
+            out.flush();
+            err.flush();
+        }
+    }
+}

@@ -1,0 +1,77 @@
+package io.lbk8s.install;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Everything the rendered manifests depend on; the same knobs as the Helm chart's values.yaml.
+ *
+ * @param addresses        the pool's ranges; empty renders no IPAddressPool / L2Advertisement
+ * @param speakerNetAdmin  also grant CAP_NET_ADMIN, only needed for receive buffers beyond the system limit
+ */
+public record InstallValues(
+        String namespace,
+        String image,
+        String imagePullPolicy,
+        List<String> addresses,
+        String poolName,
+        Optional<String> lbClass,
+        boolean ignoreExcludeLb,
+        boolean speakerNetAdmin,
+        int metricsPort,
+        Resources controllerResources,
+        Resources speakerResources) {
+
+    public static final String DEFAULT_NAMESPACE = "lbk8s-system";
+    public static final String IMAGE_REPOSITORY = "ghcr.io/lbk8s/lbk8s";
+    /** The reference design's Talos-on-Docker network (10.5.0.0/24): what a client-side dry run renders. */
+    public static final List<String> EXAMPLE_ADDRESSES = List.of("10.5.0.200-10.5.0.250");
+
+    /** Requests and memory limit; no CPU limit, so that a busy node does not throttle ARP answers. */
+    public record Resources(String cpuRequest, String memoryRequest, String memoryLimit) {}
+
+    public InstallValues {
+        addresses = List.copyOf(addresses);
+    }
+
+    public static InstallValues defaults() {
+        return new InstallValues(DEFAULT_NAMESPACE, IMAGE_REPOSITORY + ":" + Version.current(), "IfNotPresent",
+                EXAMPLE_ADDRESSES, "default", Optional.empty(), false, false, 7472,
+                new Resources("50m", "96Mi", "256Mi"), new Resources("50m", "96Mi", "256Mi"));
+    }
+
+    public InstallValues withNamespace(String value) {
+        return new InstallValues(value, image, imagePullPolicy, addresses, poolName, lbClass, ignoreExcludeLb, speakerNetAdmin,
+                metricsPort, controllerResources, speakerResources);
+    }
+
+    public InstallValues withImage(String value) {
+        return new InstallValues(namespace, value, imagePullPolicy, addresses, poolName, lbClass, ignoreExcludeLb, speakerNetAdmin,
+                metricsPort, controllerResources, speakerResources);
+    }
+
+    public InstallValues withAddresses(List<String> value) {
+        return new InstallValues(namespace, image, imagePullPolicy, value, poolName, lbClass, ignoreExcludeLb, speakerNetAdmin,
+                metricsPort, controllerResources, speakerResources);
+    }
+
+    public InstallValues withPoolName(String value) {
+        return new InstallValues(namespace, image, imagePullPolicy, addresses, value, lbClass, ignoreExcludeLb, speakerNetAdmin,
+                metricsPort, controllerResources, speakerResources);
+    }
+
+    public InstallValues withLbClass(Optional<String> value) {
+        return new InstallValues(namespace, image, imagePullPolicy, addresses, poolName, value, ignoreExcludeLb, speakerNetAdmin,
+                metricsPort, controllerResources, speakerResources);
+    }
+
+    public InstallValues withIgnoreExcludeLb(boolean value) {
+        return new InstallValues(namespace, image, imagePullPolicy, addresses, poolName, lbClass, value, speakerNetAdmin,
+                metricsPort, controllerResources, speakerResources);
+    }
+
+    public InstallValues withSpeakerNetAdmin(boolean value) {
+        return new InstallValues(namespace, image, imagePullPolicy, addresses, poolName, lbClass, ignoreExcludeLb, value,
+                metricsPort, controllerResources, speakerResources);
+    }
+}

@@ -1,0 +1,286 @@
+package io.lbk8s.install;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodSpecBuilder;
+import io.fabric8.kubernetes.api.model.Probe;
+import io.fabric8.kubernetes.api.model.ProbeBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
+import io.fabric8.kubernetes.api.model.SecurityContext;
+import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.TolerationBuilder;
+import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The one source of truth for what lbk8s installs: {@code deploy/lbk8s.yaml} is this class's output with default
+ * values, and the Helm chart is checked against it. Pure: values in, typed objects out.
+ */
+public final class Manifests {
+    private Manifests() {}
+
+    public static final String NAME = "lbk8s";
+    public static final String CONTROLLER = "lbk8s-controller";
+    public static final String SPEAKER = "lbk8s-speaker";
+    public static final String MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
+    public static final String MANAGED_BY = "lbk8s-install";
+    public static final String NAME_LABEL = "app.kubernetes.io/name";
+    public static final String COMPONENT_LABEL = "app.kubernetes.io/component";
+    public static final String HEALTH_PORT_NAME = "monitoring";
+
+    /** Every object, in the order to apply them (the namespace and CRDs before what lives in or uses them). */
+    public static List<HasMetadata> render(InstallValues values) {
+        List<HasMetadata> objects = new ArrayList<>();
+        objects.add(namespace(values));
+        objects.addAll(Crds.load().stream().map(crd -> {
+            crd.getMetadata().setLabels(labels(null));
+            return (HasMetadata) crd;
+        }).toList());
+        objects.add(serviceAccount(values, CONTROLLER, "controller"));
+        objects.add(serviceAccount(values, SPEAKER, "speaker"));
+        objects.add(clusterRole(CONTROLLER, "controller", Rbac.CONTROLLER_CLUSTER));
+        objects.add(clusterRole(SPEAKER, "speaker", Rbac.SPEAKER_CLUSTER));
+        objects.add(clusterRoleBinding(values, CONTROLLER, "controller"));
+        objects.add(clusterRoleBinding(values, SPEAKER, "speaker"));
+        objects.add(role(values, CONTROLLER, "controller", Rbac.CONTROLLER_NAMESPACE));
+        objects.add(role(values, SPEAKER, "speaker", Rbac.SPEAKER_NAMESPACE));
+        objects.add(roleBinding(values, CONTROLLER, "controller"));
+        objects.add(roleBinding(values, SPEAKER, "speaker"));
+        objects.add(controller(values));
+        objects.add(speaker(values));
+        objects.addAll(pool(values));
+        return List.copyOf(objects);
+    }
+
+    /** The pool and its L2Advertisement (MetalLB's CRDs); none when no addresses are given. */
+    public static List<GenericKubernetesResource> pool(InstallValues values) {
+        if (values.addresses().isEmpty()) {
+            return List.of();
+        }
+        return List.of(
+                new GenericKubernetesResourceBuilder().withApiVersion("metallb.io/v1beta1").withKind("IPAddressPool")
+                        .withMetadata(meta(values.poolName(), values.namespace(), null))
+                        .addToAdditionalProperties("spec", ordered("addresses", values.addresses())).build(),
+                new GenericKubernetesResourceBuilder().withApiVersion("metallb.io/v1beta1").withKind("L2Advertisement")
+                        .withMetadata(meta(values.poolName(), values.namespace(), null))
+                        .addToAdditionalProperties("spec", ordered("ipAddressPools", List.of(values.poolName()))).build());
+    }
+
+    /** The reference design's example: whoami behind a LoadBalancer Service, in the default namespace. */
+    public static List<HasMetadata> example() {
+        Map<String, String> app = Map.of("app", "whoami");
+        return List.of(
+                new DeploymentBuilder().withNewMetadata().withName("whoami").withNamespace("default").withLabels(app).endMetadata()
+                        .withNewSpec().withReplicas(2).withNewSelector().withMatchLabels(app).endSelector()
+                        .withNewTemplate().withNewMetadata().withLabels(app).endMetadata()
+                        .withNewSpec().addNewContainer().withName("whoami").withImage("traefik/whoami:v1.10")
+                        .addNewPort().withName("http").withContainerPort(80).endPort()
+                        .withResources(resources(new InstallValues.Resources("10m", "16Mi", "64Mi")))
+                        .endContainer().endSpec().endTemplate().endSpec().build(),
+                new ServiceBuilder().withNewMetadata().withName("whoami").withNamespace("default").withLabels(app).endMetadata()
+                        .withNewSpec().withType("LoadBalancer").withSelector(app)
+                        .addNewPort().withName("http").withPort(80).withTargetPort(new IntOrString("http")).endPort()
+                        .endSpec().build());
+    }
+
+    // ---- the objects ----
+
+    static HasMetadata namespace(InstallValues values) {
+        Map<String, String> labels = labels(null);
+        // Talos (and any cluster enforcing "baseline") refuses hostNetwork and NET_RAW: the speaker needs "privileged".
+        for (String mode : List.of("enforce", "audit", "warn")) {
+            labels.put("pod-security.kubernetes.io/" + mode, "privileged");
+        }
+        return new NamespaceBuilder().withNewMetadata().withName(values.namespace()).withLabels(labels).endMetadata().build();
+    }
+
+    private static HasMetadata serviceAccount(InstallValues values, String name, String component) {
+        return new ServiceAccountBuilder().withMetadata(meta(name, values.namespace(), component)).build();
+    }
+
+    private static HasMetadata clusterRole(String name, String component, List<Rbac.Rule> rules) {
+        return new ClusterRoleBuilder().withMetadata(meta(name, null, component)).withRules(Rbac.policyRules(rules)).build();
+    }
+
+    private static HasMetadata clusterRoleBinding(InstallValues values, String name, String component) {
+        return new ClusterRoleBindingBuilder().withMetadata(meta(name, null, component))
+                .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", name)
+                .addNewSubject().withKind("ServiceAccount").withName(name).withNamespace(values.namespace()).endSubject()
+                .build();
+    }
+
+    private static HasMetadata role(InstallValues values, String name, String component, List<Rbac.Rule> rules) {
+        return new RoleBuilder().withMetadata(meta(name, values.namespace(), component)).withRules(Rbac.policyRules(rules)).build();
+    }
+
+    private static HasMetadata roleBinding(InstallValues values, String name, String component) {
+        return new RoleBindingBuilder().withMetadata(meta(name, values.namespace(), component))
+                .withNewRoleRef("rbac.authorization.k8s.io", "Role", name)
+                .addNewSubject().withKind("ServiceAccount").withName(name).withNamespace(values.namespace()).endSubject()
+                .build();
+    }
+
+    static HasMetadata controller(InstallValues values) {
+        List<String> args = new ArrayList<>(List.of("controller", "--metrics-port=" + values.metricsPort()));
+        values.lbClass().ifPresent(c -> args.add("--lb-class=" + c));
+        Container container = container(values, "controller", args, values.controllerResources(),
+                new SecurityContextBuilder().withAllowPrivilegeEscalation(false).withReadOnlyRootFilesystem(true)
+                        .withRunAsNonRoot(true).withRunAsUser(65532L).withRunAsGroup(65532L)
+                        .withNewCapabilities().withDrop("ALL").endCapabilities().build(),
+                List.of(fieldEnv("POD_NAMESPACE", "metadata.namespace"), fieldEnv("NODE_NAME", "spec.nodeName")),
+                false);
+        PodSpec pod = podSpec(CONTROLLER, container)
+                .withNewSecurityContext().withRunAsNonRoot(true).withFsGroup(65532L)
+                .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile().endSecurityContext()
+                // the controller reschedules anywhere; it must not sit on a NoExecute-tainted node forever
+                .build();
+        return new DeploymentBuilder().withMetadata(meta(CONTROLLER, values.namespace(), "controller"))
+                .withNewSpec()
+                .withReplicas(1)
+                // one controller at a time: it has no leader election, two would race for the same addresses
+                .withNewStrategy().withType("Recreate").endStrategy()
+                .withNewSelector().withMatchLabels(podLabels("controller")).endSelector()
+                .withNewTemplate().withNewMetadata().withLabels(podLabels("controller")).endMetadata().withSpec(pod).endTemplate()
+                .endSpec().build();
+    }
+
+    static HasMetadata speaker(InstallValues values) {
+        List<String> args = new ArrayList<>(List.of("speaker", "--metrics-port=" + values.metricsPort()));
+        values.lbClass().ifPresent(c -> args.add("--lb-class=" + c));
+        if (values.ignoreExcludeLb()) {
+            args.add("--ignore-exclude-lb");
+        }
+        List<String> capabilities = values.speakerNetAdmin() ? List.of("NET_RAW", "NET_ADMIN") : List.of("NET_RAW");
+        // Root without any capability but NET_RAW: Kubernetes grants added capabilities to uid 0 only (no ambient
+        // capabilities for other users), and raw sockets for ARP/NDP need NET_RAW.
+        Container container = container(values, "speaker", args, values.speakerResources(),
+                new SecurityContextBuilder().withAllowPrivilegeEscalation(false).withReadOnlyRootFilesystem(true)
+                        .withRunAsUser(0L).withRunAsNonRoot(false)
+                        .withNewCapabilities().withDrop("ALL").withAdd(capabilities).endCapabilities().build(),
+                List.of(fieldEnv("NODE_NAME", "spec.nodeName"), fieldEnv("POD_NAME", "metadata.name"),
+                        fieldEnv("POD_NAMESPACE", "metadata.namespace")),
+                true);
+        PodSpec pod = podSpec(SPEAKER, container)
+                .withHostNetwork(true)
+                .withDnsPolicy("ClusterFirstWithHostNet")
+                // the speaker withdraws and hands over in about a second; a long grace only delays the handover
+                .withTerminationGracePeriodSeconds(3L)
+                .withTolerations(
+                        new TolerationBuilder().withKey("node-role.kubernetes.io/control-plane").withOperator("Exists")
+                                .withEffect("NoSchedule").build(),
+                        new TolerationBuilder().withKey("node-role.kubernetes.io/master").withOperator("Exists")
+                                .withEffect("NoSchedule").build())
+                .build();
+        return new DaemonSetBuilder().withMetadata(meta(SPEAKER, values.namespace(), "speaker"))
+                .withNewSpec()
+                .withNewSelector().withMatchLabels(podLabels("speaker")).endSelector()
+                .withNewUpdateStrategy().withType("RollingUpdate").withNewRollingUpdate()
+                .withMaxUnavailable(new IntOrString(1)).endRollingUpdate().endUpdateStrategy()
+                .withNewTemplate().withNewMetadata().withLabels(podLabels("speaker")).endMetadata().withSpec(pod).endTemplate()
+                .endSpec().build();
+    }
+
+    private static PodSpecBuilder podSpec(String serviceAccount, Container container) {
+        return new PodSpecBuilder()
+                .withServiceAccountName(serviceAccount)
+                .withNodeSelector(Map.of("kubernetes.io/os", "linux"))
+                .withContainers(container)
+                // the JVM writes its perf data and temp files to /tmp; the root filesystem is read-only
+                .addNewVolume().withName("tmp").withNewEmptyDir().withMedium("Memory").withSizeLimit(new Quantity("16Mi"))
+                .endEmptyDir().endVolume();
+    }
+
+    private static Container container(InstallValues values, String name, List<String> args, InstallValues.Resources resources,
+            SecurityContext securityContext, List<EnvVar> env, boolean hostPort) {
+        var port = new io.fabric8.kubernetes.api.model.ContainerPortBuilder().withName(HEALTH_PORT_NAME)
+                .withContainerPort(values.metricsPort()).withProtocol("TCP");
+        if (hostPort) {
+            port.withHostPort(values.metricsPort()); // hostNetwork: the metrics port is the node's
+        }
+        return new ContainerBuilder()
+                .withName(name)
+                .withImage(values.image())
+                .withImagePullPolicy(values.imagePullPolicy())
+                .withArgs(args)
+                .withEnv(env)
+                .withPorts(port.build())
+                .withLivenessProbe(probe("/healthz", 10, 3))
+                .withReadinessProbe(probe("/readyz", 5, 1))
+                .withResources(resources(resources))
+                .withSecurityContext(securityContext)
+                .addNewVolumeMount().withName("tmp").withMountPath("/tmp").endVolumeMount()
+                .build();
+    }
+
+    private static Probe probe(String path, int periodSeconds, int failureThreshold) {
+        return new ProbeBuilder().withNewHttpGet().withPath(path).withPort(new IntOrString(HEALTH_PORT_NAME)).endHttpGet()
+                .withInitialDelaySeconds(2).withPeriodSeconds(periodSeconds).withTimeoutSeconds(2)
+                .withFailureThreshold(failureThreshold).build();
+    }
+
+    private static ResourceRequirements resources(InstallValues.Resources r) {
+        return new ResourceRequirementsBuilder()
+                .addToRequests("cpu", new Quantity(r.cpuRequest()))
+                .addToRequests("memory", new Quantity(r.memoryRequest()))
+                .addToLimits("memory", new Quantity(r.memoryLimit()))
+                .build();
+    }
+
+    private static EnvVar fieldEnv(String name, String fieldPath) {
+        return new EnvVarBuilder().withName(name).withNewValueFrom().withNewFieldRef().withFieldPath(fieldPath).endFieldRef()
+                .endValueFrom().build();
+    }
+
+    // ---- metadata ----
+
+    /** The labels of every installed object; {@code managed-by} is how uninstall finds them. */
+    static Map<String, String> labels(String component) {
+        Map<String, String> labels = new LinkedHashMap<>();
+        labels.put(NAME_LABEL, NAME);
+        if (component != null) {
+            labels.put(COMPONENT_LABEL, component);
+        }
+        labels.put(MANAGED_BY_LABEL, MANAGED_BY);
+        return labels;
+    }
+
+    /** Pod labels double as selectors (immutable) and as the speaker's way to find its peers: name and component only. */
+    static Map<String, String> podLabels(String component) {
+        Map<String, String> labels = new LinkedHashMap<>();
+        labels.put(NAME_LABEL, NAME);
+        labels.put(COMPONENT_LABEL, component);
+        return labels;
+    }
+
+    private static ObjectMeta meta(String name, String namespace, String component) {
+        return new ObjectMetaBuilder().withName(name).withNamespace(namespace).withLabels(labels(component)).build();
+    }
+
+    private static Map<String, Object> ordered(String key, Object value) {
+        Map<String, Object> map = new LinkedHashMap<>();
+        map.put(key, value);
+        return map;
+    }
+}

@@ -1,0 +1,55 @@
+package io.lbk8s.install;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.lbk8s.config.ConfigParser;
+import io.lbk8s.kube.ConfigResources;
+import io.lbk8s.kube.ServiceL2Statuses;
+import java.util.List;
+import java.util.Optional;
+
+/** Reads what {@link StatusReport} needs: lbk8s's configuration and statuses, and the Services and their Events. */
+public final class StatusCollector {
+    private final KubernetesClient client;
+
+    public StatusCollector(KubernetesClient client) {
+        this.client = client;
+    }
+
+    /**
+     * @param systemNamespace   where lbk8s runs (pools, ServiceL2Statuses)
+     * @param serviceNamespace  the Services' namespace, empty for all
+     */
+    public StatusReport.Inputs read(String systemNamespace, Optional<String> serviceNamespace, Optional<String> lbClass) {
+        List<GenericKubernetesResource> pools = list(ConfigResources.IP_ADDRESS_POOLS, systemNamespace);
+        List<GenericKubernetesResource> l2 = list(ConfigResources.L2_ADVERTISEMENTS, systemNamespace);
+        Optional<ConfigMap> configMap = Optional.ofNullable(
+                client.configMaps().inNamespace(systemNamespace).withName(ConfigResources.CONFIG_MAP_NAME).get());
+        List<Service> services = serviceNamespace
+                .map(ns -> client.services().inNamespace(ns).list().getItems())
+                .orElseGet(() -> client.services().inAnyNamespace().list().getItems());
+        // one list of Events rather than one per Service; field selectors on involvedObject are not universal
+        List<Event> events = serviceNamespace
+                .map(ns -> client.v1().events().inNamespace(ns).list().getItems())
+                .orElseGet(() -> client.v1().events().inAnyNamespace().list().getItems());
+        return new StatusReport.Inputs(ConfigParser.parse(ConfigResources.sources(pools, l2, configMap)), services,
+                list(ServiceL2Statuses.CONTEXT, systemNamespace), events, lbClass);
+    }
+
+    private List<GenericKubernetesResource> list(ResourceDefinitionContext context, String namespace) {
+        try {
+            return client.genericKubernetesResources(context).inNamespace(namespace).list().getItems();
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == 404) {
+                throw new InstallProblem("the metallb.io CRDs are not installed (" + context.getPlural()
+                        + " not found): run lbk8s install first");
+            }
+            throw e;
+        }
+    }
+}

@@ -1,0 +1,192 @@
+package io.lbk8s.install;
+
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Service;
+import io.lbk8s.address.IpAddress;
+import io.lbk8s.address.IpRange;
+import io.lbk8s.config.AddressPool;
+import io.lbk8s.config.ConfigProblem;
+import io.lbk8s.config.ConfigResult;
+import io.lbk8s.controller.Annotations;
+import io.lbk8s.controller.ServiceRequests;
+import io.lbk8s.controller.ServiceView;
+import io.lbk8s.kube.ServiceL2Statuses;
+import io.lbk8s.kube.ServiceMapping;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * {@code lbk8s status}, computed: pools with their use, every LoadBalancer Service with its address, pool and
+ * announcing node, and for each one that is not fully served the reason lbk8s gave (its latest Warning event).
+ * Pure: the API objects in, rows out. Counts come from the Services' status, since the controller's metrics are not
+ * reachable from the CLI.
+ */
+public record StatusReport(List<PoolRow> pools, List<ServiceRow> services, List<String> configProblems) {
+
+    public record PoolRow(String name, List<String> addresses, boolean autoAssign, String size, long used, String free) {}
+
+    public enum State {
+        /** has an address and a node answers for it */
+        Announced,
+        /** has an address, no node announces it */
+        Assigned,
+        /** no address */
+        Pending,
+        /** of another loadBalancerClass */
+        NotServed
+    }
+
+    public record ServiceRow(String namespace, String name, List<String> ips, String pool, List<String> nodes, State state,
+            String reason) {}
+
+    public record EventLine(String time, String type, String reason, String message, String source) {}
+
+    public record Announcement(String node, List<String> interfaces, String object) {}
+
+    /** {@code lbk8s status svc/NAME}: the row, and everything behind it. */
+    public record ServiceDetail(ServiceRow service, String type, String loadBalancerClass, Optional<PoolRow> pool,
+            List<Announcement> announcements, List<EventLine> events) {}
+
+    public record Inputs(ConfigResult config, List<Service> services, List<GenericKubernetesResource> l2Statuses,
+            List<Event> events, Optional<String> lbClass) {}
+
+    static final Set<String> PENDING_REASONS = Set.of("AllocationFailed", "NotAnnounced");
+
+    public static StatusReport of(Inputs in) {
+        List<Service> lbServices = in.services().stream()
+                .filter(s -> ServiceMapping.view(s).isLoadBalancer())
+                .sorted(Comparator.comparing((Service s) -> s.getMetadata().getNamespace()).thenComparing(s -> s.getMetadata().getName()))
+                .toList();
+        List<PoolRow> pools = in.config().config().pools().stream().map(p -> poolRow(p, lbServices)).toList();
+        List<ServiceRow> rows = lbServices.stream().map(s -> row(s, in)).toList();
+        List<String> problems = in.config().problems().stream()
+                .filter(p -> p.severity() == ConfigProblem.Severity.ERROR).map(ConfigProblem::toString).toList();
+        return new StatusReport(pools, rows, problems);
+    }
+
+    public static Optional<ServiceDetail> detail(Inputs in, String namespace, String name) {
+        Optional<Service> found = in.services().stream()
+                .filter(s -> namespace.equals(s.getMetadata().getNamespace()) && name.equals(s.getMetadata().getName())).findFirst();
+        return found.map(service -> {
+            ServiceRow row = row(service, in);
+            List<Service> lbServices = in.services().stream().filter(s -> ServiceMapping.view(s).isLoadBalancer()).toList();
+            Optional<PoolRow> pool = in.config().config().pool(row.pool()).map(p -> poolRow(p, lbServices));
+            List<Announcement> announcements = statusesOf(service, in.l2Statuses()).stream().map(StatusReport::announcement).toList();
+            List<EventLine> events = eventsOf(service, in.events()).stream()
+                    .map(e -> new EventLine(time(e), e.getType(), e.getReason(), e.getMessage(),
+                            e.getSource() == null ? "" : Objects.toString(e.getSource().getComponent(), "")))
+                    .toList();
+            var spec = service.getSpec();
+            return new ServiceDetail(row, spec == null ? "" : Objects.toString(spec.getType(), "ClusterIP"),
+                    spec == null || spec.getLoadBalancerClass() == null ? "" : spec.getLoadBalancerClass(), pool, announcements, events);
+        });
+    }
+
+    private static PoolRow poolRow(AddressPool pool, List<Service> services) {
+        BigInteger size = pool.ranges().stream().map(r -> BigInteger.valueOf(r.size())).reduce(BigInteger.ZERO, BigInteger::add);
+        Set<IpAddress> used = new TreeSet<>();
+        services.forEach(s -> ServiceMapping.statusIps(s).stream().filter(pool::contains).forEach(used::add));
+        return new PoolRow(pool.name(), pool.ranges().stream().map(IpRange::text).toList(), pool.autoAssign(),
+                count(size), used.size(), count(size.subtract(BigInteger.valueOf(used.size()))));
+    }
+
+    /** IPv6 pools can be astronomically large; beyond a trillion, a power of two says enough. */
+    private static String count(BigInteger n) {
+        return n.bitLength() > 40 ? "~2^" + (n.bitLength() - 1) : n.toString();
+    }
+
+    private static ServiceRow row(Service service, Inputs in) {
+        ServiceView view = ServiceMapping.view(service);
+        List<String> ips = view.statusIps().stream().map(IpAddress::toString).toList();
+        String pool = Optional.ofNullable(view.annotations().get(Annotations.ALLOCATED_FROM_POOL))
+                .or(() -> view.statusIps().stream().findFirst()
+                        .flatMap(ip -> in.config().config().pools().stream().filter(p -> p.contains(ip)).findFirst())
+                        .map(AddressPool::name))
+                .orElse("");
+        List<String> nodes = statusesOf(service, in.l2Statuses()).stream().map(StatusReport::announcement)
+                .map(Announcement::node).distinct().sorted().toList();
+        Optional<Event> warning = latestWarning(service, in.events());
+        State state;
+        String reason;
+        if (!ServiceRequests.served(view, in.lbClass())) {
+            state = State.NotServed;
+            reason = "loadBalancerClass " + view.loadBalancerClass().orElse("(none)") + " is not served by lbk8s"
+                    + in.lbClass().map(c -> " (it serves " + c + ")").orElse("");
+        } else if (ips.isEmpty()) {
+            state = State.Pending;
+            reason = warning.filter(e -> "AllocationFailed".equals(e.getReason())).map(Event::getMessage)
+                    .orElse("no address yet, and no AllocationFailed event: is the controller running?");
+        } else if (nodes.isEmpty()) {
+            state = State.Assigned;
+            reason = warning.filter(e -> "NotAnnounced".equals(e.getReason())).map(Event::getMessage)
+                    .orElse("no node announces it yet (no ServiceL2Status): are the speakers running and ready?");
+        } else {
+            state = State.Announced;
+            reason = "";
+        }
+        return new ServiceRow(service.getMetadata().getNamespace(), service.getMetadata().getName(), ips, pool, nodes, state, reason);
+    }
+
+    private static List<GenericKubernetesResource> statusesOf(Service service, List<GenericKubernetesResource> statuses) {
+        return statuses.stream().filter(s -> {
+            Map<String, String> labels = Optional.ofNullable(s.getMetadata().getLabels()).orElse(Map.of());
+            return service.getMetadata().getName().equals(labels.get(ServiceL2Statuses.SERVICE_NAME_LABEL))
+                    && service.getMetadata().getNamespace().equals(labels.get(ServiceL2Statuses.SERVICE_NAMESPACE_LABEL));
+        }).toList();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Announcement announcement(GenericKubernetesResource status) {
+        Map<String, Object> body = status.getAdditionalProperties().get("status") instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
+        String node = Objects.toString(body.getOrDefault("node",
+                Optional.ofNullable(status.getMetadata().getLabels()).map(l -> l.get(ServiceL2Statuses.NODE_LABEL)).orElse("")));
+        List<String> interfaces = new ArrayList<>();
+        if (body.get("interfaces") instanceof List<?> list) {
+            list.forEach(i -> {
+                if (i instanceof Map<?, ?> entry && entry.get("name") != null) {
+                    interfaces.add(entry.get("name").toString());
+                }
+            });
+        }
+        return new Announcement(node, interfaces, status.getMetadata().getName());
+    }
+
+    /** The Service's events, oldest first; an event of an earlier Service of the same name (another uid) is not its. */
+    static List<Event> eventsOf(Service service, List<Event> events) {
+        String uid = service.getMetadata().getUid();
+        List<Event> mine = new ArrayList<>();
+        for (Event e : events) {
+            var ref = e.getInvolvedObject();
+            if (ref != null && "Service".equals(ref.getKind()) && service.getMetadata().getName().equals(ref.getName())
+                    && service.getMetadata().getNamespace().equals(ref.getNamespace())
+                    && (uid == null || ref.getUid() == null || uid.equals(ref.getUid()))) {
+                mine.add(e);
+            }
+        }
+        // stable: events of the same second keep the API's (creation) order
+        mine.sort(Comparator.comparing(StatusReport::time));
+        return mine;
+    }
+
+    private static Optional<Event> latestWarning(Service service, List<Event> events) {
+        List<Event> warnings = eventsOf(service, events).stream()
+                .filter(e -> "Warning".equals(e.getType()) && PENDING_REASONS.contains(e.getReason())).toList();
+        return warnings.isEmpty() ? Optional.empty() : Optional.of(warnings.getLast());
+    }
+
+    private static String time(Event e) {
+        return Optional.ofNullable(e.getLastTimestamp())
+                .or(() -> Optional.ofNullable(e.getEventTime()).map(t -> t.getTime()))
+                .or(() -> Optional.ofNullable(e.getFirstTimestamp()))
+                .or(() -> Optional.ofNullable(e.getMetadata().getCreationTimestamp()))
+                .orElse("");
+    }
+}

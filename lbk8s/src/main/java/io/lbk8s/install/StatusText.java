@@ -1,0 +1,75 @@
+package io.lbk8s.install;
+
+import java.util.List;
+
+/** The status command's human output. Pure. */
+public final class StatusText {
+    private StatusText() {}
+
+    public static String report(StatusReport report) {
+        StringBuilder out = new StringBuilder();
+        if (report.pools().isEmpty()) {
+            out.append("No address pools.\n");
+        } else {
+            Table pools = new Table("POOL", "ADDRESSES", "AUTO-ASSIGN", "USED", "FREE");
+            report.pools().forEach(p -> pools.row(p.name(), String.join(",", p.addresses()), String.valueOf(p.autoAssign()),
+                    String.valueOf(p.used()), p.free()));
+            out.append(pools);
+        }
+        report.configProblems().forEach(p -> out.append("configuration error: ").append(p).append('\n'));
+        out.append('\n');
+        if (report.services().isEmpty()) {
+            out.append("No LoadBalancer Services.\n");
+            return out.toString();
+        }
+        Table services = new Table("NAMESPACE", "NAME", "EXTERNAL-IP", "POOL", "NODE", "STATE", "REASON");
+        report.services().forEach(s -> services.row(s.namespace(), s.name(), s.ips().isEmpty() ? "<pending>" : String.join(",", s.ips()),
+                dash(s.pool()), s.nodes().isEmpty() ? "-" : String.join(",", s.nodes()), s.state().name(), dash(s.reason())));
+        out.append(services);
+        return out.toString();
+    }
+
+    public static String detail(StatusReport.ServiceDetail d) {
+        var s = d.service();
+        StringBuilder out = new StringBuilder();
+        line(out, "Name", s.name());
+        line(out, "Namespace", s.namespace());
+        line(out, "Type", d.type());
+        line(out, "LoadBalancerClass", d.loadBalancerClass().isEmpty() ? "<none>" : d.loadBalancerClass());
+        line(out, "External IPs", s.ips().isEmpty() ? "<pending>" : String.join(", ", s.ips()));
+        line(out, "Pool", d.pool().map(p -> p.name() + " (" + String.join(",", p.addresses()) + "; " + p.used() + " used, "
+                + p.free() + " free)").orElse(s.pool().isEmpty() ? "<none>" : s.pool() + " (not in the configuration)"));
+        line(out, "State", s.state().name() + (s.reason().isEmpty() ? "" : ": " + s.reason()));
+        out.append("Announced by:");
+        if (d.announcements().isEmpty()) {
+            out.append(" <none>\n");
+        } else {
+            out.append('\n');
+            d.announcements().forEach(a -> out.append("  ").append(a.node()).append(" on ")
+                    .append(a.interfaces().isEmpty() ? "-" : String.join(", ", a.interfaces()))
+                    .append(" (servicel2status ").append(a.object()).append(")\n"));
+        }
+        out.append("Events:");
+        if (d.events().isEmpty()) {
+            out.append(" <none>\n");
+        } else {
+            out.append('\n');
+            Table events = new Table("TIME", "TYPE", "REASON", "FROM", "MESSAGE");
+            d.events().forEach(e -> events.row(dash(e.time()), dash(e.type()), dash(e.reason()), dash(e.source()), dash(e.message())));
+            events.toString().lines().forEach(l -> out.append("  ").append(l).append('\n'));
+        }
+        return out.toString();
+    }
+
+    private static void line(StringBuilder out, String key, String value) {
+        out.append(String.format("%-19s%s%n", key + ":", value));
+    }
+
+    private static String dash(String s) {
+        return s == null || s.isEmpty() ? "-" : s;
+    }
+
+    static String lines(List<String> lines) {
+        return String.join("\n", lines);
+    }
+}

@@ -1,0 +1,131 @@
+package io.lbk8s.install;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.lbk8s.kube.ConfigResources;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * {@code lbk8s uninstall}: deletes what install made (objects labelled {@code app.kubernetes.io/managed-by:
+ * lbk8s-install}). The user's IPAddressPools and L2Advertisements survive unless purging: so do the CRDs (deleting a
+ * CRD deletes every object of its kind) and the namespace holding them.
+ */
+public final class Uninstaller {
+
+    public enum Action {
+        deleted, kept, absent
+    }
+
+    public record Result(String object, Action action, String why) {
+        @Override
+        public String toString() {
+            return object + " " + action + (why.isEmpty() ? "" : " (" + why + ")");
+        }
+    }
+
+    private final KubernetesClient client;
+
+    public Uninstaller(KubernetesClient client) {
+        this.client = client;
+    }
+
+    public List<Result> uninstall(String namespace, boolean purge, Consumer<String> say) {
+        List<HasMetadata> installed = Manifests.render(InstallValues.defaults().withNamespace(namespace).withAddresses(List.of()));
+        List<Result> results = new ArrayList<>();
+        // pools and advertisements install made, whatever their names
+        for (ResourceDefinitionContext context : List.of(ConfigResources.L2_ADVERTISEMENTS, ConfigResources.IP_ADDRESS_POOLS)) {
+            for (GenericKubernetesResource object : listOrEmpty(context, namespace)) {
+                boolean ours = Applier.Objects.managedByInstall(object);
+                if (ours || purge) {
+                    client.genericKubernetesResources(context).inNamespace(namespace).withName(object.getMetadata().getName()).delete();
+                    results.add(report(say, new Result(Applier.Objects.displayName(object), Action.deleted, ours ? "" : "--purge")));
+                }
+            }
+        }
+        long userObjects = userConfigAnywhere();
+        for (HasMetadata object : installed.reversed()) {
+            switch (object) {
+                case Namespace ns -> results.add(report(say, namespace(ns, purge)));
+                case CustomResourceDefinition crd when !purge && userObjects > 0 -> results.add(report(say,
+                        new Result(Applier.Objects.displayName(crd), Action.kept, userObjects
+                                + " IPAddressPool/L2Advertisement object(s) not made by install exist; --purge deletes them too")));
+                default -> results.add(report(say, delete(object)));
+            }
+        }
+        return results.stream().filter(r -> r.action() != Action.absent).toList();
+    }
+
+    private Result namespace(Namespace ns, boolean purge) {
+        String name = ns.getMetadata().getName();
+        String display = "namespace/" + name;
+        Namespace current = client.namespaces().withName(name).get();
+        if (current == null) {
+            return new Result(display, Action.absent, "");
+        }
+        if (!Applier.Objects.managedByInstall(current)) {
+            return new Result(display, Action.kept, "not made by lbk8s install");
+        }
+        long left = listOrEmpty(ConfigResources.IP_ADDRESS_POOLS, name).size() + listOrEmpty(ConfigResources.L2_ADVERTISEMENTS, name).size()
+                + (client.configMaps().inNamespace(name).withName(ConfigResources.CONFIG_MAP_NAME).get() == null ? 0 : 1);
+        if (left > 0 && !purge) {
+            return new Result(display, Action.kept, "it holds " + left + " configuration object(s) of yours; --purge deletes them too");
+        }
+        client.namespaces().withName(name).delete();
+        return new Result(display, Action.deleted, "");
+    }
+
+    private Result delete(HasMetadata object) {
+        String display = Applier.Objects.displayName(object);
+        var resource = Applier.resource(client, object);
+        HasMetadata current = resource.get();
+        if (current == null) {
+            return new Result(display, Action.absent, "");
+        }
+        if (!Applier.Objects.managedByInstall(current)) {
+            return new Result(display, Action.kept, "not made by lbk8s install");
+        }
+        resource.delete();
+        return new Result(display, Action.deleted, "");
+    }
+
+    /** The user's pools and advertisements in any namespace: what deleting the CRDs would destroy. */
+    private long userConfigAnywhere() {
+        long count = 0;
+        for (ResourceDefinitionContext context : List.of(ConfigResources.IP_ADDRESS_POOLS, ConfigResources.L2_ADVERTISEMENTS)) {
+            try {
+                count += client.genericKubernetesResources(context).inAnyNamespace().list().getItems().stream()
+                        .filter(o -> !Applier.Objects.managedByInstall(o)).count();
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != 404) {
+                    throw e;
+                }
+            }
+        }
+        return count;
+    }
+
+    private List<GenericKubernetesResource> listOrEmpty(ResourceDefinitionContext context, String namespace) {
+        try {
+            return client.genericKubernetesResources(context).inNamespace(namespace).list().getItems();
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == 404) {
+                return List.of();
+            }
+            throw e;
+        }
+    }
+
+    private static Result report(Consumer<String> say, Result result) {
+        if (result.action() != Action.absent) {
+            say.accept(result.toString());
+        }
+        return result;
+    }
+}

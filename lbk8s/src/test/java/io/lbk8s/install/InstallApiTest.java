@@ -1,0 +1,246 @@
+package io.lbk8s.install;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.apps.DaemonSetStatusBuilder;
+import io.fabric8.kubernetes.api.model.apps.DeploymentStatusBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.lbk8s.cli.Main;
+import io.lbk8s.controller.Controller;
+import io.lbk8s.controller.ControllerSettings;
+import io.lbk8s.kube.ConfigResources;
+import io.lbk8s.testkit.TestApiServer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** install / re-install / uninstall / verify through the CLI, against the test API server. */
+class InstallApiTest {
+    TestApiServer server;
+    KubernetesClient client;
+    Path kubeconfig;
+
+    record Run(int code, String out, String err) {}
+
+    @BeforeEach
+    void start(@TempDir Path dir) {
+        server = TestApiServer.start();
+        client = server.client();
+        kubeconfig = server.writeKubeconfig(dir.resolve("kubeconfig"));
+        // a three-node Talos-on-Docker cluster as in the reference design; Talos labels its control plane "exclude"
+        for (int i = 2; i <= 4; i++) {
+            var labels = i == 2 ? Map.of("node-role.kubernetes.io/control-plane", "", "node.kubernetes.io/exclude-from-external-load-balancers", "")
+                    : Map.<String, String>of();
+            client.nodes().resource(new NodeBuilder().withNewMetadata().withName("lb-k8s-node-" + i).withLabels(labels).endMetadata()
+                    .withNewStatus().addNewAddress().withType("InternalIP").withAddress("10.5.0." + i).endAddress()
+                    .withNewNodeInfo().withOsImage("Talos (v1.14.5)").endNodeInfo().endStatus().build()).create();
+        }
+    }
+
+    @AfterEach
+    void stop() {
+        server.close();
+    }
+
+    Run lbk8s(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        var cli = new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true)
+                .setOut(new PrintWriter(out)).setErr(new PrintWriter(err));
+        List<String> all = new java.util.ArrayList<>(List.of(args));
+        all.addAll(List.of("--kubeconfig", kubeconfig.toString()));
+        int code = cli.execute(all.toArray(String[]::new));
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    @Test
+    void installCreatesEverythingAndASecondRunChangesNothing() {
+        Run first = lbk8s("install", "--wait=false", "--docker-socket", "/nonexistent");
+        assertThat(first.code()).as(first.err()).isZero();
+        assertThat(first.out()).contains("cluster: Talos, 3 node(s); addresses 10.5.0.200-10.5.0.250 (chosen in 10.5.0.0/24")
+                .contains("namespace/lbk8s-system created", "deployment.apps/lbk8s-controller created",
+                        "daemonset.apps/lbk8s-speaker created", "ipaddresspool.metallb.io/default created");
+        for (var object : Manifests.render(InstallValues.defaults())) {
+            assertThat(Applier.resource(client, object).get()).as(object.getKind() + " " + object.getMetadata().getName()).isNotNull();
+        }
+        var pool = client.genericKubernetesResources(ConfigResources.IP_ADDRESS_POOLS).inNamespace("lbk8s-system").withName("default").get();
+        assertThat(Installer.addressesOf(pool)).containsExactly("10.5.0.200-10.5.0.250");
+
+        int before = server.requestCount();
+        Run second = lbk8s("install", "--wait=false", "--docker-socket", "/nonexistent");
+        assertThat(second.code()).as(second.err()).isZero();
+        assertThat(second.out()).contains("nothing changed").doesNotContain(" created").doesNotContain(" configured");
+        assertThat(server.recentRequests().subList(Math.max(0, server.recentRequests().size() - (server.requestCount() - before)),
+                server.recentRequests().size())).noneMatch(r -> r.startsWith("POST") || r.startsWith("PUT") || r.startsWith("PATCH"));
+
+        // a changed flag changes just what it governs
+        Run third = lbk8s("install", "--wait=false", "--ignore-exclude-lb", "--docker-socket", "/nonexistent");
+        assertThat(third.out()).contains("daemonset.apps/lbk8s-speaker configured", "deployment.apps/lbk8s-controller unchanged");
+        assertThat(client.apps().daemonSets().inNamespace("lbk8s-system").withName("lbk8s-speaker").get()
+                .getSpec().getTemplate().getSpec().getContainers().getFirst().getArgs()).contains("--ignore-exclude-lb");
+    }
+
+    @Test
+    void uninstallLeavesNothingBehind() {
+        assertThat(lbk8s("install", "--wait=false", "--addresses", "10.5.0.240-10.5.0.250").code()).isZero();
+        Run un = lbk8s("uninstall");
+        assertThat(un.code()).as(un.err()).isZero();
+        assertThat(un.out()).contains("deployment.apps/lbk8s-controller deleted", "namespace/lbk8s-system deleted",
+                "customresourcedefinition.apiextensions.k8s.io/ipaddresspools.metallb.io deleted");
+        for (var object : Manifests.render(InstallValues.defaults())) {
+            assertThat(Applier.resource(client, object).get()).as(object.getKind() + " " + object.getMetadata().getName()).isNull();
+        }
+        assertThat(client.rbac().clusterRoles().withLabel(Manifests.MANAGED_BY_LABEL, Manifests.MANAGED_BY).list().getItems()).isEmpty();
+        assertThat(lbk8s("uninstall").out()).contains("nothing to delete");
+    }
+
+    @Test
+    void uninstallKeepsTheUsersPoolsUnlessPurge() {
+        assertThat(lbk8s("install", "--wait=false", "--addresses", "10.5.0.240-10.5.0.250").code()).isZero();
+        client.genericKubernetesResources(ConfigResources.IP_ADDRESS_POOLS).inNamespace("lbk8s-system").resource(
+                new GenericKubernetesResourceBuilder().withApiVersion("metallb.io/v1beta1").withKind("IPAddressPool")
+                        .withNewMetadata().withName("mine").withNamespace("lbk8s-system").endMetadata()
+                        .addToAdditionalProperties("spec", Map.of("addresses", List.of("10.5.0.100-10.5.0.110"))).build()).create();
+        Run un = lbk8s("uninstall");
+        assertThat(un.code()).as(un.err()).isZero();
+        assertThat(un.out()).contains("ipaddresspool.metallb.io/default deleted", "daemonset.apps/lbk8s-speaker deleted")
+                .contains("namespace/lbk8s-system kept").contains("ipaddresspools.metallb.io kept");
+        var pools = client.genericKubernetesResources(ConfigResources.IP_ADDRESS_POOLS).inNamespace("lbk8s-system");
+        assertThat(pools.list().getItems()).extracting(p -> p.getMetadata().getName()).containsExactly("mine");
+        assertThat(client.apps().deployments().inNamespace("lbk8s-system").list().getItems()).isEmpty();
+
+        Run purge = lbk8s("uninstall", "--purge");
+        assertThat(purge.out()).contains("ipaddresspool.metallb.io/mine deleted (--purge)", "namespace/lbk8s-system deleted");
+        assertThat(client.apiextensions().v1().customResourceDefinitions().list().getItems()).isEmpty();
+    }
+
+    @Test
+    void installWarnsWhenNoNodeMayAnnounce() {
+        client.nodes().list().getItems().forEach(n -> client.nodes().withName(n.getMetadata().getName())
+                .edit(x -> new NodeBuilder(x).editMetadata().addToLabels(NodeFacts.EXCLUDE_LB_LABEL, "").endMetadata().build()));
+        Run run = lbk8s("install", "--wait=false", "--docker-socket", "/nonexistent");
+        assertThat(run.err()).contains("warning: every node carries the label node.kubernetes.io/exclude-from-external-load-balancers")
+                .contains("--ignore-exclude-lb");
+        assertThat(lbk8s("install", "--wait=false", "--ignore-exclude-lb").err()).doesNotContain("warning: every node");
+    }
+
+    @Test
+    void badInputIsOneSentenceAndANonZeroExit() {
+        Run overlap = lbk8s("install", "--wait=false", "--addresses", "10.5.0.300-10.5.0.310");
+        assertThat(overlap.code()).isEqualTo(1);
+        assertThat(overlap.err()).startsWith("error: the pool 10.5.0.300-10.5.0.310 would be rejected").doesNotContain("Exception").hasLineCount(1);
+        assertThat(lbk8s("install", "--timeout", "soon").err()).isEqualTo("error: --timeout: \"soon\" is not a duration like 90s, 3m or 500ms\n");
+        Run noApi = new InstallApiTest.Run(0, "", "");
+        server.close();
+        noApi = lbk8s("status");
+        assertThat(noApi.code()).isEqualTo(1);
+        assertThat(noApi.err()).startsWith("error: the API server refused or did not answer").hasLineCount(1);
+    }
+
+    @Test
+    void installWaitsForTheRolloutAndVerifies() throws Exception {
+        // nothing runs Pods here: a "kubelet" marks the workloads ready, and an in-process controller assigns addresses
+        Thread kubelet = Thread.ofVirtual().start(() -> {
+            var deployments = client.apps().deployments().inNamespace("lbk8s-system");
+            var daemonSets = client.apps().daemonSets().inNamespace("lbk8s-system");
+            try {
+                while (deployments.withName(Manifests.CONTROLLER).get() == null || daemonSets.withName(Manifests.SPEAKER).get() == null) {
+                    Thread.sleep(100);
+                }
+                Thread.sleep(1500); // long enough to be seen waiting
+                var d = deployments.withName(Manifests.CONTROLLER).get();
+                d.setStatus(new DeploymentStatusBuilder().withObservedGeneration(d.getMetadata().getGeneration())
+                        .withReplicas(1).withUpdatedReplicas(1).withAvailableReplicas(1).withReadyReplicas(1).build());
+                deployments.resource(d).updateStatus();
+                var ds = daemonSets.withName(Manifests.SPEAKER).get();
+                ds.setStatus(new DaemonSetStatusBuilder().withObservedGeneration(ds.getMetadata().getGeneration())
+                        .withDesiredNumberScheduled(3).withCurrentNumberScheduled(3).withNumberReady(3).withUpdatedNumberScheduled(3)
+                        .withNumberMisscheduled(0).build());
+                daemonSets.resource(ds).updateStatus();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        Controller controller = null;
+        try {
+            // the controller needs the CRDs, which install creates: start it once they exist
+            Thread.ofVirtual().start(() -> { }).join();
+            Run install;
+            var holder = new Controller[1];
+            Thread starter = Thread.ofVirtual().start(() -> {
+                try {
+                    while (client.apiextensions().v1().customResourceDefinitions().withName("l2advertisements.metallb.io").get() == null) {
+                        Thread.sleep(100);
+                    }
+                    holder[0] = new Controller(server.newClient(), new ControllerSettings("lbk8s-system", Optional.empty()),
+                            new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+                    holder[0].start();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            install = lbk8s("install", "--verify", "--timeout", "30s", "--verify-timeout", "20s", "--docker-socket", "/nonexistent");
+            starter.join();
+            controller = holder[0];
+            assertThat(install.code()).as(install.out() + install.err()).isZero();
+            assertThat(install.out()).contains("waiting: deployment/lbk8s-controller: 0 of 1 available",
+                    "waiting: daemonset/lbk8s-speaker: 3 of 3 nodes ready", "lbk8s is running",
+                    "verify: service got [10.5.0.200]", "verify: deleted the test service");
+            // 10.5.0.200 is not on this machine's network: the default TCP check finds no answer, and says so
+            assertThat(install.out() + install.err()).containsAnyOf("verify: ok", "warning: verify: 10.5.0.200 was assigned but did not answer");
+            assertThat(client.services().inNamespace("lbk8s-system").withName(Verifier.SERVICE_NAME).get()).isNull();
+        } finally {
+            kubelet.interrupt();
+            if (controller != null) {
+                controller.close();
+            }
+        }
+    }
+
+    @Test
+    void verifierReportsReachabilityThroughThePluggableCheck() throws Exception {
+        assertThat(lbk8s("install", "--wait=false", "--addresses", "10.5.0.240-10.5.0.250").code()).isZero();
+        var controller = new Controller(server.newClient(), new ControllerSettings("lbk8s-system", Optional.empty()),
+                new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+        controller.start();
+        try {
+            List<String> said = new java.util.ArrayList<>();
+            Reachability answers = (ip, port) -> new Reachability.Verdict.Answered("fake: " + ip + ":" + port);
+            var outcome = new Verifier(client, answers).verify("lbk8s-system", Optional.empty(), Duration.ofSeconds(20),
+                    d -> Thread.sleep(d.toMillis()), said::add);
+            assertThat(outcome).isEqualTo(new Verifier.Outcome.Verified(
+                    List.of(io.lbk8s.address.IpAddress.parse("10.5.0.240").orElseThrow()),
+                    new Reachability.Verdict.Answered("fake: 10.5.0.240:80")));
+            assertThat(client.services().inNamespace("lbk8s-system").withName(Verifier.SERVICE_NAME).get()).isNull();
+        } finally {
+            controller.close();
+        }
+        // without a controller, no address: a clear failure, and the Service is still cleaned up
+        var none = new Verifier(client, (ip, port) -> null).verify("lbk8s-system", Optional.empty(), Duration.ofMillis(600),
+                d -> Thread.sleep(d.toMillis()), s -> { });
+        assertThat(none).isInstanceOf(Verifier.Outcome.NoAddress.class);
+        assertThat(client.services().inNamespace("lbk8s-system").withName(Verifier.SERVICE_NAME).get()).isNull();
+    }
+
+    @Test
+    void rolloutProgressIsBoundedAndSaysWhatItWaitsFor() throws Exception {
+        List<String> said = new java.util.ArrayList<>();
+        var waiting = new Rollout.Progress("deployment/x", false, "0 of 1 available");
+        var last = Rollout.await(() -> List.of(waiting), Duration.ofSeconds(3), Duration.ofSeconds(1), d -> { }, said::add);
+        assertThat(last).containsExactly(waiting);
+        assertThat(said).containsExactly("waiting: deployment/x: 0 of 1 available"); // printed once, not on every poll
+    }
+}

@@ -1,0 +1,152 @@
+package io.lbk8s.install;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.KubernetesList;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import io.lbk8s.config.ConfigParser;
+import io.lbk8s.kube.ConfigResources;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** The generated files are the renderer's output, and every rendered object is a well-formed Kubernetes object. */
+class InstallManifestsTest {
+    static final Path DEPLOY = Path.of("..", "deploy");
+
+    static String withoutLeadingComments(String text) {
+        return text.lines().dropWhile(l -> l.startsWith("#")).collect(Collectors.joining("\n", "", "\n"));
+    }
+
+    @Test
+    void deployLbk8sYamlIsTheDefaultDryRun() throws IOException {
+        String expected = ManifestOutput.write(Manifests.render(InstallValues.defaults()), ManifestOutput.Format.yaml);
+        assertThat(withoutLeadingComments(Files.readString(DEPLOY.resolve("lbk8s.yaml"))))
+                .as("deploy/lbk8s.yaml is stale: regenerate it with the command in its first line").isEqualTo(expected);
+        assertThat(Files.readString(DEPLOY.resolve("lbk8s.yaml"))).startsWith("# Generated: lbk8s install --dry-run -o yaml");
+    }
+
+    @Test
+    void deployExampleYamlIsThePrintedExample() throws IOException {
+        String expected = ManifestOutput.write(Manifests.example(), ManifestOutput.Format.yaml);
+        assertThat(withoutLeadingComments(Files.readString(DEPLOY.resolve("example.yaml")))).isEqualTo(expected);
+    }
+
+    @Test
+    void embeddedCrdsAreCopiesOfDeployCrds() throws IOException {
+        try (var files = Files.list(DEPLOY.resolve("crds"))) {
+            assertThat(files.map(p -> p.getFileName().toString()).sorted().toList()).containsExactlyInAnyOrderElementsOf(Crds.FILES);
+        }
+        for (String file : Crds.FILES) {
+            try (InputStream in = Crds.class.getResourceAsStream("/install/crds/" + file)) {
+                assertThat(new String(in.readAllBytes())).as(file + ": copy deploy/crds/" + file + " to lbk8s/src/main/resources/install/crds/")
+                        .isEqualTo(Files.readString(DEPLOY.resolve("crds").resolve(file)));
+            }
+        }
+    }
+
+    @Test
+    void everyObjectParsesBackIntoItsTypedKindWithRequiredFields() {
+        for (var format : ManifestOutput.Format.values()) {
+            String text = ManifestOutput.write(Manifests.render(InstallValues.defaults()), format);
+            List<HasMetadata> parsed = format == ManifestOutput.Format.json
+                    ? ManifestOutput.SERIALIZATION.unmarshal(text, KubernetesList.class).getItems()
+                    : ManifestOutput.SERIALIZATION.unmarshal(text);
+            assertThat(parsed).hasSize(Manifests.render(InstallValues.defaults()).size());
+            for (HasMetadata object : parsed) {
+                assertThat(object.getApiVersion()).isNotBlank();
+                assertThat(object.getMetadata().getName()).matches("[a-z0-9]([-a-z0-9.]*[a-z0-9])?");
+                assertThat(object.getMetadata().getLabels()).containsEntry(Manifests.MANAGED_BY_LABEL, Manifests.MANAGED_BY);
+                switch (object) {
+                    case Namespace ns -> assertThat(ns.getMetadata().getLabels())
+                            .containsEntry("pod-security.kubernetes.io/enforce", "privileged");
+                    case CustomResourceDefinition crd -> assertThat(crd.getSpec().getGroup()).isEqualTo("metallb.io");
+                    case ClusterRole r -> assertThat(r.getRules()).isNotEmpty();
+                    case Role r -> assertThat(r.getRules()).isNotEmpty();
+                    case ClusterRoleBinding b -> assertThat(b.getSubjects().getFirst().getNamespace()).isEqualTo("lbk8s-system");
+                    case RoleBinding b -> assertThat(b.getRoleRef().getName()).isEqualTo(b.getMetadata().getName());
+                    case Deployment d -> assertControllerPod(d.getSpec().getTemplate().getSpec());
+                    case DaemonSet ds -> assertSpeakerPod(ds.getSpec().getTemplate().getSpec(), ds.getSpec().getTemplate().getMetadata().getLabels());
+                    case GenericKubernetesResource g -> assertThat(g.getKind()).isIn("IPAddressPool", "L2Advertisement");
+                    default -> assertThat(object.getKind()).isEqualTo("ServiceAccount");
+                }
+                if (object.getMetadata().getNamespace() == null) {
+                    assertThat(object.getKind()).isIn("Namespace", "CustomResourceDefinition", "ClusterRole", "ClusterRoleBinding");
+                }
+            }
+        }
+    }
+
+    static void assertControllerPod(PodSpec pod) {
+        Container c = pod.getContainers().getFirst();
+        assertThat(c.getArgs()).startsWith("controller");
+        assertThat(c.getSecurityContext().getRunAsNonRoot()).isTrue();
+        assertThat(c.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+        assertThat(c.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+        assertThat(c.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
+        assertThat(c.getSecurityContext().getCapabilities().getAdd()).isNullOrEmpty();
+        assertThat(c.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
+        assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
+        assertThat(c.getPorts().getFirst().getContainerPort()).isEqualTo(7472);
+        assertThat(c.getEnv()).anyMatch(e -> e.getName().equals("POD_NAMESPACE")
+                && e.getValueFrom().getFieldRef().getFieldPath().equals("metadata.namespace"));
+        assertThat(pod.getServiceAccountName()).isEqualTo(Manifests.CONTROLLER);
+    }
+
+    static void assertSpeakerPod(PodSpec pod, java.util.Map<String, String> labels) {
+        Container c = pod.getContainers().getFirst();
+        assertThat(c.getArgs()).startsWith("speaker").doesNotContain("--ignore-exclude-lb");
+        assertThat(pod.getHostNetwork()).isTrue();
+        assertThat(pod.getTerminationGracePeriodSeconds()).isBetween(2L, 5L);
+        assertThat(pod.getTolerations()).anyMatch(t -> "node-role.kubernetes.io/control-plane".equals(t.getKey()));
+        assertThat(c.getSecurityContext().getCapabilities().getAdd()).containsExactly("NET_RAW");
+        assertThat(c.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
+        assertThat(c.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+        assertThat(c.getEnv()).extracting(e -> e.getName() + "=" + e.getValueFrom().getFieldRef().getFieldPath())
+                .contains("NODE_NAME=spec.nodeName", "POD_NAME=metadata.name", "POD_NAMESPACE=metadata.namespace");
+        assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
+        assertThat(c.getPorts().getFirst().getHostPort()).isEqualTo(7472);
+        // the speaker finds its peers by these (SpeakerSettings.DEFAULT_SPEAKER_LABELS)
+        assertThat(labels).containsAllEntriesOf(io.lbk8s.speaker.SpeakerSettings.DEFAULT_SPEAKER_LABELS);
+    }
+
+    @Test
+    void flagsReachTheContainers() {
+        var values = InstallValues.defaults().withIgnoreExcludeLb(true).withSpeakerNetAdmin(true).withLbClass(Optional.of("x/y"))
+                .withImage("reg:5000/lbk8s:dev").withNamespace("lb");
+        var speaker = (DaemonSet) Manifests.speaker(values);
+        Container c = speaker.getSpec().getTemplate().getSpec().getContainers().getFirst();
+        assertThat(c.getArgs()).contains("--ignore-exclude-lb", "--lb-class=x/y");
+        assertThat(c.getImage()).isEqualTo("reg:5000/lbk8s:dev");
+        assertThat(c.getSecurityContext().getCapabilities().getAdd()).containsExactly("NET_RAW", "NET_ADMIN");
+        assertThat(((Deployment) Manifests.controller(values)).getSpec().getTemplate().getSpec().getContainers().getFirst().getArgs())
+                .contains("--lb-class=x/y");
+        assertThat(Manifests.render(values)).allMatch(o -> o.getMetadata().getNamespace() == null || o.getMetadata().getNamespace().equals("lb"));
+    }
+
+    @Test
+    void theRenderedPoolIsAValidConfiguration() {
+        var pool = Manifests.pool(InstallValues.defaults().withAddresses(List.of("10.5.0.200-10.5.0.250", "fd00::c8-fd00::fa")));
+        var result = ConfigParser.parse(ConfigResources.sources(List.of(pool.get(0)), List.of(pool.get(1)), Optional.empty()));
+        assertThat(result.problems()).isEmpty();
+        assertThat(result.config().pools().getFirst().ranges()).hasSize(2);
+        assertThat(result.config().l2Advertisements()).hasSize(1);
+        assertThat(Manifests.pool(InstallValues.defaults().withAddresses(List.of()))).isEmpty();
+    }
+}

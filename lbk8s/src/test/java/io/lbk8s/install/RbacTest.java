@@ -1,0 +1,136 @@
+package io.lbk8s.install;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.lbk8s.controller.Controller;
+import io.lbk8s.controller.ControllerSettings;
+import io.lbk8s.ipam.ServiceKey;
+import io.lbk8s.kube.ConfigResources;
+import io.lbk8s.kube.ServiceL2Statuses;
+import io.lbk8s.speaker.InterfaceChoice;
+import io.lbk8s.speaker.Speaker;
+import io.lbk8s.speaker.SpeakerSettings;
+import io.lbk8s.testkit.TestApiServer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/** Every API call the controller and the speaker make is allowed by their rendered rules, and no rule goes unused. */
+class RbacTest {
+    static final String NS = "lbk8s-system";
+
+    record Call(String verb, String group, String resource, boolean namespaced) {}
+
+    private static final Pattern PATH = Pattern.compile(
+            "^/(?:api/v1|apis/([^/]+)/[^/]+)(?:/namespaces/([^/?]+))?/([^/?]+)(?:/([^/?]+))?(?:/([^/?]+))?(?:\\?(.*))?$");
+
+    static Call call(String requestLine) {
+        String[] parts = requestLine.split(" ", 2);
+        Matcher m = PATH.matcher(parts[1]);
+        if (!m.matches()) {
+            throw new AssertionError("unparsed request " + requestLine);
+        }
+        String group = m.group(1) == null ? "" : m.group(1);
+        String resource = m.group(3) + (m.group(5) == null ? "" : "/" + m.group(5));
+        boolean named = m.group(4) != null;
+        String query = m.group(6) == null ? "" : m.group(6);
+        String verb = switch (parts[0]) {
+            case "GET" -> query.contains("watch=true") ? "watch" : named ? "get" : "list";
+            case "POST" -> "create";
+            case "PUT" -> "update";
+            case "PATCH" -> "patch";
+            case "DELETE" -> named ? "delete" : "deletecollection";
+            default -> throw new AssertionError(requestLine);
+        };
+        return new Call(verb, group, resource, m.group(2) != null);
+    }
+
+    @Test
+    void theComponentsNeedExactlyTheirRules() throws Exception {
+        try (TestApiServer server = TestApiServer.start()) {
+            var client = server.client();
+            server.createCrds(Path.of("..", "deploy", "crds"));
+            client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build()).create();
+            client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("default").endMetadata().build()).create();
+            var pools = client.genericKubernetesResources(ConfigResources.IP_ADDRESS_POOLS).inNamespace(NS);
+            Manifests.pool(InstallValues.defaults()).forEach(p -> Applier.resource(client, p).create());
+            client.nodes().resource(new NodeBuilder().withNewMetadata().withName("node-1").endMetadata().withNewStatus()
+                    .addNewCondition().withType("Ready").withStatus("True").endCondition().endStatus().build()).create();
+            client.pods().inNamespace(NS).resource(new PodBuilder().withNewMetadata().withName("speaker-1")
+                    .withLabels(SpeakerSettings.DEFAULT_SPEAKER_LABELS).endMetadata().withNewSpec().withNodeName("node-1")
+                    .addNewContainer().withName("speaker").withImage("x").endContainer().endSpec()
+                    .withNewStatus().addNewCondition().withType("Ready").withStatus("True").endCondition().endStatus().build()).create();
+            client.services().inNamespace("default").resource(new ServiceBuilder().withNewMetadata().withName("web").endMetadata()
+                    .withNewSpec().withType("LoadBalancer").addNewPort().withPort(80).endPort().endSpec().build()).create();
+            // a stale status of this node, which the speaker cleans up
+            client.genericKubernetesResources(ServiceL2Statuses.CONTEXT).inNamespace(NS).resource(new GenericKubernetesResourceBuilder()
+                    .withApiVersion("metallb.io/v1beta1").withKind("ServiceL2Status").withNewMetadata().withName("l2-old").withNamespace(NS)
+                    .withLabels(Map.of(ServiceL2Statuses.NODE_LABEL, "node-1", ServiceL2Statuses.SERVICE_NAME_LABEL, "gone",
+                            ServiceL2Statuses.SERVICE_NAMESPACE_LABEL, "default")).endMetadata()
+                    .addToAdditionalProperties("spec", Map.of()).build()).create();
+            await().atMost(Duration.ofSeconds(5)).until(() -> server.recentRequests().size() == Math.min(500, server.requestCount()));
+            int fixtures = server.requestCount();
+
+            var controllerClient = server.newClient();
+            var controller = new Controller(controllerClient, new ControllerSettings(NS, Optional.empty()),
+                    new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+            var speakerClient = server.newClient();
+            var speaker = new Speaker(speakerClient, new SpeakerSettings("node-1", NS, NS, Optional.of("speaker-1"),
+                    SpeakerSettings.DEFAULT_SPEAKER_LABELS, Optional.empty(), false, InterfaceChoice.DEFAULT_EXCLUDED,
+                    SpeakerSettings.DEFAULT_BURST, Duration.ofSeconds(30), 1 << 20), new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+            controller.start();
+            speaker.start();
+            Thread.sleep(4000); // assignment, status, events, the speaker's plan (no interface here serves 10.5.0.0/24)
+            speaker.shutdown(); // marks its Pod not ready, withdraws its ServiceL2Statuses
+            speaker.close();
+            controller.close();
+            // the speaker's ServiceL2Status writer, as it runs when it announces (nothing announces here: no interface)
+            var statuses = new ServiceL2Statuses(speakerClient, NS, "node-1");
+            statuses.publish(Map.of(new ServiceKey("default", "web"), Set.of("eth0")));
+            statuses.withdraw(3000);
+            await().atMost(Duration.ofSeconds(5)).until(() -> server.recentRequests().size() == Math.min(500, server.requestCount()));
+
+            List<String> lines = server.recentRequests();
+            int made = server.requestCount() - fixtures;
+            assertThat(made).isLessThan(500);
+            List<Call> calls = lines.subList(lines.size() - made, lines.size()).stream().map(RbacTest::call).distinct().toList();
+            // both clients' calls are mixed in one log: a call is fine if either component's rules allow it, and each
+            // rule must be used by some call. Below, each component is also checked for its own distinctive calls.
+            List<Rbac.Rule> all = new java.util.ArrayList<>();
+            List.of(Rbac.CONTROLLER_CLUSTER, Rbac.CONTROLLER_NAMESPACE, Rbac.SPEAKER_CLUSTER, Rbac.SPEAKER_NAMESPACE).forEach(all::addAll);
+            for (Call c : calls) {
+                List<Rbac.Rule> scope = c.namespaced() ? all : List.of(Rbac.CONTROLLER_CLUSTER, Rbac.SPEAKER_CLUSTER).stream().flatMap(List::stream).toList();
+                assertThat(scope).as("no rule allows " + c).anyMatch(r -> r.allows(c.verb(), c.group(), c.resource()));
+            }
+            Set<String> unused = new HashSet<>();
+            for (Rbac.Rule r : all) {
+                for (String resource : r.resources()) {
+                    for (String verb : r.verbs()) {
+                        if (calls.stream().noneMatch(c -> c.group().equals(r.group()) && c.resource().equals(resource) && c.verb().equals(verb))) {
+                            unused.add(verb + " " + (r.group().isEmpty() ? "" : r.group() + "/") + resource);
+                        }
+                    }
+                }
+            }
+            assertThat(unused).as("rules no call used").isEmpty();
+            assertThat(calls).contains(new Call("update", "", "services/status", true), new Call("patch", "", "services", true),
+                    new Call("create", "", "events", true), new Call("update", "", "pods/status", true),
+                    new Call("delete", "metallb.io", "servicel2statuses", true));
+        }
+    }
+}
