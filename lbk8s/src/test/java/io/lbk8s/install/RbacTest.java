@@ -127,6 +127,8 @@ class RbacTest {
                     }
                 }
             }
+            // kept on purpose: the speaker reads its Pod afresh only when its cached copy was stale (a 409)
+            unused.remove("get pods");
             assertThat(unused).as("rules no call used").isEmpty();
             assertThat(calls).contains(new Call("update", "", "services/status", true), new Call("patch", "", "services", true),
                     new Call("create", "", "events", true), new Call("update", "", "pods/status", true),
