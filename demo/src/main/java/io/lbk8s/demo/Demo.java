@@ -32,12 +32,14 @@ final class Demo {
 
     private final Console console;
     private final Path logs;
+    private final Interruption interruption;
     private volatile Sandbox sandbox;
     private final List<FamilyResult> results = new ArrayList<>();
 
-    Demo(Console console, Path logs) {
+    Demo(Console console, Path logs, Interruption interruption) {
         this.console = console;
         this.logs = logs;
+        this.interruption = interruption;
     }
 
     /** The sandbox once started, for the teardown; empty while it is being built (it then cleans up itself). */
@@ -45,7 +47,7 @@ final class Demo {
         return Optional.ofNullable(sandbox);
     }
 
-    List<FamilyResult> run() throws IOException, InterruptedException {
+    List<FamilyResult> run() throws Exception {
         startSandbox();
         applyExample();
 
@@ -74,12 +76,14 @@ final class Demo {
 
     // ---- the sandbox ----
 
-    private void startSandbox() throws IOException, InterruptedException {
+    private void startSandbox() throws Exception {
         console.heading("Sandbox: a LAN of network namespaces, an embedded Kubernetes API, the controller, 3 speakers");
+        console.line("logs and kubeconfig in " + logs);
         try (var progress = console.progress("building the sandbox")) {
             Thread phases = Thread.ofVirtual().start(() -> showPhases(progress));
             try {
-                sandbox = Sandbox.start(logs);
+                // Kept whole: if it fails it removes its network itself, which an interrupt could cut short.
+                sandbox = interruption.shielded(() -> Sandbox.start(logs));
             } finally {
                 phases.interrupt();
             }
@@ -98,7 +102,6 @@ final class Demo {
         console.line("bridge namespace " + network.bridgeNamespace() + "; host interface " + network.hostInterface()
                 + " (" + Format.address(network.hostAddress()) + "), where the API server and the controller run");
         console.line("Kubernetes API " + sandbox.client.getMasterUrl() + " (the lbk8s test API server)");
-        console.line("logs and kubeconfig in " + logs);
     }
 
     /** The sandbox starts in one call; its log files appearing tell how far it got. */

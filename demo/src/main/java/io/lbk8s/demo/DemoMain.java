@@ -59,15 +59,16 @@ public final class DemoMain {
             System.err.println("demo/run: cannot create the log directory: " + e.getMessage());
             return 2;
         }
-        Interruption interruption = Interruption.install(() -> {
+        Interruption interruption = Interruption.install(starting -> {
             console.mute();
             console.always("");
-            console.always("Interrupted: stopping the demo and removing the sandbox ...");
+            console.always(starting ? "Interrupted: the sandbox is removed as soon as it has finished starting ..."
+                    : "Interrupted: stopping the demo and removing the sandbox ...");
         });
         long started = System.nanoTime();
         console.always("lbk8s demo: a MetalLB-compatible layer-2 load balancer, on a sandbox LAN on this machine"
                 + " (demo/run --help)");
-        Demo demo = new Demo(console, directory);
+        Demo demo = new Demo(console, directory, interruption);
         int code;
         boolean completed = false;
         try {

@@ -1,6 +1,8 @@
 package io.lbk8s.demo;
 
 import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.function.Consumer;
 
 /**
  * Ctrl-C (SIGINT) and SIGTERM interrupt the demo's main thread, which then tears the sandbox down itself, in order.
@@ -9,19 +11,27 @@ import java.util.Optional;
  * jdk.unsupported, kept for exactly this), and its compile-time warning.
  */
 final class Interruption {
-    private enum State { RUNNING, INTERRUPTED, TEARING_DOWN }
+    private enum State { RUNNING, SHIELDED, TEARING_DOWN }
+
+    /** The main thread stopped because of a signal. */
+    static final class Interrupted extends RuntimeException {
+        Interrupted(String signal) {
+            super(signal);
+        }
+    }
 
     private final Thread main;
+    private final Consumer<Boolean> onFirstSignal;
     private State state = State.RUNNING;
     private String signal;
-    private final Runnable onFirstSignal;
 
-    private Interruption(Thread main, Runnable onFirstSignal) {
+    private Interruption(Thread main, Consumer<Boolean> onFirstSignal) {
         this.main = main;
         this.onFirstSignal = onFirstSignal;
     }
 
-    static Interruption install(Runnable onFirstSignal) {
+    /** {@code onFirstSignal} is told whether the main thread is shielded (and so finishes its call first). */
+    static Interruption install(Consumer<Boolean> onFirstSignal) {
         var interruption = new Interruption(Thread.currentThread(), onFirstSignal);
         for (String name : new String[] {"INT", "TERM"}) {
             sun.misc.Signal.handle(new sun.misc.Signal(name), interruption::received);
@@ -31,21 +41,43 @@ final class Interruption {
 
     private void received(sun.misc.Signal s) {
         boolean first;
+        boolean shielded;
         synchronized (this) {
             first = signal == null;
             if (first) {
                 signal = "SIG" + s.getName();
             }
+            shielded = state == State.SHIELDED;
             if (state == State.RUNNING) {
-                state = State.INTERRUPTED;
                 main.interrupt();
             }
         }
         if (first) {
-            onFirstSignal.run();
+            onFirstSignal.accept(shielded);
         } else {
             // The teardown is bounded; a second Ctrl-C must not cut it short and leave namespaces behind.
             System.err.println("still removing the sandbox; it takes a few seconds");
+        }
+    }
+
+    /**
+     * Runs {@code call} without interrupting it: for a call that cleans up after its own failure and would leave
+     * things behind if interrupted while doing so (creating the test network does). A signal meanwhile is acted on as
+     * soon as it returns.
+     */
+    <T> T shielded(Callable<T> call) throws Exception {
+        synchronized (this) {
+            state = State.SHIELDED;
+        }
+        try {
+            return call.call();
+        } finally {
+            synchronized (this) {
+                state = State.RUNNING;
+                if (signal != null) {
+                    throw new Interrupted(signal);
+                }
+            }
         }
     }
 

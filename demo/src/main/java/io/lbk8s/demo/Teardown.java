@@ -2,7 +2,6 @@ package io.lbk8s.demo;
 
 import io.lbk8s.testkit.net.NamespacedProcess;
 import io.lbk8s.testkit.net.TestNetwork;
-import io.lbk8s.testkit.net.TestNode;
 import io.lbk8s.testkit.sandbox.Sandbox;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -21,6 +20,7 @@ import java.util.stream.Stream;
  */
 final class Teardown {
     private static final Duration GRACE = Duration.ofSeconds(5);
+    private static final Duration SPEAKER_GRACE = Duration.ofSeconds(3);
 
     /**
      * @param removed what there was, for the closing sentence
@@ -62,13 +62,16 @@ final class Teardown {
 
     private static void close(Sandbox sandbox, List<String> removed, List<String> left) {
         TestNetwork network = sandbox.network;
-        // SIGTERM to every speaker at once: each then hands over and exits in parallel, not one after the other.
-        for (TestNode node : network.nodes()) {
-            NamespacedProcess speaker = sandbox.speaker(node);
-            if (speaker != null && speaker.isAlive()) {
-                speaker.terminate();
-            }
+        // SIGTERM to every speaker at once and one shared grace period: Sandbox.close() would give each its own, one
+        // after the other, and after Ctrl-C a speaker's hand-over waits on an API server that is gone.
+        List<NamespacedProcess> speakers = network.nodes().stream().map(sandbox::speaker)
+                .filter(s -> s != null && s.isAlive()).toList();
+        speakers.forEach(NamespacedProcess::terminate);
+        long deadline = System.nanoTime() + SPEAKER_GRACE.toNanos();
+        for (NamespacedProcess speaker : speakers) {
+            speaker.waitFor(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
         }
+        speakers.stream().filter(NamespacedProcess::isAlive).forEach(NamespacedProcess::kill);
         try {
             sandbox.close();
         } catch (RuntimeException e) {
