@@ -82,8 +82,9 @@ final class Demo {
         try (var progress = console.progress("building the sandbox")) {
             Thread phases = Thread.ofVirtual().start(() -> showPhases(progress));
             try {
-                // Kept whole: if it fails it removes its network itself, which an interrupt could cut short.
-                sandbox = interruption.shielded(() -> Sandbox.start(logs));
+                // Kept whole: if it fails it removes its network itself, which an interrupt could cut short. Assigned
+                // inside, since a signal meanwhile throws on return, and the teardown must still find the sandbox.
+                interruption.shielded(() -> sandbox = Sandbox.start(logs));
             } finally {
                 phases.interrupt();
             }
