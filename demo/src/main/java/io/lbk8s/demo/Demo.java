@@ -158,7 +158,7 @@ final class Demo {
         // Printed as `kubectl get svc -w` would: the pending row now, the row with the address when it comes.
         String widestAddress = Format.address(ipv6 ? sandbox.network.ipv6PoolAddress(20) : sandbox.network.ipv4PoolAddress(20));
         var table = TextTable.of("NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "")
-                .sizedFor(name, "LoadBalancer", "fd00:ffff:ffff::ffff", widestAddress, "80:30000/TCP", "");
+                .sizedFor(name, "LoadBalancer", "", widestAddress, "", "");
         table = table.row(serviceRow(sandbox.service(SERVICE_NAMESPACE, name), "just created").toArray(String[]::new));
         console.lines(table.lines(""));
         String ip;
