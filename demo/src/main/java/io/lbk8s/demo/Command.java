@@ -1,0 +1,67 @@
+package io.lbk8s.demo;
+
+import java.nio.file.Path;
+import java.util.Optional;
+
+/** What {@code demo/run} was asked to do. */
+sealed interface Command {
+
+    /**
+     * Run the demo.
+     *
+     * @param keep  leave the sandbox running at the end, until Ctrl-C
+     * @param plain no colours and no redrawn status line, even on a terminal
+     * @param logs  keep the sandbox's logs (and kubeconfig) here; otherwise they go to a temporary directory that is
+     *              deleted with the sandbox
+     */
+    record Run(boolean keep, boolean plain, Optional<Path> logs) implements Command {}
+
+    /** Remove what a demo killed with SIGKILL left behind. */
+    record Clean() implements Command {}
+
+    record Help() implements Command {}
+
+    record Invalid(String problem) implements Command {}
+
+    String USAGE = """
+            usage: demo/run [--keep] [--plain] [--logs DIR]
+                   demo/run --clean
+            Builds a sandbox LAN of network namespaces with an embedded Kubernetes API, the lbk8s controller, three nodes
+            each with a speaker and a backend, and a client; then shows a Service get an address, the client reach it
+            over ARP and NDP, and the traffic move when the leader fails. Needs root. Removes everything at the end.
+              --keep      leave the sandbox running at the end and print how to explore it; Ctrl-C removes it
+              --plain     plain output (the default when stdout is not a terminal)
+              --logs DIR  keep the logs of every process in DIR (otherwise deleted with the sandbox)
+              --clean     remove sandboxes whose demo was killed (namespaces, host interfaces, temporary files)
+            """;
+
+    static Command parse(String... args) {
+        boolean keep = false;
+        boolean plain = false;
+        boolean clean = false;
+        Optional<Path> logs = Optional.empty();
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--keep" -> keep = true;
+                case "--plain" -> plain = true;
+                case "--clean" -> clean = true;
+                case "-h", "--help" -> {
+                    return new Help();
+                }
+                case "--logs" -> {
+                    if (i + 1 == args.length) {
+                        return new Invalid("--logs needs a directory");
+                    }
+                    logs = Optional.of(Path.of(args[++i]).toAbsolutePath());
+                }
+                default -> {
+                    return new Invalid("unknown argument " + args[i]);
+                }
+            }
+        }
+        if (clean && (keep || logs.isPresent())) {
+            return new Invalid("--clean takes no other option");
+        }
+        return clean ? new Clean() : new Run(keep, plain, logs);
+    }
+}
