@@ -63,7 +63,7 @@ public final class Sandbox implements AutoCloseable {
     public final Path kubeconfig;
     public final KubernetesClient client;
     private final Process apiServer;
-    private final Process controller;
+    private Process controller;
     private final Map<String, NamespacedProcess> speakers = new LinkedHashMap<>();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
 
@@ -76,16 +76,37 @@ public final class Sandbox implements AutoCloseable {
                 "--kubeconfig", kubeconfig.toString(), "--crds", REPO.resolve("deploy/crds").toString())
                 .redirectError(logs.resolve("api-server.log").toFile())
                 .start();
-        awaitReady(apiServer);
-        client = new KubernetesClientBuilder()
-                .withConfig(Config.fromKubeconfig(null, Files.readString(kubeconfig), kubeconfig.toString()))
-                .build();
+        KubernetesClient connected = null;
+        try {
+            awaitReady(apiServer);
+            connected = new KubernetesClientBuilder()
+                    .withConfig(Config.fromKubeconfig(null, Files.readString(kubeconfig), kubeconfig.toString()))
+                    .build();
+            client = connected;
+            startEverythingElse();
+        } catch (IOException | RuntimeException e) {
+            // nothing started here may outlive a failed start
+            speakers.values().forEach(p -> p.stop(Duration.ofSeconds(3)));
+            stop(controller);
+            if (connected != null) {
+                connected.close();
+            }
+            stop(apiServer);
+            throw e;
+        }
+    }
+
+    private void startEverythingElse() throws IOException {
         client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build()).create();
         for (TestNode node : network.nodes()) {
             createNode(node);
             createSpeakerPod(node);
         }
-        controller = new ProcessBuilder(REPO.resolve("bin/lbk8s").toString(), "controller", "--kubeconfig", kubeconfig.toString(),
+        // The controller runs on the host, outside the network's namespaces: a watcher of its stdin stops it when
+        // this JVM dies without closing the sandbox (as the test API server does), so it never outlives its owner.
+        controller = new ProcessBuilder("/bin/bash", "-c", "\"$@\" & child=$!; trap 'kill $child 2>/dev/null; wait $child' TERM INT; "
+                + "(cat >/dev/null; kill $child 2>/dev/null) & wait $child",
+                "lbk8s-controller", REPO.resolve("bin/lbk8s").toString(), "controller", "--kubeconfig", kubeconfig.toString(),
                 "-n", NAMESPACE, "--metrics-address", "127.0.0.1", "--metrics-port", "0")
                 .redirectErrorStream(true)
                 .redirectOutput(logs.resolve("controller.log").toFile())
