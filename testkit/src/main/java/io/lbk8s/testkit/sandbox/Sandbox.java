@@ -104,8 +104,7 @@ public final class Sandbox implements AutoCloseable {
         }
         // The controller runs on the host, outside the network's namespaces: a watcher of its stdin stops it when
         // this JVM dies without closing the sandbox (as the test API server does), so it never outlives its owner.
-        controller = new ProcessBuilder("/bin/bash", "-c", "\"$@\" & child=$!; trap 'kill $child 2>/dev/null; wait $child' TERM INT; "
-                + "(cat >/dev/null; kill $child 2>/dev/null) & wait $child",
+        controller = new ProcessBuilder("/bin/bash", "-c", DIES_WITH_STDIN,
                 "lbk8s-controller", REPO.resolve("bin/lbk8s").toString(), "controller", "--kubeconfig", kubeconfig.toString(),
                 "-n", NAMESPACE, "--metrics-address", "127.0.0.1", "--metrics-port", "0")
                 .redirectErrorStream(true)
@@ -130,6 +129,16 @@ public final class Sandbox implements AutoCloseable {
             throw e;
         }
     }
+
+    /**
+     * Runs "$@" until it exits, this script gets SIGTERM, or its stdin closes (its owner died). bash gives background
+     * jobs /dev/null as stdin, so the watcher reads the real one through fd 3, with a builtin so that no process of
+     * its own is left behind.
+     */
+    private static final String DIES_WITH_STDIN = "exec 3<&0; \"$@\" & child=$!; "
+            + "(while read -r -u 3 _; do :; done; kill $child 2>/dev/null) & watcher=$!; "
+            + "trap 'kill $child 2>/dev/null; wait $child; kill $watcher 2>/dev/null' TERM INT; "
+            + "wait $child; status=$?; kill $watcher 2>/dev/null; exit $status";
 
     private static Path locateRepo() {
         Path dir = Path.of("").toAbsolutePath();
