@@ -70,7 +70,7 @@ class StatusApiTest {
         // queue: pending. Its NotAnnounced is from when it still had an address, but the speaker's clock is ahead of
         // the controller's, so it sorts after the AllocationFailed that explains the Service now
         Service queue = service("default", "queue", null, null, null);
-        event(queue, "AllocationFailed", "no available addresses in pool lan (11 of 11 used)", "lbk8s-controller", "2026-01-01T09:00:00Z");
+        event(queue, "AllocationFailed", "requested IP 10.5.2.1 is not in the requested pool \"reserved\"", "lbk8s-controller", "2026-01-01T09:00:00Z");
         event(queue, "NotAnnounced", "no speaker may announce 10.5.0.202: no ready endpoint", "lbk8s-speaker", "2026-01-01T09:00:30Z");
         // other: of a class lbk8s does not serve
         service("default", "other", "example.com/other", null, null);
@@ -179,7 +179,7 @@ class StatusApiTest {
         assertThat(row(out, "default", "api")).containsExactly("default", "api", "10.5.0.201", "lan", "-", "Assigned",
                 "no speaker may announce 10.5.0.201: every node with a ready endpoint is excluded");
         assertThat(row(out, "default", "queue")).containsExactly("default", "queue", "<pending>", "-", "-", "Pending",
-                "no available addresses in pool lan (11 of 11 used)");
+                "requested IP 10.5.2.1 is not in the requested pool \"reserved\"");
         assertThat(row(out, "default", "other")).containsExactly("default", "other", "<pending>", "-", "-", "NotServed",
                 "loadBalancerClass example.com/other is not served by lbk8s");
         assertThat(out).doesNotContain("plain");
@@ -216,12 +216,12 @@ class StatusApiTest {
         assertThat(queue.code()).as(queue.err()).isZero();
         write("status-svc.txt", web.out() + "\n" + queue.out());
         assertThat(queue.out()).contains("External IPs:      <pending>\n", "Pool:              <none>\n",
-                "State:             Pending: no available addresses in pool lan (11 of 11 used)\n", "Announced by: <none>\n");
+                "State:             Pending: requested IP 10.5.2.1 is not in the requested pool \"reserved\"\n", "Announced by: <none>\n");
         // both events, oldest first, with who said it
         List<String> events = queue.out().lines().dropWhile(l -> !l.startsWith("Events:")).skip(1).toList();
         assertThat(events.get(0)).containsPattern("TIME +TYPE +REASON +FROM +MESSAGE");
         assertThat(events.get(1)).contains("2026-01-01T09:00:00Z", "Warning", "AllocationFailed", "lbk8s-controller",
-                "no available addresses in pool lan (11 of 11 used)");
+                "requested IP 10.5.2.1 is not in the requested pool \"reserved\"");
         assertThat(events.get(2)).contains("2026-01-01T09:00:30Z", "Warning", "NotAnnounced", "lbk8s-speaker");
 
         // the kubeconfig's namespace (default) when -n is not given; the pool found by address for db
@@ -267,7 +267,7 @@ class StatusApiTest {
                     .containsEntry("autoAssign", true);
             List<Map<String, Object>> services = (List<Map<String, Object>>) report.get("services");
             Map<String, Object> queue = services.stream().filter(s -> s.get("name").equals("queue")).findFirst().orElseThrow();
-            assertThat(queue).containsEntry("state", "Pending").containsEntry("reason", "no available addresses in pool lan (11 of 11 used)")
+            assertThat(queue).containsEntry("state", "Pending").containsEntry("reason", "requested IP 10.5.2.1 is not in the requested pool \"reserved\"")
                     .containsEntry("ips", List.of());
             Map<String, Object> web = services.stream().filter(s -> s.get("name").equals("web")).findFirst().orElseThrow();
             assertThat(web).containsEntry("ips", List.of("10.5.0.200")).containsEntry("pool", "lan")
