@@ -30,15 +30,23 @@ public final class StatusCollector {
         List<GenericKubernetesResource> l2 = list(ConfigResources.L2_ADVERTISEMENTS, systemNamespace);
         Optional<ConfigMap> configMap = Optional.ofNullable(
                 client.configMaps().inNamespace(systemNamespace).withName(ConfigResources.CONFIG_MAP_NAME).get());
-        List<Service> services = serviceNamespace
-                .map(ns -> client.services().inNamespace(ns).list().getItems())
-                .orElseGet(() -> client.services().inAnyNamespace().list().getItems());
+        // every namespace's Services even for one namespace's rows: a pool's use counts all of them
+        List<Service> services;
+        try {
+            services = client.services().inAnyNamespace().list().getItems();
+        } catch (KubernetesClientException e) {
+            if (e.getCode() != 403 || serviceNamespace.isEmpty()) {
+                throw e;
+            }
+            // may list only this namespace: the pools' counts then cover only the Services the user can see
+            services = client.services().inNamespace(serviceNamespace.get()).list().getItems();
+        }
         // one list of Events rather than one per Service; field selectors on involvedObject are not universal
         List<Event> events = serviceNamespace
                 .map(ns -> client.v1().events().inNamespace(ns).list().getItems())
                 .orElseGet(() -> client.v1().events().inAnyNamespace().list().getItems());
         return new StatusReport.Inputs(ConfigParser.parse(ConfigResources.sources(pools, l2, configMap)), services,
-                list(ServiceL2Statuses.CONTEXT, systemNamespace), events, lbClass);
+                list(ServiceL2Statuses.CONTEXT, systemNamespace), events, lbClass, serviceNamespace);
     }
 
     private List<GenericKubernetesResource> list(ResourceDefinitionContext context, String namespace) {

@@ -55,10 +55,18 @@ public record StatusReport(List<PoolRow> pools, List<ServiceRow> services, List<
     public record ServiceDetail(ServiceRow service, String type, String loadBalancerClass, Optional<PoolRow> pool,
             List<Announcement> announcements, List<EventLine> events) {}
 
+    /**
+     * @param services   every Service the reader could list, in all namespaces when allowed: a pool's use counts the
+     *                   addresses of all of them, wherever they are
+     * @param namespace  the namespace whose Services to list as rows; empty for all
+     */
     public record Inputs(ConfigResult config, List<Service> services, List<GenericKubernetesResource> l2Statuses,
-            List<Event> events, Optional<String> lbClass) {}
-
-    static final Set<String> PENDING_REASONS = Set.of("AllocationFailed", "NotAnnounced");
+            List<Event> events, Optional<String> lbClass, Optional<String> namespace) {
+        public Inputs(ConfigResult config, List<Service> services, List<GenericKubernetesResource> l2Statuses,
+                List<Event> events, Optional<String> lbClass) {
+            this(config, services, l2Statuses, events, lbClass, Optional.empty());
+        }
+    }
 
     public static StatusReport of(Inputs in) {
         List<Service> lbServices = in.services().stream()
@@ -66,7 +74,9 @@ public record StatusReport(List<PoolRow> pools, List<ServiceRow> services, List<
                 .sorted(Comparator.comparing((Service s) -> s.getMetadata().getNamespace()).thenComparing(s -> s.getMetadata().getName()))
                 .toList();
         List<PoolRow> pools = in.config().config().pools().stream().map(p -> poolRow(p, lbServices)).toList();
-        List<ServiceRow> rows = lbServices.stream().map(s -> row(s, in)).toList();
+        List<ServiceRow> rows = lbServices.stream()
+                .filter(s -> in.namespace().map(ns -> ns.equals(s.getMetadata().getNamespace())).orElse(true))
+                .map(s -> row(s, in)).toList();
         List<String> problems = in.config().problems().stream()
                 .filter(p -> p.severity() == ConfigProblem.Severity.ERROR).map(ConfigProblem::toString).toList();
         return new StatusReport(pools, rows, problems);
@@ -113,20 +123,23 @@ public record StatusReport(List<PoolRow> pools, List<ServiceRow> services, List<
                 .orElse("");
         List<String> nodes = statusesOf(service, in.l2Statuses()).stream().map(StatusReport::announcement)
                 .map(Announcement::node).distinct().sorted().toList();
-        Optional<Event> warning = latestWarning(service, in.events());
         State state;
         String reason;
-        if (!ServiceRequests.served(view, in.lbClass())) {
+        if (!view.isLoadBalancer()) {
+            state = State.NotServed;
+            reason = "type is " + Objects.toString(service.getSpec() == null ? null : service.getSpec().getType(), "ClusterIP")
+                    + ", not LoadBalancer";
+        } else if (!ServiceRequests.served(view, in.lbClass())) {
             state = State.NotServed;
             reason = "loadBalancerClass " + view.loadBalancerClass().orElse("(none)") + " is not served by lbk8s"
                     + in.lbClass().map(c -> " (it serves " + c + ")").orElse("");
         } else if (ips.isEmpty()) {
             state = State.Pending;
-            reason = warning.filter(e -> "AllocationFailed".equals(e.getReason())).map(Event::getMessage)
+            reason = latestWarning(service, in.events(), "AllocationFailed").map(Event::getMessage)
                     .orElse("no address yet, and no AllocationFailed event: is the controller running?");
         } else if (nodes.isEmpty()) {
             state = State.Assigned;
-            reason = warning.filter(e -> "NotAnnounced".equals(e.getReason())).map(Event::getMessage)
+            reason = latestWarning(service, in.events(), "NotAnnounced").map(Event::getMessage)
                     .orElse("no node announces it yet (no ServiceL2Status): are the speakers running and ready?");
         } else {
             state = State.Announced;
@@ -176,9 +189,14 @@ public record StatusReport(List<PoolRow> pools, List<ServiceRow> services, List<
         return mine;
     }
 
-    private static Optional<Event> latestWarning(Service service, List<Event> events) {
+    /**
+     * The Service's latest Warning of this reason. Of this reason only, not the latest of any: the controller writes
+     * AllocationFailed and the speakers NotAnnounced, each stamped by its own node's clock, so a NotAnnounced of when
+     * the Service still had an address may sort after the AllocationFailed that explains why it has none now.
+     */
+    private static Optional<Event> latestWarning(Service service, List<Event> events, String reason) {
         List<Event> warnings = eventsOf(service, events).stream()
-                .filter(e -> "Warning".equals(e.getType()) && PENDING_REASONS.contains(e.getReason())).toList();
+                .filter(e -> "Warning".equals(e.getType()) && reason.equals(e.getReason())).toList();
         return warnings.isEmpty() ? Optional.empty() : Optional.of(warnings.getLast());
     }
 
