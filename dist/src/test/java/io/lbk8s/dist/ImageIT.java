@@ -89,6 +89,9 @@ class ImageIT {
         assertThat(entrypoint).isEqualTo(expected.stream().map(s -> "\"" + s + "\"").collect(Collectors.joining(",", "[", "]")));
         String os = engine.docker(RUN, "image", "inspect", "--format", "{{.Os}}/{{.Architecture}}", IMAGE).ok().out().strip();
         assertThat(os).isEqualTo("linux/amd64");
+        String size = engine.docker(RUN, "image", "inspect", "--format", "{{.Size}}", IMAGE).ok().out().strip();
+        System.out.printf("[ImageIT] %s: %.1f MB unpacked, %.1f MB as the loaded tarball%n", IMAGE, Long.parseLong(size) / 1e6,
+                Path.of(System.getProperty("lbk8s.image.tar")).toFile().length() / 1e6);
     }
 
     @Test
