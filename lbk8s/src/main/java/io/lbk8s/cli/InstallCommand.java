@@ -27,7 +27,9 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "install", mixinStandardHelpOptions = true,
         description = {"Install lbk8s into the cluster: namespace, CRDs, RBAC, controller, speakers and an address pool.",
-                "Without --addresses, a free range is picked in the nodes' network. Running it again changes nothing."})
+                "Without --addresses, a free range is picked in the nodes' network.",
+                "Running it again with the same flags changes nothing; flags you leave out take their defaults "
+                        + "(only the pool keeps its addresses)."})
 final class InstallCommand implements Callable<Integer> {
 
     enum DryRun { none, client, server }
@@ -143,7 +145,7 @@ final class InstallCommand implements Callable<Integer> {
             out.print(ManifestOutput.write(Manifests.render(values), output));
             return 0;
         }
-        if (spec.commandLine().getParseResult().hasMatchedOption("--output")) {
+        if (dryRun == DryRun.none && spec.commandLine().getParseResult().hasMatchedOption("--output")) {
             throw new InstallProblem("-o/--output prints manifests and needs --dry-run");
         }
         try (KubernetesClient client = kube.client()) {
