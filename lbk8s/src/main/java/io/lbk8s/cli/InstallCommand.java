@@ -161,7 +161,7 @@ final class InstallCommand implements Callable<Integer> {
             }
             out.println(say);
             List<Applier.Result> results = installer.apply(plan, out::println);
-            long changed = results.stream().filter(r -> r.action() == Applier.Action.created || r.action() == Applier.Action.configured).count();
+            long changed = results.stream().filter(Applier.Result::wrote).count();
             out.println(changed == 0 ? "nothing changed: lbk8s is installed as asked"
                     : changed + " object(s) created or changed, " + (results.size() - changed) + " unchanged");
             plan.warnings().forEach(w -> err.println("warning: " + w));
