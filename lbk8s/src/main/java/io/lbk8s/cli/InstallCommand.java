@@ -155,11 +155,13 @@ final class InstallCommand implements Callable<Integer> {
                     + String.join(",", plan.values().addresses()) + " (" + plan.addressesSource() + ")";
             if (dryRun == DryRun.server) {
                 err.println(say);
+                plan.notes().forEach(err::println);
                 plan.warnings().forEach(w -> err.println("warning: " + w));
                 out.print(ManifestOutput.write(plan.objects(), output));
                 return 0;
             }
             out.println(say);
+            plan.notes().forEach(out::println);
             List<Applier.Result> results = installer.apply(plan, out::println);
             long changed = results.stream().filter(Applier.Result::wrote).count();
             out.println(changed == 0 ? "nothing changed: lbk8s is installed as asked"
