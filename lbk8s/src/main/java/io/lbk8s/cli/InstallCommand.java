@@ -164,8 +164,10 @@ final class InstallCommand implements Callable<Integer> {
             plan.notes().forEach(out::println);
             List<Applier.Result> results = installer.apply(plan, out::println);
             long changed = results.stream().filter(Applier.Result::wrote).count();
-            out.println(changed == 0 ? "nothing changed: lbk8s is installed as asked"
-                    : changed + " object(s) created or changed, " + (results.size() - changed) + " unchanged");
+            long kept = results.stream().filter(r -> r.action() == Applier.Action.kept && !r.wrote()).count();
+            String keptText = kept == 0 ? "" : ", " + kept + " kept as they are (not made by lbk8s install)";
+            out.println(changed == 0 ? "nothing changed: lbk8s is installed as asked" + keptText
+                    : changed + " object(s) created or changed, " + (results.size() - changed - kept) + " unchanged" + keptText);
             plan.warnings().forEach(w -> err.println("warning: " + w));
             if (waitForRollout || verify) {
                 List<Rollout.Progress> last = Rollout.await(() -> installer.progress(namespace), rolloutTimeout, Duration.ofSeconds(1),

@@ -361,7 +361,9 @@ class InstallApiTest {
         assertThat(install.code()).as(install.err()).isZero();
         assertThat(install.out()).contains("addresses 10.5.0.200-10.5.0.250 (kept from the existing IPAddressPool default)");
         assertThat(install.err()).contains("warning: the IPAddressPool default keeps 10.5.0.200-10.5.0.250, outside the node network "
-                + "172.18.0.0/24").contains("--addresses 172.18.0.200-172.18.0.250");
+                + "172.18.0.0/24 (a /24 around the nodes' InternalIPs): no node can answer for those addresses, so Services get an "
+                + "address nobody reaches; run lbk8s install --addresses 172.18.0.200-172.18.0.250 to move the pool into the node "
+                + "network\n");
         // once moved, no warning
         assertThat(lbk8s("install", "--wait=false", "--addresses", "172.18.0.200-172.18.0.250", "--docker-socket", "/nonexistent")
                 .code()).isZero();
