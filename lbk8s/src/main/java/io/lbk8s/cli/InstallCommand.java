@@ -27,7 +27,9 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "install", mixinStandardHelpOptions = true,
         description = {"Install lbk8s into the cluster: namespace, CRDs, RBAC, controller, speakers and an address pool.",
-                "Without --addresses, a free range is picked in the nodes' network. Running it again changes nothing."})
+                "Without --addresses, a free range is picked in the nodes' network.",
+                "Running it again with the same flags changes nothing; flags you leave out take their defaults "
+                        + "(only the pool keeps its addresses)."})
 final class InstallCommand implements Callable<Integer> {
 
     enum DryRun { none, client, server }
@@ -143,7 +145,7 @@ final class InstallCommand implements Callable<Integer> {
             out.print(ManifestOutput.write(Manifests.render(values), output));
             return 0;
         }
-        if (spec.commandLine().getParseResult().hasMatchedOption("--output")) {
+        if (dryRun == DryRun.none && spec.commandLine().getParseResult().hasMatchedOption("--output")) {
             throw new InstallProblem("-o/--output prints manifests and needs --dry-run");
         }
         try (KubernetesClient client = kube.client()) {
@@ -153,15 +155,19 @@ final class InstallCommand implements Callable<Integer> {
                     + String.join(",", plan.values().addresses()) + " (" + plan.addressesSource() + ")";
             if (dryRun == DryRun.server) {
                 err.println(say);
+                plan.notes().forEach(err::println);
                 plan.warnings().forEach(w -> err.println("warning: " + w));
                 out.print(ManifestOutput.write(plan.objects(), output));
                 return 0;
             }
             out.println(say);
+            plan.notes().forEach(out::println);
             List<Applier.Result> results = installer.apply(plan, out::println);
-            long changed = results.stream().filter(r -> r.action() == Applier.Action.created || r.action() == Applier.Action.configured).count();
-            out.println(changed == 0 ? "nothing changed: lbk8s is installed as asked"
-                    : changed + " object(s) created or changed, " + (results.size() - changed) + " unchanged");
+            long changed = results.stream().filter(Applier.Result::wrote).count();
+            long kept = results.stream().filter(r -> r.action() == Applier.Action.kept && !r.wrote()).count();
+            String keptText = kept == 0 ? "" : ", " + kept + " kept as they are (not made by lbk8s install)";
+            out.println(changed == 0 ? "nothing changed: lbk8s is installed as asked" + keptText
+                    : changed + " object(s) created or changed, " + (results.size() - changed - kept) + " unchanged" + keptText);
             plan.warnings().forEach(w -> err.println("warning: " + w));
             if (waitForRollout || verify) {
                 List<Rollout.Progress> last = Rollout.await(() -> installer.progress(namespace), rolloutTimeout, Duration.ofSeconds(1),

@@ -16,7 +16,8 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "uninstall", mixinStandardHelpOptions = true,
         description = {"Remove what lbk8s install made (objects labelled app.kubernetes.io/managed-by=lbk8s-install).",
-                "Your own IPAddressPools and L2Advertisements stay, and with them the CRDs and the namespace, unless --purge."})
+                "Your own IPAddressPools and L2Advertisements stay, and with them the CRDs and the namespace, unless --purge.",
+                "CRDs and a namespace that install did not make (MetalLB's, yours) always stay."})
 final class UninstallCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -28,7 +29,8 @@ final class UninstallCommand implements Callable<Integer> {
             description = "Namespace lbk8s was installed into (default: ${DEFAULT-VALUE}).")
     String namespace;
 
-    @Option(names = "--purge", description = "Also delete pools and advertisements install did not make, the CRDs and the namespace.")
+    @Option(names = "--purge", description = "Also delete the CRDs and the namespace install made, even when pools it did not make use them "
+            + "(they go with them).")
     boolean purge;
 
     @Override

@@ -6,7 +6,8 @@ import java.util.Properties;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-@Command(name = "version", description = "Print the lbk8s version.")
+@Command(name = "version", mixinStandardHelpOptions = true, versionProvider = VersionCommand.Provider.class,
+        description = "Print the lbk8s version.")
 final class VersionCommand implements Runnable {
 
     static String version() {

@@ -2,6 +2,9 @@ package io.lbk8s.install;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
@@ -20,16 +23,35 @@ public final class Applier {
 
     public enum Action {
         created, configured, unchanged,
-        /** an IPAddressPool or L2Advertisement of the same name that install did not make: the user's, left alone */
+        /**
+         * an object of the same name that install did not make (no managed-by label): not labelled, not deleted by
+         * uninstall, and changed only where lbk8s cannot run otherwise (a namespace's missing pod-security labels)
+         */
         kept
     }
 
-    public record Result(String object, Action action) {
+    /**
+     * @param note  for a kept object, what install still changed in it or why it may not do (empty: untouched)
+     */
+    public record Result(String object, Action action, String note) {
+        public Result(String object, Action action) {
+            this(object, action, "");
+        }
+
+        /** Whether install wrote to the cluster for this object. */
+        public boolean wrote() {
+            return action == Action.created || action == Action.configured || (action == Action.kept && note.startsWith(ADDED));
+        }
+
         @Override
         public String toString() {
-            return object + " " + (action == Action.kept ? "kept (not made by lbk8s install)" : action.name());
+            return object + " " + (action == Action.kept ? "kept (not made by lbk8s install" + (note.isEmpty() ? "" : "; " + note) + ")"
+                    : action.name());
         }
     }
+
+    private static final String ADDED = "added ";
+    private static final String POD_SECURITY = "pod-security.kubernetes.io/";
 
     private final KubernetesClient client;
 
@@ -45,8 +67,9 @@ public final class Applier {
             resource.create();
             return new Result(name, Action.created);
         }
-        if (desired instanceof GenericKubernetesResource && !Objects.managedByInstall(existing)) {
-            return new Result(name, Action.kept);
+        if (!Objects.managedByInstall(existing)) {
+            // never mark as ours what we did not make: uninstall would delete it (a CRD: with every object of its kind)
+            return keep(desired, existing, name);
         }
         if (contains(tree(existing), comparable(desired))) {
             return new Result(name, Action.unchanged);
@@ -57,6 +80,50 @@ public final class Applier {
         update.getMetadata().setAnnotations(merged(existing.getMetadata().getAnnotations(), desired.getMetadata().getAnnotations()));
         resource(client, update).update();
         return new Result(name, Action.configured);
+    }
+
+    /** An object of the same name that install did not make: left as it is, but for what lbk8s cannot run without. */
+    private Result keep(HasMetadata desired, HasMetadata existing, String name) {
+        return switch (desired) {
+            case Namespace ns -> keepNamespace(ns, (Namespace) existing, name);
+            case CustomResourceDefinition crd -> {
+                List<String> missing = servedVersions(crd).stream()
+                        .filter(v -> !servedVersions((CustomResourceDefinition) existing).contains(v)).toList();
+                if (!missing.isEmpty()) {
+                    throw new InstallProblem(name + " exists and was not made by lbk8s install, and does not serve "
+                            + String.join(", ", missing.stream().map(v -> crd.getSpec().getGroup() + "/" + v).toList())
+                            + ", which lbk8s needs: upgrade it (for MetalLB's, to MetalLB 0.13 or later) and run install again");
+                }
+                yield new Result(name, Action.kept); // same group, kind and versions: MetalLB's schema is compatible
+            }
+            default -> new Result(name, Action.kept);
+        };
+    }
+
+    /** The speaker needs a privileged namespace (hostNetwork, NET_RAW): add the pod-security labels it lacks, nothing else. */
+    private Result keepNamespace(Namespace desired, Namespace existing, String name) {
+        Map<String, String> have = existing.getMetadata().getLabels() == null ? Map.of() : existing.getMetadata().getLabels();
+        Map<String, String> add = new LinkedHashMap<>();
+        List<String> conflicts = new java.util.ArrayList<>();
+        desired.getMetadata().getLabels().forEach((key, value) -> {
+            if (key.startsWith(POD_SECURITY) && !have.containsKey(key)) {
+                add.put(key, value);
+            } else if (key.startsWith(POD_SECURITY) && key.endsWith("/enforce") && !value.equals(have.get(key))) {
+                conflicts.add(key + "=" + have.get(key) + " (the speaker needs " + value + ": its Pods may be refused)");
+            }
+        });
+        if (add.isEmpty()) {
+            return new Result(name, Action.kept, String.join("; ", conflicts));
+        }
+        client.namespaces().withName(existing.getMetadata().getName())
+                .edit(ns -> new NamespaceBuilder(ns).editMetadata().addToLabels(add).endMetadata().build());
+        String added = ADDED + String.join(", ", add.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList());
+        return new Result(name, Action.kept, conflicts.isEmpty() ? added : added + "; " + String.join("; ", conflicts));
+    }
+
+    private static List<String> servedVersions(CustomResourceDefinition crd) {
+        return crd.getSpec() == null || crd.getSpec().getVersions() == null ? List.of()
+                : crd.getSpec().getVersions().stream().filter(v -> Boolean.TRUE.equals(v.getServed())).map(v -> v.getName()).toList();
     }
 
     @SuppressWarnings("unchecked")

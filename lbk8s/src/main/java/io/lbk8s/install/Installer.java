@@ -5,7 +5,10 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.lbk8s.address.IpAddress;
+import io.lbk8s.address.IpFamily;
 import io.lbk8s.address.IpRange;
+import io.lbk8s.install.RangeChoice.KnownNetwork;
 import io.lbk8s.config.ConfigParser;
 import io.lbk8s.config.ConfigProblem;
 import io.lbk8s.config.ConfigResult;
@@ -31,11 +34,17 @@ public final class Installer {
     public record Request(InstallValues values, List<String> addresses, Path dockerSocket) {}
 
     /** What install will do, decided before anything is written. */
+    /**
+     * @param poolKept  an IPAddressPool or L2Advertisement named like --pool-name exists and install did not make it:
+     *                  install makes neither, and {@code values.addresses()} are that pool's, for show
+     * @param notes     one-line facts the user should read (printed with the cluster line)
+     */
     public record Plan(Distribution distribution, List<NodeFacts> nodes, InstallValues values, String addressesSource,
-            List<String> warnings) {
+            boolean poolKept, List<String> notes, List<String> warnings) {
 
         public List<HasMetadata> objects() {
-            return Manifests.render(values);
+            List<HasMetadata> objects = Manifests.render(values);
+            return poolKept ? objects.stream().filter(o -> !(o instanceof GenericKubernetesResource)).toList() : objects;
         }
     }
 
@@ -52,24 +61,49 @@ public final class Installer {
         List<NodeFacts> nodes = client.nodes().list().getItems().stream().map(NodeFacts::of).toList();
         Distribution distribution = Distribution.detect(nodes);
         String namespace = request.values().namespace();
+        String poolName = request.values().poolName();
         List<GenericKubernetesResource> pools = list(ConfigResources.IP_ADDRESS_POOLS, namespace);
-        Optional<GenericKubernetesResource> ours = pools.stream()
-                .filter(p -> p.getMetadata().getName().equals(request.values().poolName()))
-                .filter(Applier.Objects::managedByInstall).findFirst();
-        List<GenericKubernetesResource> others = pools.stream().filter(p -> ours.map(o -> o != p).orElse(true)).toList();
+        Optional<GenericKubernetesResource> sameName = pools.stream().filter(p -> p.getMetadata().getName().equals(poolName)).findFirst();
+        Optional<GenericKubernetesResource> ours = sameName.filter(Applier.Objects::managedByInstall);
+        Optional<GenericKubernetesResource> usersPool = sameName.filter(p -> !Applier.Objects.managedByInstall(p));
+        Optional<GenericKubernetesResource> usersAdvertisement = list(ConfigResources.L2_ADVERTISEMENTS, namespace).stream()
+                .filter(a -> a.getMetadata().getName().equals(poolName) && !Applier.Objects.managedByInstall(a)).findFirst();
+        List<GenericKubernetesResource> others = pools.stream().filter(p -> sameName.map(o -> o != p).orElse(true)).toList();
+        List<KnownNetwork> knownNetworks = DockerNetworks.read(request.dockerSocket());
+        List<IpAddress> nodeIps = nodes.stream().flatMap(n -> n.internalIps().stream()).toList();
 
+        List<String> notes = new ArrayList<>();
+        List<String> warnings = new ArrayList<>();
         List<String> addresses;
         String source;
-        if (!request.addresses().isEmpty()) {
+        boolean poolKept = usersPool.isPresent() || usersAdvertisement.isPresent();
+        Optional<GenericKubernetesResource> kept = Optional.empty(); // the pool whose addresses are kept, if any
+        if (poolKept) {
+            // the user's (MetalLB's) objects of that name: never changed, never ours; we make no pool next to them
+            String ignored = request.addresses().isEmpty() ? ""
+                    : "; --addresses is not applied to it (pass another --pool-name to make a pool of lbk8s install's own)";
+            if (usersPool.isPresent()) {
+                kept = usersPool;
+                addresses = addressesOf(usersPool.get());
+                source = "those of the existing IPAddressPool " + poolName + ", not made by lbk8s install";
+                notes.add("ipaddresspool " + poolName + " exists and was not made by lbk8s install: kept; its addresses are used as they are"
+                        + (usersAdvertisement.isEmpty() ? ", and no L2Advertisement is made for it" : "") + ignored);
+            } else {
+                addresses = List.of();
+                source = "none: no pool is made";
+            }
+            usersAdvertisement.ifPresent(a -> notes.add("l2advertisement " + poolName + " exists and was not made by lbk8s install: kept"
+                    + (usersPool.isEmpty() ? ", so no pool is made either (pass another --pool-name to make one)" : "")));
+        } else if (!request.addresses().isEmpty()) {
             addresses = request.addresses();
             source = "from --addresses";
         } else if (ours.isPresent() && !addressesOf(ours.get()).isEmpty()) {
             // a re-run keeps the pool it made: moving it would take addresses away from Services
+            kept = ours;
             addresses = addressesOf(ours.get());
-            source = "kept from the existing IPAddressPool " + request.values().poolName();
+            source = "kept from the existing IPAddressPool " + poolName;
         } else {
-            var inputs = new RangeChoice.Inputs(nodes.stream().flatMap(n -> n.internalIps().stream()).toList(),
-                    DockerNetworks.read(request.dockerSocket()), rangesOf(others));
+            var inputs = new RangeChoice.Inputs(nodeIps, knownNetworks, rangesOf(others));
             switch (RangeChoice.choose(inputs)) {
                 case RangeChoice.Choice.NoRoom(String message) -> throw new InstallProblem(message);
                 case RangeChoice.Choice.Chosen chosen -> {
@@ -80,20 +114,59 @@ public final class Installer {
             }
         }
         InstallValues values = request.values().withAddresses(addresses);
-        validate(values, others, namespace);
+        if (!poolKept) {
+            validate(values, others, namespace, source);
+        }
+        kept.ifPresent(pool -> outsideNodeNetworks(pool, nodeIps, knownNetworks, others, ours.isPresent()).ifPresent(warnings::add));
 
-        List<String> warnings = new ArrayList<>();
         if (!nodes.isEmpty() && nodes.stream().allMatch(NodeFacts::excludedFromLoadBalancers) && !values.ignoreExcludeLb()) {
             warnings.add("every node carries the label " + NodeFacts.EXCLUDE_LB_LABEL + (distribution == Distribution.TALOS
                     ? " (Talos puts it on control-plane nodes; a single-node cluster has no other)" : "")
                     + ", so no node may announce and Services will get an address nobody answers for;"
                     + " run install again with --ignore-exclude-lb to let these nodes announce");
         }
-        return new Plan(distribution, nodes, values, source, List.copyOf(warnings));
+        return new Plan(distribution, nodes, values, source, poolKept, List.copyOf(notes), List.copyOf(warnings));
+    }
+
+    /**
+     * A kept pool (from an earlier install, a {@code kubectl apply} of deploy/lbk8s.yaml, or the user's) with ranges
+     * outside every node network: no node can answer ARP for them. Says which, where the nodes are, and what to run.
+     */
+    private static Optional<String> outsideNodeNetworks(GenericKubernetesResource pool, List<IpAddress> nodeIps,
+            List<KnownNetwork> knownNetworks, List<GenericKubernetesResource> others, boolean ours) {
+        List<KnownNetwork> networks = new ArrayList<>();
+        for (IpFamily family : IpFamily.values()) {
+            List<IpAddress> nodes = nodeIps.stream().filter(ip -> ip.family() == family).sorted().distinct().toList();
+            if (!nodes.isEmpty()) {
+                networks.add(RangeChoice.networkOf(nodes, knownNetworks));
+            }
+        }
+        if (networks.isEmpty()) {
+            return Optional.empty(); // no node has an InternalIP: nothing to compare with
+        }
+        List<String> outside = new ArrayList<>();
+        for (String text : addressesOf(pool)) {
+            if (IpRange.parse(text) instanceof IpRange.Parsed.Valid(IpRange range)
+                    && networks.stream().noneMatch(n -> n.network().contains(range.first()) && n.network().contains(range.last()))) {
+                outside.add(text);
+            }
+        }
+        if (outside.isEmpty()) {
+            return Optional.empty();
+        }
+        String name = pool.getMetadata().getName();
+        String free = RangeChoice.choose(new RangeChoice.Inputs(nodeIps, knownNetworks, rangesOf(others)))
+                instanceof RangeChoice.Choice.Chosen chosen ? String.join(",", chosen.addresses()) : "RANGE";
+        return Optional.of("the IPAddressPool " + name + " keeps " + String.join(",", outside) + ", outside the node network"
+                + (networks.size() == 1 ? " " : "s ") + String.join(", ", networks.stream().map(n -> n.network() + " (" + n.source() + ")").toList())
+                + ": no node can answer for those addresses, so Services get an address nobody reaches; "
+                + (ours ? "run lbk8s install --addresses " + free + " to move the pool into the node network"
+                        : "that pool is not lbk8s install's: edit it, or run lbk8s install --pool-name NAME --addresses " + free
+                                + " to make one of lbk8s install's own"));
     }
 
     /** The rendered pool must be a valid configuration next to the pools already there (overlaps, names). */
-    private void validate(InstallValues values, List<GenericKubernetesResource> otherPools, String namespace) {
+    private void validate(InstallValues values, List<GenericKubernetesResource> otherPools, String namespace, String source) {
         List<GenericKubernetesResource> rendered = Manifests.pool(values);
         if (rendered.isEmpty()) {
             return;
@@ -107,8 +180,13 @@ public final class Installer {
         List<String> after = new ArrayList<>(errors(ConfigParser.parse(ConfigResources.sources(withOurs, List.of(), configMap))));
         after.removeAll(before);
         if (!after.isEmpty()) {
+            // a name clash is fixed with --pool-name, anything else (overlaps, bad ranges) with --addresses
+            boolean name = after.stream().allMatch(e -> e.contains("pool name "));
+            String fix = name ? "pass another --pool-name (or remove that pool)"
+                    : "pass other --addresses" + (source.equals("from --addresses") ? "" : " (these were " + source + ")")
+                            + ", a range no other pool holds";
             throw new InstallProblem("the pool " + String.join(",", values.addresses()) + " would be rejected: "
-                    + String.join("; ", after) + " (choose other --addresses)");
+                    + String.join("; ", after) + "; " + fix);
         }
     }
 

@@ -15,7 +15,8 @@ import java.util.function.Consumer;
 /**
  * {@code lbk8s uninstall}: deletes what install made (objects labelled {@code app.kubernetes.io/managed-by:
  * lbk8s-install}). The user's IPAddressPools and L2Advertisements survive unless purging: so do the CRDs (deleting a
- * CRD deletes every object of its kind) and the namespace holding them.
+ * CRD deletes every object of its kind) and the namespace holding them. Even when purging, a CRD or namespace install
+ * did not make (MetalLB's, the user's) stays, and so do the user's pools under them.
  */
 public final class Uninstaller {
 
@@ -39,13 +40,21 @@ public final class Uninstaller {
     public List<Result> uninstall(String namespace, boolean purge, Consumer<String> say) {
         List<HasMetadata> installed = Manifests.render(InstallValues.defaults().withNamespace(namespace).withAddresses(List.of()));
         List<Result> results = new ArrayList<>();
-        // pools and advertisements install made, whatever their names
+        // pools and advertisements install made, whatever their names; with --purge also the user's, but only those
+        // that go anyway with install's namespace or CRD: never MetalLB's in a namespace and under CRDs install kept
+        boolean namespaceOurs = ours(client.namespaces().withName(namespace).get());
         for (ResourceDefinitionContext context : List.of(ConfigResources.L2_ADVERTISEMENTS, ConfigResources.IP_ADDRESS_POOLS)) {
+            boolean goesWithOurs = namespaceOurs || ours(client.apiextensions().v1().customResourceDefinitions()
+                    .withName(context.getPlural() + "." + context.getGroup()).get());
             for (GenericKubernetesResource object : listOrEmpty(context, namespace)) {
                 boolean ours = Applier.Objects.managedByInstall(object);
-                if (ours || purge) {
+                String display = Applier.Objects.displayName(object);
+                if (ours || (purge && goesWithOurs)) {
                     client.genericKubernetesResources(context).inNamespace(namespace).withName(object.getMetadata().getName()).delete();
-                    results.add(report(say, new Result(Applier.Objects.displayName(object), Action.deleted, ours ? "" : "--purge")));
+                    results.add(report(say, new Result(display, Action.deleted, ours ? "" : "--purge")));
+                } else if (purge) {
+                    results.add(report(say, new Result(display, Action.kept, "not made by lbk8s install, and neither the namespace "
+                            + "nor the " + context.getKind() + " CRD is lbk8s install's")));
                 }
             }
         }
@@ -60,6 +69,10 @@ public final class Uninstaller {
             }
         }
         return results.stream().filter(r -> r.action() != Action.absent).toList();
+    }
+
+    private static boolean ours(HasMetadata object) {
+        return object != null && Applier.Objects.managedByInstall(object);
     }
 
     private Result namespace(Namespace ns, boolean purge) {

@@ -2,7 +2,10 @@ package io.lbk8s.install;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetStatusBuilder;
 import io.fabric8.kubernetes.api.model.apps.DeploymentStatusBuilder;
@@ -233,6 +236,150 @@ class InstallApiTest {
                 d -> Thread.sleep(d.toMillis()), s -> { });
         assertThat(none).isInstanceOf(Verifier.Outcome.NoAddress.class);
         assertThat(client.services().inNamespace("lbk8s-system").withName(Verifier.SERVICE_NAME).get()).isNull();
+    }
+
+    // ---- bugs from the docs review ----
+
+    GenericKubernetesResource usersPool(String name, String... addresses) {
+        return client.genericKubernetesResources(ConfigResources.IP_ADDRESS_POOLS).inNamespace("lbk8s-system").resource(
+                new GenericKubernetesResourceBuilder().withApiVersion("metallb.io/v1beta1").withKind("IPAddressPool")
+                        .withNewMetadata().withName(name).withNamespace("lbk8s-system").endMetadata()
+                        .addToAdditionalProperties("spec", Map.of("addresses", List.of(addresses))).build()).create();
+    }
+
+    void usersNamespaceAndCrds() throws Exception {
+        server.createCrds(Path.of("..", "deploy", "crds")); // like MetalLB's: no managed-by label
+        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("lbk8s-system").endMetadata().build()).create();
+    }
+
+    @Test
+    void serverDryRunPrintsTheManifestsForTheClusterInTheAskedFormat() throws Exception {
+        Run json = lbk8s("install", "--dry-run=server", "-o", "json", "--docker-socket", "/nonexistent");
+        assertThat(json.code()).as(json.err()).isZero();
+        assertThat(json.err()).contains("addresses 10.5.0.200-10.5.0.250 (chosen in 10.5.0.0/24");
+        assertThat(json.out()).startsWith("{").contains("\"kind\" : \"List\"", "\"10.5.0.200-10.5.0.250\"");
+        Run yaml = lbk8s("install", "--dry-run=server", "--output", "yaml", "--docker-socket", "/nonexistent");
+        assertThat(yaml.code()).as(yaml.err()).isZero();
+        assertThat(yaml.out()).startsWith("---\n").contains("kind: IPAddressPool", "- 10.5.0.200-10.5.0.250");
+        assertThat(client.namespaces().withName("lbk8s-system").get()).as("a dry run writes nothing").isNull();
+        // -o without any --dry-run is still refused
+        assertThat(lbk8s("install", "-o", "yaml").err()).isEqualTo("error: -o/--output prints manifests and needs --dry-run\n");
+    }
+
+    @Test
+    void installKeepsCrdsAndNamespaceItDidNotMakeAndPurgeLeavesThem() throws Exception {
+        usersNamespaceAndCrds();
+        usersPool("metallb-pool", "10.5.0.100-10.5.0.110");
+        Run install = lbk8s("install", "--wait=false", "--docker-socket", "/nonexistent");
+        assertThat(install.code()).as(install.err()).isZero();
+        assertThat(install.out()).contains("customresourcedefinition.apiextensions.k8s.io/ipaddresspools.metallb.io kept (not made by lbk8s install)",
+                        "namespace/lbk8s-system kept (not made by lbk8s install", "ipaddresspool.metallb.io/default created")
+                .doesNotContain("customresourcedefinition.apiextensions.k8s.io/ipaddresspools.metallb.io configured");
+        for (var crd : client.apiextensions().v1().customResourceDefinitions().list().getItems()) {
+            assertThat(crd.getMetadata().getLabels()).as(crd.getMetadata().getName()).doesNotContainKey(Manifests.MANAGED_BY_LABEL);
+        }
+        var ns = client.namespaces().withName("lbk8s-system").get();
+        assertThat(ns.getMetadata().getLabels()).doesNotContainKey(Manifests.MANAGED_BY_LABEL)
+                .containsEntry("pod-security.kubernetes.io/enforce", "privileged"); // what the speaker needs, nothing more
+        assertThat(lbk8s("install", "--wait=false", "--docker-socket", "/nonexistent").out()).contains("nothing changed");
+
+        Run purge = lbk8s("uninstall", "--purge");
+        assertThat(purge.code()).as(purge.err()).isZero();
+        assertThat(purge.out()).contains("ipaddresspool.metallb.io/default deleted", "deployment.apps/lbk8s-controller deleted")
+                .doesNotContain("metallb-pool deleted").doesNotContain("ipaddresspools.metallb.io deleted")
+                .doesNotContain("namespace/lbk8s-system deleted");
+        assertThat(client.apiextensions().v1().customResourceDefinitions().list().getItems()).hasSize(Crds.FILES.size());
+        assertThat(client.namespaces().withName("lbk8s-system").get()).isNotNull();
+        assertThat(client.genericKubernetesResources(ConfigResources.IP_ADDRESS_POOLS).inNamespace("lbk8s-system").list().getItems())
+                .extracting(p -> p.getMetadata().getName()).containsExactly("metallb-pool");
+        assertThat(client.apps().deployments().inNamespace("lbk8s-system").list().getItems()).isEmpty();
+    }
+
+    @Test
+    void aPoolOfThePoolNameThatInstallDidNotMakeIsKeptAndUsed() throws Exception {
+        usersNamespaceAndCrds();
+        usersPool("default", "10.5.0.100-10.5.0.110");
+        Run install = lbk8s("install", "--wait=false", "--docker-socket", "/nonexistent");
+        assertThat(install.code()).as(install.err()).isZero();
+        assertThat(install.out() + install.err())
+                .contains("addresses 10.5.0.100-10.5.0.110 (", "ipaddresspool default exists and was not made by lbk8s install: kept; "
+                        + "its addresses are used as they are")
+                .doesNotContain("already defined");
+        var pools = client.genericKubernetesResources(ConfigResources.IP_ADDRESS_POOLS).inNamespace("lbk8s-system");
+        assertThat(pools.withName("default").get().getMetadata().getLabels()).isNullOrEmpty();
+        assertThat(Installer.addressesOf(pools.withName("default").get())).containsExactly("10.5.0.100-10.5.0.110");
+        assertThat(client.genericKubernetesResources(ConfigResources.L2_ADVERTISEMENTS).inNamespace("lbk8s-system").list().getItems())
+                .as("no L2Advertisement of ours for the user's pool").isEmpty();
+        assertThat(client.apps().deployments().inNamespace("lbk8s-system").withName(Manifests.CONTROLLER).get()).isNotNull();
+
+        // --addresses does not override the user's pool either, and says so
+        Run withAddresses = lbk8s("install", "--wait=false", "--addresses", "10.5.0.240-10.5.0.250");
+        assertThat(withAddresses.code()).as(withAddresses.err()).isZero();
+        assertThat(withAddresses.out() + withAddresses.err()).contains("--addresses is not applied to it", "--pool-name");
+        assertThat(Installer.addressesOf(pools.withName("default").get())).containsExactly("10.5.0.100-10.5.0.110");
+
+        assertThat(lbk8s("uninstall", "--purge").code()).isZero();
+        assertThat(pools.withName("default").get()).as("uninstall --purge leaves the user's pool").isNotNull();
+    }
+
+    @Test
+    void overlappingAddressesNameAddressesAndAClashingNameNamesPoolName() throws Exception {
+        usersNamespaceAndCrds();
+        usersPool("mine", "10.5.0.240-10.5.0.250");
+        Run overlap = lbk8s("install", "--wait=false", "--addresses", "10.5.0.245-10.5.0.249");
+        assertThat(overlap.code()).isEqualTo(1);
+        assertThat(overlap.err()).startsWith("error: the pool 10.5.0.245-10.5.0.249 would be rejected").contains("overlaps")
+                .contains("pass other --addresses").doesNotContain("--pool-name").hasLineCount(1);
+        // a legacy ConfigMap pool of the same name: the name is the problem, and --pool-name the fix
+        client.configMaps().inNamespace("lbk8s-system").resource(new ConfigMapBuilder().withNewMetadata()
+                .withName(ConfigResources.CONFIG_MAP_NAME).endMetadata()
+                .addToData(ConfigResources.CONFIG_MAP_KEY, "pools:\n- name: default\n  addresses: [10.5.0.100-10.5.0.110]\n")
+                .build()).create();
+        Run clash = lbk8s("install", "--wait=false", "--addresses", "10.5.0.200-10.5.0.210");
+        assertThat(clash.code()).isEqualTo(1);
+        assertThat(clash.err()).contains("already defined").contains("pass another --pool-name").doesNotContain("choose other --addresses")
+                .hasLineCount(1);
+    }
+
+    @Test
+    void installWarnsWhenTheKeptPoolLiesOutsideTheNodeNetwork() throws Exception {
+        // kind: nodes on 172.18.0.0/16, and deploy/lbk8s.yaml applied as it is (the example pool 10.5.0.200-10.5.0.250)
+        client.nodes().delete();
+        for (int i = 2; i <= 3; i++) {
+            client.nodes().resource(new NodeBuilder().withNewMetadata().withName("kind-node-" + i).endMetadata()
+                    .withNewSpec().withProviderID("kind://docker/kind/kind-node-" + i).endSpec()
+                    .withNewStatus().addNewAddress().withType("InternalIP").withAddress("172.18.0." + i).endAddress()
+                    .withNewNodeInfo().withOsImage("Debian GNU/Linux 12 (bookworm)").endNodeInfo().endStatus().build()).create();
+        }
+        server.createCrds(Path.of("..", "deploy", "crds"));
+        for (var object : Manifests.render(InstallValues.defaults())) {
+            if (!(object instanceof io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition)) {
+                Applier.resource(client, object).create();
+            }
+        }
+        Run install = lbk8s("install", "--wait=false", "--docker-socket", "/nonexistent");
+        assertThat(install.code()).as(install.err()).isZero();
+        assertThat(install.out()).contains("addresses 10.5.0.200-10.5.0.250 (kept from the existing IPAddressPool default)");
+        assertThat(install.err()).contains("warning: the IPAddressPool default keeps 10.5.0.200-10.5.0.250, outside the node network "
+                + "172.18.0.0/24 (a /24 around the nodes' InternalIPs): no node can answer for those addresses, so Services get an "
+                + "address nobody reaches; run lbk8s install --addresses 172.18.0.200-172.18.0.250 to move the pool into the node "
+                + "network\n");
+        // once moved, no warning
+        assertThat(lbk8s("install", "--wait=false", "--addresses", "172.18.0.200-172.18.0.250", "--docker-socket", "/nonexistent")
+                .code()).isZero();
+        assertThat(lbk8s("install", "--wait=false", "--docker-socket", "/nonexistent").err()).doesNotContain("outside");
+    }
+
+    @Test
+    void aReRunWithoutAFlagGivenBeforeTakesItsDefault() {
+        // what the help and docs promise: the same flags change nothing; a flag left out takes its default
+        assertThat(lbk8s("install", "--wait=false", "--image", "10.5.0.10:5000/lbk8s:dev", "--docker-socket", "/nonexistent")
+                .code()).isZero();
+        Run again = lbk8s("install", "--wait=false", "--docker-socket", "/nonexistent");
+        assertThat(again.out()).contains("deployment.apps/lbk8s-controller configured", "daemonset.apps/lbk8s-speaker configured",
+                "addresses 10.5.0.200-10.5.0.250 (kept from the existing IPAddressPool default)");
+        assertThat(client.apps().deployments().inNamespace("lbk8s-system").withName(Manifests.CONTROLLER).get()
+                .getSpec().getTemplate().getSpec().getContainers().getFirst().getImage()).isEqualTo(InstallValues.defaults().image());
     }
 
     @Test
