@@ -52,6 +52,7 @@ public final class L2Benchmark {
             return;
         }
         Path logs = Files.createTempDirectory("lbk8s-l2-bench");
+        boolean measured = false;
         try (Sandbox sandbox = Sandbox.start(logs)) {
             sandbox.createMetallb("IPAddressPool", "bench", "{addresses: ['" + sandbox.network.ipv4Pool() + "']}");
             sandbox.createMetallb("L2Advertisement", "bench", "{}");
@@ -63,8 +64,13 @@ public final class L2Benchmark {
             bench.latency(quick ? 300 : 1000);
             bench.throughput();
             bench.failover(quick ? 2 : 5);
+            measured = true;
         } finally {
-            deleteTree(logs);
+            if (measured) {
+                deleteTree(logs);
+            } else {
+                System.err.println("L2Benchmark failed; the sandbox's logs are in " + logs);
+            }
         }
     }
 
