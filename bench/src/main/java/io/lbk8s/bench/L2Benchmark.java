@@ -29,7 +29,7 @@ import java.util.regex.Pattern;
 public final class L2Benchmark {
     private static final Pattern LATENCY = Pattern.compile("(kernel|speaker) answered (\\d+) of (\\d+) p50 ([\\d.]+) p99 ([\\d.]+)");
     private static final Pattern LOAD = Pattern.compile("sent (\\d+) answered (\\d+) seconds ([\\d.]+)");
-    private static final int[] RATES = {20_000, 40_000, 60_000, 80_000, 100_000, 120_000};
+    private static final int[] RATES = {20_000, 40_000, 60_000, 70_000, 80_000, 100_000};
 
     private final Sandbox sandbox;
     private final TestNetwork network;
@@ -74,9 +74,20 @@ public final class L2Benchmark {
         }
     }
 
+    /** The node that announces the VIP, once its ServiceL2Status and the client's traffic agree on it. */
     private TestNode leader() {
-        Sandbox.poll("one node to announce " + vip, Duration.ofSeconds(20), () -> statusNode().isPresent());
-        return sandbox.nodeNamed(statusNode().orElseThrow());
+        TestNode[] agreed = new TestNode[1];
+        Sandbox.poll("one node to announce " + vip + " and serve the client", Duration.ofSeconds(30), () -> {
+            Optional<String> named = statusNode();
+            if (named.isEmpty()) {
+                return false;
+            }
+            TestNode node = sandbox.nodeNamed(named.get());
+            boolean serves = network.client().curl(Sandbox.address(vip), Duration.ofMillis(500)).equals(Optional.of(node.backendBody()));
+            agreed[0] = node;
+            return serves && statusNode().equals(named);
+        });
+        return agreed[0];
     }
 
     @SuppressWarnings("unchecked")
@@ -127,12 +138,20 @@ public final class L2Benchmark {
     }
 
     private void throughput() {
+        TestNode leader = leader();
+        throughput("kernel", leader.ipv4().getHostAddress(), leader.mac(), "for the node's own IP, unicast to its MAC (reference)");
+        throughput("speaker", vip, leader.mac(), "unicast to the leader's MAC, as neighbor refreshes are");
+        throughput("speaker", vip, "ff:ff:ff:ff:ff:ff", "broadcast, so every node's kernel also gets each request");
+    }
+
+    private void throughput(String component, String target, String destination, String how) {
         String iface = network.client().interfaceName();
         String ours = network.client().ipv4().getHostAddress();
         int bestLossless = 0;
         List<String> detail = new ArrayList<>();
         for (int rate : RATES) {
-            String out = client(Duration.ofMinutes(1), "load", iface, ours, vip, String.valueOf(rate), String.valueOf(rate)).stdout();
+            String out = client(Duration.ofMinutes(1), "load", iface, ours, target, destination, String.valueOf(rate),
+                    String.valueOf(rate)).stdout();
             Matcher m = LOAD.matcher(out);
             if (!m.find()) {
                 throw new IllegalStateException("unexpected load output: " + out);
@@ -140,13 +159,14 @@ public final class L2Benchmark {
             int sent = Integer.parseInt(m.group(1));
             int answered = Integer.parseInt(m.group(2));
             double seconds = Double.parseDouble(m.group(3));
-            detail.add(String.format(Locale.ROOT, "%,d/s: %,d of %,d", Math.round(sent / seconds), answered, sent));
+            // the elapsed time includes waiting for late replies, so a lossless run's rate is its own
+            detail.add(String.format(Locale.ROOT, "%,d/s: %,d of %,d", rate, answered, sent));
             if (answered == sent) {
-                bestLossless = Math.max(bestLossless, (int) Math.round(sent / seconds));
+                bestLossless = Math.max(bestLossless, (int) Math.min(rate, Math.round(sent / seconds)));
             }
         }
-        row("speaker", "ARP replies per second without loss (target ≥ 80,000)",
-                String.format(Locale.ROOT, "%,d (%s)", bestLossless, String.join("; ", detail)));
+        row(component, "ARP replies per second without loss, requests " + how + (component.equals("speaker") ? " (target ≥ 80,000)" : ""),
+                String.format(Locale.ROOT, "%,d (asked rate: answered of sent: %s)", bestLossless, String.join("; ", detail)));
     }
 
     private void failover(int rounds) throws IOException {
@@ -165,7 +185,6 @@ public final class L2Benchmark {
     /** Microseconds from the failure to the client's first answer from another node. */
     private long handover(boolean crash) throws IOException {
         TestNode leader = leader();
-        awaitServedBy(leader);
         Path log = Files.createTempFile(sandbox.logs, "http-watch", ".log");
         List<String> command = new ArrayList<>(java);
         command.addAll(List.of("http", vip, "5", "6000"));
@@ -192,16 +211,10 @@ public final class L2Benchmark {
             }
         }
         sandbox.restartSpeaker(leader);
-        awaitServedBy(leader);
         if (taken < 0) {
             throw new IllegalStateException("no other node answered within the watch window; log " + log);
         }
         return taken;
-    }
-
-    private void awaitServedBy(TestNode node) {
-        Sandbox.poll("curl answered by " + node.name(), Duration.ofSeconds(20),
-                () -> network.client().curl(Sandbox.address(vip), Duration.ofMillis(500)).equals(Optional.of(node.backendBody())));
     }
 
     private static long nowMicros() {

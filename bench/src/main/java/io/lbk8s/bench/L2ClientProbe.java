@@ -24,7 +24,7 @@ import java.util.concurrent.locks.LockSupport;
  * result line per mode; every loop is bounded in count and time.
  * <pre>
  *   latency IFACE OUR_IP KERNEL_IP VIP COUNT     alternate ARP requests to a node's own IP and to the VIP
- *   load IFACE OUR_IP VIP COUNT PER_SECOND       send COUNT requests at a rate, count the replies
+ *   load IFACE OUR_IP VIP MAC COUNT PER_SECOND   send COUNT requests to MAC (or ff:ff:ff:ff:ff:ff) at a rate, count the replies
  *   http IP INTERVAL_MS DURATION_MS              GET / every interval; print "epochMicros body" per answer
  * </pre>
  */
@@ -34,7 +34,8 @@ public final class L2ClientProbe {
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
             case "latency" -> latency(args[1], ip(args[2]), ip(args[3]), ip(args[4]), Integer.parseInt(args[5]));
-            case "load" -> load(args[1], ip(args[2]), ip(args[3]), Integer.parseInt(args[4]), Integer.parseInt(args[5]));
+            case "load" -> load(args[1], ip(args[2]), ip(args[3]), MacAddress.parse(args[4]), Integer.parseInt(args[5]),
+                    Integer.parseInt(args[6]));
             case "http" -> http(InetAddress.getByName(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]));
             default -> throw new IllegalArgumentException("unknown mode " + args[0]);
         }
@@ -82,9 +83,10 @@ public final class L2ClientProbe {
                 sorted[answered / 2] / 1000.0, sorted[Math.min(answered - 1, (int) (answered * 0.99))] / 1000.0);
     }
 
-    private static void load(String iface, IpAddress ourIp, IpAddress vip, int count, int perSecond) throws IOException {
+    private static void load(String iface, IpAddress ourIp, IpAddress vip, MacAddress destination, int count, int perSecond)
+            throws IOException {
         try (ArpProbe probe = ArpProbe.open(link(iface), ourIp)) {
-            ArpProbe.LoadResult result = probe.load(vip, count, perSecond, Duration.ofSeconds(1));
+            ArpProbe.LoadResult result = probe.load(vip, destination, count, perSecond, Duration.ofSeconds(1));
             System.out.printf(Locale.ROOT, "sent %d answered %d seconds %.3f%n", result.sent(), result.answered(),
                     result.elapsed().toNanos() / 1e9);
         }

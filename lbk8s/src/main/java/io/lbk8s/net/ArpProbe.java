@@ -73,7 +73,18 @@ public final class ArpProbe implements AutoCloseable {
      * {@code drain} has passed after the last request.
      */
     public LoadResult load(IpAddress target, int count, int perSecond, Duration drain) throws IOException {
-        int length = ArpPacket.encodeRequest(request, ourMac, ourIp, target); // broadcast
+        return load(target, MacAddress.BROADCAST, count, perSecond, drain);
+    }
+
+    /**
+     * As {@link #load(IpAddress, int, int, Duration)}, with requests sent to {@code ethernetDestination}: unicast to
+     * the responder's MAC, as Linux sends them when it refreshes a neighbor entry, they reach only that node, so the
+     * figure measures the responder rather than every node's kernel dropping broadcast copies.
+     */
+    public LoadResult load(IpAddress target, MacAddress ethernetDestination, int count, int perSecond, Duration drain)
+            throws IOException {
+        int length = ArpPacket.encodeRequest(request, ourMac, ourIp, target);
+        Wire.putMac(request, 0, ethernetDestination.bits());
         AtomicInteger answered = new AtomicInteger();
         long interval = 1_000_000_000L / Math.max(1, perSecond);
         long start = System.nanoTime();
@@ -149,7 +160,7 @@ public final class ArpProbe implements AutoCloseable {
         int count = args.length > 3 ? Integer.parseInt(args[3]) : 1;
         try (ArpProbe probe = open(link, ourIp)) {
             if (args.length > 4) {
-                System.out.println(probe.load(target, count, Integer.parseInt(args[4]), Duration.ofSeconds(1)));
+                System.out.println(probe.load(target, destination, count, Integer.parseInt(args[4]), Duration.ofSeconds(1)));
                 return;
             }
             long[] nanos = new long[count];
