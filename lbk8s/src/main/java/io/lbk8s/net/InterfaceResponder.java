@@ -24,6 +24,8 @@ public final class InterfaceResponder implements AutoCloseable {
 
     private static final int RECEIVE_BUFFER = 2048; // one Ethernet frame; larger ones are truncated and then refused
     private static final int SEND_BUFFER = 128;
+    /** Frames taken per system call when requests queue up (a flood); one when they do not. */
+    private static final int BATCH = 64;
     private static final Duration BACKOFF_AFTER_ERROR = Duration.ofMillis(100);
 
     private final LinkInfo link;
@@ -96,88 +98,94 @@ public final class InterfaceResponder implements AutoCloseable {
         }
     }
 
-    private void arpLoop() {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment received = arena.allocate(RECEIVE_BUFFER, 16);
-            MemorySegment reply = arena.allocate(SEND_BUFFER, 16);
-            AddressCache addresses = new AddressCache();
-            while (running) {
-                try {
-                    int length = arpSocket.receive(received);
-                    if (length > 0) {
-                        answerArp(received, length, reply, addresses);
-                    }
-                } catch (IOException e) {
-                    reportAndPause(e);
-                } catch (RuntimeException e) {
-                    // a listener or table that throws must not stop the responder; the packet is lost
-                }
-            }
-        }
+    /** Decides on one received frame: encodes the answer into slot {@code slot} of {@code out} and names its IP, or null. */
+    @FunctionalInterface
+    private interface Answerer {
+        IpAddress answer(MemorySegment request, int length, FrameBatch out, int slot, AddressCache addresses);
     }
 
-    private void answerArp(MemorySegment request, int length, MemorySegment reply, AddressCache addresses)
-            throws IOException {
-        if (ArpPacket.checkRequest(request, length) != ArpPacket.Verdict.OK) {
-            return;
-        }
-        long destination = ArpPacket.ethernetDestination(request);
-        if (destination != MacAddress.BROADCAST.bits() && destination != mac.bits()) {
-            return;
-        }
-        if (ArpPacket.senderMac(request) == mac.bits()) {
-            return; // our own gratuitous request, or the kernel asking on our behalf
-        }
-        IpAddress ip = addresses.v4(ArpPacket.targetIpv4(request));
-        if (!table.announces(ifindex, ip)) {
-            return;
-        }
-        arpSocket.send(reply, ArpPacket.encodeReply(reply, request, mac)); // the reply first: counting is not urgent
-        listener.requestReceived(name, ip);
-        listener.responseSent(name, ip);
+    private void arpLoop() {
+        serve(arpSocket, this::answerArp);
     }
 
     private void ndpLoop() {
+        serve(ndpSocket, this::answerNdp);
+    }
+
+    /**
+     * Receives what is queued (one system call for a burst), answers each frame, sends the answers together, then
+     * counts them: the replies go out before anything else is done.
+     */
+    private void serve(PacketSocket socket, Answerer answerer) {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment received = arena.allocate(RECEIVE_BUFFER, 16);
-            MemorySegment reply = arena.allocate(SEND_BUFFER, 16);
+            FrameBatch in = new FrameBatch(arena, BATCH, RECEIVE_BUFFER);
+            FrameBatch out = new FrameBatch(arena, BATCH, SEND_BUFFER);
+            IpAddress[] answered = new IpAddress[BATCH];
             AddressCache addresses = new AddressCache();
             while (running) {
+                int replies = 0;
                 try {
-                    int length = ndpSocket.receive(received);
-                    if (length > 0) {
-                        answerNdp(received, length, reply, addresses);
+                    int received = socket.receive(in);
+                    for (int i = 0; i < received; i++) {
+                        IpAddress ip = answerer.answer(in.frame(i), in.receivedLength(i), out, replies, addresses);
+                        if (ip != null) {
+                            answered[replies++] = ip;
+                        }
+                    }
+                    if (replies > 0) {
+                        socket.send(out, replies);
+                        for (int i = 0; i < replies; i++) {
+                            listener.requestReceived(name, answered[i]);
+                            listener.responseSent(name, answered[i]);
+                        }
                     }
                 } catch (IOException e) {
                     reportAndPause(e);
                 } catch (RuntimeException e) {
-                    // as in arpLoop
+                    // a listener or table that throws must not stop the responder; the batch's counts are lost
                 }
             }
         }
     }
 
-    private void answerNdp(MemorySegment solicitation, int length, MemorySegment reply, AddressCache addresses)
-            throws IOException {
+    private IpAddress answerArp(MemorySegment request, int length, FrameBatch out, int slot, AddressCache addresses) {
+        if (ArpPacket.checkRequest(request, length) != ArpPacket.Verdict.OK) {
+            return null;
+        }
+        long destination = ArpPacket.ethernetDestination(request);
+        if (destination != MacAddress.BROADCAST.bits() && destination != mac.bits()) {
+            return null;
+        }
+        if (ArpPacket.senderMac(request) == mac.bits()) {
+            return null; // our own gratuitous request, or the kernel asking on our behalf
+        }
+        IpAddress ip = addresses.v4(ArpPacket.targetIpv4(request));
+        if (!table.announces(ifindex, ip)) {
+            return null;
+        }
+        out.setLength(slot, ArpPacket.encodeReply(out.frame(slot), request, mac));
+        return ip;
+    }
+
+    private IpAddress answerNdp(MemorySegment solicitation, int length, FrameBatch out, int slot, AddressCache addresses) {
         if (NdpPacket.checkSolicitation(solicitation, length) != NdpPacket.Verdict.OK) {
-            return;
+            return null;
         }
         long targetHigh = NdpPacket.targetHigh(solicitation);
         long targetLow = NdpPacket.targetLow(solicitation);
         long destination = NdpPacket.ethernetDestination(solicitation);
         if (destination != MacAddress.solicitedNodeMulticastBits(targetLow) && destination != mac.bits()) {
-            return;
+            return null;
         }
         if (NdpPacket.ethernetSource(solicitation) == mac.bits()) {
-            return;
+            return null;
         }
         IpAddress ip = addresses.v6(targetHigh, targetLow);
         if (!table.announces(ifindex, ip)) {
-            return;
+            return null;
         }
-        ndpSocket.send(reply, NdpPacket.encodeSolicitedAdvertisement(reply, solicitation, mac));
-        listener.requestReceived(name, ip);
-        listener.responseSent(name, ip);
+        out.setLength(slot, NdpPacket.encodeSolicitedAdvertisement(out.frame(slot), solicitation, mac));
+        return ip;
     }
 
     private void reportAndPause(IOException e) {

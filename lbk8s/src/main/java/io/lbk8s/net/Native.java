@@ -53,6 +53,12 @@ final class Native {
     private static final MethodHandle RECV = bind("recv", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
     private static final MethodHandle SEND = bind("send", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
     private static final MethodHandle CLOSE = bind("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final MethodHandle RECVMMSG = bind("recvmmsg",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
+    private static final MethodHandle SENDMMSG = bind("sendmmsg",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
+    /** recvmmsg: block for the first message only, then take what is already queued. */
+    static final int MSG_WAITFORONE = 0x10000;
     // ioctl(int, unsigned long, ...) is variadic: the third argument must be passed as a variadic one.
     private static final MethodHandle IOCTL = LINKER.downcallHandle(
             LINKER.defaultLookup().findOrThrow("ioctl"),
@@ -146,6 +152,22 @@ final class Native {
     static long send(int fd, MemorySegment buffer, long length, int flags) {
         try {
             return (long) SEND.invokeExact(STATE.get(), fd, buffer, length, flags);
+        } catch (Throwable t) {
+            throw linkageFailure(t);
+        }
+    }
+
+    static int recvmmsg(int fd, MemorySegment messages, int count, int flags) {
+        try {
+            return (int) RECVMMSG.invokeExact(STATE.get(), fd, messages, count, flags, MemorySegment.NULL);
+        } catch (Throwable t) {
+            throw linkageFailure(t);
+        }
+    }
+
+    static int sendmmsg(int fd, MemorySegment messages, int count, int flags) {
+        try {
+            return (int) SENDMMSG.invokeExact(STATE.get(), fd, messages, count, flags);
         } catch (Throwable t) {
             throw linkageFailure(t);
         }

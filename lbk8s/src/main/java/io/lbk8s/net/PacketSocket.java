@@ -127,6 +127,39 @@ public final class PacketSocket implements AutoCloseable {
     }
 
     /** Sends one complete Ethernet frame (header included) out of the bound interface. */
+    /**
+     * Receives into {@code batch}: blocks (up to the receive timeout) for one frame, then takes those already
+     * queued. Returns how many arrived (their lengths are in the batch), or 0 on timeout/EINTR/EAGAIN.
+     */
+    public int receive(FrameBatch batch) throws IOException {
+        batch.resetLengths();
+        int n = Native.recvmmsg(fd, batch.headers(), batch.capacity(), Native.MSG_WAITFORONE);
+        if (n >= 0) {
+            return n;
+        }
+        int errno = Native.errno();
+        if (errno == Native.EAGAIN || errno == Native.EINTR) {
+            return 0;
+        }
+        throw NativeIOException.of("cannot receive on the raw socket on " + description, errno);
+    }
+
+    /** Sends the first {@code count} frames of {@code batch}, with the lengths set on it, in as few calls as it takes. */
+    public void send(FrameBatch batch, int count) throws IOException {
+        int sent = 0;
+        while (sent < count) {
+            int n = Native.sendmmsg(fd, batch.headers().asSlice(64L * sent), count - sent, 0);
+            if (n < 0) {
+                int errno = Native.errno();
+                if (errno == Native.EINTR) {
+                    continue;
+                }
+                throw NativeIOException.of("cannot send on the raw socket on " + description, errno);
+            }
+            sent += n;
+        }
+    }
+
     public void send(MemorySegment frame, int length) throws IOException {
         if (length < 14 || length > frame.byteSize()) {
             throw new IllegalArgumentException("frame length " + length + " outside 14.." + frame.byteSize());

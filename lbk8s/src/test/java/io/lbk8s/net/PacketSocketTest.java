@@ -47,6 +47,38 @@ class PacketSocketTest {
     }
 
     @Test
+    void aBatchTakesEveryQueuedFrameInOneReceiveAndSendsThemBack() throws Exception {
+        try (PacketSocket socket = PacketSocket.open(loopback, ETH_P_IP, BpfProgram.acceptAll(), Duration.ofMillis(200));
+             Arena arena = Arena.ofConfined();
+             DatagramSocket udp = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
+            FrameBatch batch = new FrameBatch(arena, 8, 2048);
+            assertThat(socket.receive(batch)).as("nothing queued: a timeout").isZero();
+            for (int i = 0; i < 3; i++) {
+                byte[] payload = ("lbk8s-batch-" + i).getBytes();
+                udp.send(new DatagramPacket(payload, payload.length, InetAddress.getLoopbackAddress(), udp.getLocalPort()));
+            }
+            Thread.sleep(50); // let all three queue
+            int received = socket.receive(batch);
+            // loopback delivers each datagram once as outgoing and once as incoming
+            assertThat(received).isBetween(3, 8);
+            for (int i = 0; i < received; i++) {
+                assertThat(batch.receivedLength(i)).isEqualTo(14 + 20 + 8 + "lbk8s-batch-0".length());
+                assertThat(batch.frame(i).get(java.lang.foreign.ValueLayout.JAVA_BYTE, 14 + 20 + 8 + 12)).isBetween((byte) '0', (byte) '2');
+            }
+            // send the first frame back out, twice, with its length set: both arrive
+            batch.setLength(0, batch.receivedLength(0));
+            batch.setLength(1, batch.receivedLength(0));
+            MemorySegment.copy(batch.frame(0), 0, batch.frame(1), 0, batch.receivedLength(0));
+            socket.send(batch, 2);
+            int echoed = 0;
+            for (int attempt = 0; attempt < 10 && echoed < 2; attempt++) {
+                echoed += socket.receive(batch);
+            }
+            assertThat(echoed).isGreaterThanOrEqualTo(2);
+        }
+    }
+
+    @Test
     void receivesFramesCountsThemAndForcesALargeBuffer() throws Exception {
         try (PacketSocket socket = PacketSocket.open(loopback, ETH_P_IP, BpfProgram.acceptAll(), Duration.ofMillis(200));
              Arena arena = Arena.ofConfined();
