@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.lbk8s.address.IpAddress;
@@ -27,6 +28,7 @@ import io.lbk8s.ipam.ServiceKey;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.ConfigurationStates;
 import io.lbk8s.kube.EventRecorder;
+import io.lbk8s.kube.Informers;
 import io.lbk8s.kube.ServiceMapping;
 import io.lbk8s.kube.WorkQueue;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -112,35 +114,15 @@ public final class Controller implements AutoCloseable {
         return informer;
     }
 
-    private Optional<SharedIndexInformer<GenericKubernetesResource>> customResources(
-            io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext context) {
-        try {
-            return Optional.of(track(client.genericKubernetesResources(context).inNamespace(settings.namespace())
-                    .inform(handler(r -> queue.add(CONFIG_CHANGED)))));
-        } catch (KubernetesClientException e) {
-            log.warn("cannot watch {}.{} (is the CRD installed?): {}; continuing without them",
-                    context.getPlural(), context.getGroup(), e.getMessage());
-            return Optional.empty();
-        }
+    private Optional<SharedIndexInformer<GenericKubernetesResource>> customResources(ResourceDefinitionContext context) {
+        Optional<SharedIndexInformer<GenericKubernetesResource>> informer =
+                Informers.customResources(client, context, settings.namespace(), handler(r -> queue.add(CONFIG_CHANGED)));
+        informer.ifPresent(this::track);
+        return informer;
     }
 
     private static <T> ResourceEventHandler<T> handler(Consumer<T> onAnyChange) {
-        return new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(T obj) {
-                onAnyChange.accept(obj);
-            }
-
-            @Override
-            public void onUpdate(T oldObj, T newObj) {
-                onAnyChange.accept(newObj);
-            }
-
-            @Override
-            public void onDelete(T obj, boolean deletedFinalStateUnknown) {
-                onAnyChange.accept(obj);
-            }
-        };
+        return Informers.onAnyChange(onAnyChange);
     }
 
     public Readiness readiness() {

@@ -23,6 +23,7 @@ import io.lbk8s.health.HealthServer.Readiness;
 import io.lbk8s.ipam.ServiceKey;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.EventRecorder;
+import io.lbk8s.kube.Informers;
 import io.lbk8s.kube.ServiceL2Statuses;
 import io.lbk8s.kube.ServiceMapping;
 import io.lbk8s.kube.SpeakerMapping;
@@ -116,33 +117,15 @@ public final class Speaker implements AutoCloseable {
     }
 
     private Optional<SharedIndexInformer<GenericKubernetesResource>> customResources(ResourceDefinitionContext context) {
-        try {
-            return Optional.of(track(client.genericKubernetesResources(context).inNamespace(settings.configNamespace())
-                    .inform(handler())));
-        } catch (KubernetesClientException e) {
-            log.warn("cannot watch {}.{} (is the CRD installed?): {}; continuing without them",
-                    context.getPlural(), context.getGroup(), e.getMessage());
-            return Optional.empty();
-        }
+        Optional<SharedIndexInformer<GenericKubernetesResource>> informer =
+                Informers.customResources(client, context, settings.configNamespace(), handler());
+        informer.ifPresent(this::track);
+        return informer;
     }
 
+    /** Any change anywhere means: plan again (the queue folds a burst of changes into one plan). */
     private <T> ResourceEventHandler<T> handler() {
-        return new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(T obj) {
-                queue.add(PLAN);
-            }
-
-            @Override
-            public void onUpdate(T oldObj, T newObj) {
-                queue.add(PLAN);
-            }
-
-            @Override
-            public void onDelete(T obj, boolean deletedFinalStateUnknown) {
-                queue.add(PLAN);
-            }
-        };
+        return Informers.onAnyChange(any -> queue.add(PLAN));
     }
 
     public Readiness readiness() {
