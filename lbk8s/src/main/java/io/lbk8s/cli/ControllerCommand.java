@@ -6,7 +6,6 @@ import io.lbk8s.controller.ControllerSettings;
 import io.lbk8s.health.HealthServer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.net.InetSocketAddress;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -34,13 +33,8 @@ final class ControllerCommand implements Callable<Integer> {
                     + "and those of class lbk8s.io/l2).")
     String lbClass;
 
-    @Option(names = "--metrics-address", defaultValue = "0.0.0.0",
-            description = "Address for /metrics, /healthz and /readyz (default: ${DEFAULT-VALUE}).")
-    String metricsAddress;
-
-    @Option(names = "--metrics-port", defaultValue = "7472",
-            description = "Port for /metrics, /healthz and /readyz (default: ${DEFAULT-VALUE}; 0 picks one).")
-    int metricsPort;
+    @Mixin
+    HealthOptions served;
 
     @Override
     public Integer call() throws Exception {
@@ -52,7 +46,7 @@ final class ControllerCommand implements Callable<Integer> {
         KubernetesClient client = kube.client();
         Controller controller = new Controller(client, settings, registry);
         var stopped = new CountDownLatch(1);
-        try (var health = new HealthServer(new InetSocketAddress(metricsAddress, metricsPort), registry, controller::readiness)) {
+        try (var health = new HealthServer(served.address(), registry, controller::readiness)) {
             log.info("lbk8s controller {} starting: config namespace {}, class {}, metrics on port {}",
                     VersionCommand.version(), ns, settings.lbClass().orElse("(none) and lbk8s.io/l2"), health.port());
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {

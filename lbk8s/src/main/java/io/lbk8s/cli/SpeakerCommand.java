@@ -7,7 +7,6 @@ import io.lbk8s.speaker.Speaker;
 import io.lbk8s.speaker.SpeakerSettings;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
@@ -73,13 +72,8 @@ final class SpeakerCommand implements Callable<Integer> {
             description = "Receive buffer of the raw sockets in bytes; beyond the system limit it needs CAP_NET_ADMIN (default: ${DEFAULT-VALUE}).")
     int receiveBuffer;
 
-    @Option(names = "--metrics-address", defaultValue = "0.0.0.0",
-            description = "Address for /metrics, /healthz and /readyz (default: ${DEFAULT-VALUE}).")
-    String metricsAddress;
-
-    @Option(names = "--metrics-port", defaultValue = "7472",
-            description = "Port for /metrics, /healthz and /readyz (default: ${DEFAULT-VALUE}; 0 picks one).")
-    int metricsPort;
+    @Mixin
+    HealthOptions served;
 
     @Override
     public Integer call() throws Exception {
@@ -88,7 +82,7 @@ final class SpeakerCommand implements Callable<Integer> {
         KubernetesClient client = kube.client();
         Speaker speaker = new Speaker(client, settings, registry);
         var stopped = new CountDownLatch(1);
-        try (var health = new HealthServer(new InetSocketAddress(metricsAddress, metricsPort), registry, speaker::readiness)) {
+        try (var health = new HealthServer(served.address(), registry, speaker::readiness)) {
             log.info("lbk8s speaker {} starting on node {}: namespace {}, class {}, metrics on port {}", VersionCommand.version(),
                     settings.node(), settings.configNamespace(), settings.lbClass().orElse("(none) and lbk8s.io/l2"), health.port());
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
