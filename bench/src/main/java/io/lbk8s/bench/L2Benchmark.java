@@ -90,13 +90,8 @@ public final class L2Benchmark {
         return agreed[0];
     }
 
-    @SuppressWarnings("unchecked")
     private Optional<String> statusNode() {
-        var statuses = sandbox.l2Statuses("default", "bench");
-        if (statuses.size() != 1 || !(statuses.getFirst().getAdditionalProperties().get("status") instanceof Map<?, ?> status)) {
-            return Optional.empty();
-        }
-        return Optional.ofNullable((String) ((Map<String, Object>) status).get("node"));
+        return sandbox.announcingNode("default", "bench");
     }
 
     private CommandResult client(Duration timeout, String... args) {

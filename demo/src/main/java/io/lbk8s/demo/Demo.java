@@ -226,13 +226,8 @@ final class Demo {
         return new Reached(leader, body);
     }
 
-    @SuppressWarnings("unchecked")
     private Optional<String> statusNode(String service) {
-        List<GenericKubernetesResource> statuses = sandbox.l2Statuses(SERVICE_NAMESPACE, service);
-        if (statuses.size() != 1 || !(statuses.getFirst().getAdditionalProperties().get("status") instanceof Map<?, ?> status)) {
-            return Optional.empty();
-        }
-        return Optional.ofNullable((String) ((Map<String, Object>) status).get("node"));
+        return sandbox.announcingNode(SERVICE_NAMESPACE, service);
     }
 
     // ---- step 3: failover ----

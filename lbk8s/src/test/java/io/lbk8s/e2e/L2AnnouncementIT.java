@@ -68,13 +68,8 @@ class L2AnnouncementIT {
         return cluster.nodeNamed(node);
     }
 
-    @SuppressWarnings("unchecked")
     static Optional<String> statusNode(String service) {
-        List<GenericKubernetesResource> statuses = cluster.l2Statuses("default", service);
-        if (statuses.size() != 1 || !(statuses.getFirst().getAdditionalProperties().get("status") instanceof Map<?, ?> status)) {
-            return Optional.empty();
-        }
-        return Optional.ofNullable((String) ((Map<String, Object>) status).get("node"));
+        return cluster.announcingNode("default", service);
     }
 
     static void awaitArpAnswer(InetAddress ip, TestNode expected) {

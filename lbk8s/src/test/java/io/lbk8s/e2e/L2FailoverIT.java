@@ -115,12 +115,7 @@ class L2FailoverIT {
                 .until(() -> client.curl(ip, Duration.ofMillis(500)), body -> body.equals(Optional.of(node.backendBody())));
     }
 
-    @SuppressWarnings("unchecked")
     private static Optional<String> statusNode() {
-        var statuses = cluster.l2Statuses("default", "web");
-        if (statuses.size() != 1 || !(statuses.getFirst().getAdditionalProperties().get("status") instanceof Map<?, ?> status)) {
-            return Optional.empty();
-        }
-        return Optional.ofNullable((String) ((Map<String, Object>) status).get("node"));
+        return cluster.announcingNode("default", "web");
     }
 }

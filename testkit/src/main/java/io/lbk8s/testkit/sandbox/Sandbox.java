@@ -334,6 +334,19 @@ public final class Sandbox implements AutoCloseable {
                 .withLabel("metallb.io/service-namespace", namespace).list().getItems();
     }
 
+    /**
+     * The node that announces a Service, as {@code kubectl get servicel2statuses} shows it: present once exactly one
+     * ServiceL2Status names a node (during a handover there may briefly be none or two).
+     */
+    @SuppressWarnings("unchecked")
+    public Optional<String> announcingNode(String namespace, String name) {
+        List<GenericKubernetesResource> statuses = l2Statuses(namespace, name);
+        if (statuses.size() != 1 || !(statuses.getFirst().getAdditionalProperties().get("status") instanceof Map<?, ?> status)) {
+            return Optional.empty();
+        }
+        return Optional.ofNullable((String) ((Map<String, Object>) status).get("node"));
+    }
+
     public static InetAddress address(String ip) {
         try {
             return InetAddress.getByName(ip);
