@@ -151,11 +151,13 @@ final class Announcer implements AutoCloseable {
                 }
             }
         }
-        // Responders of interfaces that announce nothing now are closed, so an idle speaker holds no sockets.
+        // Responders of interfaces that announce nothing now are closed, so an idle speaker holds no sockets; in the
+        // background, since their threads take up to a receive timeout to stop (the table already silences them).
         for (var it = responders.entrySet().iterator(); it.hasNext(); ) {
             var entry = it.next();
             if (!table.containsKey(entry.getKey())) {
-                closeQuietly(entry.getValue());
+                InterfaceResponder idle = entry.getValue();
+                Thread.ofVirtual().name("close-" + idle.link().name()).start(() -> closeQuietly(idle));
                 linksInUse.remove(entry.getKey());
                 it.remove();
             }

@@ -51,9 +51,10 @@ class L2FailoverIT {
     /** Every test starts from the steady state: one leader, answering, and the client talking to it. */
     @BeforeEach
     void clientTalksToTheLeader() {
-        leader = await("one node announces").atMost(SOON).until(L2FailoverIT::statusNode, Optional::isPresent)
+        // the ServiceL2Status and the traffic must agree: right after a restart the old leader's object may linger
+        leader = await("one node announces and serves the client").atMost(SOON).pollInterval(Duration.ofMillis(50))
+                .until(L2FailoverIT::agreedLeader, Optional::isPresent)
                 .map(cluster::nodeNamed).orElseThrow();
-        awaitServedBy(leader);
         assertThat(client.neighbor(ip)).hasValueSatisfying(n -> assertThat(n.mac()).isEqualTo(leader.mac()));
     }
 
@@ -113,6 +114,12 @@ class L2FailoverIT {
     private static void awaitServedBy(TestNode node) {
         await("curl answered by " + node.name()).atMost(SOON).pollInterval(Duration.ofMillis(50))
                 .until(() -> client.curl(ip, Duration.ofMillis(500)), body -> body.equals(Optional.of(node.backendBody())));
+    }
+
+    private static Optional<String> agreedLeader() {
+        Optional<String> named = statusNode();
+        return named.filter(node -> client.curl(ip, Duration.ofMillis(500)).equals(Optional.of(cluster.nodeNamed(node).backendBody()))
+                && statusNode().equals(named));
     }
 
     private static Optional<String> statusNode() {
