@@ -42,6 +42,7 @@ public final class TestNetwork implements AutoCloseable {
 
   public static final int DEFAULT_NODE_COUNT = 3;
   public static final int BACKEND_PORT = 8080;
+  private static final String TEMPORARY_LOGS_PREFIX = "lbk8s-testnet-";
 
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(10);
   private static final Duration STOP_GRACE = Duration.ofSeconds(2);
@@ -115,7 +116,7 @@ public final class TestNetwork implements AutoCloseable {
       Names names = new Names(freeId());
       Addressing addressing = new Addressing(freeOctet());
       boolean ownsLogs = logDirectory == null;
-      Path logs = ownsLogs ? Files.createTempDirectory("lbk8s-testnet-" + names.id() + "-")
+      Path logs = ownsLogs ? Files.createTempDirectory(TEMPORARY_LOGS_PREFIX + names.id() + "-")
           : Files.createDirectories(logDirectory);
       // Before anything of the id exists, so that nothing can exist without a recorded owner.
       Owners.write(names.id(), Owners.Owner.current(addressing.octet()));
@@ -375,6 +376,7 @@ public final class TestNetwork implements AutoCloseable {
         if (Leftovers.remove(id)) {
           removed++;
         }
+        removeTemporaryLogs(id);
       } catch (IOException e) {
         problems.add(e.getMessage());
       }
@@ -383,6 +385,15 @@ public final class TestNetwork implements AutoCloseable {
       throw new IOException(String.join("; ", problems));
     }
     return removed;
+  }
+
+  /** The log directory {@link #create} made for a network whose owner died before closing it. */
+  private static void removeTemporaryLogs(String id) throws IOException {
+    Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+    try (Stream<Path> entries = Files.list(tmp)) {
+      entries.filter(p -> p.getFileName().toString().startsWith(TEMPORARY_LOGS_PREFIX + id + "-") && Files.isDirectory(p))
+          .forEach(TestNetwork::deleteRecursively);
+    }
   }
 
   private static String freeId() {

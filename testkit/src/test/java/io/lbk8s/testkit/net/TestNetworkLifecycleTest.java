@@ -6,6 +6,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -108,6 +109,10 @@ class TestNetworkLifecycleTest {
     // Orphans are reaped by init, maybe later: a zombie is dead enough.
     assertThat(leftBehind).noneMatch(pid -> Owners.startTicks(pid).isPresent());
     assertThat(Owners.file(id)).doesNotExist();
+    try (var tmp = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
+      assertThat(tmp.map(p -> p.getFileName().toString())).as("the dead owner's log directory is gone too")
+          .noneMatch(name -> name.startsWith("lbk8s-testnet-" + id + "-"));
+    }
     assertThat(TestNetwork.removeStale()).isZero();
   }
 
