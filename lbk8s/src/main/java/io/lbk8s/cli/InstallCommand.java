@@ -1,8 +1,6 @@
 package io.lbk8s.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.lbk8s.install.ApiErrors;
 import io.lbk8s.install.Applier;
 import io.lbk8s.install.Durations;
 import io.lbk8s.install.InstallProblem;
@@ -101,25 +99,7 @@ final class InstallCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        try {
-            return run(out, err);
-        } catch (InstallProblem e) {
-            err.println("error: " + e.getMessage());
-            return 1;
-        } catch (KubernetesClientException e) {
-            err.println("error: the API server refused or did not answer: " + ApiErrors.oneLine(e));
-            return 1;
-        } catch (IllegalArgumentException e) { // KubeOptions: an unreadable kubeconfig
-            err.println("error: " + e.getMessage());
-            return 1;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            err.println("interrupted");
-            return 130;
-        } finally {
-            out.flush();
-            err.flush();
-        }
+        return OneLineErrors.run(out, err, () -> run(out, err));
     }
 
     private int run(PrintWriter out, PrintWriter err) throws InterruptedException {

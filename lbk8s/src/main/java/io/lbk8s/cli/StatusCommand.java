@@ -1,8 +1,6 @@
 package io.lbk8s.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.lbk8s.install.ApiErrors;
 import io.lbk8s.install.InstallProblem;
 import io.lbk8s.install.InstallValues;
 import io.lbk8s.install.ManifestOutput;
@@ -54,35 +52,25 @@ final class StatusCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        try (KubernetesClient client = kube.client()) {
-            Optional<String> cls = Optional.ofNullable(lbClass).filter(s -> !s.isBlank());
-            var collector = new StatusCollector(client);
-            if (target == null) {
-                StatusReport report = StatusReport.of(collector.read(systemNamespace, Optional.ofNullable(namespace), cls));
-                out.print(output == null ? StatusText.report(report) : ManifestOutput.value(report, output));
+        return OneLineErrors.run(out, err, () -> {
+            try (KubernetesClient client = kube.client()) {
+                Optional<String> cls = Optional.ofNullable(lbClass).filter(s -> !s.isBlank());
+                var collector = new StatusCollector(client);
+                if (target == null) {
+                    StatusReport report = StatusReport.of(collector.read(systemNamespace, Optional.ofNullable(namespace), cls));
+                    out.print(output == null ? StatusText.report(report) : ManifestOutput.value(report, output));
+                    return 0;
+                }
+                Matcher m = SERVICE.matcher(target);
+                if (!m.matches()) {
+                    throw new InstallProblem("\"" + target + "\" is not svc/NAME (status explains Services only)");
+                }
+                String ns = Optional.ofNullable(namespace).orElseGet(() -> Optional.ofNullable(client.getNamespace()).orElse("default"));
+                var detail = StatusReport.detail(collector.read(systemNamespace, Optional.of(ns), cls), ns, m.group(1))
+                        .orElseThrow(() -> new InstallProblem("service " + ns + "/" + m.group(1) + " not found"));
+                out.print(output == null ? StatusText.detail(detail) : ManifestOutput.value(detail, output));
                 return 0;
             }
-            Matcher m = SERVICE.matcher(target);
-            if (!m.matches()) {
-                throw new InstallProblem("\"" + target + "\" is not svc/NAME (status explains Services only)");
-            }
-            String ns = Optional.ofNullable(namespace).orElseGet(() -> Optional.ofNullable(client.getNamespace()).orElse("default"));
-            var detail = StatusReport.detail(collector.read(systemNamespace, Optional.of(ns), cls), ns, m.group(1))
-                    .orElseThrow(() -> new InstallProblem("service " + ns + "/" + m.group(1) + " not found"));
-            out.print(output == null ? StatusText.detail(detail) : ManifestOutput.value(detail, output));
-            return 0;
-        } catch (InstallProblem e) {
-            err.println("error: " + e.getMessage());
-            return 1;
-        } catch (KubernetesClientException e) {
-            err.println("error: the API server refused or did not answer: " + ApiErrors.oneLine(e));
-            return 1;
-        } catch (IllegalArgumentException e) { // KubeOptions: an unreadable kubeconfig
-            err.println("error: " + e.getMessage());
-            return 1;
-        } finally {
-            out.flush();
-            err.flush();
-        }
+        });
     }
 }

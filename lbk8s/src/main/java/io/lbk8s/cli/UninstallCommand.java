@@ -1,9 +1,6 @@
 package io.lbk8s.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.lbk8s.install.ApiErrors;
-import io.lbk8s.install.InstallProblem;
 import io.lbk8s.install.InstallValues;
 import io.lbk8s.install.Uninstaller;
 import java.io.PrintWriter;
@@ -37,24 +34,14 @@ final class UninstallCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        try (KubernetesClient client = kube.client()) {
-            var results = new Uninstaller(client).uninstall(namespace, purge, out::println);
-            if (results.stream().noneMatch(r -> r.action() == Uninstaller.Action.deleted)) {
-                out.println("nothing to delete: lbk8s install has nothing in this cluster");
+        return OneLineErrors.run(out, err, () -> {
+            try (KubernetesClient client = kube.client()) {
+                var results = new Uninstaller(client).uninstall(namespace, purge, out::println);
+                if (results.stream().noneMatch(r -> r.action() == Uninstaller.Action.deleted)) {
+                    out.println("nothing to delete: lbk8s install has nothing in this cluster");
+                }
+                return 0;
             }
-            return 0;
-        } catch (InstallProblem e) {
-            err.println("error: " + e.getMessage());
-            return 1;
-        } catch (KubernetesClientException e) {
-            err.println("error: the API server refused or did not answer: " + ApiErrors.oneLine(e));
-            return 1;
-        } catch (IllegalArgumentException e) { // KubeOptions: an unreadable kubeconfig
-            err.println("error: " + e.getMessage());
-            return 1;
-        } finally {
-            out.flush();
-            err.flush();
-        }
+        });
     }
 }
