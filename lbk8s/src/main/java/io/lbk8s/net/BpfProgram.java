@@ -1,5 +1,7 @@
 package io.lbk8s.net;
 
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -24,6 +26,7 @@ public record BpfProgram(List<Instruction> instructions) {
     public static final int LD_H_ABS = 0x28;
     public static final int LD_B_ABS = 0x30;
     public static final int JMP_JEQ_K = 0x15;
+    public static final int JMP_JA = 0x05;
     public static final int RET_K = 0x06;
 
     /** Bytes to keep of an accepted packet: all of them (the kernel clamps to the packet length). */
@@ -73,6 +76,70 @@ public record BpfProgram(List<Instruction> instructions) {
                 jumpIfEqual(255, 0, 1),
                 ret(ACCEPT),
                 ret(REJECT)));
+    }
+
+    /**
+     * Beyond this many addresses a filter by target would not fit the kernel's 4096 instructions (or would be slow to
+     * run per frame); the responder then filters by protocol only and checks the target in Java.
+     */
+    public static final int MAX_TARGETS = 3500;
+    /** Targets compared in one run of jumps: a jump offset is 8 bits. */
+    private static final int TARGETS_PER_BLOCK = 250;
+
+    /**
+     * ARP requests whose target IPv4 address (as a big-endian int) is one of {@code targets}: a speaker thread then
+     * wakes only for requests it answers, not for every ARP request on the segment. More than {@link #MAX_TARGETS}
+     * gives {@link #arpRequests()}.
+     */
+    public static BpfProgram arpRequestsFor(int[] targets) {
+        if (targets.length > MAX_TARGETS) {
+            return arpRequests();
+        }
+        List<Instruction> code = new ArrayList<>();
+        requireOrReject(code, LD_H_ABS, Wire.ETHERTYPE_OFFSET, ArpPacket.ETHERTYPE);
+        requireOrReject(code, LD_H_ABS, ArpPacket.OPERATION, ArpPacket.REQUEST);
+        code.add(load(LD_W_ABS, ArpPacket.TARGET_IP));
+        acceptIfAnyOf(code, targets);
+        return new BpfProgram(code);
+    }
+
+    /**
+     * Neighbor solicitations (as {@link #neighborSolicitations()}) whose target's last 32 bits are one of
+     * {@code targetLowWords}; the whole target is compared in Java. More than {@link #MAX_TARGETS} gives
+     * {@link #neighborSolicitations()}.
+     */
+    public static BpfProgram neighborSolicitationsFor(int[] targetLowWords) {
+        if (targetLowWords.length > MAX_TARGETS) {
+            return neighborSolicitations();
+        }
+        List<Instruction> code = new ArrayList<>();
+        requireOrReject(code, LD_H_ABS, Wire.ETHERTYPE_OFFSET, NdpPacket.ETHERTYPE);
+        requireOrReject(code, LD_B_ABS, NdpPacket.NEXT_HEADER, NdpPacket.NEXT_HEADER_ICMPV6);
+        requireOrReject(code, LD_B_ABS, NdpPacket.ICMP, NdpPacket.TYPE_NEIGHBOR_SOLICITATION);
+        requireOrReject(code, LD_B_ABS, NdpPacket.HOP_LIMIT, 255);
+        code.add(load(LD_W_ABS, NdpPacket.TARGET + 12));
+        acceptIfAnyOf(code, targetLowWords);
+        return new BpfProgram(code);
+    }
+
+    private static void requireOrReject(List<Instruction> code, int load, int offset, int value) {
+        code.add(load(load, offset));
+        code.add(jumpIfEqual(value, 1, 0));
+        code.add(ret(REJECT));
+    }
+
+    /** Compares the accumulator with each value in blocks of jumps, each block ending in its own accept. */
+    private static void acceptIfAnyOf(List<Instruction> code, int[] values) {
+        int[] distinct = Arrays.stream(values).distinct().toArray();
+        for (int start = 0; start < distinct.length; start += TARGETS_PER_BLOCK) {
+            int n = Math.min(TARGETS_PER_BLOCK, distinct.length - start);
+            for (int i = 0; i < n; i++) {
+                code.add(jumpIfEqual(distinct[start + i], n - i, 0)); // to this block's accept, past the `ja`
+            }
+            code.add(new Instruction(JMP_JA, 0, 0, 1)); // over the accept, to the next block
+            code.add(ret(ACCEPT));
+        }
+        code.add(ret(REJECT));
     }
 
     /** Every frame of the socket's protocol; for diagnostics and tests. */

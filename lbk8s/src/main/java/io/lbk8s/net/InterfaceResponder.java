@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -12,8 +13,11 @@ import java.util.concurrent.locks.LockSupport;
  * sockets, without the addresses being configured anywhere (MetalLB's layer-2 mode).
  *
  * <p>One platform thread per socket: a blocking native recv pins a virtual thread's carrier. Each thread owns its
- * native buffers and an {@link AddressCache}, decodes in place and writes the reply over a reused buffer, so the
- * steady state allocates nothing per packet.
+ * native buffers, decodes in place, looks the target up in an {@link AnnouncedSet} (sorted primitives, counters
+ * attached) and writes the reply over a reused buffer, so the steady state allocates nothing per packet.
+ *
+ * <p>The sockets' kernel filters name the announced targets ({@link #announce}), so a thread wakes only for requests
+ * it answers: not for the node's own addresses, nor for other nodes' Service addresses.
  *
  * <p>What is answered (as MetalLB does): ARP requests to broadcast or to our MAC, not sent by us, whose target IP is
  * announced on this interface; neighbor solicitations to the target's solicited-node MAC or to our MAC, not sent by
@@ -32,7 +36,7 @@ public final class InterfaceResponder implements AutoCloseable {
     private final String name;
     private final int ifindex;
     private final MacAddress mac;
-    private final AnnouncedAddresses table;
+    private volatile AnnouncedSet announced = AnnouncedSet.EMPTY;
     private final L2Listener listener;
     private final PacketSocket arpSocket;
     private final PacketSocket ndpSocket; // null without IPv6
@@ -43,14 +47,13 @@ public final class InterfaceResponder implements AutoCloseable {
     private Thread arpThread;
     private Thread ndpThread;
 
-    private InterfaceResponder(LinkInfo link, AnnouncedAddresses table, L2Listener listener, PacketSocket arpSocket,
+    private InterfaceResponder(LinkInfo link, L2Listener listener, PacketSocket arpSocket,
                                PacketSocket ndpSocket, SolicitedNodeGroups groups, boolean receiveBufferForced,
                                Duration receiveTimeout) {
         this.link = link;
         this.name = link.name();
         this.ifindex = link.index();
         this.mac = link.mac();
-        this.table = table;
         this.listener = listener;
         this.arpSocket = arpSocket;
         this.ndpSocket = ndpSocket;
@@ -59,22 +62,23 @@ public final class InterfaceResponder implements AutoCloseable {
         this.receiveTimeout = receiveTimeout;
     }
 
-    public static InterfaceResponder start(LinkInfo link, AnnouncedAddresses table, L2Listener listener,
-                                           ResponderOptions options) throws IOException {
+    /** Opens the sockets and starts answering, for nothing yet: {@link #announce} names the addresses. */
+    public static InterfaceResponder start(LinkInfo link, L2Listener listener, ResponderOptions options)
+            throws IOException {
         PacketSocket arp = null;
         PacketSocket ndp = null;
         SolicitedNodeGroups groups = null;
         try {
-            arp = PacketSocket.open(link, ArpPacket.ETHERTYPE, BpfProgram.arpRequests(), options.receiveTimeout());
+            arp = PacketSocket.open(link, ArpPacket.ETHERTYPE, AnnouncedSet.EMPTY.arpFilter(), options.receiveTimeout());
             boolean forced = arp.requestReceiveBuffer(options.receiveBufferBytes());
             if (options.ipv6()) {
-                ndp = PacketSocket.open(link, NdpPacket.ETHERTYPE, BpfProgram.neighborSolicitations(),
+                ndp = PacketSocket.open(link, NdpPacket.ETHERTYPE, AnnouncedSet.EMPTY.ndpFilter(),
                         options.receiveTimeout());
                 forced &= ndp.requestReceiveBuffer(options.receiveBufferBytes());
                 groups = SolicitedNodeGroups.open(link);
             }
             InterfaceResponder responder = new InterfaceResponder(
-                    link, table, listener, arp, ndp, groups, forced, options.receiveTimeout());
+                    link, listener, arp, ndp, groups, forced, options.receiveTimeout());
             responder.startThreads();
             return responder;
         } catch (IOException | RuntimeException e) {
@@ -98,10 +102,28 @@ public final class InterfaceResponder implements AutoCloseable {
         }
     }
 
-    /** Decides on one received frame: encodes the answer into slot {@code slot} of {@code out} and names its IP, or null. */
+    /**
+     * Makes these the addresses answered on this interface, replacing the previous ones. Leaving an address takes
+     * effect at once (the receive threads read the new set with their next frame); the kernel filters follow.
+     */
+    public synchronized void announce(Collection<IpAddress> ips) throws IOException {
+        AnnouncedSet next = AnnouncedSet.of(ips, ip -> listener.counters(name, ip));
+        announced = next;
+        arpSocket.replaceFilter(next.arpFilter());
+        if (ndpSocket != null) {
+            ndpSocket.replaceFilter(next.ndpFilter());
+        }
+    }
+
+    /** Whether {@code ip} is answered here now. */
+    public boolean announces(IpAddress ip) {
+        return announced.contains(ip);
+    }
+
+    /** Decides on one received frame: encodes the answer into slot {@code slot} of {@code out} and gives the counters of its IP, or null. */
     @FunctionalInterface
     private interface Answerer {
-        IpAddress answer(MemorySegment request, int length, FrameBatch out, int slot, AddressCache addresses);
+        AddressCounters answer(MemorySegment request, int length, FrameBatch out, int slot);
     }
 
     private void arpLoop() {
@@ -120,35 +142,33 @@ public final class InterfaceResponder implements AutoCloseable {
         try (Arena arena = Arena.ofConfined()) {
             FrameBatch in = new FrameBatch(arena, BATCH, RECEIVE_BUFFER);
             FrameBatch out = new FrameBatch(arena, BATCH, SEND_BUFFER);
-            IpAddress[] answered = new IpAddress[BATCH];
-            AddressCache addresses = new AddressCache();
+            AddressCounters[] answered = new AddressCounters[BATCH];
             while (running) {
                 int replies = 0;
                 try {
                     int received = socket.receive(in);
                     for (int i = 0; i < received; i++) {
-                        IpAddress ip = answerer.answer(in.frame(i), in.receivedLength(i), out, replies, addresses);
-                        if (ip != null) {
-                            answered[replies++] = ip;
+                        AddressCounters counters = answerer.answer(in.frame(i), in.receivedLength(i), out, replies);
+                        if (counters != null) {
+                            answered[replies++] = counters;
                         }
                     }
                     if (replies > 0) {
                         socket.send(out, replies);
                         for (int i = 0; i < replies; i++) {
-                            listener.requestReceived(name, answered[i]);
-                            listener.responseSent(name, answered[i]);
+                            answered[i].answered();
                         }
                     }
                 } catch (IOException e) {
                     reportAndPause(e);
                 } catch (RuntimeException e) {
-                    // a listener or table that throws must not stop the responder; the batch's counts are lost
+                    // counters that throw must not stop the responder; the batch's counts are lost
                 }
             }
         }
     }
 
-    private IpAddress answerArp(MemorySegment request, int length, FrameBatch out, int slot, AddressCache addresses) {
+    private AddressCounters answerArp(MemorySegment request, int length, FrameBatch out, int slot) {
         if (ArpPacket.checkRequest(request, length) != ArpPacket.Verdict.OK) {
             return null;
         }
@@ -159,15 +179,15 @@ public final class InterfaceResponder implements AutoCloseable {
         if (ArpPacket.senderMac(request) == mac.bits()) {
             return null; // our own gratuitous request, or the kernel asking on our behalf
         }
-        IpAddress ip = addresses.v4(ArpPacket.targetIpv4(request));
-        if (!table.announces(ifindex, ip)) {
+        AddressCounters counters = announced.v4(ArpPacket.targetIpv4(request));
+        if (counters == null) {
             return null;
         }
         out.setLength(slot, ArpPacket.encodeReply(out.frame(slot), request, mac));
-        return ip;
+        return counters;
     }
 
-    private IpAddress answerNdp(MemorySegment solicitation, int length, FrameBatch out, int slot, AddressCache addresses) {
+    private AddressCounters answerNdp(MemorySegment solicitation, int length, FrameBatch out, int slot) {
         if (NdpPacket.checkSolicitation(solicitation, length) != NdpPacket.Verdict.OK) {
             return null;
         }
@@ -180,12 +200,12 @@ public final class InterfaceResponder implements AutoCloseable {
         if (NdpPacket.ethernetSource(solicitation) == mac.bits()) {
             return null;
         }
-        IpAddress ip = addresses.v6(targetHigh, targetLow);
-        if (!table.announces(ifindex, ip)) {
+        AddressCounters counters = announced.v6(targetHigh, targetLow);
+        if (counters == null) {
             return null;
         }
         out.setLength(slot, NdpPacket.encodeSolicitedAdvertisement(out.frame(slot), solicitation, mac));
-        return ip;
+        return counters;
     }
 
     private void reportAndPause(IOException e) {

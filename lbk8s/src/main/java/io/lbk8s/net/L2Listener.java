@@ -4,15 +4,13 @@ import io.lbk8s.address.IpAddress;
 import java.io.IOException;
 
 /**
- * What the responder reports, for metrics (MetalLB's layer2 requests/responses/gratuitous counters). Called on the
- * receive threads: implementations must be quick and must not throw (a throw is caught and the packet dropped).
- * Requests are reported only for announced addresses, as MetalLB counts them.
+ * What the responder reports, for metrics (MetalLB's layer2 requests/responses/gratuitous counters). Requests are
+ * counted only for announced addresses, as MetalLB counts them. Implementations must not block.
  */
 public interface L2Listener {
 
-    void requestReceived(String iface, IpAddress ip);
-
-    void responseSent(String iface, IpAddress ip);
+    /** The counters a responder increments for {@code ip} on {@code iface}; asked when the address is announced. */
+    AddressCounters counters(String iface, IpAddress ip);
 
     void gratuitousSent(String iface, IpAddress ip);
 
@@ -21,10 +19,9 @@ public interface L2Listener {
 
     L2Listener NONE = new L2Listener() {
         @Override
-        public void requestReceived(String iface, IpAddress ip) {}
-
-        @Override
-        public void responseSent(String iface, IpAddress ip) {}
+        public AddressCounters counters(String iface, IpAddress ip) {
+            return AddressCounters.NONE;
+        }
 
         @Override
         public void gratuitousSent(String iface, IpAddress ip) {}

@@ -81,6 +81,16 @@ public final class PacketSocket implements AutoCloseable {
         return new PacketSocket(fd, ifindex, name);
     }
 
+    /**
+     * Replaces the filter of the open socket; the kernel swaps it atomically. Frames the old filter let in may still
+     * be queued, so a reader checks what it gets regardless.
+     */
+    public void replaceFilter(BpfProgram filter) throws IOException {
+        try (Arena arena = Arena.ofConfined()) {
+            attachFilter(fd, description, filter, arena);
+        }
+    }
+
     private static void attachFilter(int fd, String name, BpfProgram filter, Arena arena) throws IOException {
         var instructions = filter.instructions();
         MemorySegment code = arena.allocate(8L * instructions.size(), 8);

@@ -1,7 +1,6 @@
 package io.lbk8s.speaker;
 
 import io.lbk8s.address.IpAddress;
-import io.lbk8s.net.AnnouncedAddresses;
 import io.lbk8s.net.ArpPacket;
 import io.lbk8s.net.BpfProgram;
 import io.lbk8s.net.InterfaceResponder;
@@ -25,9 +24,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Applies a {@link NodePlan} to the wire: keeps one ARP/NDP responder per interface in use, swaps the table the
- * responders read in one volatile write (so leadership lost is answering stopped, at once), and sends gratuitous
- * ARP / unsolicited NA when this node takes an address, in a short burst and then periodically.
+ * Applies a {@link NodePlan} to the wire: keeps one ARP/NDP responder per interface in use, hands each the addresses
+ * it answers for (a responder swaps them in with one volatile write, so leadership lost is answering stopped at
+ * once), and sends gratuitous ARP / unsolicited NA when this node takes an address, in a short burst and then
+ * periodically.
  */
 final class Announcer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Announcer.class);
@@ -42,12 +42,8 @@ final class Announcer implements AutoCloseable {
     private final Options options;
     private final ScheduledExecutorService timer;
 
-    /** ifindex to the addresses answered there; replaced whole, read by the responder threads on every request. */
+    /** ifindex to the addresses answered there, as last handed to the responders; replaced whole. */
     private volatile Map<Integer, Set<IpAddress>> table = Map.of();
-    private final AnnouncedAddresses lookup = (ifindex, ip) -> {
-        Set<IpAddress> ips = table.get(ifindex);
-        return ips != null && ips.contains(ip);
-    };
 
     // Owned by the caller's (reconcile) thread, and by the timer for refresh reads.
     private final Map<Integer, InterfaceResponder> responders = new HashMap<>();
@@ -107,7 +103,7 @@ final class Announcer implements AutoCloseable {
             }
             if (!responders.containsKey(link.index())) {
                 try {
-                    responders.put(link.index(), InterfaceResponder.start(link, lookup, listener, options.responder()));
+                    responders.put(link.index(), InterfaceResponder.start(link, listener, options.responder()));
                     log.info("answering ARP and NDP on interface {} ({}, index {})", link.name(), link.mac(), link.index());
                 } catch (IOException e) {
                     problem = e.getMessage();
@@ -116,6 +112,17 @@ final class Announcer implements AutoCloseable {
                 }
             }
             linksInUse.put(link.index(), link);
+        }
+        for (var entry : responders.entrySet()) {
+            LinkInfo link = linksInUse.get(entry.getKey());
+            try {
+                entry.getValue().announce(next.getOrDefault(entry.getKey(), Set.of()));
+            } catch (IOException e) {
+                problem = e.getMessage();
+                log.error("cannot set what interface {} answers for: {}", link.name(), e.getMessage());
+                next.remove(entry.getKey());
+                withdrawQuietly(entry.getValue());
+            }
         }
         responderFailure = problem;
         table = freeze(next);
@@ -152,7 +159,7 @@ final class Announcer implements AutoCloseable {
             }
         }
         // Responders of interfaces that announce nothing now are closed, so an idle speaker holds no sockets; in the
-        // background, since their threads take up to a receive timeout to stop (the table already silences them).
+        // background, since their threads take up to a receive timeout to stop (their empty sets silence them now).
         for (var it = responders.entrySet().iterator(); it.hasNext(); ) {
             var entry = it.next();
             if (!table.containsKey(entry.getKey())) {
@@ -170,16 +177,12 @@ final class Announcer implements AutoCloseable {
                 send(responder, ip);
             } else {
                 timer.schedule(() -> {
-                    if (lookup.announces(responderIndex(responder), ip)) {
+                    if (responder.announces(ip)) {
                         send(responder, ip);
                     }
                 }, delay.toMillis(), TimeUnit.MILLISECONDS);
             }
         }
-    }
-
-    private int responderIndex(InterfaceResponder responder) {
-        return responder.link().index();
     }
 
     private void refresh() {
@@ -207,6 +210,16 @@ final class Announcer implements AutoCloseable {
     /** Stops answering for everything at once (shutdown): the next node can take over without a duplicate answer. */
     synchronized void withdrawAll() {
         table = Map.of();
+        responders.values().forEach(Announcer::withdrawQuietly);
+    }
+
+    private static void withdrawQuietly(InterfaceResponder responder) {
+        try {
+            responder.announce(Set.of());
+        } catch (IOException e) {
+            // its address set is already empty, so it answers nothing; only its kernel filter is stale
+            log.warn("withdrawing from {}: {}", responder.link().name(), e.getMessage());
+        }
     }
 
     @Override

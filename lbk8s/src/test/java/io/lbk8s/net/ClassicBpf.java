@@ -32,6 +32,7 @@ final class ClassicBpf {
                     if (insn.k() + 1 > packet.length) return 0;
                     accumulator = packet[insn.k()] & 0xff;
                 }
+                case BpfProgram.JMP_JA -> pc += insn.k();
                 case BpfProgram.JMP_JEQ_K -> pc += accumulator == insn.k() ? insn.jumpTrue() : insn.jumpFalse();
                 case BpfProgram.RET_K -> {
                     return Math.min(insn.k(), packet.length);

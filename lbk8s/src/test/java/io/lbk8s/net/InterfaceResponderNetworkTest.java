@@ -151,6 +151,26 @@ class InterfaceResponderNetworkTest {
         assertThat(count(after, "arpDrops")).isZero();
     }
 
+    /** The kernel filter names the announced targets: other ARP never wakes the responder, nor does a withdrawn VIP. */
+    @Test
+    void requestsForOtherAddressesAreFilteredOutInTheKernel() throws Exception {
+        String extra = "198.18.99.202";
+        responder.command("counts"); // the kernel's packet statistics restart at each read
+        network.in(network.b, "arping", "-c", "2", "-w", "2", "-I", "b0", "198.18.99.1"); // A's own address
+        network.in(network.b, "arping", "-c", "2", "-w", "2", "-I", "b0", extra);
+        assertThat(count(responder.command("counts"), "arpPackets")).as("requests let through to the responder").isZero();
+
+        assertThat(responder.command("announce " + extra)).isEqualTo("ok");
+        var answered = network.in(network.b, "arping", "-c", "1", "-w", "2", "-I", "b0", extra);
+        assertThat(answered.output()).contains("[02:00:00:00:00:0A]");
+        assertThat(count(responder.command("counts"), "arpPackets")).isPositive();
+
+        assertThat(responder.command("withdraw " + extra)).isEqualTo("ok");
+        var withdrawn = network.in(network.b, "arping", "-c", "2", "-w", "2", "-I", "b0", extra);
+        assertThat(withdrawn.output()).contains("Received 0 response(s)");
+        assertThat(count(responder.command("counts"), "arpPackets")).isZero();
+    }
+
     private static String[] javaCommand(String... args) {
         String javaBinary = java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String[] command = new String[5 + args.length];

@@ -116,6 +116,19 @@ class PacketSocketTest {
         }
     }
 
+    /** The kernel checks a program when it is attached; the longest filter by target must pass that check. */
+    @Test
+    void theKernelTakesTheLongestFiltersByTargetAndTheirReplacements() throws Exception {
+        int[] targets = java.util.stream.IntStream.range(0, BpfProgram.MAX_TARGETS).map(i -> 0x0a00_0000 + i).toArray();
+        try (PacketSocket arp = PacketSocket.open(loopback, ArpPacket.ETHERTYPE, BpfProgram.arpRequestsFor(targets), Duration.ofMillis(100));
+             PacketSocket ndp = PacketSocket.open(loopback, NdpPacket.ETHERTYPE, BpfProgram.neighborSolicitationsFor(targets),
+                     Duration.ofMillis(100))) {
+            arp.replaceFilter(BpfProgram.arpRequestsFor(new int[0]));
+            arp.replaceFilter(BpfProgram.arpRequestsFor(java.util.Arrays.copyOf(targets, 251)));
+            ndp.replaceFilter(BpfProgram.neighborSolicitationsFor(new int[] {1}));
+        }
+    }
+
     @Test
     void anInvalidFrameLengthIsRefusedBeforeTheKernel() throws Exception {
         try (PacketSocket socket = PacketSocket.open(loopback, ArpPacket.ETHERTYPE, BpfProgram.arpRequests(), Duration.ofMillis(100));

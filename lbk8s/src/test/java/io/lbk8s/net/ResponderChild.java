@@ -32,13 +32,11 @@ public final class ResponderChild {
         AtomicLong gratuitous = new AtomicLong();
         L2Listener counting = new L2Listener() {
             @Override
-            public void requestReceived(String iface, IpAddress ip) {
-                requests.incrementAndGet();
-            }
-
-            @Override
-            public void responseSent(String iface, IpAddress ip) {
-                responses.incrementAndGet();
+            public AddressCounters counters(String iface, IpAddress ip) {
+                return () -> {
+                    requests.incrementAndGet();
+                    responses.incrementAndGet();
+                };
             }
 
             @Override
@@ -46,9 +44,7 @@ public final class ResponderChild {
                 gratuitous.incrementAndGet();
             }
         };
-        int ifindex = link.index();
-        AnnouncedAddresses table = (index, ip) -> index == ifindex && announced.contains(ip);
-        InterfaceResponder responder = InterfaceResponder.start(link, table, counting, ResponderOptions.DEFAULTS);
+        InterfaceResponder responder = InterfaceResponder.start(link, counting, ResponderOptions.DEFAULTS);
         System.out.println("ready " + link.name() + " " + link.index() + " " + link.mac() + " forced=" + responder.receiveBufferForced());
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         try {
@@ -56,8 +52,8 @@ public final class ResponderChild {
                 String[] words = line.strip().split("\\s+");
                 try {
                     switch (words[0]) {
-                        case "announce" -> change(words[1], true);
-                        case "withdraw" -> change(words[1], false);
+                        case "announce" -> responder.announce(change(words[1], true));
+                        case "withdraw" -> responder.announce(change(words[1], false));
                         case "join" -> responder.joinSolicitedNode(ip(words[1]));
                         case "leave" -> responder.leaveSolicitedNode(ip(words[1]));
                         case "garp" -> responder.sendGratuitous(ip(words[1]));
@@ -90,7 +86,7 @@ public final class ResponderChild {
         }
     }
 
-    private static void change(String text, boolean add) {
+    private static Set<IpAddress> change(String text, boolean add) {
         Set<IpAddress> next = new HashSet<>(announced);
         if (add) {
             next.add(ip(text));
@@ -98,6 +94,7 @@ public final class ResponderChild {
             next.remove(ip(text));
         }
         announced = Set.copyOf(next);
+        return announced;
     }
 
     private static IpAddress ip(String text) {
