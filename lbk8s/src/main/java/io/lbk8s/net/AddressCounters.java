@@ -1,8 +1,9 @@
 package io.lbk8s.net;
 
 /**
- * The counters of one announced address on one interface, looked up when the address is announced so that the
- * receive loop only increments (no map lookup or key per packet). Called on the receive threads: must be quick.
+ * The counters of one announced address on one interface, handed to the responder when the address is announced so
+ * that the receive loop only increments (no map lookup or key per packet). Called on the receive threads: must be
+ * quick.
  */
 @FunctionalInterface
 public interface AddressCounters {

@@ -55,14 +55,25 @@ final class SpeakerMetrics implements L2Listener {
                 .description("Addresses this node answers for").register(registry);
     }
 
-    /** Resolved once per announced address, so that a reply costs two adder increments and no lookup. */
+    /**
+     * Resolved at the first answer, after that answer went out: registering a meter is slow in a cold JVM, and
+     * {@code counters} is asked while a takeover is under way. After that a reply costs two adder increments.
+     */
     @Override
     public AddressCounters counters(String iface, IpAddress ip) {
-        Counter requests = counter(Kind.REQUESTS, iface, ip);
-        Counter responses = counter(Kind.RESPONSES, iface, ip);
-        return () -> {
-            requests.increment();
-            responses.increment();
+        return new AddressCounters() {
+            private Counter requests; // only the receive thread of the interface touches these
+            private Counter responses;
+
+            @Override
+            public void answered() {
+                if (requests == null) {
+                    requests = counter(Kind.REQUESTS, iface, ip);
+                    responses = counter(Kind.RESPONSES, iface, ip);
+                }
+                requests.increment();
+                responses.increment();
+            }
         };
     }
 
