@@ -33,6 +33,14 @@ public record BpfProgram(List<Instruction> instructions) {
     static final int ACCEPT = 0x0004_0000;
     static final int REJECT = 0;
 
+    /**
+     * Beyond this many addresses a filter by target would not fit the kernel's 4096 instructions (or would be slow to
+     * run per frame); the responder then filters by protocol only and checks the target in Java.
+     */
+    public static final int MAX_TARGETS = 3500;
+    /** Targets compared in one run of jumps: a jump offset is 8 bits. */
+    private static final int TARGETS_PER_BLOCK = 250;
+
     public BpfProgram {
         instructions = List.copyOf(instructions);
         if (instructions.isEmpty() || instructions.size() > 4096) {
@@ -77,14 +85,6 @@ public record BpfProgram(List<Instruction> instructions) {
                 ret(ACCEPT),
                 ret(REJECT)));
     }
-
-    /**
-     * Beyond this many addresses a filter by target would not fit the kernel's 4096 instructions (or would be slow to
-     * run per frame); the responder then filters by protocol only and checks the target in Java.
-     */
-    public static final int MAX_TARGETS = 3500;
-    /** Targets compared in one run of jumps: a jump offset is 8 bits. */
-    private static final int TARGETS_PER_BLOCK = 250;
 
     /**
      * ARP requests whose target IPv4 address (as a big-endian int) is one of {@code targets}: a speaker thread then
