@@ -53,8 +53,10 @@ public final class L2ClientProbe {
     private static void latency(String iface, IpAddress ourIp, IpAddress kernelIp, IpAddress vip, int count) throws IOException {
         long[] kernel = new long[count];
         long[] speaker = new long[count];
+        long[] added = new long[count]; // speaker minus kernel within one pair of requests, where both were answered
         int kernelAnswered = 0;
         int speakerAnswered = 0;
+        int pairs = 0;
         try (ArpProbe probe = ArpProbe.open(link(iface), ourIp)) {
             for (int i = 0; i < count; i++) {
                 Optional<ArpProbe.Reply> k = probe.probe(kernelIp, MacAddress.BROADCAST, Duration.ofMillis(200));
@@ -65,12 +67,20 @@ public final class L2ClientProbe {
                 Optional<ArpProbe.Reply> s = probe.probe(vip, MacAddress.BROADCAST, Duration.ofMillis(200));
                 if (s.isPresent()) {
                     speaker[speakerAnswered++] = s.get().roundTripNanos();
+                    if (k.isPresent()) {
+                        added[pairs++] = s.get().roundTripNanos() - k.get().roundTripNanos();
+                    }
                 }
                 LockSupport.parkNanos(5_000_000);
             }
         }
         System.out.println("kernel " + summary(kernel, kernelAnswered, count));
         System.out.println("speaker " + summary(speaker, speakerAnswered, count));
+        long[] sortedAdded = Arrays.copyOf(added, pairs);
+        Arrays.sort(sortedAdded);
+        if (pairs > 0) {
+            System.out.printf(Locale.ROOT, "added pairs %d p50 %.1f%n", pairs, sortedAdded[pairs / 2] / 1000.0);
+        }
     }
 
     private static String summary(long[] nanos, int answered, int count) {
