@@ -1,5 +1,6 @@
 package io.lbk8s.demo;
 
+import io.lbk8s.testkit.TempFiles;
 import io.lbk8s.testkit.net.TestNetwork;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -25,7 +26,7 @@ final class Clean {
                 if (pid.flatMap(ProcessHandle::of).map(ProcessHandle::isAlive).orElse(false)) {
                     System.out.println("demo " + pid.get() + " is running (" + dir + "): stop it with Ctrl-C or kill -TERM " + pid.get());
                 } else {
-                    Teardown.deleteRecursively(dir);
+                    TempFiles.deleteRecursively(dir);
                     System.out.println((Files.exists(dir) ? "could not remove " : "removed ") + dir);
                 }
             }

@@ -1,18 +1,16 @@
 package io.lbk8s.demo;
 
+import io.lbk8s.testkit.TempFiles;
 import io.lbk8s.testkit.net.NamespacedProcess;
 import io.lbk8s.testkit.net.TestNetwork;
 import io.lbk8s.testkit.sandbox.Sandbox;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * Removes everything the demo made, then checks that nothing is left: the sandbox's namespaces and host interface,
@@ -50,7 +48,7 @@ final class Teardown {
                     .map(p -> Long.toString(p.pid())).toList());
         }
         directory.ifPresent(dir -> {
-            deleteRecursively(dir);
+            TempFiles.deleteRecursively(dir);
             if (Files.exists(dir)) {
                 left.add("directory " + dir);
             } else {
@@ -111,20 +109,4 @@ final class Teardown {
         }
     }
 
-    static void deleteRecursively(Path directory) {
-        if (!Files.exists(directory)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(directory)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(path -> {
-                try {
-                    Files.deleteIfExists(path);
-                } catch (IOException e) {
-                    // reported: the directory is checked afterwards
-                }
-            });
-        } catch (IOException e) {
-            // as above
-        }
-    }
 }

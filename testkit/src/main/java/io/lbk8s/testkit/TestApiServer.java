@@ -24,7 +24,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
@@ -310,26 +309,10 @@ public final class TestApiServer implements AutoCloseable {
       Path dir = Files.createTempDirectory("lbk8s-testkit-vertx-");
       System.setProperty("vertx.cacheDirBase", dir.toString());
       vertxCacheDir = dir;
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteRecursively(dir), "lbk8s-testkit-vertx-cleanup"));
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> TempFiles.deleteRecursively(dir), "lbk8s-testkit-vertx-cleanup"));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
   }
 
-  static void deleteRecursively(Path dir) {
-    if (dir == null || !Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> walk = Files.walk(dir)) {
-      walk.sorted(Comparator.reverseOrder()).forEach(p -> {
-        try {
-          Files.deleteIfExists(p);
-        } catch (IOException ignored) {
-          // best effort
-        }
-      });
-    } catch (IOException ignored) {
-      // best effort
-    }
-  }
 }

@@ -1,5 +1,6 @@
 package io.lbk8s.testkit.net;
 
+import io.lbk8s.testkit.TempFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.ProcessBuilder.Redirect;
@@ -10,7 +11,6 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
@@ -321,7 +321,7 @@ public final class TestNetwork implements AutoCloseable {
     problems.addAll(Leftovers.remaining(id()));
     processes.stream().filter(NamespacedProcess::isAlive).forEach(p -> problems.add("process " + p));
     if (ownsLogDirectory) {
-      deleteRecursively(logDirectory);
+      TempFiles.deleteRecursively(logDirectory);
     }
     if (!problems.isEmpty()) {
       throw new IllegalStateException("test network " + id() + " left behind: " + String.join("; ", problems));
@@ -392,7 +392,7 @@ public final class TestNetwork implements AutoCloseable {
     Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
     try (Stream<Path> entries = Files.list(tmp)) {
       entries.filter(p -> p.getFileName().toString().startsWith(TEMPORARY_LOGS_PREFIX + id + "-") && Files.isDirectory(p))
-          .forEach(TestNetwork::deleteRecursively);
+          .forEach(TempFiles::deleteRecursively);
     }
   }
 
@@ -543,20 +543,4 @@ public final class TestNetwork implements AutoCloseable {
     }
   }
 
-  private static void deleteRecursively(Path directory) {
-    if (!Files.exists(directory)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(directory)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(path -> {
-        try {
-          Files.deleteIfExists(path);
-        } catch (IOException ignored) {
-          // a log still held open by a dying process; the temp dir is not worth failing close()
-        }
-      });
-    } catch (IOException ignored) {
-      // as above
-    }
-  }
 }
