@@ -108,5 +108,4 @@ final class Teardown {
             Thread.currentThread().interrupt();
         }
     }
-
 }

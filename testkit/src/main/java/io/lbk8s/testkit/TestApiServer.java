@@ -314,5 +314,4 @@ public final class TestApiServer implements AutoCloseable {
       throw new UncheckedIOException(e);
     }
   }
-
 }

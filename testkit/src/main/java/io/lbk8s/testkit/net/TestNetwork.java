@@ -542,5 +542,4 @@ public final class TestNetwork implements AutoCloseable {
       throw new IllegalStateException("test network " + id() + " is closed");
     }
   }
-
 }
