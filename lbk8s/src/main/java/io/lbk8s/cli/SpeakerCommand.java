@@ -72,6 +72,11 @@ final class SpeakerCommand implements Callable<Integer> {
             description = "Receive buffer of the raw sockets in bytes; beyond the system limit it needs CAP_NET_ADMIN (default: ${DEFAULT-VALUE}).")
     int receiveBuffer;
 
+    @Option(names = "--arp-in-kernel", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Answer ARP in the kernel with an XDP program where CAP_BPF and CAP_NET_ADMIN allow it, else from the "
+                    + "raw socket; --no-arp-in-kernel always uses the raw socket (default: ${DEFAULT-VALUE}).")
+    boolean arpInKernel;
+
     @Mixin
     HealthOptions served;
 
@@ -110,7 +115,7 @@ final class SpeakerCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--receive-buffer " + receiveBuffer + " is too small (at least 65536 bytes)");
         }
         return new SpeakerSettings(nodeName, ns, ns, pod, labels(speakerSelector), Optional.ofNullable(lbClass).filter(s -> !s.isBlank()),
-                ignoreExcludeLb, excluded(), SpeakerSettings.DEFAULT_BURST, refresh, receiveBuffer);
+                ignoreExcludeLb, excluded(), SpeakerSettings.DEFAULT_BURST, refresh, receiveBuffer, arpInKernel);
     }
 
     private Map<String, String> labels(String selector) {

@@ -2,14 +2,14 @@ package io.lbk8s.net;
 
 /**
  * The counters of one announced address on one interface, handed to the responder when the address is announced so
- * that the receive loop only increments (no map lookup or key per packet). Called on the receive threads: must be
- * quick.
+ * that the receive loop only increments (no map lookup or key per packet). Called on the receive threads, and for
+ * answers the kernel gave (the XDP path) from whichever thread collects them: must be quick and thread-safe.
  */
 @FunctionalInterface
 public interface AddressCounters {
 
-    /** A request for the address arrived and its answer went out (MetalLB counts both; they move together). */
-    void answered();
+    /** {@code count} requests for the address arrived and their answers went out (MetalLB counts both; they move together). */
+    void answered(long count);
 
-    AddressCounters NONE = () -> {};
+    AddressCounters NONE = count -> {};
 }

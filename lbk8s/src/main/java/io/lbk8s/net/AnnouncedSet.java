@@ -83,6 +83,11 @@ final class AnnouncedSet {
         return null;
     }
 
+    /** The IPv4 addresses as network-order bits, sorted; the caller must not change the array. */
+    int[] v4Addresses() {
+        return v4;
+    }
+
     boolean contains(IpAddress ip) {
         return ip.isV4() ? v4((int) ip.low()) != null : v6(ip.high(), ip.low()) != null;
     }

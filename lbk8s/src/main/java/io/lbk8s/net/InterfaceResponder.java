@@ -19,6 +19,10 @@ import java.util.concurrent.locks.LockSupport;
  * <p>The sockets' kernel filters name the announced targets ({@link #announce}), so a thread wakes only for requests
  * it answers: not for the node's own addresses, nor for other nodes' Service addresses.
  *
+ * <p>Where the kernel allows it, ARP is answered in the kernel instead ({@link XdpArpResponder}): waking a thread
+ * costs more than the kernel's own answer on a small virtual machine (decision 0002). The raw ARP socket stays, for
+ * gratuitous ARP and for whatever the XDP program passes on; NDP is always answered from its raw socket.
+ *
  * <p>What is answered (as MetalLB does): ARP requests to broadcast or to our MAC, not sent by us, whose target IP is
  * announced on this interface; neighbor solicitations to the target's solicited-node MAC or to our MAC, not sent by
  * us, whose target is announced. On veth a packet socket also sees frames to other MACs; those are ignored, as a
@@ -31,6 +35,8 @@ public final class InterfaceResponder implements AutoCloseable {
     /** Frames taken per system call when requests queue up (a flood); one when they do not. */
     private static final int BATCH = 64;
     private static final Duration BACKOFF_AFTER_ERROR = Duration.ofMillis(100);
+    /** How often the ARP thread hands the kernel's answers to the counters. */
+    private static final long COLLECT_EVERY_NANOS = Duration.ofSeconds(1).toNanos();
 
     private final LinkInfo link;
     private final String name;
@@ -43,6 +49,8 @@ public final class InterfaceResponder implements AutoCloseable {
     private final SolicitedNodeGroups groups; // null without IPv6
     private final boolean receiveBufferForced;
     private final Duration receiveTimeout;
+    private volatile XdpArpResponder xdp; // null: ARP is answered from the raw socket
+    private volatile String arpInKernelProblem;
     private volatile boolean running = true;
     private Thread arpThread;
     private Thread ndpThread;
@@ -79,6 +87,11 @@ public final class InterfaceResponder implements AutoCloseable {
             }
             InterfaceResponder responder = new InterfaceResponder(
                     link, listener, arp, ndp, groups, forced, options.receiveTimeout());
+            if (options.arpInKernel()) {
+                responder.attachXdp();
+            } else {
+                responder.arpInKernelProblem = "turned off";
+            }
             responder.startThreads();
             return responder;
         } catch (IOException | RuntimeException e) {
@@ -95,6 +108,14 @@ public final class InterfaceResponder implements AutoCloseable {
         }
     }
 
+    private void attachXdp() {
+        try {
+            xdp = XdpArpResponder.attach(link);
+        } catch (IOException | UnsupportedOperationException e) {
+            arpInKernelProblem = e.getMessage();
+        }
+    }
+
     private void startThreads() {
         arpThread = Thread.ofPlatform().daemon().name("arp-" + name).start(this::arpLoop);
         if (ndpSocket != null) {
@@ -108,11 +129,34 @@ public final class InterfaceResponder implements AutoCloseable {
      */
     public synchronized void announce(Collection<IpAddress> ips) throws IOException {
         AnnouncedSet next = AnnouncedSet.of(ips, ip -> listener.counters(name, ip));
+        AnnouncedSet previous = announced;
         announced = next;
+        XdpArpResponder kernel = xdp;
+        if (kernel != null) {
+            try {
+                kernel.sync(previous, next);
+            } catch (IOException e) {
+                // the raw socket answers everything from now on; the filters below let it
+                xdp = null;
+                kernel.close();
+                arpInKernelProblem = e.getMessage();
+                reportFailure(e);
+            }
+        }
         arpSocket.replaceFilter(next.arpFilter());
         if (ndpSocket != null) {
             ndpSocket.replaceFilter(next.ndpFilter());
         }
+    }
+
+    /** Whether ARP is answered in the kernel here; see {@link #arpInKernelProblem} when it is not. */
+    public boolean answersArpInKernel() {
+        return xdp != null;
+    }
+
+    /** Why ARP is not answered in the kernel here (a sentence from the kernel's refusal), or null when it is. */
+    public String arpInKernelProblem() {
+        return xdp != null ? null : arpInKernelProblem;
     }
 
     /** Whether {@code ip} is answered here now. */
@@ -143,6 +187,7 @@ public final class InterfaceResponder implements AutoCloseable {
             FrameBatch in = new FrameBatch(arena, BATCH, RECEIVE_BUFFER);
             FrameBatch out = new FrameBatch(arena, BATCH, SEND_BUFFER);
             AddressCounters[] answered = new AddressCounters[BATCH];
+            long collectedAt = System.nanoTime();
             while (running) {
                 int replies = 0;
                 try {
@@ -156,13 +201,17 @@ public final class InterfaceResponder implements AutoCloseable {
                     if (replies > 0) {
                         socket.send(out, replies);
                         for (int i = 0; i < replies; i++) {
-                            answered[i].answered();
+                            answered[i].answered(1);
                         }
                     }
                 } catch (IOException e) {
                     reportAndPause(e);
                 } catch (RuntimeException e) {
                     // counters that throw must not stop the responder; the batch's counts are lost
+                }
+                if (socket == arpSocket && System.nanoTime() - collectedAt > COLLECT_EVERY_NANOS) {
+                    collectKernelAnswers();
+                    collectedAt = System.nanoTime();
                 }
             }
         }
@@ -208,16 +257,35 @@ public final class InterfaceResponder implements AutoCloseable {
         return counters;
     }
 
+    /** Hands the answers the XDP program gave to the counters (they move once a second, not per reply). */
+    void collectKernelAnswers() {
+        XdpArpResponder kernel = xdp;
+        if (kernel == null) {
+            return;
+        }
+        try {
+            kernel.collect(announced);
+        } catch (IOException e) {
+            reportFailure(e);
+        } catch (RuntimeException e) {
+            // as in serve: counters that throw lose their counts, nothing more
+        }
+    }
+
     private void reportAndPause(IOException e) {
         if (!running) {
             return;
         }
+        reportFailure(e);
+        LockSupport.parkNanos(BACKOFF_AFTER_ERROR.toNanos()); // a persistent error must not spin a core
+    }
+
+    private void reportFailure(IOException e) {
         try {
             listener.failed(name, e);
         } catch (RuntimeException ignored) {
             // see L2Listener
         }
-        LockSupport.parkNanos(BACKOFF_AFTER_ERROR.toNanos()); // a persistent error must not spin a core
     }
 
     /**
@@ -269,9 +337,18 @@ public final class InterfaceResponder implements AutoCloseable {
         }
     }
 
-    /** Stops both threads (within the receive timeout) and only then closes the sockets. */
+    /**
+     * Stops answering in the kernel at once, then stops both threads (within the receive timeout) and only then
+     * closes the sockets.
+     */
     @Override
     public void close() throws IOException {
+        XdpArpResponder kernel = xdp;
+        if (kernel != null) {
+            collectKernelAnswers();
+            xdp = null;
+            kernel.close();
+        }
         running = false;
         long waitMillis = receiveTimeout.toMillis() + 250;
         boolean stopped = join(arpThread, waitMillis) & join(ndpThread, waitMillis);

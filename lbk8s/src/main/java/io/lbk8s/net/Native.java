@@ -68,6 +68,17 @@ final class Native {
             LINKER.defaultLookup().findOrThrow("if_nameindex"), FunctionDescriptor.of(ADDRESS), CAPTURE_ERRNO);
     private static final MethodHandle IF_FREENAMEINDEX = LINKER.downcallHandle(
             LINKER.defaultLookup().findOrThrow("if_freenameindex"), FunctionDescriptor.ofVoid(ADDRESS));
+    // syscall(long number, ...) is variadic too; bpf(2) has no libc wrapper
+    private static final MethodHandle SYSCALL = LINKER.downcallHandle(
+            LINKER.defaultLookup().findOrThrow("syscall"),
+            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT),
+            CAPTURE_ERRNO, Linker.Option.firstVariadicArg(1));
+    /** bpf(2)'s system call number on this architecture, or -1 where lbk8s does not know it. */
+    static final long SYS_BPF = switch (System.getProperty("os.arch")) {
+        case "amd64", "x86_64" -> 321;
+        case "aarch64", "riscv64" -> 280;
+        default -> -1;
+    };
     private static final MethodHandle STRERROR = LINKER.downcallHandle(
             LINKER.defaultLookup().findOrThrow("strerror"), FunctionDescriptor.of(ADDRESS, JAVA_INT));
 
@@ -79,6 +90,7 @@ final class Native {
             Map.entry(1, "EPERM"), Map.entry(2, "ENOENT"), Map.entry(4, "EINTR"), Map.entry(6, "ENXIO"),
             Map.entry(9, "EBADF"), Map.entry(11, "EAGAIN"), Map.entry(12, "ENOMEM"), Map.entry(13, "EACCES"),
             Map.entry(14, "EFAULT"), Map.entry(16, "EBUSY"), Map.entry(19, "ENODEV"), Map.entry(22, "EINVAL"),
+            Map.entry(7, "E2BIG"), Map.entry(17, "EEXIST"),
             Map.entry(23, "ENFILE"), Map.entry(24, "EMFILE"), Map.entry(90, "EMSGSIZE"), Map.entry(92, "ENOPROTOOPT"),
             Map.entry(93, "EPROTONOSUPPORT"), Map.entry(95, "EOPNOTSUPP"), Map.entry(97, "EAFNOSUPPORT"),
             Map.entry(99, "EADDRNOTAVAIL"), Map.entry(100, "ENETDOWN"), Map.entry(105, "ENOBUFS"));
@@ -184,6 +196,18 @@ final class Native {
     static int ioctl(int fd, long request, MemorySegment argument) {
         try {
             return (int) IOCTL.invokeExact(STATE.get(), fd, request, argument);
+        } catch (Throwable t) {
+            throw linkageFailure(t);
+        }
+    }
+
+    /** bpf(2): the command's result (often a new descriptor), or -1 with errno. */
+    static int bpf(int command, MemorySegment attributes) {
+        if (SYS_BPF < 0) {
+            throw new UnsupportedOperationException("bpf(2) is not known on " + System.getProperty("os.arch"));
+        }
+        try {
+            return (int) (long) SYSCALL.invokeExact(STATE.get(), SYS_BPF, command, attributes, (int) attributes.byteSize());
         } catch (Throwable t) {
             throw linkageFailure(t);
         }

@@ -7,10 +7,12 @@ import java.time.Duration;
  *     208 KiB lost 18% (l2-facts)
  * @param receiveTimeout how long a receive blocks; bounds how long {@link InterfaceResponder#close()} takes
  * @param ipv6 whether to open the NDP socket too
+ * @param arpInKernel whether to try answering ARP in the kernel ({@link XdpArpResponder}, needs CAP_BPF and
+ *     CAP_NET_ADMIN); without it, or when the kernel refuses, the raw socket answers
  */
-public record ResponderOptions(int receiveBufferBytes, Duration receiveTimeout, boolean ipv6) {
+public record ResponderOptions(int receiveBufferBytes, Duration receiveTimeout, boolean ipv6, boolean arpInKernel) {
 
-    public static final ResponderOptions DEFAULTS = new ResponderOptions(4 << 20, Duration.ofMillis(250), true);
+    public static final ResponderOptions DEFAULTS = new ResponderOptions(4 << 20, Duration.ofMillis(250), true, true);
 
     public ResponderOptions {
         if (receiveBufferBytes <= 0 || receiveTimeout.isNegative() || receiveTimeout.isZero()) {
@@ -19,14 +21,18 @@ public record ResponderOptions(int receiveBufferBytes, Duration receiveTimeout, 
     }
 
     public ResponderOptions withReceiveBufferBytes(int bytes) {
-        return new ResponderOptions(bytes, receiveTimeout, ipv6);
+        return new ResponderOptions(bytes, receiveTimeout, ipv6, arpInKernel);
     }
 
     public ResponderOptions withReceiveTimeout(Duration timeout) {
-        return new ResponderOptions(receiveBufferBytes, timeout, ipv6);
+        return new ResponderOptions(receiveBufferBytes, timeout, ipv6, arpInKernel);
     }
 
     public ResponderOptions withIpv6(boolean enabled) {
-        return new ResponderOptions(receiveBufferBytes, receiveTimeout, enabled);
+        return new ResponderOptions(receiveBufferBytes, receiveTimeout, enabled, arpInKernel);
+    }
+
+    public ResponderOptions withArpInKernel(boolean enabled) {
+        return new ResponderOptions(receiveBufferBytes, receiveTimeout, ipv6, enabled);
     }
 }

@@ -103,8 +103,11 @@ final class Announcer implements AutoCloseable {
             }
             if (!responders.containsKey(link.index())) {
                 try {
-                    responders.put(link.index(), InterfaceResponder.start(link, listener, options.responder()));
-                    log.info("answering ARP and NDP on interface {} ({}, index {})", link.name(), link.mac(), link.index());
+                    InterfaceResponder responder = InterfaceResponder.start(link, listener, options.responder());
+                    responders.put(link.index(), responder);
+                    log.info("answering ARP and NDP on interface {} ({}, index {}); ARP {}", link.name(), link.mac(), link.index(),
+                            responder.answersArpInKernel() ? "in the kernel (XDP)"
+                                    : "from the raw socket (in the kernel: " + responder.arpInKernelProblem() + ")");
                 } catch (IOException e) {
                     problem = e.getMessage();
                     log.error("cannot answer on interface {}: {}", link.name(), e.getMessage());

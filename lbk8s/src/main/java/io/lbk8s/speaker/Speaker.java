@@ -91,7 +91,8 @@ public final class Speaker implements AutoCloseable {
         this.metrics = new SpeakerMetrics(registry, settings.node());
         this.statuses = new ServiceL2Statuses(client, settings.podNamespace(), settings.node());
         this.announcer = new Announcer(metrics, new Announcer.Options(settings.takeoverBurst(), settings.gratuitousRefresh(),
-                ResponderOptions.DEFAULTS.withReceiveBufferBytes(settings.receiveBufferBytes())));
+                ResponderOptions.DEFAULTS.withReceiveBufferBytes(settings.receiveBufferBytes())
+                        .withArpInKernel(settings.arpInKernel())));
     }
 
     public void start() {

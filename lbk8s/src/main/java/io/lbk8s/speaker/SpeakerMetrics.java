@@ -62,17 +62,18 @@ final class SpeakerMetrics implements L2Listener {
     @Override
     public AddressCounters counters(String iface, IpAddress ip) {
         return new AddressCounters() {
-            private Counter requests; // only the receive thread of the interface touches these
-            private Counter responses;
+            // two threads may resolve these at once (a receive thread and the XDP collector): both get the same meters
+            private volatile Counter requests;
+            private volatile Counter responses;
 
             @Override
-            public void answered() {
-                if (requests == null) {
+            public void answered(long count) {
+                if (responses == null) {
                     requests = counter(Kind.REQUESTS, iface, ip);
                     responses = counter(Kind.RESPONSES, iface, ip);
                 }
-                requests.increment();
-                responses.increment();
+                requests.increment(count);
+                responses.increment(count);
             }
         };
     }

@@ -16,6 +16,8 @@ import java.util.regex.Pattern;
  * @param speakerPodLabels   labels that pick the speaker Pods
  * @param takeoverBurst      when to send gratuitous ARP / unsolicited NA after taking an address (from the takeover)
  * @param gratuitousRefresh  how often to repeat them while announcing; zero turns the refresh off
+ * @param receiveBufferBytes the raw sockets' receive queue
+ * @param arpInKernel        try answering ARP with an XDP program (falls back to the raw socket when refused)
  */
 public record SpeakerSettings(
         String node,
@@ -28,7 +30,8 @@ public record SpeakerSettings(
         List<Pattern> excludedInterfaces,
         List<Duration> takeoverBurst,
         Duration gratuitousRefresh,
-        int receiveBufferBytes) {
+        int receiveBufferBytes,
+        boolean arpInKernel) {
 
     public static final Map<String, String> DEFAULT_SPEAKER_LABELS =
             Map.of("app.kubernetes.io/name", "lbk8s", "app.kubernetes.io/component", "speaker");

@@ -92,7 +92,7 @@ class RbacTest {
             var speakerClient = server.newClient();
             var speaker = new Speaker(speakerClient, new SpeakerSettings("node-1", NS, NS, Optional.of("speaker-1"),
                     SpeakerSettings.DEFAULT_SPEAKER_LABELS, Optional.empty(), false, InterfaceChoice.DEFAULT_EXCLUDED,
-                    SpeakerSettings.DEFAULT_BURST, Duration.ofSeconds(30), 1 << 20), new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+                    SpeakerSettings.DEFAULT_BURST, Duration.ofSeconds(30), 1 << 20, true), new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
             controller.start();
             speaker.start();
             Thread.sleep(4000); // assignment, status, events, the speaker's plan (no interface here serves 10.5.0.0/24)

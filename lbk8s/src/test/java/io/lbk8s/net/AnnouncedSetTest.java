@@ -29,7 +29,7 @@ class AnnouncedSetTest {
             "::ffff:10.0.0.5, false"})
     void findsExactlyTheAnnouncedAddresses(String text, boolean announced) {
         Map<IpAddress, AddressCounters> counters = new HashMap<>();
-        AnnouncedSet set = AnnouncedSet.of(ips(ANNOUNCED), ip -> counters.computeIfAbsent(ip, i -> () -> {}));
+        AnnouncedSet set = AnnouncedSet.of(ips(ANNOUNCED), ip -> counters.computeIfAbsent(ip, i -> n -> {}));
         IpAddress ip = ip(text);
         assertThat(set.contains(ip)).isEqualTo(announced);
         AddressCounters found = ip.isV4() ? set.v4((int) ip.low()) : set.v6(ip.high(), ip.low());
@@ -41,12 +41,12 @@ class AnnouncedSetTest {
         Map<IpAddress, int[]> counts = new HashMap<>();
         AnnouncedSet set = AnnouncedSet.of(ips(ANNOUNCED), ip -> {
             int[] count = counts.computeIfAbsent(ip, i -> new int[1]);
-            return () -> count[0]++;
+            return n -> count[0] += (int) n;
         });
         for (IpAddress ip : ips(ANNOUNCED)) {
-            (ip.isV4() ? set.v4((int) ip.low()) : set.v6(ip.high(), ip.low())).answered();
+            (ip.isV4() ? set.v4((int) ip.low()) : set.v6(ip.high(), ip.low())).answered(1);
         }
-        set.v4((int) ip("10.0.0.5").low()).answered();
+        set.v4((int) ip("10.0.0.5").low()).answered(1);
         assertThat(counts).hasSize(ANNOUNCED.size());
         counts.forEach((ip, count) -> assertThat(count[0]).as(ip.toString()).isEqualTo(ip.equals(ip("10.0.0.5")) ? 2 : 1));
     }

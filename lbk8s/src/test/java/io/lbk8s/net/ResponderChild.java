@@ -33,9 +33,9 @@ public final class ResponderChild {
         L2Listener counting = new L2Listener() {
             @Override
             public AddressCounters counters(String iface, IpAddress ip) {
-                return () -> {
-                    requests.incrementAndGet();
-                    responses.incrementAndGet();
+                return count -> {
+                    requests.addAndGet(count);
+                    responses.addAndGet(count);
                 };
             }
 

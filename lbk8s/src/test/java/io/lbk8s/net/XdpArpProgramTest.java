@@ -1,0 +1,178 @@
+package io.lbk8s.net;
+
+import static io.lbk8s.net.Fixtures.MAC_A;
+import static io.lbk8s.net.Fixtures.MAC_B;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lbk8s.address.IpAddress;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The XDP ARP program, run by the kernel itself (BPF_PROG_TEST_RUN) on frames captured from arping, as A
+ * (02:00:00:00:00:0a) announcing 198.18.99.1: its reply must be the kernel's reply byte for byte, and every frame the
+ * raw-socket responder would ignore must pass unchanged. Nothing is attached to any interface.
+ */
+class XdpArpProgramTest {
+
+    static final IpAddress ANNOUNCED = IpAddress.parse("198.18.99.1").orElseThrow();
+    static final LinkInfo A = new LinkInfo("a0", 1, MAC_A, true, false, Optional.empty(), List.of());
+
+    XdpArpResponder program;
+    AnnouncedSet announced;
+    final Map<IpAddress, long[]> counts = new HashMap<>();
+
+    @BeforeEach
+    void load() throws Exception {
+        RootRequired.check();
+        program = XdpArpResponder.loadDetached(A);
+        announced = set(ANNOUNCED);
+        program.sync(AnnouncedSet.EMPTY, announced);
+    }
+
+    @AfterEach
+    void close() {
+        if (program != null) {
+            program.close();
+        }
+    }
+
+    @Test
+    void arpingsRequestBecomesTheKernelsReplyByteForByte() throws Exception {
+        XdpArpResponder.Run run = program.run(Fixtures.bytes(Fixtures.ARP_REQUEST));
+        assertThat(run.action()).isEqualTo(XdpArpProgram.XDP_TX);
+        assertThat(Fixtures.hex(run.frame())).isEqualTo(Fixtures.hex(Fixtures.bytes(Fixtures.ARP_REPLY_KERNEL)));
+    }
+
+    @Test
+    void aPaddedRequestIsAnsweredAndItsPaddingLeftAsItWas() throws Exception {
+        byte[] padded = Arrays.copyOf(Fixtures.bytes(Fixtures.ARP_REQUEST), 60); // what a real NIC delivers
+        XdpArpResponder.Run run = program.run(padded);
+        assertThat(run.action()).isEqualTo(XdpArpProgram.XDP_TX);
+        assertThat(Fixtures.hex(Arrays.copyOf(run.frame(), 42))).isEqualTo(Fixtures.hex(Fixtures.bytes(Fixtures.ARP_REPLY_KERNEL)));
+        assertThat(Arrays.copyOfRange(run.frame(), 42, 60)).containsOnly(0);
+    }
+
+    @Test
+    void aRequestUnicastToOurMacIsAnswered() throws Exception {
+        byte[] unicast = request(f -> put(f, 0, MAC_A.bytes()));
+        XdpArpResponder.Run run = program.run(unicast);
+        assertThat(run.action()).isEqualTo(XdpArpProgram.XDP_TX);
+        assertThat(Fixtures.hex(run.frame())).isEqualTo(Fixtures.hex(Fixtures.bytes(Fixtures.ARP_REPLY_KERNEL)));
+    }
+
+    static List<Arguments> framesTheRawSocketResponderIgnores() {
+        return List.of(
+                Arguments.of("unicast to another MAC", request(f -> put(f, 0, MacAddress.parse("02:00:00:00:00:99").bytes()))),
+                Arguments.of("sent by us (ethernet source and sender)", request(f -> {
+                    put(f, 6, MAC_A.bytes());
+                    put(f, 22, MAC_A.bytes());
+                })),
+                Arguments.of("sender MAC ours", request(f -> put(f, 22, MAC_A.bytes()))),
+                Arguments.of("a target not announced", request(f -> f[41] = 7)),
+                Arguments.of("a reply, not a request", request(f -> f[21] = 2)),
+                Arguments.of("opcode 0x0101", request(f -> f[20] = 1)),
+                Arguments.of("IPv4 ethertype", request(f -> f[13] = 0)),
+                Arguments.of("hardware type 6", request(f -> f[15] = 6)),
+                Arguments.of("protocol IPv6", request(f -> {
+                    f[16] = (byte) 0x86;
+                    f[17] = (byte) 0xdd;
+                })),
+                Arguments.of("hardware length 8", request(f -> f[18] = 8)),
+                Arguments.of("protocol length 16", request(f -> f[19] = 16)),
+                Arguments.of("truncated to 41 bytes", Arrays.copyOf(Fixtures.bytes(Fixtures.ARP_REQUEST), 41)),
+                Arguments.of("only an Ethernet header", Arrays.copyOf(Fixtures.bytes(Fixtures.ARP_REQUEST), 14)));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("framesTheRawSocketResponderIgnores")
+    void framesTheRawSocketResponderIgnoresPassUnchanged(String what, byte[] frame) throws Exception {
+        XdpArpResponder.Run run = program.run(frame);
+        assertThat(run.action()).as(what).isEqualTo(XdpArpProgram.XDP_PASS);
+        assertThat(run.frame()).as(what).isEqualTo(frame);
+    }
+
+    @Test
+    void answersAreCountedPerAddressWhenCollected() throws Exception {
+        IpAddress other = IpAddress.parse("198.18.99.7").orElseThrow();
+        AnnouncedSet both = set(ANNOUNCED, other);
+        program.sync(announced, both);
+        for (int i = 0; i < 3; i++) {
+            program.run(Fixtures.bytes(Fixtures.ARP_REQUEST));
+        }
+        program.run(request(f -> f[41] = 7));
+        program.collect(both);
+        assertThat(counts.get(ANNOUNCED)[0]).isEqualTo(3);
+        assertThat(counts.get(other)[0]).isEqualTo(1);
+        program.collect(both);
+        assertThat(counts.get(ANNOUNCED)[0]).as("a second collection adds nothing new").isEqualTo(3);
+    }
+
+    @Test
+    void aWithdrawnAddressPassesAtOnceAndItsLastAnswersAreCounted() throws Exception {
+        program.run(Fixtures.bytes(Fixtures.ARP_REQUEST));
+        program.sync(announced, AnnouncedSet.EMPTY);
+        assertThat(counts.get(ANNOUNCED)[0]).isEqualTo(1);
+        assertThat(program.run(Fixtures.bytes(Fixtures.ARP_REQUEST)).action()).isEqualTo(XdpArpProgram.XDP_PASS);
+        program.sync(AnnouncedSet.EMPTY, set(ANNOUNCED));
+        assertThat(program.run(Fixtures.bytes(Fixtures.ARP_REQUEST)).action()).isEqualTo(XdpArpProgram.XDP_TX);
+    }
+
+    @Test
+    void theProgramAnswersWithTheMacItWasLoadedFor() throws Exception {
+        try (XdpArpResponder forB = XdpArpResponder.loadDetached(new LinkInfo("b0", 2, MAC_B, true, false,
+                Optional.empty(), List.of()))) {
+            forB.sync(AnnouncedSet.EMPTY, set(IpAddress.parse("198.18.99.9").orElseThrow()));
+            byte[] fromA = request(f -> {
+                put(f, 6, MAC_A.bytes());
+                put(f, 22, MAC_A.bytes());
+                f[41] = 9;
+            });
+            XdpArpResponder.Run run = forB.run(fromA);
+            assertThat(run.action()).isEqualTo(XdpArpProgram.XDP_TX);
+            assertThat(Arrays.copyOfRange(run.frame(), 0, 6)).isEqualTo(MAC_A.bytes());
+            assertThat(Arrays.copyOfRange(run.frame(), 6, 12)).isEqualTo(MAC_B.bytes());
+            assertThat(Arrays.copyOfRange(run.frame(), 22, 28)).isEqualTo(MAC_B.bytes());
+            assertThat(Arrays.copyOfRange(run.frame(), 32, 38)).isEqualTo(MAC_A.bytes());
+        }
+    }
+
+    @Test
+    void attachingToAMissingInterfaceSaysWhy() {
+        LinkInfo missing = new LinkInfo("gone0", 999_999, MAC_A, true, false, Optional.empty(), List.of());
+        assertThatThrownBy(() -> XdpArpResponder.attach(missing)).isInstanceOf(NativeIOException.class)
+                .hasMessageStartingWith("cannot attach the XDP program for ARP to gone0: ");
+    }
+
+    private AnnouncedSet set(IpAddress... ips) {
+        return AnnouncedSet.of(List.of(ips), ip -> {
+            long[] count = counts.computeIfAbsent(ip, i -> new long[1]);
+            return n -> count[0] += n;
+        });
+    }
+
+    private static byte[] request(FrameChange change) {
+        byte[] frame = Fixtures.bytes(Fixtures.ARP_REQUEST);
+        change.apply(frame);
+        return frame;
+    }
+
+    @FunctionalInterface
+    private interface FrameChange {
+        void apply(byte[] frame);
+    }
+
+    private static void put(byte[] frame, int offset, byte[] bytes) {
+        System.arraycopy(bytes, 0, frame, offset, bytes.length);
+    }
+}
