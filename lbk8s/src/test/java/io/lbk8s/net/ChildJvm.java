@@ -78,6 +78,12 @@ final class ChildJvm implements AutoCloseable {
         return out;
     }
 
+    /** SIGKILL, as a crash or the OOM killer would: no shutdown code runs. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(5, TimeUnit.SECONDS);
+    }
+
     @Override
     public void close() throws InterruptedException {
         input.println("quit");

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The responder in namespace A, for VIPs configured nowhere, queried by the real tools from namespace B over a
- * veth pair. Everything happens inside the two namespaces, which are deleted afterwards.
+ * veth pair. Everything happens inside the two namespaces, which are deleted afterwards. ARP is answered from the
+ * raw socket here; {@link XdpArpNetworkTest} covers the kernel's answers.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class InterfaceResponderNetworkTest {
@@ -28,7 +29,7 @@ class InterfaceResponderNetworkTest {
         RootRequired.check();
         network = TestNetwork.create();
         try {
-            responder = ChildJvm.start(network.a, ResponderChild.class, "a0");
+            responder = ChildJvm.start(network.a, ResponderChild.class, "a0", "raw-socket");
             assertThat(responder.nextLine(20)).startsWith("ready a0").contains("02:00:00:00:00:0a");
             for (String command : new String[] {"announce " + VIP4, "announce " + VIP6, "join " + VIP6}) {
                 assertThat(responder.command(command)).isEqualTo("ok");

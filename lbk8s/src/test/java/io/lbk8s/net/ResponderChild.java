@@ -12,6 +12,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * Runs an InterfaceResponder inside a test namespace, driven over stdin: {@code announce IP}, {@code withdraw IP},
  * {@code join IP}, {@code leave IP}, {@code garp IP}, {@code counts}, {@code link NAME}, {@code quit}. Every
  * command answers one "ok ..." or "error ..." line. Exits on quit, on end of input, and after 180 s regardless.
+ * Arguments: the interface, then optionally {@code raw-socket} to keep ARP out of the kernel. {@code counts} first
+ * collects what the kernel answered.
  */
 public final class ResponderChild {
 
@@ -44,8 +46,10 @@ public final class ResponderChild {
                 gratuitous.incrementAndGet();
             }
         };
-        InterfaceResponder responder = InterfaceResponder.start(link, counting, ResponderOptions.DEFAULTS);
-        System.out.println("ready " + link.name() + " " + link.index() + " " + link.mac() + " forced=" + responder.receiveBufferForced());
+        boolean rawSocket = args.length > 1 && args[1].equals("raw-socket");
+        InterfaceResponder responder = InterfaceResponder.start(link, counting, ResponderOptions.DEFAULTS.withArpInKernel(!rawSocket));
+        System.out.println("ready " + link.name() + " " + link.index() + " " + link.mac() + " forced=" + responder.receiveBufferForced()
+                + " arpInKernel=" + responder.answersArpInKernel() + " problem=" + responder.arpInKernelProblem());
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         try {
             for (String line; (line = in.readLine()) != null; ) {
@@ -58,6 +62,7 @@ public final class ResponderChild {
                         case "leave" -> responder.leaveSolicitedNode(ip(words[1]));
                         case "garp" -> responder.sendGratuitous(ip(words[1]));
                         case "counts" -> {
+                            responder.collectKernelAnswers();
                             PacketSocket.Stats stats = responder.arpStatistics();
                             System.out.println("ok requests=" + requests + " responses=" + responses + " gratuitous="
                                     + gratuitous + " arpPackets=" + stats.packets() + " arpDrops=" + stats.drops());
