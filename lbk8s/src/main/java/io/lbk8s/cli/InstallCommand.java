@@ -63,6 +63,11 @@ final class InstallCommand implements Callable<Integer> {
     @Option(names = "--speaker-net-admin", description = "Also grant the speaker CAP_NET_ADMIN (only for receive buffers beyond the system limit).")
     boolean speakerNetAdmin;
 
+    @Option(names = "--speaker-arp-in-kernel",
+            description = "Also grant the speaker CAP_BPF and CAP_NET_ADMIN, so that it answers ARP in the kernel (XDP), as fast as the "
+                    + "kernel answers for the node's own address; without them it answers from a raw socket.")
+    boolean speakerArpInKernel;
+
     @Option(names = "--dry-run", arity = "0..1", fallbackValue = "client", defaultValue = "none",
             description = "Print the manifests, apply nothing. client (the default when given): no cluster access, the example "
                     + "range unless --addresses; server: read the cluster to choose the range.")
@@ -107,7 +112,8 @@ final class InstallCommand implements Callable<Integer> {
         Duration addressTimeout = Durations.parse("--verify-timeout", verifyTimeout);
         InstallValues values = InstallValues.defaults().withNamespace(namespace).withPoolName(poolName)
                 .withLbClass(Optional.ofNullable(lbClass).filter(s -> !s.isBlank()))
-                .withIgnoreExcludeLb(ignoreExcludeLb).withSpeakerNetAdmin(speakerNetAdmin);
+                .withIgnoreExcludeLb(ignoreExcludeLb).withSpeakerNetAdmin(speakerNetAdmin)
+                .withSpeakerArpInKernel(speakerArpInKernel);
         if (image != null) {
             values = values.withImage(image);
         }

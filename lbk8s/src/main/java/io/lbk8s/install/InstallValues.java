@@ -8,6 +8,7 @@ import java.util.Optional;
  *
  * @param addresses        the pool's ranges; empty renders no IPAddressPool / L2Advertisement
  * @param speakerNetAdmin  also grant CAP_NET_ADMIN, only needed for receive buffers beyond the system limit
+ * @param speakerArpInKernel also grant CAP_BPF and CAP_NET_ADMIN, so the speaker answers ARP in the kernel (XDP)
  */
 public record InstallValues(
         String namespace,
@@ -18,6 +19,7 @@ public record InstallValues(
         Optional<String> lbClass,
         boolean ignoreExcludeLb,
         boolean speakerNetAdmin,
+        boolean speakerArpInKernel,
         int metricsPort,
         Resources controllerResources,
         Resources speakerResources) {
@@ -36,42 +38,47 @@ public record InstallValues(
 
     public static InstallValues defaults() {
         return new InstallValues(DEFAULT_NAMESPACE, IMAGE_REPOSITORY + ":" + Version.current(), "IfNotPresent",
-                EXAMPLE_ADDRESSES, "default", Optional.empty(), false, false, 7472,
+                EXAMPLE_ADDRESSES, "default", Optional.empty(), false, false, false, 7472,
                 new Resources("50m", "96Mi", "256Mi"), new Resources("50m", "96Mi", "256Mi"));
     }
 
     public InstallValues withNamespace(String value) {
         return new InstallValues(value, image, imagePullPolicy, addresses, poolName, lbClass, ignoreExcludeLb, speakerNetAdmin,
-                metricsPort, controllerResources, speakerResources);
+                speakerArpInKernel, metricsPort, controllerResources, speakerResources);
     }
 
     public InstallValues withImage(String value) {
         return new InstallValues(namespace, value, imagePullPolicy, addresses, poolName, lbClass, ignoreExcludeLb, speakerNetAdmin,
-                metricsPort, controllerResources, speakerResources);
+                speakerArpInKernel, metricsPort, controllerResources, speakerResources);
     }
 
     public InstallValues withAddresses(List<String> value) {
         return new InstallValues(namespace, image, imagePullPolicy, value, poolName, lbClass, ignoreExcludeLb, speakerNetAdmin,
-                metricsPort, controllerResources, speakerResources);
+                speakerArpInKernel, metricsPort, controllerResources, speakerResources);
     }
 
     public InstallValues withPoolName(String value) {
         return new InstallValues(namespace, image, imagePullPolicy, addresses, value, lbClass, ignoreExcludeLb, speakerNetAdmin,
-                metricsPort, controllerResources, speakerResources);
+                speakerArpInKernel, metricsPort, controllerResources, speakerResources);
     }
 
     public InstallValues withLbClass(Optional<String> value) {
         return new InstallValues(namespace, image, imagePullPolicy, addresses, poolName, value, ignoreExcludeLb, speakerNetAdmin,
-                metricsPort, controllerResources, speakerResources);
+                speakerArpInKernel, metricsPort, controllerResources, speakerResources);
     }
 
     public InstallValues withIgnoreExcludeLb(boolean value) {
         return new InstallValues(namespace, image, imagePullPolicy, addresses, poolName, lbClass, value, speakerNetAdmin,
-                metricsPort, controllerResources, speakerResources);
+                speakerArpInKernel, metricsPort, controllerResources, speakerResources);
     }
 
     public InstallValues withSpeakerNetAdmin(boolean value) {
         return new InstallValues(namespace, image, imagePullPolicy, addresses, poolName, lbClass, ignoreExcludeLb, value,
-                metricsPort, controllerResources, speakerResources);
+                speakerArpInKernel, metricsPort, controllerResources, speakerResources);
+    }
+
+    public InstallValues withSpeakerArpInKernel(boolean value) {
+        return new InstallValues(namespace, image, imagePullPolicy, addresses, poolName, lbClass, ignoreExcludeLb, speakerNetAdmin,
+                value, metricsPort, controllerResources, speakerResources);
     }
 }

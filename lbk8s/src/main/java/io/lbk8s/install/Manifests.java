@@ -172,7 +172,13 @@ public final class Manifests {
         if (values.ignoreExcludeLb()) {
             args.add("--ignore-exclude-lb");
         }
-        List<String> capabilities = values.speakerNetAdmin() ? List.of("NET_RAW", "NET_ADMIN") : List.of("NET_RAW");
+        List<String> capabilities = new ArrayList<>(List.of("NET_RAW"));
+        if (values.speakerNetAdmin() || values.speakerArpInKernel()) {
+            capabilities.add("NET_ADMIN");
+        }
+        if (values.speakerArpInKernel()) {
+            capabilities.add("BPF"); // with NET_ADMIN: load the XDP program and attach it (docs/decisions/0003)
+        }
         // Root without any capability but NET_RAW: Kubernetes grants added capabilities to uid 0 only (no ambient
         // capabilities for other users), and raw sockets for ARP/NDP need NET_RAW.
         Container container = container(values, "speaker", args, values.speakerResources(),

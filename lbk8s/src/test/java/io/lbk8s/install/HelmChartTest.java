@@ -62,10 +62,10 @@ class HelmChartTest {
             "image", Map.of("repository", "registry.example/lbk8s", "tag", "dev", "pullPolicy", "Always"),
             "metrics", Map.of("port", 7473),
             "controller", Map.of("resources", resources("100m", "128Mi", "512Mi")),
-            "speaker", Map.of("netAdmin", true, "resources", resources("20m", "64Mi", "128Mi")));
+            "speaker", Map.of("netAdmin", true, "arpInKernel", true, "resources", resources("20m", "64Mi", "128Mi")));
 
     static final InstallValues CUSTOM_EQUIVALENT = new InstallValues(NS, "registry.example/lbk8s:dev", "Always",
-            List.of("192.0.2.10-192.0.2.20", "2001:db8::10-2001:db8::20"), "lan", Optional.of("example.com/l2"), true, true, 7473,
+            List.of("192.0.2.10-192.0.2.20", "2001:db8::10-2001:db8::20"), "lan", Optional.of("example.com/l2"), true, true, true, 7473,
             new InstallValues.Resources("100m", "128Mi", "512Mi"), new InstallValues.Resources("20m", "64Mi", "128Mi"));
 
     static Map<String, Object> resources(String cpu, String memory, String memoryLimit) {
@@ -159,7 +159,7 @@ class HelmChartTest {
         DaemonSet speaker = find(objects, DaemonSet.class, Manifests.SPEAKER);
         Container c = speaker.getSpec().getTemplate().getSpec().getContainers().getFirst();
         assertThat(c.getArgs()).containsExactly("speaker", "--metrics-port=7473", "--lb-class=example.com/l2", "--ignore-exclude-lb");
-        assertThat(c.getSecurityContext().getCapabilities().getAdd()).containsExactly("NET_RAW", "NET_ADMIN");
+        assertThat(c.getSecurityContext().getCapabilities().getAdd()).containsExactly("NET_RAW", "NET_ADMIN", "BPF");
         assertThat(c.getImage()).isEqualTo("registry.example/lbk8s:dev");
         assertThat(c.getPorts().getFirst().getHostPort()).isEqualTo(7473);
         Deployment controller = find(objects, Deployment.class, Manifests.CONTROLLER);

@@ -135,6 +135,9 @@ class InstallManifestsTest {
         assertThat(c.getArgs()).contains("--ignore-exclude-lb", "--lb-class=x/y");
         assertThat(c.getImage()).isEqualTo("reg:5000/lbk8s:dev");
         assertThat(c.getSecurityContext().getCapabilities().getAdd()).containsExactly("NET_RAW", "NET_ADMIN");
+        Container inKernel = ((DaemonSet) Manifests.speaker(InstallValues.defaults().withSpeakerArpInKernel(true)))
+                .getSpec().getTemplate().getSpec().getContainers().getFirst();
+        assertThat(inKernel.getSecurityContext().getCapabilities().getAdd()).containsExactly("NET_RAW", "NET_ADMIN", "BPF");
         assertThat(((Deployment) Manifests.controller(values)).getSpec().getTemplate().getSpec().getContainers().getFirst().getArgs())
                 .contains("--lb-class=x/y");
         assertThat(Manifests.render(values)).allMatch(o -> o.getMetadata().getNamespace() == null || o.getMetadata().getNamespace().equals("lb"));

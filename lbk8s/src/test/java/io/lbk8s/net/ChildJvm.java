@@ -37,7 +37,14 @@ final class ChildJvm implements AutoCloseable {
     }
 
     static ChildJvm start(String namespace, Class<?> main, String... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of("ip", "netns", "exec", namespace,
+        return start(namespace, List.of(), main, args);
+    }
+
+    /** The same, the JVM started through {@code wrapper} (setpriv, say) inside the namespace. */
+    static ChildJvm start(String namespace, List<String> wrapper, Class<?> main, String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of("ip", "netns", "exec", namespace));
+        command.addAll(wrapper);
+        command.addAll(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "-cp", classPath(), main.getName()));
         command.addAll(List.of(args));

@@ -2,6 +2,7 @@ package io.lbk8s.net;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -86,6 +87,23 @@ class XdpArpNetworkTest {
             assertThat(count(second.command("counts"), "responses")).isEqualTo(1);
         } finally {
             second.close();
+        }
+    }
+
+    @Test
+    void withoutCapBpfAndCapNetAdminTheRawSocketAnswersAndSaysWhatIsMissing() throws Exception {
+        assertThat(responder.command("withdraw " + VIP)).isEqualTo("ok");
+        String dropped = "-bpf,-net_admin,-sys_admin"; // CAP_SYS_ADMIN would also allow BPF
+        ChildJvm limited = ChildJvm.start(network.a, List.of("/usr/bin/setpriv", "--bounding-set", dropped, "--inh-caps", dropped),
+                ResponderChild.class, "a0");
+        try {
+            assertThat(limited.nextLine(20)).startsWith("ready a0").contains("arpInKernel=false")
+                    .contains("Operation not permitted (EPERM); in-kernel ARP answers need CAP_BPF and CAP_NET_ADMIN");
+            assertThat(limited.command("announce " + VIP)).isEqualTo("ok");
+            assertThat(network.in(network.b, "arping", "-c", "1", "-w", "2", "-I", "b0", VIP).output())
+                    .contains("[02:00:00:00:00:0A]").contains("Received 1 response(s)");
+        } finally {
+            limited.close();
         }
     }
 
