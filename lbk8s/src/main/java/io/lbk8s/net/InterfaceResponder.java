@@ -20,7 +20,7 @@ import java.util.concurrent.locks.LockSupport;
  * it answers: not for the node's own addresses, nor for other nodes' Service addresses.
  *
  * <p>Where the kernel allows it, ARP is answered in the kernel instead ({@link XdpArpResponder}): waking a thread
- * costs more than the kernel's own answer on a small virtual machine (decision 0002). The raw ARP socket stays, for
+ * costs more than the kernel's own answer on a small virtual machine (decisions 0002 and 0003). The raw ARP socket stays, for
  * gratuitous ARP and for whatever the XDP program passes on; NDP is always answered from its raw socket.
  *
  * <p>What is answered (as MetalLB does): ARP requests to broadcast or to our MAC, not sent by us, whose target IP is
