@@ -85,6 +85,19 @@ final class ChildJvm implements AutoCloseable {
         return out;
     }
 
+    /** Stops the child (if any), then deletes the namespaces it ran in (if any), even when stopping failed. */
+    static void closeThenRemove(ChildJvm child, TestNetwork network) throws InterruptedException {
+        try {
+            if (child != null) {
+                child.close();
+            }
+        } finally {
+            if (network != null) {
+                network.close();
+            }
+        }
+    }
+
     /** SIGKILL, as a crash or the OOM killer would: no shutdown code runs. */
     void kill() throws InterruptedException {
         process.destroyForcibly();

@@ -42,15 +42,7 @@ class InterfaceResponderNetworkTest {
 
     @AfterAll
     static void stop() throws Exception {
-        try {
-            if (responder != null) {
-                responder.close();
-            }
-        } finally {
-            if (network != null) {
-                network.close();
-            }
-        }
+        ChildJvm.closeThenRemove(responder, network);
     }
 
     @Test

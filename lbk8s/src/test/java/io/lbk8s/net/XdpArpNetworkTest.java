@@ -32,15 +32,7 @@ class XdpArpNetworkTest {
 
     @AfterEach
     void stop() throws Exception {
-        try {
-            if (responder != null) {
-                responder.close();
-            }
-        } finally {
-            if (network != null) {
-                network.close();
-            }
-        }
+        ChildJvm.closeThenRemove(responder, network);
     }
 
     @Test
