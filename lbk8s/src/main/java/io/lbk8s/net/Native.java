@@ -88,9 +88,9 @@ final class Native {
 
     private static final Map<Integer, String> ERRNO_NAMES = Map.ofEntries(
             Map.entry(1, "EPERM"), Map.entry(2, "ENOENT"), Map.entry(4, "EINTR"), Map.entry(6, "ENXIO"),
-            Map.entry(9, "EBADF"), Map.entry(11, "EAGAIN"), Map.entry(12, "ENOMEM"), Map.entry(13, "EACCES"),
-            Map.entry(14, "EFAULT"), Map.entry(16, "EBUSY"), Map.entry(19, "ENODEV"), Map.entry(22, "EINVAL"),
-            Map.entry(7, "E2BIG"), Map.entry(17, "EEXIST"),
+            Map.entry(7, "E2BIG"), Map.entry(9, "EBADF"), Map.entry(11, "EAGAIN"), Map.entry(12, "ENOMEM"),
+            Map.entry(13, "EACCES"), Map.entry(14, "EFAULT"), Map.entry(16, "EBUSY"), Map.entry(17, "EEXIST"),
+            Map.entry(19, "ENODEV"), Map.entry(22, "EINVAL"),
             Map.entry(23, "ENFILE"), Map.entry(24, "EMFILE"), Map.entry(90, "EMSGSIZE"), Map.entry(92, "ENOPROTOOPT"),
             Map.entry(93, "EPROTONOSUPPORT"), Map.entry(95, "EOPNOTSUPP"), Map.entry(97, "EAFNOSUPPORT"),
             Map.entry(99, "EADDRNOTAVAIL"), Map.entry(100, "ENETDOWN"), Map.entry(105, "ENOBUFS"));
