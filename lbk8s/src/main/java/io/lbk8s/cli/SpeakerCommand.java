@@ -2,13 +2,16 @@ package io.lbk8s.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.lbk8s.health.HealthServer;
+import io.lbk8s.install.Durations;
+import io.lbk8s.install.InstallProblem;
+import io.lbk8s.peers.Membership;
+import io.lbk8s.peers.PeerSettings;
 import io.lbk8s.speaker.InterfaceChoice;
 import io.lbk8s.speaker.Speaker;
 import io.lbk8s.speaker.SpeakerSettings;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +33,8 @@ import picocli.CommandLine.Spec;
         description = "Answer ARP and NDP for the Service addresses this node leads (run on every node).")
 final class SpeakerCommand implements Callable<Integer> {
     private static final Logger log = LoggerFactory.getLogger(SpeakerCommand.class);
+    private static final Duration MAX_HOLD = Membership.Settings.DEFAULTS.maxHold();
+    private static final Duration FLAP_WINDOW = Membership.Settings.DEFAULTS.flapWindow();
 
     @Spec
     CommandSpec spec;
@@ -77,6 +82,34 @@ final class SpeakerCommand implements Callable<Integer> {
                     + "raw socket; --no-arp-in-kernel always uses the raw socket (default: ${DEFAULT-VALUE}).")
     boolean arpInKernel;
 
+    @Option(names = "--peer-port", defaultValue = "" + PeerSettings.DEFAULT_PORT,
+            description = "UDP port of the failure detector among speakers, open between nodes; 0 runs without it and judges"
+                    + " nodes by the API alone (default: ${DEFAULT-VALUE}).")
+    int peerPort;
+
+    @Option(names = "--peer-secret", defaultValue = PeerSettings.DEFAULT_SECRET,
+            description = "Secret in the speaker's namespace whose field \"keys\" authenticates the speakers' messages; created"
+                    + " with a random key when missing (default: ${DEFAULT-VALUE}).")
+    String peerSecret;
+
+    @Option(names = "--peer-interval", defaultValue = "50ms",
+            description = "How often a speaker sends each peer a heartbeat (default: ${DEFAULT-VALUE}).")
+    String peerInterval;
+
+    @Option(names = "--peer-timeout", defaultValue = "250ms",
+            description = "A peer silent this long is dead and its addresses move; at least 4 intervals (default: ${DEFAULT-VALUE}).")
+    String peerTimeout;
+
+    @Option(names = "--rejoin-hold", defaultValue = "2s",
+            description = "A node back after a failure is held back this long before it takes addresses again, doubled for"
+                    + " every further failure within 5 minutes, up to 60s (default: ${DEFAULT-VALUE}).")
+    String rejoinHold;
+
+    @Option(names = "--takeover-probe", defaultValue = "30ms",
+            description = "Before taking an address, listen this long for another MAC answering for it; 0 takes it at once"
+                    + " (default: ${DEFAULT-VALUE}).")
+    String takeoverProbe;
+
     @Mixin
     HealthOptions served;
 
@@ -115,7 +148,28 @@ final class SpeakerCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--receive-buffer " + receiveBuffer + " is too small (at least 65536 bytes)");
         }
         return new SpeakerSettings(nodeName, ns, ns, pod, labels(speakerSelector), Optional.ofNullable(lbClass).filter(s -> !s.isBlank()),
-                ignoreExcludeLb, excluded(), SpeakerSettings.DEFAULT_BURST, refresh, receiveBuffer, arpInKernel);
+                ignoreExcludeLb, excluded(), SpeakerSettings.DEFAULT_BURST, refresh, receiveBuffer, arpInKernel, peers(),
+                duration("--takeover-probe", takeoverProbe));
+    }
+
+    private PeerSettings peers() {
+        Duration hold = duration("--rejoin-hold", rejoinHold);
+        try {
+            Membership.Settings membership = new Membership.Settings(positive("--peer-timeout", peerTimeout), hold,
+                    hold.compareTo(MAX_HOLD) > 0 ? hold : MAX_HOLD, FLAP_WINDOW);
+            return new PeerSettings(peerPort, positive("--peer-interval", peerInterval), membership, PeerSettings.DEFAULT_CLOCK_WINDOW,
+                    peerSecret);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+
+    private Duration positive(String option, String text) {
+        Duration d = duration(option, text);
+        if (d.isZero()) {
+            throw new ParameterException(spec.commandLine(), option + " must be more than 0");
+        }
+        return d;
     }
 
     private Map<String, String> labels(String selector) {
@@ -149,13 +203,9 @@ final class SpeakerCommand implements Callable<Integer> {
             return Duration.ZERO;
         }
         try {
-            Duration d = Duration.parse("PT" + text.toUpperCase());
-            if (d.isNegative()) {
-                throw new ParameterException(spec.commandLine(), option + " must not be negative");
-            }
-            return d;
-        } catch (DateTimeParseException e) {
-            throw new ParameterException(spec.commandLine(), option + ": \"" + text + "\" is not a duration like 30s, 500ms or 2m");
+            return Durations.parse(option, text);
+        } catch (InstallProblem e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
         }
     }
 }

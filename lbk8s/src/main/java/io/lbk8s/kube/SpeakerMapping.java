@@ -15,6 +15,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 
 /** Copies what the speaker decides on out of Nodes, speaker Pods, Services and EndpointSlices. */
@@ -32,6 +33,26 @@ public final class SpeakerMapping {
         Map<String, String> labels = node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
         return new NodeState(node.getMetadata().getName(), withoutNulls(labels), ready, networkUnavailable,
                 nodesWithReadySpeaker.contains(node.getMetadata().getName()));
+    }
+
+    /** Nodes a speaker Pod is scheduled on, ready or not (the failure detector listens to starting speakers too). */
+    public static Set<String> nodesWithSpeaker(Collection<Pod> speakerPods) {
+        Set<String> nodes = new HashSet<>();
+        for (Pod pod : speakerPods) {
+            if (pod.getMetadata().getDeletionTimestamp() == null && pod.getSpec() != null && pod.getSpec().getNodeName() != null) {
+                nodes.add(pod.getSpec().getNodeName());
+            }
+        }
+        return nodes;
+    }
+
+    /** The node's first InternalIP, where its speaker (hostNetwork) listens. */
+    public static Optional<String> internalIp(Node node) {
+        if (node.getStatus() == null || node.getStatus().getAddresses() == null) {
+            return Optional.empty();
+        }
+        return node.getStatus().getAddresses().stream().filter(a -> "InternalIP".equals(a.getType()) && a.getAddress() != null)
+                .map(a -> a.getAddress()).findFirst();
     }
 
     /** Nodes running a speaker Pod that is Ready and not being deleted (a deleted Pod hands over at once). */

@@ -32,6 +32,11 @@ public record PeerSettings(int port, Duration interval, Membership.Settings memb
         }
     }
 
+    /** The defaults, listening on {@code port}. */
+    public static PeerSettings defaults(int port) {
+        return new PeerSettings(port, DEFAULT_INTERVAL, Membership.Settings.DEFAULTS, DEFAULT_CLOCK_WINDOW, DEFAULT_SECRET);
+    }
+
     public boolean enabled() {
         return port != 0;
     }

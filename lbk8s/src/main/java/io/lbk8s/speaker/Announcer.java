@@ -1,12 +1,14 @@
 package io.lbk8s.speaker;
 
 import io.lbk8s.address.IpAddress;
+import io.lbk8s.net.AddressProbe;
 import io.lbk8s.net.ArpPacket;
 import io.lbk8s.net.BpfProgram;
 import io.lbk8s.net.InterfaceResponder;
 import io.lbk8s.net.L2Listener;
 import io.lbk8s.net.LinkInfo;
 import io.lbk8s.net.Links;
+import io.lbk8s.net.MacAddress;
 import io.lbk8s.net.PacketSocket;
 import io.lbk8s.net.ResponderOptions;
 import java.io.IOException;
@@ -17,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -28,19 +31,38 @@ import org.slf4j.LoggerFactory;
  * it answers for (a responder swaps them in with one volatile write, so leadership lost is answering stopped at
  * once), and sends gratuitous ARP / unsolicited NA when this node takes an address, in a short burst and then
  * periodically.
+ *
+ * <p>Before it answers for an address it did not answer for, it asks the LAN ({@link AddressProbe}): the node that had
+ * the address may still answer (a frozen node's fence has not lapsed yet, or the failure detector is cut between two
+ * live nodes), and two MACs must never answer for one address. An address someone else answers for is left alone
+ * and tried again after a growing pause. It also watches the links it answers on: one that goes down or loses its
+ * carrier stops answering at once, and the plan is made again.
  */
 final class Announcer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Announcer.class);
+    private static final Duration LINK_CHECK = Duration.ofMillis(20);
+    private static final Duration FIRST_RETRY = Duration.ofMillis(50);
+    private static final Duration LAST_RETRY = Duration.ofSeconds(2);
+    private static final long LOG_AGAIN_NANOS = Duration.ofMinutes(1).toNanos();
 
-    record Options(List<Duration> takeoverBurst, Duration refreshInterval, ResponderOptions responder) {
+    /**
+     * @param takeoverProbe how long to listen for another host answering for an address before taking it; zero
+     *                      takes it at once
+     */
+    record Options(List<Duration> takeoverBurst, Duration refreshInterval, ResponderOptions responder, Duration takeoverProbe) {
         Options {
             takeoverBurst = List.copyOf(takeoverBurst);
         }
     }
 
-    private final L2Listener listener;
+    /** An address another host answered for when this node wanted to take it. */
+    private record Deferral(int attempts, MacAddress answeredBy, long loggedAt) {}
+
+    private final SpeakerMetrics listener;
     private final Options options;
+    private final Runnable replan;
     private final ScheduledExecutorService timer;
+    private final Map<IpAddress, Deferral> deferred = new HashMap<>();
 
     /** ifindex to the addresses answered there, as last handed to the responders; replaced whole. */
     private volatile Map<Integer, Set<IpAddress>> table = Map.of();
@@ -51,14 +73,17 @@ final class Announcer implements AutoCloseable {
     private volatile String rawSocketFailure;
     private volatile String responderFailure;
 
-    Announcer(L2Listener listener, Options options) {
+    /** {@code replan} asks for the plan to be made again (after a deferral's pause, or when a link went down). */
+    Announcer(SpeakerMetrics listener, Options options, Runnable replan) {
         this.listener = listener;
         this.options = options;
-        this.timer = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("gratuitous").daemon().factory());
+        this.replan = replan;
+        this.timer = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("announcer-timer").daemon().factory());
         if (!options.refreshInterval().isZero()) {
             long every = options.refreshInterval().toMillis();
             timer.scheduleAtFixedRate(this::refresh, every, every, TimeUnit.MILLISECONDS);
         }
+        timer.scheduleWithFixedDelay(this::checkLinks, LINK_CHECK.toMillis(), LINK_CHECK.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -116,18 +141,13 @@ final class Announcer implements AutoCloseable {
             }
             linksInUse.put(link.index(), link);
         }
-        for (var entry : responders.entrySet()) {
-            LinkInfo link = linksInUse.get(entry.getKey());
-            try {
-                entry.getValue().announce(next.getOrDefault(entry.getKey(), Set.of()));
-            } catch (IOException e) {
-                problem = e.getMessage();
-                log.error("cannot set what interface {} answers for: {}", link.name(), e.getMessage());
-                next.remove(entry.getKey());
-                withdrawQuietly(entry.getValue());
-            }
-        }
-        responderFailure = problem;
+        // Losses first, so that the node taking an address from us finds it silent; then what the LAN lets us take.
+        Map<Integer, Set<IpAddress>> kept = new HashMap<>();
+        next.forEach((index, ips) -> kept.put(index, ips.stream().filter(ip -> before.getOrDefault(index, Set.of()).contains(ip))
+                .collect(Collectors.toSet())));
+        problem = answer(kept, next, problem);
+        probeBeforeTaking(next, before);
+        responderFailure = answer(next, next, problem);
         table = freeze(next);
 
         for (var entry : table.entrySet()) {
@@ -137,6 +157,7 @@ final class Announcer implements AutoCloseable {
                 if (!had.contains(ip)) {
                     LinkInfo link = linksInUse.get(entry.getKey());
                     log.info("announcing {} on {} ({})", ip, link.name(), link.mac());
+                    listener.takeover();
                     if (!ip.isV4()) {
                         try {
                             responder.joinSolicitedNode(ip);
@@ -174,6 +195,115 @@ final class Announcer implements AutoCloseable {
         }
     }
 
+    /** Hands each responder its addresses; an interface that refuses them answers nothing and leaves {@code next}. */
+    private String answer(Map<Integer, Set<IpAddress>> sets, Map<Integer, Set<IpAddress>> next, String problem) {
+        for (var entry : responders.entrySet()) {
+            LinkInfo link = linksInUse.get(entry.getKey());
+            try {
+                entry.getValue().announce(sets.getOrDefault(entry.getKey(), Set.of()));
+            } catch (IOException e) {
+                problem = e.getMessage();
+                log.error("cannot set what interface {} answers for: {}", link.name(), e.getMessage());
+                next.remove(entry.getKey());
+                withdrawQuietly(entry.getValue());
+            }
+        }
+        return problem;
+    }
+
+    /**
+     * Asks the LAN about each address this node is about to take and drops from {@code next} those another MAC
+     * answers for (or probes for at the same moment), trying them again after a pause that doubles up to
+     * {@link #LAST_RETRY}.
+     */
+    private void probeBeforeTaking(Map<Integer, Set<IpAddress>> next, Map<Integer, Set<IpAddress>> before) {
+        Set<IpAddress> wanted = next.values().stream().flatMap(Set::stream).collect(Collectors.toSet());
+        deferred.keySet().retainAll(wanted);
+        if (options.takeoverProbe().isZero()) {
+            return;
+        }
+        Set<MacAddress> ours = null;
+        Duration retry = null;
+        for (var entry : next.entrySet()) {
+            Set<IpAddress> fresh = new HashSet<>(entry.getValue());
+            fresh.removeAll(before.getOrDefault(entry.getKey(), Set.of()));
+            if (fresh.isEmpty()) {
+                continue;
+            }
+            LinkInfo link = linksInUse.get(entry.getKey());
+            if (ours == null) {
+                ours = Links.list().stream().map(LinkInfo::mac).collect(Collectors.toSet());
+            }
+            Map<IpAddress, MacAddress> inUse;
+            try (AddressProbe probe = AddressProbe.open(link, fresh.stream().anyMatch(ip -> !ip.isV4()))) {
+                inUse = probe.inUse(fresh, ours, options.takeoverProbe());
+            } catch (IOException e) {
+                log.warn("cannot probe {} on {} before taking them ({}); trying again", fresh, link.name(), e.getMessage());
+                inUse = fresh.stream().collect(Collectors.toMap(ip -> ip, ip -> MacAddress.ZERO));
+            }
+            for (var answered : inUse.entrySet()) {
+                entry.getValue().remove(answered.getKey());
+                Duration pause = defer(answered.getKey(), answered.getValue(), link);
+                retry = retry == null || pause.compareTo(retry) < 0 ? pause : retry;
+            }
+            fresh.removeAll(inUse.keySet());
+            fresh.forEach(deferred::remove);
+        }
+        if (retry != null) {
+            timer.schedule(replan, retry.toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Remembers an address another MAC answered for; the pause before it is tried again. */
+    private Duration defer(IpAddress ip, MacAddress answeredBy, LinkInfo link) {
+        Deferral last = deferred.get(ip);
+        int attempts = last == null ? 1 : last.attempts() + 1;
+        long now = System.nanoTime();
+        boolean tell = last == null || !last.answeredBy().equals(answeredBy) || now - last.loggedAt() > LOG_AGAIN_NANOS;
+        deferred.put(ip, new Deferral(attempts, answeredBy, tell ? now : last.loggedAt()));
+        listener.takeoverDeferred();
+        Duration pause = FIRST_RETRY.multipliedBy(1L << Math.min(attempts - 1, 10));
+        if (pause.compareTo(LAST_RETRY) > 0) {
+            pause = LAST_RETRY;
+        }
+        if (tell) {
+            log.info("not taking {} on {} yet: {} answers for it (the node that had it has not stopped yet, or another host"
+                    + " uses it); trying again in {} ms", ip, link.name(), answeredBy, pause.toMillis());
+        }
+        return pause;
+    }
+
+    /**
+     * Every {@link #LINK_CHECK}: an interface in use that went down or lost its carrier stops answering at once (its
+     * neighbours cannot hear it, and whatever it answers after it comes back must be decided afresh).
+     */
+    private void checkLinks() {
+        Map<Integer, LinkInfo> inUse;
+        synchronized (this) {
+            inUse = Map.copyOf(linksInUse);
+        }
+        for (LinkInfo link : inUse.values()) {
+            boolean operational = Links.state(link.name()).map(Links.LinkState::operational).orElse(false);
+            if (!operational) {
+                withdrawLink(link);
+            }
+        }
+    }
+
+    private synchronized void withdrawLink(LinkInfo link) {
+        Set<IpAddress> had = table.getOrDefault(link.index(), Set.of());
+        InterfaceResponder responder = responders.get(link.index());
+        if (had.isEmpty() || responder == null) {
+            return;
+        }
+        withdrawQuietly(responder);
+        Map<Integer, Set<IpAddress>> without = new HashMap<>(table);
+        without.remove(link.index());
+        table = Map.copyOf(without);
+        log.warn("interface {} is down or lost its carrier: stopped answering for {} there", link.name(), had);
+        replan.run();
+    }
+
     private void burst(InterfaceResponder responder, IpAddress ip) {
         for (Duration delay : options.takeoverBurst()) {
             if (delay.isZero()) {
@@ -204,7 +334,7 @@ final class Announcer implements AutoCloseable {
 
     private void send(InterfaceResponder responder, IpAddress ip) {
         try {
-            responder.sendGratuitous(ip);
+            responder.sendGratuitous(ip); // sends nothing while the fence has lapsed
         } catch (IOException | RuntimeException e) {
             log.warn("gratuitous announcement of {} on {} failed: {}", ip, responder.link().name(), e.getMessage());
         }

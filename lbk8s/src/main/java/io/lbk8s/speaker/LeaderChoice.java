@@ -78,11 +78,12 @@ public final class LeaderChoice {
 
     /**
      * The speaker that reports an address nobody announces, so that the Service gets one Warning event rather than
-     * one per node: the first node with a ready speaker in the address's hash order.
+     * one per node: the first node with a ready speaker that the failure detector lets announce, in the address's
+     * hash order.
      */
     public static Optional<String> reporterOf(IpAddress hashKey, Collection<NodeState> nodes) {
         return nodes.stream()
-                .filter(NodeState::speakerReady)
+                .filter(n -> n.speakerReady() && n.liveness().eligible())
                 .min((a, b) -> Arrays.compareUnsigned(hash(a.name(), hashKey), hash(b.name(), hashKey)))
                 .map(NodeState::name);
     }
@@ -90,6 +91,15 @@ public final class LeaderChoice {
     private static String whyNotEligible(NodeState node, ServiceState service, List<L2Advertisement> advertisements, Options options) {
         if (!node.speakerReady()) {
             return "has no ready speaker";
+        }
+        switch (node.liveness()) {
+            case DEAD -> {
+                return "is not heard by the failure detector (its speaker missed its heartbeats, or stopped)";
+            }
+            case HELD -> {
+                return "is held back by the failure detector (starting, resuming, or rejoining after a failure)";
+            }
+            case ALIVE, NOT_HEARD -> { }
         }
         if (!node.ready()) {
             return "is not Ready";

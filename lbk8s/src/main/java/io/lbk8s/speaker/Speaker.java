@@ -24,18 +24,27 @@ import io.lbk8s.ipam.ServiceKey;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.EventRecorder;
 import io.lbk8s.kube.Informers;
+import io.lbk8s.kube.PeerKeySecret;
 import io.lbk8s.kube.ServiceL2Statuses;
 import io.lbk8s.kube.ServiceMapping;
 import io.lbk8s.kube.SpeakerMapping;
 import io.lbk8s.kube.WorkQueue;
+import io.lbk8s.net.Fence;
 import io.lbk8s.net.LinkInfo;
 import io.lbk8s.net.Links;
 import io.lbk8s.net.ResponderOptions;
+import io.lbk8s.peers.Liveness;
+import io.lbk8s.peers.Membership;
+import io.lbk8s.peers.PeerDetector;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -47,8 +56,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The speaker's imperative shell: informers on Services, EndpointSlices, Nodes, speaker Pods and the configuration
- * feed one queue; a single thread recomputes this node's {@link NodePlan} and hands it to the {@link Announcer},
- * then tells users what happened (Events, ServiceL2Status objects, metrics).
+ * feed one queue, and so does the failure detector among speakers ({@link PeerDetector}) when it judges a node
+ * anew; a single thread recomputes this node's {@link NodePlan} and hands it to the {@link Announcer}, then tells
+ * users what happened (Events, ServiceL2Status objects, metrics).
  */
 public final class Speaker implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Speaker.class);
@@ -56,6 +66,8 @@ public final class Speaker implements AutoCloseable {
     private static final String PLAN = "plan";
     /** Interfaces and their addresses change without an API event; look again this often. */
     private static final long RELOOK_MILLIS = 5_000;
+    /** A peer not heard this long after the detector started is reported: its port is blocked, or its key differs. */
+    private static final long NOT_HEARD_GRACE_NANOS = 10_000_000_000L;
 
     private final KubernetesClient client;
     private final SpeakerSettings settings;
@@ -63,6 +75,8 @@ public final class Speaker implements AutoCloseable {
     private final SpeakerMetrics metrics;
     private final ServiceL2Statuses statuses;
     private final Announcer announcer;
+    private final MeterRegistry registry;
+    private final Fence fence;
     private final WorkQueue<String> queue = new WorkQueue<>();
     private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
 
@@ -79,6 +93,11 @@ public final class Speaker implements AutoCloseable {
     private String lastConfigVerdict = "";
     private NodePlan plan = NodePlan.EMPTY;
     private Map<ServiceKey, Set<String>> announcedServices = Map.of();
+    private final Set<String> reportedNotHeard = new HashSet<>();
+
+    private volatile Optional<PeerDetector> detector = Optional.empty();
+    private Optional<PeerKeySecret> keySecret = Optional.empty();
+    private long detectorStartedAt;
 
     private volatile boolean synced;
     private volatile boolean stopping;
@@ -90,9 +109,13 @@ public final class Speaker implements AutoCloseable {
         this.events = new EventRecorder(client, COMPONENT, settings.node());
         this.metrics = new SpeakerMetrics(registry, settings.node());
         this.statuses = new ServiceL2Statuses(client, settings.podNamespace(), settings.node());
+        this.registry = registry;
+        // With the detector, this node answers only while the detector renews the fence: a frozen speaker goes silent.
+        this.fence = settings.peers().enabled() ? Fence.renewable() : Fence.unlimited();
         this.announcer = new Announcer(metrics, new Announcer.Options(settings.takeoverBurst(), settings.gratuitousRefresh(),
                 ResponderOptions.DEFAULTS.withReceiveBufferBytes(settings.receiveBufferBytes())
-                        .withArpInKernel(settings.arpInKernel())));
+                        .withArpInKernel(settings.arpInKernel()).withFence(fence), settings.takeoverProbe()),
+                () -> queue.add(PLAN));
     }
 
     public void start() {
@@ -108,8 +131,25 @@ public final class Speaker implements AutoCloseable {
         synced = true;
         log.info("informers synced: {} services, {} nodes, {} speaker pods", services.getStore().list().size(),
                 nodes.getStore().list().size(), speakerPods.getStore().list().size());
+        if (settings.peers().enabled()) {
+            startDetector();
+        }
         queue.add(PLAN);
         worker = Thread.ofPlatform().name("speaker-reconcile").start(this::runQueue);
+    }
+
+    private void startDetector() {
+        try {
+            PeerDetector started = PeerDetector.start(settings.node(), settings.peers(), fence, snapshot -> queue.add(PLAN), registry);
+            detectorStartedAt = System.nanoTime();
+            detector = Optional.of(started);
+            keySecret = Optional.of(PeerKeySecret.watch(client, settings.podNamespace(), settings.peers().secretName(), started::keys));
+        } catch (IOException e) {
+            // Without the detector this node still answers, judged by the API alone as before; say so loudly.
+            fence.renewUntil(Long.MAX_VALUE);
+            log.error("{}; running without the failure detector: a dead node is noticed only when the API marks it NotReady",
+                    e.getMessage());
+        }
     }
 
     private <T extends HasMetadata> SharedIndexInformer<T> track(SharedIndexInformer<T> informer) {
@@ -140,7 +180,10 @@ public final class Speaker implements AutoCloseable {
         if (failure.isPresent()) {
             return new Readiness(false, "cannot answer ARP/NDP: " + failure.get());
         }
-        return new Readiness(true, "ready: announcing " + plan.announced().size() + " address(es) from node " + settings.node());
+        // Held back by the detector is not unready: the speaker works, the cluster has chosen other nodes for now.
+        String peers = detector.map(d -> d.snapshot().ready() ? "; failure detector: this node may announce"
+                : "; failure detector: this node announces nothing: " + d.snapshot().reason()).orElse("");
+        return new Readiness(true, "ready: announcing " + plan.announced().size() + " address(es) from node " + settings.node() + peers);
     }
 
     private void runQueue() {
@@ -180,7 +223,14 @@ public final class Speaker implements AutoCloseable {
     private void reconcile() throws IOException {
         readConfig();
         Set<String> withSpeaker = SpeakerMapping.nodesWithReadySpeaker(speakerPods.getStore().list());
-        List<NodeState> nodeStates = nodes.getStore().list().stream().map(n -> SpeakerMapping.nodeState(n, withSpeaker)).toList();
+        Optional<Membership.Snapshot> peers = detector.map(d -> {
+            d.peers(peerAddresses());
+            return d.snapshot();
+        });
+        List<NodeState> nodeStates = nodes.getStore().list().stream()
+                .map(n -> SpeakerMapping.nodeState(n, withSpeaker))
+                .map(n -> peers.map(p -> n.withLiveness(liveness(n.name(), p))).orElse(n))
+                .toList();
         Map<String, Set<String>> endpointNodes = SpeakerMapping.nodesWithReadyEndpoints(endpointSlices.getStore().list());
         List<ServiceState> served = new ArrayList<>();
         for (Service service : services.getStore().list()) {
@@ -197,7 +247,66 @@ public final class Speaker implements AutoCloseable {
         }
         announcer.apply(next);
         plan = next;
-        tellUsers(next);
+        // A speaker that hears none of its peers cannot tell a dead cluster from its own cut link: it reports nothing.
+        tellUsers(next, peers.map(Membership.Snapshot::isolated).orElse(false));
+        peers.ifPresent(p -> reportPeersNotHeard(p, withSpeaker));
+    }
+
+    private Liveness liveness(String node, Membership.Snapshot peers) {
+        if (node.equals(settings.node())) {
+            return peers.ready() ? Liveness.ALIVE : Liveness.HELD;
+        }
+        return peers.liveness(node);
+    }
+
+    /** Where each other node's speaker listens: its node's InternalIP (speakers run with hostNetwork). */
+    private Map<String, InetSocketAddress> peerAddresses() {
+        Set<String> withSpeaker = SpeakerMapping.nodesWithSpeaker(speakerPods.getStore().list());
+        Map<String, InetSocketAddress> addresses = new HashMap<>();
+        for (Node node : nodes.getStore().list()) {
+            String name = node.getMetadata().getName();
+            if (name.equals(settings.node()) || !withSpeaker.contains(name)) {
+                continue;
+            }
+            SpeakerMapping.internalIp(node).flatMap(Speaker::literal)
+                    .ifPresent(ip -> addresses.put(name, new InetSocketAddress(ip, settings.peers().port())));
+        }
+        return addresses;
+    }
+
+    private static Optional<InetAddress> literal(String ip) {
+        try {
+            return Optional.of(InetAddress.ofLiteral(ip));
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * A peer whose speaker is ready by the API but has never been heard is judged by the API alone: its death would
+     * go unnoticed for tens of seconds. Said once per peer on its Node, where `kubectl describe node` shows it.
+     */
+    private void reportPeersNotHeard(Membership.Snapshot peers, Set<String> readySpeakers) {
+        if (System.nanoTime() - detectorStartedAt < NOT_HEARD_GRACE_NANOS) {
+            return;
+        }
+        for (var entry : peers.peers().entrySet()) {
+            String peer = entry.getKey();
+            if (entry.getValue().liveness() != Liveness.NOT_HEARD) {
+                reportedNotHeard.remove(peer);
+            } else if (readySpeakers.contains(peer) && reportedNotHeard.add(peer)) {
+                log.warn("the speaker on node {} has never been heard on UDP port {}: the API alone judges it", peer,
+                        settings.peers().port());
+                Node node = nodes.getStore().getByKey(peer);
+                if (node != null) {
+                    events.record(node, EventRecorder.Type.Warning, "PeerNotHeard", "the speaker on " + settings.node()
+                            + " has never heard this node's speaker on UDP port " + settings.peers().port()
+                            + ", so it notices this node's failure only when the API marks it NotReady; allow UDP "
+                            + settings.peers().port() + " between nodes, and check that every speaker reads the same keys (Secret "
+                            + settings.podNamespace() + "/" + settings.peers().secretName() + ")");
+                }
+            }
+        }
     }
 
     private void readConfig() {
@@ -221,7 +330,7 @@ public final class Speaker implements AutoCloseable {
         }
     }
 
-    private void tellUsers(NodePlan next) {
+    private void tellUsers(NodePlan next, boolean isolated) {
         Map<ServiceKey, Set<String>> now = next.interfacesByService();
         for (var entry : now.entrySet()) {
             if (!entry.getValue().equals(announcedServices.get(entry.getKey()))) {
@@ -235,7 +344,7 @@ public final class Speaker implements AutoCloseable {
                 events.forget("Service", gone.namespace(), gone.name());
             }
         }
-        for (NodePlan.Problem problem : next.problems()) {
+        for (NodePlan.Problem problem : isolated ? List.<NodePlan.Problem>of() : next.problems()) {
             service(problem.service()).ifPresent(s -> {
                 events.record(s, EventRecorder.Type.Warning, "NotAnnounced", problem.reason());
             });
@@ -261,13 +370,15 @@ public final class Speaker implements AutoCloseable {
     }
 
     /**
-     * Graceful stop (SIGTERM): stop answering at once, then say so in the API by marking this speaker's Pod not
-     * ready, so that every other speaker moves this node's addresses without waiting for the kubelet.
+     * Graceful stop (SIGTERM): stop answering at once, tell the peers over the detector, then say so in the API by
+     * marking this speaker's Pod not ready, so that every other speaker moves this node's addresses without waiting
+     * for the kubelet.
      */
     public void shutdown() {
         stopping = true;
         announcer.withdrawAll();
         log.info("stopped answering for {} address(es); handing over", plan.announced().size());
+        detector.ifPresent(PeerDetector::leave); // the peers take over now, without waiting for the API
         markPodNotReady();
         statuses.withdraw(1_000);
     }
@@ -317,6 +428,8 @@ public final class Speaker implements AutoCloseable {
             w.interrupt();
         }
         informers.forEach(SharedIndexInformer::close);
+        keySecret.ifPresent(PeerKeySecret::close);
+        detector.ifPresent(PeerDetector::close);
         announcer.close();
         statuses.close();
         events.close();

@@ -42,6 +42,8 @@ final class SpeakerMetrics implements L2Listener {
     private final Map<Kind, Map<Key, Counter>> counters = new ConcurrentHashMap<>();
     private final MultiGauge announced;
     private final AtomicInteger announcedAddresses = new AtomicInteger();
+    private final Counter takeovers;
+    private final Counter deferrals;
 
     SpeakerMetrics(MeterRegistry registry, String node) {
         this.registry = registry;
@@ -53,6 +55,20 @@ final class SpeakerMetrics implements L2Listener {
                 .description("1 for each address and Service this node announces").register(registry);
         Gauge.builder("lbk8s.speaker.announced.addresses", announcedAddresses, AtomicInteger::get)
                 .description("Addresses this node answers for").register(registry);
+        takeovers = Counter.builder("lbk8s.speaker.takeovers")
+                .description("Addresses this node started answering for (at start, on a new Service, or taken from a node that failed or left)")
+                .register(registry);
+        deferrals = Counter.builder("lbk8s.speaker.takeovers.deferred")
+                .description("Times this node did not take an address because another MAC answered the probe for it")
+                .register(registry);
+    }
+
+    void takeover() {
+        takeovers.increment();
+    }
+
+    void takeoverDeferred() {
+        deferrals.increment();
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.lbk8s.speaker;
 
+import io.lbk8s.peers.PeerSettings;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +19,9 @@ import java.util.regex.Pattern;
  * @param gratuitousRefresh  how often to repeat them while announcing; zero turns the refresh off
  * @param receiveBufferBytes the raw sockets' receive queue
  * @param arpInKernel        try answering ARP with an XDP program (falls back to the raw socket when refused)
+ * @param peers              the failure detector among speakers
+ * @param takeoverProbe      how long to listen for another MAC answering for an address before taking it; zero takes
+ *                           it without asking
  */
 public record SpeakerSettings(
         String node,
@@ -31,11 +35,15 @@ public record SpeakerSettings(
         List<Duration> takeoverBurst,
         Duration gratuitousRefresh,
         int receiveBufferBytes,
-        boolean arpInKernel) {
+        boolean arpInKernel,
+        PeerSettings peers,
+        Duration takeoverProbe) {
 
     public static final Map<String, String> DEFAULT_SPEAKER_LABELS =
             Map.of("app.kubernetes.io/name", "lbk8s", "app.kubernetes.io/component", "speaker");
     public static final List<Duration> DEFAULT_BURST = List.of(Duration.ZERO, Duration.ofMillis(200), Duration.ofSeconds(1));
+    /** Long enough for an answer from the raw socket of a busy node; a kernel (XDP) answer takes microseconds. */
+    public static final Duration DEFAULT_TAKEOVER_PROBE = Duration.ofMillis(30);
 
     public SpeakerSettings {
         speakerPodLabels = Map.copyOf(speakerPodLabels);

@@ -13,6 +13,7 @@ import io.lbk8s.controller.ControllerSettings;
 import io.lbk8s.ipam.ServiceKey;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.ServiceL2Statuses;
+import io.lbk8s.peers.PeerSettings;
 import io.lbk8s.speaker.InterfaceChoice;
 import io.lbk8s.speaker.Speaker;
 import io.lbk8s.speaker.SpeakerSettings;
@@ -33,6 +34,8 @@ import org.junit.jupiter.api.Test;
 /** Every API call the controller and the speaker make is allowed by their rendered rules, and no rule goes unused. */
 class RbacTest {
     static final String NS = "lbk8s-system";
+    /** The speaker's failure detector listens here; nothing answers, it only has to read and create its key Secret. */
+    static final int PEER_PORT = 47_947;
 
     record Call(String verb, String group, String resource, boolean namespaced) {}
 
@@ -92,7 +95,8 @@ class RbacTest {
             var speakerClient = server.newClient();
             var speaker = new Speaker(speakerClient, new SpeakerSettings("node-1", NS, NS, Optional.of("speaker-1"),
                     SpeakerSettings.DEFAULT_SPEAKER_LABELS, Optional.empty(), false, InterfaceChoice.DEFAULT_EXCLUDED,
-                    SpeakerSettings.DEFAULT_BURST, Duration.ofSeconds(30), 1 << 20, true), new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+                    SpeakerSettings.DEFAULT_BURST, Duration.ofSeconds(30), 1 << 20, true, PeerSettings.defaults(PEER_PORT),
+                    SpeakerSettings.DEFAULT_TAKEOVER_PROBE), new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
             controller.start();
             speaker.start();
             Thread.sleep(4000); // assignment, status, events, the speaker's plan (no interface here serves 10.5.0.0/24)

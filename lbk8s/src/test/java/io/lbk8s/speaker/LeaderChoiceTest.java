@@ -9,6 +9,7 @@ import io.lbk8s.config.ConfigResult;
 import io.lbk8s.config.Fixtures;
 import io.lbk8s.config.ConfigParser;
 import io.lbk8s.ipam.ServiceKey;
+import io.lbk8s.peers.Liveness;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -66,6 +67,10 @@ class LeaderChoiceTest {
         return new NodeState(name, Map.of(), true, false, false);
     }
 
+    static NodeState judged(String name, Liveness liveness) {
+        return node(name).withLiveness(liveness);
+    }
+
     static NodeState networkUnavailable(String name) {
         return new NodeState(name, Map.of(), true, true, true);
     }
@@ -100,6 +105,22 @@ class LeaderChoiceTest {
                         List.of(node("node-1"), node("node-2"), noSpeaker("node-3")), List.of("10.0.0.1 -> node-2")),
                 arguments("leader NetworkUnavailable: the next", config(POOL, EVERYWHERE), cluster("10.0.0.2"),
                         List.of(node("node-1"), node("node-2"), networkUnavailable("node-3")), List.of("10.0.0.2 -> node-1")),
+                arguments("leader declared dead by the failure detector, though the API says Ready: the next",
+                        config(POOL, EVERYWHERE), cluster("10.0.0.1"),
+                        List.of(node("node-1"), node("node-2"), judged("node-3", Liveness.DEAD)), List.of("10.0.0.1 -> node-2")),
+                arguments("leader held back by the failure detector (rejoining): the next", config(POOL, EVERYWHERE),
+                        cluster("10.0.0.1"), List.of(node("node-1"), node("node-2"), judged("node-3", Liveness.HELD)),
+                        List.of("10.0.0.1 -> node-2")),
+                arguments("leader alive to the failure detector: stays", config(POOL, EVERYWHERE), cluster("10.0.0.1"),
+                        List.of(judged("node-1", Liveness.DEAD), node("node-2"), judged("node-3", Liveness.ALIVE)),
+                        List.of("10.0.0.1 -> node-3")),
+                arguments("leader never heard by the detector: the API alone judges it", config(POOL, EVERYWHERE),
+                        cluster("10.0.0.1"), List.of(node("node-1"), node("node-2"), judged("node-3", Liveness.NOT_HEARD)),
+                        List.of("10.0.0.1 -> node-3")),
+                arguments("the API's verdict still counts when the detector hears the node", config(POOL, EVERYWHERE),
+                        cluster("10.0.0.1"), List.of(node("node-1"), node("node-2"),
+                                new NodeState("node-3", Map.of(), false, false, true, Liveness.ALIVE)),
+                        List.of("10.0.0.1 -> node-2")),
                 arguments("exclude label keeps the leader out", config(POOL, EVERYWHERE), cluster("10.0.0.1"),
                         List.of(node("node-1"), node("node-2"), node("node-3", excluded)), List.of("10.0.0.1 -> node-2")),
                 arguments("nodeSelectors keep nodes out", config(POOL, l2("edge", "{nodeSelectors: [{matchLabels: {edge: 'yes'}}]}")),
@@ -151,6 +172,11 @@ class LeaderChoiceTest {
                         List.of(node("node-1", excluded), notReady("node-2"), noSpeaker("node-3")),
                         List.of("10.0.0.1 silent: no node can announce 10.0.0.1: node-1 carries the label " + excluded
                                 + "; node-2 is not Ready; node-3 has no ready speaker")),
+                arguments("every node dead or held, each reason named", config(POOL, EVERYWHERE), cluster("10.0.0.1"),
+                        List.of(judged("node-1", Liveness.DEAD), judged("node-2", Liveness.HELD)),
+                        List.of("10.0.0.1 silent: no node can announce 10.0.0.1: node-1 is not heard by the failure detector"
+                                + " (its speaker missed its heartbeats, or stopped); node-2 is held back by the failure detector"
+                                + " (starting, resuming, or rejoining after a failure)")),
                 arguments("Local without any ready endpoint", config(POOL, EVERYWHERE), local("10.0.0.1"), THREE,
                         List.of("10.0.0.1 silent: the Service has no ready endpoint, and with externalTrafficPolicy: Local"
                                 + " only a node with one may announce 10.0.0.1")),
@@ -236,6 +262,10 @@ class LeaderChoiceTest {
         assertThat(LeaderChoice.reporterOf(ip("10.0.0.1"), List.of(noSpeaker("node-1")))).isEmpty();
         // a not-Ready node with a running speaker still reports: it can see the problem
         assertThat(LeaderChoice.reporterOf(ip("10.0.0.1"), List.of(node("node-1"), notReady("node-3")))).contains("node-3");
+        // a node the detector declared dead cannot report; one it never heard (the API alone judges it) can
+        assertThat(LeaderChoice.reporterOf(ip("10.0.0.1"), List.of(node("node-1"), judged("node-3", Liveness.DEAD)))).contains("node-1");
+        assertThat(LeaderChoice.reporterOf(ip("10.0.0.1"), List.of(node("node-1"), judged("node-3", Liveness.HELD)))).contains("node-1");
+        assertThat(LeaderChoice.reporterOf(ip("10.0.0.1"), List.of(node("node-1"), judged("node-3", Liveness.NOT_HEARD)))).contains("node-3");
     }
 
     static List<String> render(List<Announcement> announcements) {

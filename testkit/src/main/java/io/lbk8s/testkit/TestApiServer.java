@@ -51,6 +51,7 @@ public final class TestApiServer implements AutoCloseable {
   private final String url;
   private final Thread drainer;
   private final Deque<String> recent = new ArrayDeque<>();
+  private volatile java.io.Writer requestLog;
   private final List<KubernetesClient> clients = new ArrayList<>();
   private KubernetesClient client;
   private volatile boolean closed;
@@ -243,6 +244,15 @@ public final class TestApiServer implements AutoCloseable {
     }
   }
 
+  /**
+   * Appends every request line served from now on ({@code METHOD path}) to {@code file}, so that another
+   * process (a benchmark counting writes) can read what this one served.
+   */
+  public void logRequestsTo(Path file) throws java.io.IOException {
+    requestLog = Files.newBufferedWriter(file, StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE,
+        java.nio.file.StandardOpenOption.APPEND);
+  }
+
   /** Total number of requests served. */
   public int requestCount() {
     return server.getRequestCount();
@@ -254,10 +264,20 @@ public final class TestApiServer implements AutoCloseable {
       try {
         RecordedRequest r = server.takeRequest(500, TimeUnit.MILLISECONDS);
         if (r != null) {
+          String line = r.getMethod() + " " + r.getPath();
           synchronized (recent) {
-            recent.addLast(r.getMethod() + " " + r.getPath());
+            recent.addLast(line);
             while (recent.size() > RECENT_REQUESTS) {
               recent.removeFirst();
+            }
+          }
+          java.io.Writer log = requestLog;
+          if (log != null) {
+            try {
+              log.write(line + "\n");
+              log.flush();
+            } catch (java.io.IOException e) {
+              requestLog = null;
             }
           }
         }

@@ -9,7 +9,7 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * Runs a {@link TestApiServer} as a process:
- * {@code --address A --port P [--kubeconfig FILE] [--crds DIR] [--no-stdin]}.
+ * {@code --address A --port P [--kubeconfig FILE] [--crds DIR] [--request-log FILE] [--no-stdin]}.
  * Prints {@code READY <url>} on stdout once serving, then runs until SIGTERM/SIGINT or until stdin
  * reaches end of file (unless stdin is /dev/null or {@code --no-stdin} is given). Logs go to stderr.
  */
@@ -18,13 +18,14 @@ public final class TestApiServerMain {
   private TestApiServerMain() {
   }
 
-  record Options(InetAddress address, int port, Path kubeconfig, Path crds, boolean watchStdin) {
+  record Options(InetAddress address, int port, Path kubeconfig, Path crds, boolean watchStdin, Path requestLog) {
 
     static Options parse(String[] args) throws IOException {
       InetAddress address = InetAddress.getLoopbackAddress();
       int port = 0;
       Path kubeconfig = null;
       Path crds = null;
+      Path requestLog = null;
       boolean watchStdin = true;
       for (int i = 0; i < args.length; i++) {
         String a = args[i];
@@ -41,12 +42,13 @@ public final class TestApiServerMain {
           case "--port" -> port = Integer.parseInt(value);
           case "--kubeconfig" -> kubeconfig = Path.of(value);
           case "--crds" -> crds = Path.of(value);
+          case "--request-log" -> requestLog = Path.of(value);
           case "--no-stdin" -> watchStdin = false;
           case "--help", "-h" -> throw new IllegalArgumentException("usage");
           default -> throw new IllegalArgumentException("unknown option " + name);
         }
       }
-      return new Options(address, port, kubeconfig, crds, watchStdin);
+      return new Options(address, port, kubeconfig, crds, watchStdin, requestLog);
     }
   }
 
@@ -59,7 +61,7 @@ public final class TestApiServerMain {
       options = Options.parse(args);
     } catch (IllegalArgumentException e) {
       System.err.println((e.getMessage().equals("usage") ? "" : e.getMessage() + "\n")
-          + "usage: test-api-server --address A --port P [--kubeconfig FILE] [--crds DIR] [--no-stdin]");
+          + "usage: test-api-server --address A --port P [--kubeconfig FILE] [--crds DIR] [--request-log FILE] [--no-stdin]");
       System.exit(2);
       return;
     }
@@ -97,6 +99,9 @@ public final class TestApiServerMain {
       }
       if (options.kubeconfig() != null) {
         server.writeKubeconfig(options.kubeconfig());
+      }
+      if (options.requestLog() != null) {
+        server.logRequestsTo(options.requestLog());
       }
       out.println("READY " + server.url());
       out.flush();

@@ -273,6 +273,34 @@ public final class TestNetwork implements AutoCloseable {
     setLink(node, "up");
   }
 
+  /**
+   * Stops every process in the node's namespace (SIGSTOP), as a hung node: its kernel still runs, so it still
+   * forwards, accepts TCP handshakes and runs XDP programs, but no process of it does anything.
+   */
+  public void freeze(TestNode node) {
+    signalEveryProcess(node, "STOP");
+  }
+
+  /** Lets the node's processes run again (SIGCONT). */
+  public void thaw(TestNode node) {
+    signalEveryProcess(node, "CONT");
+  }
+
+  private void signalEveryProcess(TestNode node, String signal) {
+    CommandResult pids = Shell.run(Shell.SETUP_TIMEOUT, List.of(Tool.IP.path(), "netns", "pids", node.namespace()));
+    if (!pids.ok()) {
+      throw new IllegalStateException("ip netns pids " + node.namespace() + ": " + pids.output().strip());
+    }
+    List<String> command = new ArrayList<>(List.of("kill", "-" + signal));
+    pids.stdout().lines().map(String::strip).filter(l -> !l.isEmpty()).forEach(command::add);
+    if (command.size() > 2) {
+      CommandResult result = Shell.run(Shell.SETUP_TIMEOUT, command);
+      if (!result.ok()) {
+        throw new IllegalStateException(Shell.commandLine(command) + ": " + result.output().strip());
+      }
+    }
+  }
+
   /** Makes the node refuse connections to its backend (also via the pool DNAT), as a failing pod. */
   public void blockService(TestNode node) {
     nft(node, "add", "rule", "inet", Topology.KUBE_PROXY_TABLE, "input", "tcp", "dport",

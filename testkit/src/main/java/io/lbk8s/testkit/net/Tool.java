@@ -15,7 +15,8 @@ enum Tool {
   SOCAT("socat", "socat"),
   CURL("curl", "curl"),
   ARPING("arping", "iputils-arping"),
-  NDISC6("ndisc6", "ndisc6");
+  NDISC6("ndisc6", "ndisc6"),
+  TCPDUMP("tcpdump", "tcpdump");
 
   /** Searched besides $PATH, because a test JVM's PATH often lacks the sbin directories. */
   static final List<String> SYSTEM_DIRECTORIES =

@@ -65,15 +65,18 @@ public final class Sandbox implements AutoCloseable {
     private final Process apiServer;
     private Process controller;
     private final Map<String, NamespacedProcess> speakers = new LinkedHashMap<>();
+    private final List<String> speakerArgs;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
 
-    private Sandbox(TestNetwork network, Path logs) throws IOException, InterruptedException {
+    private Sandbox(TestNetwork network, Path logs, List<String> speakerArgs) throws IOException, InterruptedException {
         this.network = network;
         this.logs = logs;
         this.kubeconfig = logs.resolve("kubeconfig");
+        this.speakerArgs = List.copyOf(speakerArgs);
         apiServer = new ProcessBuilder(REPO.resolve("testkit/bin/test-api-server").toString(),
                 "--address", network.hostAddress().getHostAddress(), "--port", "0",
-                "--kubeconfig", kubeconfig.toString(), "--crds", REPO.resolve("deploy/crds").toString())
+                "--kubeconfig", kubeconfig.toString(), "--crds", REPO.resolve("deploy/crds").toString(),
+                "--request-log", logs.resolve("api-requests.log").toString())
                 .redirectError(logs.resolve("api-server.log").toFile())
                 .start();
         KubernetesClient connected = null;
@@ -120,10 +123,15 @@ public final class Sandbox implements AutoCloseable {
 
     /** Builds the network and starts everything; logs (and the kubeconfig) go to {@code logs}. */
     public static Sandbox start(Path logs) throws IOException, InterruptedException {
+        return start(logs, TestNetwork.DEFAULT_NODE_COUNT, List.of());
+    }
+
+    /** As {@link #start(Path)}, with {@code nodes} nodes and {@code speakerArgs} added to every speaker's command line. */
+    public static Sandbox start(Path logs, int nodes, List<String> speakerArgs) throws IOException, InterruptedException {
         Files.createDirectories(logs);
-        TestNetwork network = TestNetwork.create(3, logs);
+        TestNetwork network = TestNetwork.create(nodes, logs);
         try {
-            return new Sandbox(network, logs);
+            return new Sandbox(network, logs, speakerArgs);
         } catch (IOException | InterruptedException | RuntimeException e) {
             network.close();
             throw e;
@@ -225,11 +233,24 @@ public final class Sandbox implements AutoCloseable {
     }
 
     public void startSpeaker(TestNode node) {
-        NamespacedProcess speaker = network.start(node.namespace(), List.of(REPO.resolve("bin/lbk8s").toString(), "speaker",
+        List<String> command = new ArrayList<>(List.of(REPO.resolve("bin/lbk8s").toString(), "speaker",
                 "--node", node.name(), "--pod-name", podName(node), "-n", NAMESPACE, "--kubeconfig", kubeconfig.toString(),
-                "--metrics-address", node.ipv4().getHostAddress(), "--metrics-port", String.valueOf(METRICS_PORT)),
-                logs.resolve("speaker-" + node.name() + ".log"));
+                "--metrics-address", node.ipv4().getHostAddress(), "--metrics-port", String.valueOf(METRICS_PORT)));
+        command.addAll(speakerArgs);
+        NamespacedProcess speaker = network.start(node.namespace(), command, logs.resolve("speaker-" + node.name() + ".log"));
         speakers.put(node.name(), speaker);
+    }
+
+    // The failures the LAN sees (TestNetwork.freeze, linkDown, a speaker's kill) touch nothing in the API.
+
+    /** Write requests (POST, PUT, PATCH, DELETE) the test API server has served since it started. */
+    public long apiWrites() {
+        try (var lines = Files.lines(logs.resolve("api-requests.log"))) {
+            return lines.filter(l -> l.startsWith("POST ") || l.startsWith("PUT ") || l.startsWith("PATCH ") || l.startsWith("DELETE "))
+                    .count();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** What the kubelet's readiness probe does: the Pod turns Ready once /readyz answers 200. */

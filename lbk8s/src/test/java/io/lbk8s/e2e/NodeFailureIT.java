@@ -1,0 +1,200 @@
+package io.lbk8s.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.lbk8s.testkit.net.TestClient;
+import io.lbk8s.testkit.net.TestNode;
+import io.lbk8s.testkit.sandbox.Sandbox;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A whole node fails as the LAN sees it, and nothing updates the API for it: its processes freeze, its link goes down,
+ * or its speaker is killed. The other speakers notice by themselves (the failure detector) and one takes the address
+ * over: the client's curl is answered by another node, and two MACs never answer ARP for the address within 100 ms
+ * (the client asks 20 times a second and records every answer). A node that comes back answers only for what the
+ * leader choice gives it, after a hold, and a flapping link does not pull the address back.
+ */
+class NodeFailureIT {
+    static final Duration SOON = Duration.ofSeconds(20);
+    /** Well above the detection time (250 ms) and the probe, well below anything the API would do (it does nothing). */
+    static final Duration TAKEOVER = Duration.ofSeconds(3);
+    static Sandbox cluster;
+    static InetAddress ip;
+    static TestClient client;
+    TestNode leader;
+    LanWitness witness;
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        E2ePrerequisites.check();
+        cluster = Sandbox.start(Sandbox.REPO.resolve("lbk8s/target/e2e-logs/node-failure-" + System.currentTimeMillis()), 3,
+                List.of("--rejoin-hold", "1s"));
+        client = cluster.network.client();
+        cluster.createMetallb("IPAddressPool", "main", "{addresses: ['" + cluster.network.ipv4Pool() + "']}");
+        cluster.createMetallb("L2Advertisement", "main", "{}");
+        cluster.client.services().resource(new ServiceBuilder().withNewMetadata().withName("web").withNamespace("default").endMetadata()
+                .withNewSpec().withType("LoadBalancer").withSelector(Map.of("app", "web"))
+                .addNewPort().withPort(80).withProtocol("TCP").endPort().endSpec().build()).create();
+        ip = Sandbox.address(cluster.awaitIngressIps("default", "web", 1).getFirst());
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    /** Every test starts with every speaker hearing every other, one leader serving the client, and a witness. */
+    @BeforeEach
+    void steadyState() {
+        await("every speaker hears the others and may announce").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                .until(() -> cluster.network.nodes().stream().allMatch(NodeFailureIT::agreesAllAreAlive));
+        leader = await("one node announces and serves the client").atMost(SOON).pollInterval(Duration.ofMillis(50))
+                .until(NodeFailureIT::agreedLeader, Optional::isPresent).map(cluster::nodeNamed).orElseThrow();
+        witness = LanWitness.watch(cluster.network, ip, 60, cluster.logs);
+        await("the witness sees the leader answer").atMost(Duration.ofSeconds(10))
+                .until(() -> witness.macsSince(0).contains(leader.mac()));
+    }
+
+    @AfterEach
+    void restore() {
+        if (witness != null) {
+            witness.close();
+        }
+        for (TestNode node : cluster.network.nodes()) {
+            cluster.network.linkUp(node);
+            cluster.network.thaw(node);
+            if (!cluster.speaker(node).isAlive()) {
+                cluster.restartSpeaker(node);
+            }
+        }
+    }
+
+    @Test
+    void aFrozenNodeFallsSilentAndAnotherTakesOver() {
+        long failedAt = nowMicros();
+        cluster.network.freeze(leader); // its kernel still runs the XDP program: only the fence silences it
+        TestNode next = awaitServedByAnother(TAKEOVER);
+        assertThat(cluster.speaker(leader).isAlive()).isTrue();
+        assertThat(cluster.speakerPodReady(leader)).as("nothing told the API").isTrue();
+        assertOneMacSince(failedAt, next);
+        assertThat(client.arpingAll(ip, Duration.ofSeconds(2))).as("the frozen node stays silent").containsExactly(next.mac());
+
+        long thawedAt = nowMicros();
+        cluster.network.thaw(leader);
+        TestNode back = awaitReturnTo(leader);
+        assertThat(back).isEqualTo(leader);
+        witness.assertNeverTwoMacs();
+        assertThat(witness.macsSince(thawedAt)).as("after the thaw the address moves back once, after the hold")
+                .containsExactly(next.mac(), leader.mac());
+    }
+
+    @Test
+    void aNodeWhoseLinkGoesDownIsReplacedAndStaysSilentWhenItComesBack() {
+        long failedAt = nowMicros();
+        cluster.network.linkDown(leader);
+        TestNode next = awaitServedByAnother(TAKEOVER);
+        assertOneMacSince(failedAt, next);
+        await("the ServiceL2Status names the new node").atMost(SOON)
+                .until(() -> cluster.announcingNode("default", "web"), n -> n.equals(Optional.of(next.name())));
+        assertThat(cluster.speaker(leader).log()).contains("is down or lost its carrier: stopped answering");
+
+        long upAt = nowMicros();
+        cluster.network.linkUp(leader);
+        awaitReturnTo(leader);
+        witness.assertNeverTwoMacs();
+        assertThat(witness.macsSince(upAt)).containsExactly(next.mac(), leader.mac());
+    }
+
+    @Test
+    void aKilledSpeakerIsReplacedWithoutAnyApiUpdate() {
+        long failedAt = nowMicros();
+        cluster.speaker(leader).kill();
+        TestNode next = awaitServedByAnother(TAKEOVER);
+        assertThat(cluster.speakerPodReady(leader)).as("its Pod still looks Ready to the API").isTrue();
+        assertOneMacSince(failedAt, next);
+        assertThat(cluster.speaker(next).log()).containsPattern("peer " + leader.name() + " declared dead: silent for \\d+ ms");
+    }
+
+    @Test
+    void aFrozenNodeWithItsLinkDownIsReplaced() {
+        long failedAt = nowMicros();
+        cluster.network.freeze(leader);
+        cluster.network.linkDown(leader);
+        TestNode next = awaitServedByAnother(TAKEOVER);
+        assertOneMacSince(failedAt, next);
+    }
+
+    @Test
+    void aFlappingLinkDoesNotPullTheAddressBack() throws InterruptedException {
+        cluster.network.linkDown(leader);
+        TestNode next = awaitServedByAnother(TAKEOVER);
+        long flappingFrom = nowMicros();
+        for (int flap = 0; flap < 4; flap++) { // up 0.5 s, down 0.5 s: never up for the hold (1 s, doubling)
+            cluster.network.linkUp(leader);
+            Thread.sleep(500);
+            cluster.network.linkDown(leader);
+            Thread.sleep(500);
+        }
+        assertThat(witness.macsSince(flappingFrom)).as("only the node that took over answers while the other flaps")
+                .containsExactly(next.mac());
+        assertThat(client.curl(ip, Duration.ofSeconds(1))).contains(next.backendBody());
+        witness.assertNeverTwoMacs();
+    }
+
+    private static boolean agreesAllAreAlive(TestNode node) {
+        return cluster.metrics(node).map(m -> m.contains("lbk8s_peers_ready 1.0")
+                && m.lines().filter(l -> l.startsWith("lbk8s_peers_peer_state{") && l.contains("state=\"alive\"")).count()
+                == cluster.network.nodes().size() - 1).orElse(false);
+    }
+
+    /** curl is answered by a node other than the failed leader within {@code limit}; that node. */
+    private TestNode awaitServedByAnother(Duration limit) {
+        return await("curl answered by another node").atMost(limit).pollInterval(Duration.ofMillis(20))
+                .until(() -> client.curl(ip, Duration.ofMillis(300)).flatMap(this::nodeServing), n -> n.isPresent() && !n.get().equals(leader))
+                .orElseThrow();
+    }
+
+    private TestNode awaitReturnTo(TestNode node) {
+        return await("the address back on " + node.name()).atMost(SOON).pollInterval(Duration.ofMillis(50))
+                .until(() -> client.curl(ip, Duration.ofMillis(300)).flatMap(this::nodeServing), n -> n.equals(Optional.of(node)))
+                .orElseThrow();
+    }
+
+    private Optional<TestNode> nodeServing(String body) {
+        return cluster.network.nodes().stream().filter(n -> n.backendBody().equals(body)).findFirst();
+    }
+
+    /** From the failure on, two MACs never answered within 100 ms, and only the new leader answered once it took over. */
+    private void assertOneMacSince(long failedAt, TestNode next) {
+        await("the witness sees the new leader answer").atMost(Duration.ofSeconds(5))
+                .until(() -> witness.macsSince(failedAt).contains(next.mac()));
+        witness.assertNeverTwoMacs();
+        assertThat(witness.macsSince(failedAt)).isSubsetOf(leader.mac(), next.mac());
+        assertThat(client.neighbor(ip)).hasValueSatisfying(n -> assertThat(n.mac()).isEqualTo(next.mac()));
+    }
+
+    private static Optional<String> agreedLeader() {
+        Optional<String> named = cluster.announcingNode("default", "web");
+        return named.filter(node -> client.curl(ip, Duration.ofMillis(500)).equals(Optional.of(cluster.nodeNamed(node).backendBody()))
+                && cluster.announcingNode("default", "web").equals(named));
+    }
+
+    private static long nowMicros() {
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1000;
+    }
+}

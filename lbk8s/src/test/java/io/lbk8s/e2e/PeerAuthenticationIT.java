@@ -1,0 +1,218 @@
+package io.lbk8s.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.lbk8s.peers.PeerCodec;
+import io.lbk8s.peers.PeerId;
+import io.lbk8s.peers.PeerKeys;
+import io.lbk8s.peers.PeerMessage;
+import io.lbk8s.peers.PeerSettings;
+import io.lbk8s.testkit.net.NamespacedProcess;
+import io.lbk8s.testkit.net.TestClient;
+import io.lbk8s.testkit.net.TestNode;
+import io.lbk8s.testkit.sandbox.Sandbox;
+import java.io.IOException;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A host on the LAN that is not a speaker (this test's JVM, on the host leg of the namespace network) can neither
+ * declare a live node dead nor keep a dead one alive: forged messages (no key), replays of a speaker's real
+ * messages and malformed ones are dropped and counted, and the speakers behave as if they had never been sent.
+ */
+class PeerAuthenticationIT {
+    static final Duration SOON = Duration.ofSeconds(20);
+    static Sandbox cluster;
+    static InetAddress ip;
+    static TestClient client;
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        E2ePrerequisites.check();
+        cluster = Sandbox.start(Sandbox.REPO.resolve("lbk8s/target/e2e-logs/peer-authentication-" + System.currentTimeMillis()));
+        client = cluster.network.client();
+        cluster.createMetallb("IPAddressPool", "main", "{addresses: ['" + cluster.network.ipv4Pool() + "']}");
+        cluster.createMetallb("L2Advertisement", "main", "{}");
+        cluster.client.services().resource(new ServiceBuilder().withNewMetadata().withName("web").withNamespace("default").endMetadata()
+                .withNewSpec().withType("LoadBalancer").withSelector(Map.of("app", "web"))
+                .addNewPort().withPort(80).withProtocol("TCP").endPort().endSpec().build()).create();
+        ip = Sandbox.address(cluster.awaitIngressIps("default", "web", 1).getFirst());
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void forgedMessagesCannotDeclareALiveLeaderDeadOrMakeItStepBack() throws Exception {
+        TestNode leader = leader();
+        List<TestNode> others = others(leader);
+        PeerKeys wrong = ((PeerKeys.Parsed.Valid) PeerKeys.parse(PeerKeys.generate(new SecureRandom()))).keys();
+        PeerCodec codec = new PeerCodec();
+        List<byte[]> forged = new ArrayList<>();
+        for (TestNode other : others) {
+            // "the leader is leaving", and "I do not hear the leader", each in the name of a real speaker
+            forged.add(codec.encode(new PeerMessage(PeerMessage.Kind.LEAVING, leader.name(), 1, Long.MAX_VALUE,
+                    System.currentTimeMillis(), false, false, List.of()), wrong));
+            forged.add(codec.encode(new PeerMessage(PeerMessage.Kind.HEARTBEAT, other.name(), 1, Long.MAX_VALUE,
+                    System.currentTimeMillis(), true, false, List.of(new PeerMessage.Report(PeerId.of(leader.name()),
+                            PeerMessage.Opinion.SILENT))), wrong));
+        }
+        byte[] malformed = "LBK8 not a message at all, just text".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        Map<TestNode, Double> forgedBefore = counts(cluster.network.nodes(), "forged");
+        Map<TestNode, Double> malformedBefore = counts(cluster.network.nodes(), "malformed");
+        try (DatagramSocket socket = new DatagramSocket()) {
+            for (int round = 0; round < 40; round++) { // 2 s
+                for (TestNode to : cluster.network.nodes()) {
+                    for (byte[] datagram : forged) {
+                        send(socket, datagram, to);
+                    }
+                    send(socket, malformed, to);
+                }
+                Thread.sleep(50);
+            }
+        }
+        assertThat(client.curl(ip, Duration.ofSeconds(1))).as("the leader still serves").contains(leader.backendBody());
+        assertThat(client.arpingAll(ip, Duration.ofSeconds(2))).containsExactly(leader.mac());
+        for (TestNode node : cluster.network.nodes()) {
+            assertThat(count(node, "forged")).as("forged messages dropped and counted on " + node.name())
+                    .isGreaterThanOrEqualTo(forgedBefore.get(node) + 40 * forged.size());
+            assertThat(count(node, "malformed")).isGreaterThanOrEqualTo(malformedBefore.get(node) + 40);
+            assertThat(cluster.metrics(node).orElseThrow()).contains("lbk8s_peers_ready 1.0");
+        }
+        assertThat(cluster.speaker(others.getFirst()).log()).doesNotContain("peer " + leader.name() + " left")
+                .doesNotContain("peer " + leader.name() + " declared dead");
+    }
+
+    @Test
+    void replayedMessagesOfAFrozenLeaderDoNotKeepItAlive() throws Exception {
+        TestNode leader = leader();
+        List<byte[]> recorded = recordHeartbeats(leader, 10);
+        assertThat(recorded).hasSize(10);
+        Map<TestNode, Double> replayedBefore = counts(others(leader), "replayed");
+        cluster.network.freeze(leader);
+        try (DatagramSocket socket = new DatagramSocket()) {
+            Thread replayer = Thread.ofVirtual().start(() -> {
+                for (int round = 0; round < 60 && !Thread.currentThread().isInterrupted(); round++) { // 3 s
+                    for (TestNode to : others(leader)) {
+                        recorded.forEach(datagram -> send(socket, datagram, to));
+                    }
+                    try {
+                        Thread.sleep(50);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            });
+            TestNode next = await("another node serves despite the replays").atMost(Duration.ofSeconds(3))
+                    .pollInterval(Duration.ofMillis(20))
+                    .until(() -> client.curl(ip, Duration.ofMillis(300)).flatMap(PeerAuthenticationIT::nodeServing),
+                            n -> n.isPresent() && !n.get().equals(leader)).orElseThrow();
+            replayer.join(Duration.ofSeconds(5));
+            assertThat(next).isNotEqualTo(leader);
+        } finally {
+            cluster.network.thaw(leader);
+        }
+        for (TestNode other : others(leader)) {
+            assertThat(count(other, "replayed")).as("replays dropped and counted on " + other.name())
+                    .isGreaterThan(replayedBefore.get(other));
+        }
+        await("the thawed leader is heard again").atMost(SOON).until(() -> cluster.metrics(others(leader).getFirst())
+                .map(m -> m.contains("peer=\"" + leader.name() + "\",state=\"alive\"")).orElse(false));
+    }
+
+    /** Captures the leader's next {@code count} heartbeats on its bridge port, as a host on the LAN could. */
+    private static List<byte[]> recordHeartbeats(TestNode leader, int count) throws IOException {
+        Path pcap = cluster.logs.resolve("heartbeats-" + System.nanoTime() + ".pcap");
+        NamespacedProcess tcpdump = cluster.network.start(cluster.network.bridgeNamespace(), List.of("tcpdump", "-i", leader.name(),
+                "-U", "-w", pcap.toString(), "-c", String.valueOf(count), "udp and src host " + leader.ipv4().getHostAddress()
+                        + " and dst port " + PeerSettings.DEFAULT_PORT), cluster.logs.resolve("tcpdump-heartbeats.log"));
+        assertThat(tcpdump.waitFor(Duration.ofSeconds(10))).as("tcpdump captured " + count + " heartbeats").hasValue(0);
+        return udpPayloads(Files.readAllBytes(pcap));
+    }
+
+    /** The UDP payloads of a little-endian pcap of Ethernet/IPv4 frames. */
+    static List<byte[]> udpPayloads(byte[] pcap) {
+        ByteBuffer in = ByteBuffer.wrap(pcap).order(ByteOrder.LITTLE_ENDIAN);
+        assertThat(in.getInt(0)).as("pcap magic").isEqualTo(0xa1b2c3d4);
+        List<byte[]> payloads = new ArrayList<>();
+        int at = 24;
+        while (at + 16 <= pcap.length) {
+            int length = in.getInt(at + 8);
+            int frame = at + 16;
+            int ipHeader = (pcap[frame + 14] & 0x0f) * 4;
+            int udp = frame + 14 + ipHeader;
+            int udpLength = ((pcap[udp + 4] & 0xff) << 8) | (pcap[udp + 5] & 0xff);
+            payloads.add(java.util.Arrays.copyOfRange(pcap, udp + 8, udp + udpLength));
+            at = frame + length;
+        }
+        return payloads;
+    }
+
+    private static void send(DatagramSocket socket, byte[] datagram, TestNode to) {
+        try {
+            socket.send(new DatagramPacket(datagram, datagram.length, new InetSocketAddress(to.ipv4(), PeerSettings.DEFAULT_PORT)));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static final Pattern DROPPED = Pattern.compile("lbk8s_peers_dropped_total\\{reason=\"([a-z-]+)\"\\} ([0-9.E]+)");
+
+    private static double count(TestNode node, String reason) {
+        String metrics = cluster.metrics(node).orElseThrow();
+        for (Matcher m = DROPPED.matcher(metrics); m.find(); ) {
+            if (m.group(1).equals(reason)) {
+                return Double.parseDouble(m.group(2));
+            }
+        }
+        throw new AssertionError("no lbk8s_peers_dropped_total{reason=\"" + reason + "\"} on " + node.name());
+    }
+
+    private static Map<TestNode, Double> counts(List<TestNode> nodes, String reason) {
+        Map<TestNode, Double> counts = new java.util.HashMap<>();
+        nodes.forEach(n -> counts.put(n, count(n, reason)));
+        return counts;
+    }
+
+    private static TestNode leader() {
+        await("every speaker hears the others").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                .until(() -> cluster.network.nodes().stream().allMatch(n -> cluster.metrics(n).map(m -> m.contains("lbk8s_peers_ready 1.0")
+                        && m.lines().filter(l -> l.startsWith("lbk8s_peers_peer_state{") && l.contains("state=\"alive\"")).count() == 2)
+                        .orElse(false)));
+        return await("one node serves").atMost(SOON).pollInterval(Duration.ofMillis(50))
+                .until(() -> cluster.announcingNode("default", "web").filter(n -> client.curl(ip, Duration.ofMillis(500))
+                        .equals(Optional.of(cluster.nodeNamed(n).backendBody()))), Optional::isPresent)
+                .map(cluster::nodeNamed).orElseThrow();
+    }
+
+    private static List<TestNode> others(TestNode leader) {
+        return cluster.network.nodes().stream().filter(n -> !n.equals(leader)).toList();
+    }
+
+    private static Optional<TestNode> nodeServing(String body) {
+        return cluster.network.nodes().stream().filter(n -> n.backendBody().equals(body)).findFirst();
+    }
+}
