@@ -49,6 +49,7 @@ public final class Manifests {
     public static final String NAME_LABEL = "app.kubernetes.io/name";
     public static final String COMPONENT_LABEL = "app.kubernetes.io/component";
     public static final String HEALTH_PORT_NAME = "monitoring";
+    public static final String PEER_PORT_NAME = "peers";
 
     /** Every object, in the order to apply them (the namespace and CRDs before what lives in or uses them). */
     public static List<HasMetadata> render(InstallValues values) {
@@ -172,14 +173,17 @@ public final class Manifests {
         if (values.ignoreExcludeLb()) {
             args.add("--ignore-exclude-lb");
         }
-        List<String> capabilities = new ArrayList<>(List.of("NET_RAW"));
+        args.add("--peer-port=" + values.peerPort()); // explicit, also when 0 (the failure detector off)
+        // SYS_NICE: the failure detector's thread runs at real-time priority, so that a starved CPU does not make
+        // the other speakers take this node's addresses
+        List<String> capabilities = new ArrayList<>(List.of("NET_RAW", "SYS_NICE"));
         if (values.speakerNetAdmin() || values.speakerArpInKernel()) {
             capabilities.add("NET_ADMIN");
         }
         if (values.speakerArpInKernel()) {
             capabilities.add("BPF"); // with NET_ADMIN: load the XDP program and attach it (docs/decisions/0003)
         }
-        // Root without any capability but NET_RAW: Kubernetes grants added capabilities to uid 0 only (no ambient
+        // Root without any capability but these: Kubernetes grants added capabilities to uid 0 only (no ambient
         // capabilities for other users), and raw sockets for ARP/NDP need NET_RAW.
         Container container = container(values, "speaker", args, values.speakerResources(),
                 new SecurityContextBuilder().withAllowPrivilegeEscalation(false).withReadOnlyRootFilesystem(true)
@@ -188,6 +192,11 @@ public final class Manifests {
                 List.of(fieldEnv("NODE_NAME", "spec.nodeName"), fieldEnv("POD_NAME", "metadata.name"),
                         fieldEnv("POD_NAMESPACE", "metadata.namespace")),
                 true);
+        if (values.peerPort() != 0) {
+            // the failure detector's heartbeats, between nodes; hostNetwork: the port is the node's
+            container = new ContainerBuilder(container).addNewPort().withName(PEER_PORT_NAME).withContainerPort(values.peerPort())
+                    .withHostPort(values.peerPort()).withProtocol("UDP").endPort().build();
+        }
         PodSpec pod = podSpec(SPEAKER, container)
                 .withHostNetwork(true)
                 .withDnsPolicy("ClusterFirstWithHostNet")

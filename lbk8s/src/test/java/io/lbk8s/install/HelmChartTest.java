@@ -62,10 +62,10 @@ class HelmChartTest {
             "image", Map.of("repository", "registry.example/lbk8s", "tag", "dev", "pullPolicy", "Always"),
             "metrics", Map.of("port", 7473),
             "controller", Map.of("resources", resources("100m", "128Mi", "512Mi")),
-            "speaker", Map.of("netAdmin", true, "arpInKernel", true, "resources", resources("20m", "64Mi", "128Mi")));
+            "speaker", Map.of("netAdmin", true, "arpInKernel", true, "peerPort", 7950, "resources", resources("20m", "64Mi", "128Mi")));
 
     static final InstallValues CUSTOM_EQUIVALENT = new InstallValues(NS, "registry.example/lbk8s:dev", "Always",
-            List.of("192.0.2.10-192.0.2.20", "2001:db8::10-2001:db8::20"), "lan", Optional.of("example.com/l2"), true, true, true, 7473,
+            List.of("192.0.2.10-192.0.2.20", "2001:db8::10-2001:db8::20"), "lan", Optional.of("example.com/l2"), true, true, true, 7473, 7950,
             new InstallValues.Resources("100m", "128Mi", "512Mi"), new InstallValues.Resources("20m", "64Mi", "128Mi"));
 
     static Map<String, Object> resources(String cpu, String memory, String memoryLimit) {
@@ -158,8 +158,11 @@ class HelmChartTest {
         // the points that matter most, spelled out (also covered by the equality above)
         DaemonSet speaker = find(objects, DaemonSet.class, Manifests.SPEAKER);
         Container c = speaker.getSpec().getTemplate().getSpec().getContainers().getFirst();
-        assertThat(c.getArgs()).containsExactly("speaker", "--metrics-port=7473", "--lb-class=example.com/l2", "--ignore-exclude-lb");
-        assertThat(c.getSecurityContext().getCapabilities().getAdd()).containsExactly("NET_RAW", "NET_ADMIN", "BPF");
+        assertThat(c.getArgs()).containsExactly("speaker", "--metrics-port=7473", "--lb-class=example.com/l2", "--ignore-exclude-lb",
+                "--peer-port=7950");
+        assertThat(c.getSecurityContext().getCapabilities().getAdd()).containsExactly("NET_RAW", "SYS_NICE", "NET_ADMIN", "BPF");
+        assertThat(c.getPorts()).extracting(p -> p.getName() + " " + p.getContainerPort() + "/" + p.getProtocol())
+                .containsExactly("monitoring 7473/TCP", "peers 7950/UDP");
         assertThat(c.getImage()).isEqualTo("registry.example/lbk8s:dev");
         assertThat(c.getPorts().getFirst().getHostPort()).isEqualTo(7473);
         Deployment controller = find(objects, Deployment.class, Manifests.CONTROLLER);
@@ -167,6 +170,16 @@ class HelmChartTest {
                 .containsExactly("controller", "--metrics-port=7473", "--lb-class=example.com/l2");
         var pool = objects.stream().filter(o -> o.getKind().equals("IPAddressPool")).findFirst().orElseThrow();
         assertThat(pool.getMetadata().getName()).isEqualTo("lan");
+    }
+
+    @Test
+    void peerPortZeroTurnsTheFailureDetectorOffAsInstallDoes() {
+        List<HasMetadata> objects = renderChart(Map.of("speaker", Map.of("peerPort", 0)));
+        assertSameObjects(objects, Manifests.render(defaultsEquivalent().withPeerPort(0)).stream()
+                .filter(o -> !"Namespace".equals(o.getKind())).toList());
+        Container c = find(objects, DaemonSet.class, Manifests.SPEAKER).getSpec().getTemplate().getSpec().getContainers().getFirst();
+        assertThat(c.getArgs()).contains("--peer-port=0");
+        assertThat(c.getPorts()).extracting(p -> p.getName()).containsExactly("monitoring");
     }
 
     @Test

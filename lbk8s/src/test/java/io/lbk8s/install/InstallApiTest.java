@@ -146,6 +146,10 @@ class InstallApiTest {
         assertThat(overlap.code()).isEqualTo(1);
         assertThat(overlap.err()).startsWith("error: the pool 10.5.0.300-10.5.0.310 would be rejected").doesNotContain("Exception").hasLineCount(1);
         assertThat(lbk8s("install", "--timeout", "soon").err()).isEqualTo("error: --timeout: \"soon\" is not a duration like 90s, 3m or 500ms\n");
+        Run port = lbk8s("install", "--peer-port", "65536");
+        assertThat(port.code()).isEqualTo(1);
+        assertThat(port.err()).isEqualTo("error: --peer-port: 65536 is outside 1-65535 (0 turns the failure detector off)\n");
+        assertThat(lbk8s("install", "--peer-port", "-1", "--dry-run").err()).startsWith("error: --peer-port: -1 is outside");
         Run noApi = new InstallApiTest.Run(0, "", "");
         server.close();
         noApi = lbk8s("status");
