@@ -50,6 +50,9 @@ public final class Manifests {
     public static final String COMPONENT_LABEL = "app.kubernetes.io/component";
     public static final String HEALTH_PORT_NAME = "monitoring";
     public static final String PEER_PORT_NAME = "peers";
+    /** The speakers' heartbeat keys: a Secret in the install namespace, data key {@link #PEER_KEYS}. */
+    public static final String PEER_SECRET = "lbk8s-speaker-peers";
+    public static final String PEER_KEYS = "keys";
 
     /** Every object, in the order to apply them (the namespace and CRDs before what lives in or uses them). */
     public static List<HasMetadata> render(InstallValues values) {
