@@ -18,6 +18,8 @@ import io.fabric8.kubernetes.api.model.ProbeBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
@@ -29,7 +31,11 @@ import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,7 +60,10 @@ public final class Manifests {
     public static final String PEER_SECRET = "lbk8s-speaker-peers";
     public static final String PEER_KEYS = "keys";
 
-    /** Every object, in the order to apply them (the namespace and CRDs before what lives in or uses them). */
+    /**
+     * Every object, in the order to apply them (the namespace and CRDs before what lives in or uses them). All but
+     * the speakers' key Secret ({@link #peerSecret}), which holds a secret: install creates it, never this output.
+     */
     public static List<HasMetadata> render(InstallValues values) {
         List<HasMetadata> objects = new ArrayList<>();
         objects.add(namespace(values));
@@ -76,6 +85,25 @@ public final class Manifests {
         objects.add(speaker(values));
         objects.addAll(pool(values));
         return List.copyOf(objects);
+    }
+
+    /**
+     * The Secret with the speakers' heartbeat keys (their failure detector's): one key per line, each ending in a
+     * newline; the first line signs, every line is accepted (so a key is rotated by adding it first, then removing
+     * the old one). Not in {@link #render}, so that deploy/lbk8s.yaml and dry runs carry no key that every cluster
+     * would share: {@code lbk8s install} creates it when it is missing and never replaces it, and with {@code kubectl
+     * apply} the first speaker that finds it missing creates it.
+     */
+    public static Secret peerSecret(String namespace, String keys) {
+        return new SecretBuilder().withMetadata(meta(PEER_SECRET, namespace, "speaker")).withType("Opaque")
+                .addToData(PEER_KEYS, Base64.getEncoder().encodeToString(keys.getBytes(StandardCharsets.UTF_8))).build();
+    }
+
+    /** The content of a new {@link #peerSecret}: one key, 32 random bytes as 64 hex characters, and its newline. */
+    public static String newPeerKeys(SecureRandom random) {
+        byte[] key = new byte[32];
+        random.nextBytes(key);
+        return HexFormat.of().formatHex(key) + "\n";
     }
 
     /** The pool and its L2Advertisement (MetalLB's CRDs); none when no addresses are given. */

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.KubernetesList;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
@@ -19,8 +20,11 @@ import io.lbk8s.config.ConfigParser;
 import io.lbk8s.kube.ConfigResources;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Collectors;
@@ -162,6 +166,23 @@ class InstallManifestsTest {
         assertThat(off.getArgs()).contains("--peer-port=0");
         assertThat(off.getPorts()).extracting(p -> p.getName()).containsExactly("monitoring"); // port 0 is no port to declare
         assertThat(off.getSecurityContext().getCapabilities().getAdd()).contains("SYS_NICE");
+    }
+
+    @Test
+    void theKeySecretIsInstallsToMakeNotInTheManifests() {
+        // no key in deploy/lbk8s.yaml or any dry run: every cluster applying it would share that key
+        assertThat(Manifests.render(InstallValues.defaults())).noneMatch(o -> o instanceof Secret || "Secret".equals(o.getKind()));
+        var random = new SecureRandom();
+        String keys = Manifests.newPeerKeys(random);
+        assertThat(keys).matches("[0-9a-f]{64}\n").isNotEqualTo(Manifests.newPeerKeys(random));
+        Secret secret = Manifests.peerSecret("lb", keys);
+        assertThat(secret.getMetadata().getName()).isEqualTo("lbk8s-speaker-peers");
+        assertThat(secret.getMetadata().getNamespace()).isEqualTo("lb");
+        assertThat(secret.getMetadata().getLabels()).containsEntry(Manifests.MANAGED_BY_LABEL, Manifests.MANAGED_BY)
+                .containsEntry(Manifests.COMPONENT_LABEL, "speaker");
+        assertThat(secret.getType()).isEqualTo("Opaque");
+        assertThat(secret.getData()).containsOnlyKeys("keys");
+        assertThat(new String(Base64.getDecoder().decode(secret.getData().get("keys")), StandardCharsets.UTF_8)).isEqualTo(keys);
     }
 
     @Test
