@@ -89,9 +89,8 @@ public final class Manifests {
 
     /**
      * The Secret with the speakers' heartbeat keys (their failure detector's): one key per line, each ending in a
-     * newline; the first line signs, every line is accepted (so a key is rotated by adding it first, then removing
-     * the old one). Not in {@link #render}, so that deploy/lbk8s.yaml and dry runs carry no key that every cluster
-     * would share: {@code lbk8s install} creates it when it is missing and never replaces it, and with {@code kubectl
+     * newline; the first line signs, every line is accepted (which is how a key is rotated). Not in {@link #render},
+     * so that deploy/lbk8s.yaml and dry runs carry no key that every cluster would share: {@code lbk8s install} creates it when it is missing and never replaces it, and with {@code kubectl
      * apply} the first speaker that finds it missing creates it.
      */
     public static Secret peerSecret(String namespace, String keys) {
