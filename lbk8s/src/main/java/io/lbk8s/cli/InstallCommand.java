@@ -68,6 +68,10 @@ final class InstallCommand implements Callable<Integer> {
                     + "kernel answers for the node's own address; without them it answers from a raw socket.")
     boolean speakerArpInKernel;
 
+    @Option(names = "--peer-port", defaultValue = "" + InstallValues.DEFAULT_PEER_PORT, paramLabel = "PORT",
+            description = "UDP port of the speakers' failure detector, between nodes (default: ${DEFAULT-VALUE}; 0 turns it off).")
+    int peerPort;
+
     @Option(names = "--dry-run", arity = "0..1", fallbackValue = "client", defaultValue = "none",
             description = "Print the manifests, apply nothing. client (the default when given): no cluster access, the example "
                     + "range unless --addresses; server: read the cluster to choose the range.")
@@ -110,10 +114,13 @@ final class InstallCommand implements Callable<Integer> {
     private int run(PrintWriter out, PrintWriter err) throws InterruptedException {
         Duration rolloutTimeout = Durations.parse("--timeout", timeout);
         Duration addressTimeout = Durations.parse("--verify-timeout", verifyTimeout);
+        if (peerPort < 0 || peerPort > 65535) {
+            throw new InstallProblem("--peer-port: " + peerPort + " is outside 1-65535 (0 turns the failure detector off)");
+        }
         InstallValues values = InstallValues.defaults().withNamespace(namespace).withPoolName(poolName)
                 .withLbClass(Optional.ofNullable(lbClass).filter(s -> !s.isBlank()))
                 .withIgnoreExcludeLb(ignoreExcludeLb).withSpeakerNetAdmin(speakerNetAdmin)
-                .withSpeakerArpInKernel(speakerArpInKernel);
+                .withSpeakerArpInKernel(speakerArpInKernel).withPeerPort(peerPort);
         if (image != null) {
             values = values.withImage(image);
         }

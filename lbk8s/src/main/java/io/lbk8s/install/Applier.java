@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.lbk8s.kube.ConfigResources;
@@ -27,7 +28,9 @@ public final class Applier {
          * an object of the same name that install did not make (no managed-by label): not labelled, not deleted by
          * uninstall, and changed only where lbk8s cannot run otherwise (a namespace's missing pod-security labels)
          */
-        kept
+        kept,
+        /** install's own object that it never rewrites once made (the speakers' key Secret); printed "kept" too */
+        keptOwn
     }
 
     /**
@@ -45,8 +48,11 @@ public final class Applier {
 
         @Override
         public String toString() {
-            return object + " " + (action == Action.kept ? "kept (not made by lbk8s install" + (note.isEmpty() ? "" : "; " + note) + ")"
-                    : action.name());
+            return object + " " + switch (action) {
+                case kept -> "kept (not made by lbk8s install" + (note.isEmpty() ? "" : "; " + note) + ")";
+                case keptOwn -> "kept" + (note.isEmpty() ? "" : " (" + note + ")");
+                default -> action.name();
+            };
         }
     }
 
@@ -80,6 +86,31 @@ public final class Applier {
         update.getMetadata().setAnnotations(merged(existing.getMetadata().getAnnotations(), desired.getMetadata().getAnnotations()));
         resource(client, update).update();
         return new Result(name, Action.configured);
+    }
+
+    /**
+     * Creates {@code desired} when nothing of its name exists, and otherwise leaves what exists as it is, install's own
+     * included: for content made once and kept, such as the speakers' key Secret (a new key on every run would set
+     * the speakers apart until each had read it).
+     *
+     * @param whyKept what the "kept" line says about an existing object of install's
+     */
+    public Result createIfAbsent(HasMetadata desired, String whyKept) {
+        Resource<? extends HasMetadata> resource = resource(client, desired);
+        String name = Objects.displayName(desired);
+        HasMetadata existing = resource.get();
+        if (existing == null) {
+            try {
+                resource.create();
+                return new Result(name, Action.created);
+            } catch (KubernetesClientException e) {
+                existing = e.getCode() == 409 ? resource.get() : null; // made meanwhile (by a speaker that found none)
+                if (existing == null) {
+                    throw e;
+                }
+            }
+        }
+        return Objects.managedByInstall(existing) ? new Result(name, Action.keptOwn, whyKept) : keep(desired, existing, name);
     }
 
     /** An object of the same name that install did not make: left as it is, but for what lbk8s cannot run without. */

@@ -9,6 +9,7 @@ import java.util.Optional;
  * @param addresses        the pool's ranges; empty renders no IPAddressPool / L2Advertisement
  * @param speakerNetAdmin  also grant CAP_NET_ADMIN, only needed for receive buffers beyond the system limit
  * @param speakerArpInKernel also grant CAP_BPF and CAP_NET_ADMIN, so the speaker answers ARP in the kernel (XDP)
+ * @param peerPort         the UDP port of the speakers' failure detector (heartbeats between nodes); 0 turns it off
  */
 public record InstallValues(
         String namespace,
@@ -21,6 +22,7 @@ public record InstallValues(
         boolean speakerNetAdmin,
         boolean speakerArpInKernel,
         int metricsPort,
+        int peerPort,
         Resources controllerResources,
         Resources speakerResources) {
 
@@ -28,6 +30,8 @@ public record InstallValues(
     public static final String IMAGE_REPOSITORY = "ghcr.io/lbk8s/lbk8s";
     /** The reference design's Talos-on-Docker network (10.5.0.0/24): what a client-side dry run renders. */
     public static final List<String> EXAMPLE_ADDRESSES = List.of("10.5.0.200-10.5.0.250");
+    /** The speakers' heartbeat port (UDP, between nodes); 0 turns the failure detector off. */
+    public static final int DEFAULT_PEER_PORT = 7947;
 
     /** Requests and memory limit; no CPU limit, so that a busy node does not throttle ARP answers. */
     public record Resources(String cpuRequest, String memoryRequest, String memoryLimit) {}
@@ -38,47 +42,52 @@ public record InstallValues(
 
     public static InstallValues defaults() {
         return new InstallValues(DEFAULT_NAMESPACE, IMAGE_REPOSITORY + ":" + Version.current(), "IfNotPresent",
-                EXAMPLE_ADDRESSES, "default", Optional.empty(), false, false, false, 7472,
+                EXAMPLE_ADDRESSES, "default", Optional.empty(), false, false, false, 7472, DEFAULT_PEER_PORT,
                 new Resources("50m", "96Mi", "256Mi"), new Resources("50m", "96Mi", "256Mi"));
     }
 
     public InstallValues withNamespace(String value) {
         return new InstallValues(value, image, imagePullPolicy, addresses, poolName, lbClass, ignoreExcludeLb, speakerNetAdmin,
-                speakerArpInKernel, metricsPort, controllerResources, speakerResources);
+                speakerArpInKernel, metricsPort, peerPort, controllerResources, speakerResources);
     }
 
     public InstallValues withImage(String value) {
         return new InstallValues(namespace, value, imagePullPolicy, addresses, poolName, lbClass, ignoreExcludeLb, speakerNetAdmin,
-                speakerArpInKernel, metricsPort, controllerResources, speakerResources);
+                speakerArpInKernel, metricsPort, peerPort, controllerResources, speakerResources);
     }
 
     public InstallValues withAddresses(List<String> value) {
         return new InstallValues(namespace, image, imagePullPolicy, value, poolName, lbClass, ignoreExcludeLb, speakerNetAdmin,
-                speakerArpInKernel, metricsPort, controllerResources, speakerResources);
+                speakerArpInKernel, metricsPort, peerPort, controllerResources, speakerResources);
     }
 
     public InstallValues withPoolName(String value) {
         return new InstallValues(namespace, image, imagePullPolicy, addresses, value, lbClass, ignoreExcludeLb, speakerNetAdmin,
-                speakerArpInKernel, metricsPort, controllerResources, speakerResources);
+                speakerArpInKernel, metricsPort, peerPort, controllerResources, speakerResources);
     }
 
     public InstallValues withLbClass(Optional<String> value) {
         return new InstallValues(namespace, image, imagePullPolicy, addresses, poolName, value, ignoreExcludeLb, speakerNetAdmin,
-                speakerArpInKernel, metricsPort, controllerResources, speakerResources);
+                speakerArpInKernel, metricsPort, peerPort, controllerResources, speakerResources);
     }
 
     public InstallValues withIgnoreExcludeLb(boolean value) {
         return new InstallValues(namespace, image, imagePullPolicy, addresses, poolName, lbClass, value, speakerNetAdmin,
-                speakerArpInKernel, metricsPort, controllerResources, speakerResources);
+                speakerArpInKernel, metricsPort, peerPort, controllerResources, speakerResources);
     }
 
     public InstallValues withSpeakerNetAdmin(boolean value) {
         return new InstallValues(namespace, image, imagePullPolicy, addresses, poolName, lbClass, ignoreExcludeLb, value,
-                speakerArpInKernel, metricsPort, controllerResources, speakerResources);
+                speakerArpInKernel, metricsPort, peerPort, controllerResources, speakerResources);
     }
 
     public InstallValues withSpeakerArpInKernel(boolean value) {
         return new InstallValues(namespace, image, imagePullPolicy, addresses, poolName, lbClass, ignoreExcludeLb, speakerNetAdmin,
-                value, metricsPort, controllerResources, speakerResources);
+                value, metricsPort, peerPort, controllerResources, speakerResources);
+    }
+
+    public InstallValues withPeerPort(int value) {
+        return new InstallValues(namespace, image, imagePullPolicy, addresses, poolName, lbClass, ignoreExcludeLb, speakerNetAdmin,
+                speakerArpInKernel, metricsPort, value, controllerResources, speakerResources);
     }
 }

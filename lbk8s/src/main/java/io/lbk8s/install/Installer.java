@@ -3,6 +3,7 @@ package io.lbk8s.install;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.lbk8s.address.IpAddress;
@@ -14,6 +15,7 @@ import io.lbk8s.config.ConfigProblem;
 import io.lbk8s.config.ConfigResult;
 import io.lbk8s.kube.ConfigResources;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,6 +52,7 @@ public final class Installer {
 
     private final KubernetesClient client;
     private final Rollout.Sleeper sleeper;
+    private final SecureRandom random = new SecureRandom();
 
     public Installer(KubernetesClient client, Rollout.Sleeper sleeper) {
         this.client = client;
@@ -195,7 +198,11 @@ public final class Installer {
                 .map(p -> p.origin().kind() + " " + p.origin().name() + ": " + p.message()).toList();
     }
 
-    /** Applies every object in order; custom resources wait until their CRDs are served. */
+    /**
+     * Applies every object in order; custom resources wait until their CRDs are served. Right after the namespace,
+     * before the speakers, it creates their key Secret if it is missing (with a new random key), and never replaces
+     * an existing one: a re-run keeps the key.
+     */
     public List<Applier.Result> apply(Plan plan, Consumer<String> say) throws InterruptedException {
         Applier applier = new Applier(client);
         List<Applier.Result> results = new ArrayList<>();
@@ -208,6 +215,13 @@ public final class Installer {
             Applier.Result result = applier.apply(object);
             say.accept(result.toString());
             results.add(result);
+            if (object instanceof Namespace) {
+                Applier.Result keys = applier.createIfAbsent(
+                        Manifests.peerSecret(plan.values().namespace(), Manifests.newPeerKeys(random)),
+                        "it holds the speakers' keys, which install never replaces");
+                say.accept(keys.toString());
+                results.add(keys);
+            }
         }
         return results;
     }

@@ -18,6 +18,8 @@ import io.fabric8.kubernetes.api.model.ProbeBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
@@ -29,7 +31,11 @@ import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,8 +55,15 @@ public final class Manifests {
     public static final String NAME_LABEL = "app.kubernetes.io/name";
     public static final String COMPONENT_LABEL = "app.kubernetes.io/component";
     public static final String HEALTH_PORT_NAME = "monitoring";
+    public static final String PEER_PORT_NAME = "peers";
+    /** The speakers' heartbeat keys: a Secret in the install namespace, data key {@link #PEER_KEYS}. */
+    public static final String PEER_SECRET = "lbk8s-speaker-peers";
+    public static final String PEER_KEYS = "keys";
 
-    /** Every object, in the order to apply them (the namespace and CRDs before what lives in or uses them). */
+    /**
+     * Every object, in the order to apply them (the namespace and CRDs before what lives in or uses them). All but
+     * the speakers' key Secret ({@link #peerSecret}), which holds a secret: install creates it, never this output.
+     */
     public static List<HasMetadata> render(InstallValues values) {
         List<HasMetadata> objects = new ArrayList<>();
         objects.add(namespace(values));
@@ -72,6 +85,24 @@ public final class Manifests {
         objects.add(speaker(values));
         objects.addAll(pool(values));
         return List.copyOf(objects);
+    }
+
+    /**
+     * The Secret with the speakers' heartbeat keys (their failure detector's): one key per line, each ending in a
+     * newline; the first line signs, every line is accepted (which is how a key is rotated). Not in {@link #render},
+     * so that deploy/lbk8s.yaml and dry runs carry no key that every cluster would share: {@code lbk8s install} creates it when it is missing and never replaces it, and with {@code kubectl
+     * apply} the first speaker that finds it missing creates it.
+     */
+    public static Secret peerSecret(String namespace, String keys) {
+        return new SecretBuilder().withMetadata(meta(PEER_SECRET, namespace, "speaker")).withType("Opaque")
+                .addToData(PEER_KEYS, Base64.getEncoder().encodeToString(keys.getBytes(StandardCharsets.UTF_8))).build();
+    }
+
+    /** The content of a new {@link #peerSecret}: one key, 32 random bytes as 64 hex characters, and its newline. */
+    public static String newPeerKeys(SecureRandom random) {
+        byte[] key = new byte[32];
+        random.nextBytes(key);
+        return HexFormat.of().formatHex(key) + "\n";
     }
 
     /** The pool and its L2Advertisement (MetalLB's CRDs); none when no addresses are given. */
@@ -172,14 +203,17 @@ public final class Manifests {
         if (values.ignoreExcludeLb()) {
             args.add("--ignore-exclude-lb");
         }
-        List<String> capabilities = new ArrayList<>(List.of("NET_RAW"));
+        args.add("--peer-port=" + values.peerPort()); // explicit, also when 0 (the failure detector off)
+        // SYS_NICE: the failure detector's thread runs at real-time priority, so that a starved CPU does not make
+        // the other speakers take this node's addresses
+        List<String> capabilities = new ArrayList<>(List.of("NET_RAW", "SYS_NICE"));
         if (values.speakerNetAdmin() || values.speakerArpInKernel()) {
             capabilities.add("NET_ADMIN");
         }
         if (values.speakerArpInKernel()) {
             capabilities.add("BPF"); // with NET_ADMIN: load the XDP program and attach it (docs/decisions/0003)
         }
-        // Root without any capability but NET_RAW: Kubernetes grants added capabilities to uid 0 only (no ambient
+        // Root without any capability but these: Kubernetes grants added capabilities to uid 0 only (no ambient
         // capabilities for other users), and raw sockets for ARP/NDP need NET_RAW.
         Container container = container(values, "speaker", args, values.speakerResources(),
                 new SecurityContextBuilder().withAllowPrivilegeEscalation(false).withReadOnlyRootFilesystem(true)
@@ -188,6 +222,11 @@ public final class Manifests {
                 List.of(fieldEnv("NODE_NAME", "spec.nodeName"), fieldEnv("POD_NAME", "metadata.name"),
                         fieldEnv("POD_NAMESPACE", "metadata.namespace")),
                 true);
+        if (values.peerPort() != 0) {
+            // the failure detector's heartbeats, between nodes; hostNetwork: the port is the node's
+            container = new ContainerBuilder(container).addNewPort().withName(PEER_PORT_NAME).withContainerPort(values.peerPort())
+                    .withHostPort(values.peerPort()).withProtocol("UDP").endPort().build();
+        }
         PodSpec pod = podSpec(SPEAKER, container)
                 .withHostNetwork(true)
                 .withDnsPolicy("ClusterFirstWithHostNet")

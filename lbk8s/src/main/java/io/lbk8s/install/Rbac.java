@@ -13,19 +13,32 @@ import java.util.List;
 public final class Rbac {
     private Rbac() {}
 
-    /** One rule: an API group (empty for core), resources (with "/status" for the subresource) and verbs. */
-    public record Rule(String group, List<String> resources, List<String> verbs) {
+    /**
+     * One rule: an API group (empty for core), resources (with "/status" for the subresource), verbs, and the names
+     * of the objects it is confined to (empty: any). Kubernetes matches a name against a request that names one
+     * object: get, update, delete by path, and list and watch with {@code fieldSelector=metadata.name=NAME}; never
+     * create, which is why a create rule has no names.
+     */
+    public record Rule(String group, List<String> resources, List<String> verbs, List<String> resourceNames) {
         public Rule {
             resources = List.copyOf(resources);
             verbs = List.copyOf(verbs);
+            resourceNames = List.copyOf(resourceNames);
         }
 
-        public boolean allows(String verb, String group, String resource) {
-            return this.group.equals(group) && resources.contains(resource) && verbs.contains(verb);
+        public Rule(String group, List<String> resources, List<String> verbs) {
+            this(group, resources, verbs, List.of());
+        }
+
+        /** @param name the one object the request names, or null (a create, a list or watch of all) */
+        public boolean allows(String verb, String group, String resource, String name) {
+            return this.group.equals(group) && resources.contains(resource) && verbs.contains(verb)
+                    && (resourceNames.isEmpty() || (name != null && resourceNames.contains(name)));
         }
 
         PolicyRule toPolicyRule() {
-            return new PolicyRuleBuilder().withApiGroups(group).withResources(resources).withVerbs(verbs).build();
+            return new PolicyRuleBuilder().withApiGroups(group).withResources(resources).withResourceNames(resourceNames)
+                    .withVerbs(verbs).build();
         }
     }
 
@@ -59,7 +72,11 @@ public final class Rbac {
             new Rule("", List.of("configmaps"), INFORM),
             new Rule(METALLB, List.of("ipaddresspools", "l2advertisements"), INFORM),
             new Rule(METALLB, List.of("servicel2statuses"), List.of("list", "get", "create", "delete")),
-            new Rule(METALLB, List.of("servicel2statuses/status"), List.of("update")));
+            new Rule(METALLB, List.of("servicel2statuses/status"), List.of("update")),
+            // the failure detector's key Secret: read (and watched, for key rotation) by name only; created by the
+            // first speaker that finds it missing (kubectl apply of deploy/lbk8s.yaml makes none)
+            new Rule("", List.of("secrets"), List.of("get", "list", "watch"), List.of(Manifests.PEER_SECRET)),
+            new Rule("", List.of("secrets"), List.of("create")));
 
     static List<PolicyRule> policyRules(List<Rule> rules) {
         return rules.stream().map(Rule::toPolicyRule).toList();

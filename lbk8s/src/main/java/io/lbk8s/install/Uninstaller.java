@@ -38,7 +38,11 @@ public final class Uninstaller {
     }
 
     public List<Result> uninstall(String namespace, boolean purge, Consumer<String> say) {
-        List<HasMetadata> installed = Manifests.render(InstallValues.defaults().withNamespace(namespace).withAddresses(List.of()));
+        List<HasMetadata> installed = new ArrayList<>(
+                Manifests.render(InstallValues.defaults().withNamespace(namespace).withAddresses(List.of())));
+        // the speakers' key Secret, which install creates right after the namespace (render leaves it out): deleted
+        // after the speakers, whatever key it holds
+        installed.add(1, Manifests.peerSecret(namespace, ""));
         List<Result> results = new ArrayList<>();
         // pools and advertisements install made, whatever their names; with --purge also the user's, but only those
         // that go anyway with install's namespace or CRD: never MetalLB's in a namespace and under CRDs install kept

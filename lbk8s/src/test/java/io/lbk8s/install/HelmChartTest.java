@@ -6,15 +6,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -62,10 +65,10 @@ class HelmChartTest {
             "image", Map.of("repository", "registry.example/lbk8s", "tag", "dev", "pullPolicy", "Always"),
             "metrics", Map.of("port", 7473),
             "controller", Map.of("resources", resources("100m", "128Mi", "512Mi")),
-            "speaker", Map.of("netAdmin", true, "arpInKernel", true, "resources", resources("20m", "64Mi", "128Mi")));
+            "speaker", Map.of("netAdmin", true, "arpInKernel", true, "peerPort", 7950, "resources", resources("20m", "64Mi", "128Mi")));
 
     static final InstallValues CUSTOM_EQUIVALENT = new InstallValues(NS, "registry.example/lbk8s:dev", "Always",
-            List.of("192.0.2.10-192.0.2.20", "2001:db8::10-2001:db8::20"), "lan", Optional.of("example.com/l2"), true, true, true, 7473,
+            List.of("192.0.2.10-192.0.2.20", "2001:db8::10-2001:db8::20"), "lan", Optional.of("example.com/l2"), true, true, true, 7473, 7950,
             new InstallValues.Resources("100m", "128Mi", "512Mi"), new InstallValues.Resources("20m", "64Mi", "128Mi"));
 
     static Map<String, Object> resources(String cpu, String memory, String memoryLimit) {
@@ -73,7 +76,12 @@ class HelmChartTest {
     }
 
     static List<HasMetadata> renderChart(Map<String, Object> overrides) {
-        String text = chart.manifests("lbk8s", NS, overrides);
+        return renderChart(overrides, HelmTemplate.Lookup.NOTHING);
+    }
+
+    /** @param cluster what Helm's lookup finds (nothing, as with helm template, or a cluster's objects on an upgrade) */
+    static List<HasMetadata> renderChart(Map<String, Object> overrides, HelmTemplate.Lookup cluster) {
+        String text = chart.manifests("lbk8s", NS, overrides, cluster);
         List<HasMetadata> objects = new ArrayList<>();
         for (String doc : text.split("(?m)^---\\s*$")) {
             if (doc.lines().allMatch(l -> l.isBlank() || l.strip().startsWith("#"))) {
@@ -109,9 +117,25 @@ class HelmChartTest {
         return o;
     }
 
-    /** Same kinds and names, each object equal but for labels, and the chart's labels include lbk8s's own. */
+    /** The {@code keys} of the chart's key Secret, decoded. */
+    static String keysOf(List<HasMetadata> fromChart) {
+        String data = find(fromChart, Secret.class, Manifests.PEER_SECRET).getData().get(Manifests.PEER_KEYS);
+        return new String(Base64.getDecoder().decode(data), StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Same kinds and names, each object equal but for labels, and the chart's labels include lbk8s's own. The one
+     * object that cannot be equal: the speakers' key Secret, which {@link Manifests#render} leaves out (install
+     * creates it with a random key) and which the chart renders with a random key of its own (lookup finds no
+     * cluster here). That key must have the form install's keys have; then the chart's Secret is compared with
+     * {@link Manifests#peerSecret} holding it.
+     */
     static void assertSameObjects(List<HasMetadata> fromChart, List<HasMetadata> fromManifests) {
-        List<HasMetadata> expected = fromManifests.stream().filter(o -> !(o instanceof CustomResourceDefinition)).toList();
+        String keys = keysOf(fromChart);
+        assertThat(keys).as("the chart's new key: 64 hex characters and a newline, as install's").matches("[0-9a-f]{64}\n");
+        List<HasMetadata> expected = new ArrayList<>(fromManifests.stream().filter(o -> !(o instanceof CustomResourceDefinition)).toList());
+        assertThat(expected).noneMatch(o -> o instanceof Secret);
+        expected.add(Manifests.peerSecret(NS, keys));
         Map<String, HasMetadata> byKey = new LinkedHashMap<>();
         fromChart.forEach(o -> assertThat(byKey.put(key(o), o)).as("rendered twice: " + key(o)).isNull());
         assertThat(byKey.keySet()).containsExactlyInAnyOrderElementsOf(expected.stream().map(HelmChartTest::key).toList());
@@ -158,8 +182,11 @@ class HelmChartTest {
         // the points that matter most, spelled out (also covered by the equality above)
         DaemonSet speaker = find(objects, DaemonSet.class, Manifests.SPEAKER);
         Container c = speaker.getSpec().getTemplate().getSpec().getContainers().getFirst();
-        assertThat(c.getArgs()).containsExactly("speaker", "--metrics-port=7473", "--lb-class=example.com/l2", "--ignore-exclude-lb");
-        assertThat(c.getSecurityContext().getCapabilities().getAdd()).containsExactly("NET_RAW", "NET_ADMIN", "BPF");
+        assertThat(c.getArgs()).containsExactly("speaker", "--metrics-port=7473", "--lb-class=example.com/l2", "--ignore-exclude-lb",
+                "--peer-port=7950");
+        assertThat(c.getSecurityContext().getCapabilities().getAdd()).containsExactly("NET_RAW", "SYS_NICE", "NET_ADMIN", "BPF");
+        assertThat(c.getPorts()).extracting(p -> p.getName() + " " + p.getContainerPort() + "/" + p.getProtocol())
+                .containsExactly("monitoring 7473/TCP", "peers 7950/UDP");
         assertThat(c.getImage()).isEqualTo("registry.example/lbk8s:dev");
         assertThat(c.getPorts().getFirst().getHostPort()).isEqualTo(7473);
         Deployment controller = find(objects, Deployment.class, Manifests.CONTROLLER);
@@ -167,6 +194,39 @@ class HelmChartTest {
                 .containsExactly("controller", "--metrics-port=7473", "--lb-class=example.com/l2");
         var pool = objects.stream().filter(o -> o.getKind().equals("IPAddressPool")).findFirst().orElseThrow();
         assertThat(pool.getMetadata().getName()).isEqualTo("lan");
+    }
+
+    @Test
+    void peerPortZeroTurnsTheFailureDetectorOffAsInstallDoes() {
+        List<HasMetadata> objects = renderChart(Map.of("speaker", Map.of("peerPort", 0)));
+        assertSameObjects(objects, Manifests.render(defaultsEquivalent().withPeerPort(0)).stream()
+                .filter(o -> !"Namespace".equals(o.getKind())).toList());
+        Container c = find(objects, DaemonSet.class, Manifests.SPEAKER).getSpec().getTemplate().getSpec().getContainers().getFirst();
+        assertThat(c.getArgs()).contains("--peer-port=0");
+        assertThat(c.getPorts()).extracting(p -> p.getName()).containsExactly("monitoring");
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void theKeySecretGetsANewKeyOnInstallAndKeepsItsKeysOnUpgrade() {
+        // helm install, helm template: nothing to look up, a new random key every time
+        String first = keysOf(renderChart(Map.of()));
+        assertThat(first).matches("[0-9a-f]{64}\n");
+        assertThat(keysOf(renderChart(Map.of()))).matches("[0-9a-f]{64}\n").isNotEqualTo(first);
+
+        // helm upgrade: lookup finds the Secret in the cluster, and its keys stay exactly as they are (two, mid-rotation)
+        String rotating = "0123456789abcdef".repeat(4) + "\n" + "a-key-of-forty-characters-that-was-added" + "\n";
+        Map<String, Object> live = JSON.readValue(ManifestOutput.SERIALIZATION.asJson(Manifests.peerSecret(NS, rotating)), LinkedHashMap.class);
+        ((Map<String, Object>) live.get("metadata")).put("resourceVersion", "42");
+        List<String> looked = new ArrayList<>();
+        List<HasMetadata> upgraded = renderChart(Map.of(), (apiVersion, kind, namespace, name) -> {
+            looked.add(String.join(" ", apiVersion, kind, namespace, name));
+            return kind.equals("Secret") && namespace.equals(NS) && name.equals(Manifests.PEER_SECRET) ? live : Map.of();
+        });
+        assertThat(looked).containsExactly("v1 Secret " + NS + " " + Manifests.PEER_SECRET);
+        assertThat(keysOf(upgraded)).isEqualTo(rotating);
+        assertThat(withoutLabels(find(upgraded, Secret.class, Manifests.PEER_SECRET)))
+                .isEqualTo(withoutLabels(Manifests.peerSecret(NS, rotating)));
     }
 
     @Test
@@ -285,9 +345,34 @@ class HelmChartTest {
         var nodes = HelmTemplate.parse("{{ .Values.tpyo }}", defines);
         var broken = new HelmTemplate.Chart(CHART, chart.chart(), chart.defaults(), defines, Map.of("x.yaml", nodes));
         assertThatThrownBy(() -> broken.render("r", NS, Map.of())).hasMessageContaining("no value .Values.tpyo");
-        var printf = new HelmTemplate.Chart(CHART, chart.chart(), chart.defaults(), defines,
-                Map.of("x.yaml", HelmTemplate.parse("{{ printf \"%s\" .Values.poolName }}", defines)));
-        assertThatThrownBy(() -> printf.render("r", NS, Map.of())).hasMessageContaining("printf is not in the supported subset");
+        assertThatThrownBy(() -> renderOne("{{ upper .Values.poolName }}")).hasMessageContaining("upper is not in the supported subset");
+        assertThatThrownBy(() -> renderOne("{{ printf \"%d\" 1 }}")).hasMessageContaining("%s verbs only");
+        assertThatThrownBy(() -> renderOne("{{ if true }}{{ $a := 1 }}{{ end }}{{ $a }}")).hasMessageContaining("undefined variable $a");
+        assertThatThrownBy(() -> HelmTemplate.parse("{{ range $i, $e := .Values.addresses }}{{ end }}", defines))
+                .hasMessageContaining("subset");
+        assertThatThrownBy(() -> renderOne("{{ \"\\t\" }}")).hasMessageContaining("escape");
+    }
+
+    static String renderOne(String template) {
+        Map<String, List<HelmTemplate.Node>> defines = new LinkedHashMap<>();
+        var nodes = HelmTemplate.parse(template, defines);
+        return new HelmTemplate.Chart(CHART, chart.chart(), chart.defaults(), defines, Map.of("x.yaml", nodes))
+                .render("r", NS, Map.of()).get("x.yaml");
+    }
+
+    @Test
+    void theRendererDoesWhatHelmDoesForTheKeySecret() {
+        // variables: in scope to the end of their block, as in Go
+        assertThat(renderOne("{{ $a := \"top\" }}{{ if true }}{{ $a := \"inner\" }}{{ $a }}{{ end }}-{{ $a }}")).isEqualTo("inner-top");
+        assertThat(renderOne("{{- $b := .Values.poolName | quote }}{{ $b }}")).isEqualTo("\"default\"");
+        // sprig's functions, as Go computes them
+        assertThat(renderOne("{{ sha256sum \"abc\" }}")).isEqualTo("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        assertThat(renderOne("{{ \"hi\" | printf \"%s\\n\" | b64enc }}")).isEqualTo("aGkK");
+        assertThat(Base64.getDecoder().decode(renderOne("{{ randBytes 32 }}"))).hasSize(32);
+        assertThat(renderOne("{{ randBytes 32 | sha256sum }}")).matches("[0-9a-f]{64}").isNotEqualTo(renderOne("{{ randBytes 32 | sha256sum }}"));
+        // lookup without a cluster finds an empty map, and dig then gives its default
+        assertThat(renderOne("{{ lookup \"v1\" \"Secret\" \"ns\" \"x\" | dig \"data\" \"keys\" \"none\" }}")).isEqualTo("none");
+        assertThat(renderOne("{{ .Values | dig \"image\" \"pullPolicy\" \"none\" }}")).isEqualTo("IfNotPresent");
     }
 
     static <T extends HasMetadata> T find(List<HasMetadata> objects, Class<T> type, String name) {

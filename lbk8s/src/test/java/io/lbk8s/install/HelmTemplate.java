@@ -2,13 +2,21 @@ package io.lbk8s.install;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import tools.jackson.dataformat.yaml.YAMLMapper;
@@ -21,16 +29,25 @@ import tools.jackson.dataformat.yaml.YAMLWriteFeature;
  *   <li>{@code {{ PIPELINE }}}, {@code {{- ... -}}} whitespace trimming, {@code {{/* comment *&#47;}}}</li>
  *   <li>{@code if PIPELINE} / {@code else} / {@code end}, {@code range PIPELINE} (dot is the element) / {@code end},
  *       {@code define "name"} / {@code end}</li>
- *   <li>operands: {@code .} {@code .A.b.c} (from dot), {@code "string"}, integers, {@code true}/{@code false}</li>
+ *   <li>{@code $name := PIPELINE}, in scope to the {@code end} of the block it is declared in (or of the file), as
+ *       in Go; not in an included template</li>
+ *   <li>operands: {@code .} {@code .A.b.c} (from dot), {@code $name}, {@code "string"} (escapes {@code \"},
+ *       {@code \\}, {@code \n}), integers, {@code true}/{@code false}</li>
  *   <li>functions, called as {@code fn args} or piped as the last argument: {@code include NAME CTX},
  *       {@code toYaml}, {@code nindent N}, {@code indent N}, {@code quote}, {@code default DEFAULT}, {@code eq A B},
- *       {@code not}, {@code join SEP LIST}</li>
+ *       {@code not}, {@code join SEP LIST}, {@code printf FORMAT ARGS...} (with {@code %s} only),
+ *       {@code b64enc}, {@code sha256sum} (hex), {@code randBytes N} (base64 of N bytes from a SecureRandom),
+ *       {@code dig KEY... DEFAULT DICT}, and {@code lookup APIVERSION KIND NAMESPACE NAME}, which finds what the
+ *       {@link Lookup} given to {@link Chart#render} holds: by default nothing (an empty map), as in
+ *       {@code helm template}</li>
  * </ul>
  * Stricter than Helm on purpose: a missing value ({@code .Values.tpyo}) is an error rather than an empty string.
  * Truthiness is Go's: false, 0, "", nil, and empty lists and maps are false.
  */
 final class HelmTemplate {
     private HelmTemplate() {}
+
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     // ---- the chart ----
 
@@ -60,22 +77,40 @@ final class HelmTemplate {
 
         /** Each template's output, by file name (NOTES.txt included), as {@code helm template} renders them. */
         Map<String, String> render(String releaseName, String namespace, Map<String, Object> overrides) {
+            return render(releaseName, namespace, overrides, Lookup.NOTHING);
+        }
+
+        /** The same, as {@code helm install} or {@code helm upgrade} renders them in a cluster holding what {@code cluster} finds. */
+        Map<String, String> render(String releaseName, String namespace, Map<String, Object> overrides, Lookup cluster) {
             Map<String, Object> root = new LinkedHashMap<>();
             root.put("Values", merge(defaults, overrides));
             root.put("Release", Map.of("Name", releaseName, "Namespace", namespace, "Service", "Helm"));
             root.put("Chart", Map.of("Name", chart.get("name"), "Version", chart.get("version"),
                     "AppVersion", chart.get("appVersion")));
             Map<String, String> out = new LinkedHashMap<>();
-            templates.forEach((name, nodes) -> out.put(name, new Renderer(defines).render(nodes, root, root)));
+            templates.forEach((name, nodes) -> out.put(name, new Renderer(defines, cluster).render(nodes, root, root, new LinkedHashMap<>())));
             return out;
         }
 
         /** The manifests (every template but NOTES.txt), as one stream of YAML documents. */
         String manifests(String releaseName, String namespace, Map<String, Object> overrides) {
-            return render(releaseName, namespace, overrides).entrySet().stream().filter(e -> e.getKey().endsWith(".yaml"))
+            return manifests(releaseName, namespace, overrides, Lookup.NOTHING);
+        }
+
+        String manifests(String releaseName, String namespace, Map<String, Object> overrides, Lookup cluster) {
+            return render(releaseName, namespace, overrides, cluster).entrySet().stream().filter(e -> e.getKey().endsWith(".yaml"))
                     .map(e -> "---\n# Source: lbk8s/templates/" + e.getKey() + "\n" + e.getValue() + "\n")
                     .collect(Collectors.joining());
         }
+    }
+
+    /** Helm's {@code lookup} of one object: the object as a map, or an empty map when there is none. */
+    @FunctionalInterface
+    interface Lookup {
+        /** No cluster: what {@code helm template} (and {@code --dry-run}) sees. */
+        Lookup NOTHING = (apiVersion, kind, namespace, name) -> Map.of();
+
+        Map<String, Object> find(String apiVersion, String kind, String namespace, String name);
     }
 
     static final YAMLMapper YAML = YAMLMapper.builder()
@@ -118,6 +153,10 @@ final class HelmTemplate {
     record If(String condition, List<Node> then, List<Node> otherwise) implements Node {}
 
     record Range(String pipeline, List<Node> body) implements Node {}
+
+    record Assign(String variable, String pipeline) implements Node {}
+
+    private static final Pattern ASSIGN = Pattern.compile("\\$([A-Za-z_][A-Za-z0-9_]*)\\s*:=\\s*(.+)", Pattern.DOTALL);
 
     private record Token(String text, boolean action) {}
 
@@ -198,7 +237,11 @@ final class HelmTemplate {
                 }
                 expectEnd(tokens, at, a);
                 nodes.add(new If(a.substring(3).strip(), then, otherwise));
-            } else if (a.startsWith("range ")) {
+            } else if (ASSIGN.matcher(a).matches()) {
+                Matcher m = ASSIGN.matcher(a);
+                m.matches();
+                nodes.add(new Assign(m.group(1), m.group(2).strip()));
+            } else if (a.startsWith("range ") && !a.contains(":=")) {
                 List<Node> body = block(tokens, at, defines, true);
                 expectEnd(tokens, at, a);
                 nodes.add(new Range(a.substring(6).strip(), body));
@@ -232,18 +275,21 @@ final class HelmTemplate {
 
     // ---- evaluation ----
 
-    private record Renderer(Map<String, List<Node>> defines) {
-        String render(List<Node> nodes, Object root, Object dot) {
+    private record Renderer(Map<String, List<Node>> defines, Lookup cluster) {
+        /** @param vars the variables in scope; a block's own declarations end with it (each block gets a copy) */
+        String render(List<Node> nodes, Object root, Object dot, Map<String, Object> vars) {
             StringBuilder out = new StringBuilder();
             for (Node node : nodes) {
                 switch (node) {
                     case Text t -> out.append(t.text());
-                    case Action a -> out.append(print(pipeline(a.pipeline(), root, dot), a.pipeline()));
-                    case If i -> out.append(render(truthy(pipeline(i.condition(), root, dot)) ? i.then() : i.otherwise(), root, dot));
+                    case Action a -> out.append(print(pipeline(a.pipeline(), root, dot, vars), a.pipeline()));
+                    case Assign a -> vars.put(a.variable(), pipeline(a.pipeline(), root, dot, vars));
+                    case If i -> out.append(render(truthy(pipeline(i.condition(), root, dot, vars)) ? i.then() : i.otherwise(), root, dot,
+                            new LinkedHashMap<>(vars)));
                     case Range r -> {
-                        Object over = pipeline(r.pipeline(), root, dot);
+                        Object over = pipeline(r.pipeline(), root, dot, vars);
                         if (over instanceof List<?> list) {
-                            list.forEach(element -> out.append(render(r.body(), root, element)));
+                            list.forEach(element -> out.append(render(r.body(), root, element, new LinkedHashMap<>(vars))));
                         } else if (over != null) {
                             throw new IllegalArgumentException("range over a " + over.getClass().getSimpleName() + ": " + r.pipeline());
                         }
@@ -253,25 +299,25 @@ final class HelmTemplate {
             return out.toString();
         }
 
-        Object pipeline(String text, Object root, Object dot) {
+        Object pipeline(String text, Object root, Object dot, Map<String, Object> vars) {
             Object piped = null;
             boolean first = true;
             for (String command : split(text, '|')) {
                 List<String> words = split(command.strip(), ' ');
                 List<Object> args = new ArrayList<>();
                 for (String word : words.subList(1, words.size())) {
-                    args.add(operand(word, dot, text));
+                    args.add(operand(word, dot, vars, text));
                 }
                 if (!first) {
                     args.add(piped);
                 }
                 String head = words.getFirst();
-                if (head.startsWith(".") || head.startsWith("\"") || Character.isDigit(head.charAt(0))
+                if (head.startsWith(".") || head.startsWith("$") || head.startsWith("\"") || Character.isDigit(head.charAt(0))
                         || head.equals("true") || head.equals("false")) {
                     if (!args.isEmpty()) {
                         throw new IllegalArgumentException("can't give arguments to a value: " + text);
                     }
-                    piped = operand(head, dot, text);
+                    piped = operand(head, dot, vars, text);
                 } else {
                     piped = call(head, args, root, text);
                 }
@@ -288,7 +334,7 @@ final class HelmTemplate {
                     if (body == null) {
                         throw new IllegalArgumentException("no template " + args.get(0) + ": " + text);
                     }
-                    yield render(body, root, args.get(1));
+                    yield render(body, root, args.get(1), new LinkedHashMap<>()); // an included template sees no variables
                 }
                 case "toYaml" -> {
                     arity(fn, args, 1, text);
@@ -320,6 +366,48 @@ final class HelmTemplate {
                     arity(fn, args, 2, text);
                     yield ((List<?>) args.get(1)).stream().map(o -> print(o, text)).collect(Collectors.joining(args.get(0).toString()));
                 }
+                case "printf" -> {
+                    if (args.isEmpty() || !(args.getFirst() instanceof String format) || format.replace("%s", "").contains("%")) {
+                        throw new IllegalArgumentException("printf with a format of %s verbs only is in the supported subset: " + text);
+                    }
+                    yield String.format(format, args.subList(1, args.size()).stream().map(o -> print(o, text)).toArray());
+                }
+                case "b64enc" -> {
+                    arity(fn, args, 1, text);
+                    yield Base64.getEncoder().encodeToString(print(args.getFirst(), text).getBytes(StandardCharsets.UTF_8));
+                }
+                case "sha256sum" -> {
+                    arity(fn, args, 1, text);
+                    try {
+                        yield HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                                .digest(print(args.getFirst(), text).getBytes(StandardCharsets.UTF_8)));
+                    } catch (NoSuchAlgorithmException e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+                case "randBytes" -> {
+                    arity(fn, args, 1, text);
+                    byte[] bytes = new byte[((Number) args.getFirst()).intValue()];
+                    RANDOM.nextBytes(bytes);
+                    yield Base64.getEncoder().encodeToString(bytes);
+                }
+                case "dig" -> {
+                    if (args.size() < 3 || !(args.getLast() instanceof Map<?, ?>)) {
+                        throw new IllegalArgumentException("dig takes keys, a default and a map: " + text);
+                    }
+                    Object value = args.getLast();
+                    for (Object key : args.subList(0, args.size() - 2)) {
+                        if (!(value instanceof Map<?, ?> map) || !map.containsKey(key)) {
+                            yield args.get(args.size() - 2);
+                        }
+                        value = map.get(key);
+                    }
+                    yield value;
+                }
+                case "lookup" -> {
+                    arity(fn, args, 4, text);
+                    yield cluster.find(print(args.get(0), text), print(args.get(1), text), print(args.get(2), text), print(args.get(3), text));
+                }
                 default -> throw new IllegalArgumentException("function " + fn + " is not in the supported subset: " + text);
             };
         }
@@ -330,9 +418,15 @@ final class HelmTemplate {
             }
         }
 
-        private static Object operand(String word, Object dot, String text) {
+        private static Object operand(String word, Object dot, Map<String, Object> vars, String text) {
             if (word.equals(".")) {
                 return dot;
+            }
+            if (word.startsWith("$")) {
+                if (!vars.containsKey(word.substring(1))) {
+                    throw new IllegalArgumentException("undefined variable " + word + " (or not in the supported subset) in " + text);
+                }
+                return vars.get(word.substring(1));
             }
             if (word.startsWith("\"")) {
                 return unquote(word);
@@ -396,7 +490,21 @@ final class HelmTemplate {
         if (word.length() < 2 || !word.startsWith("\"") || !word.endsWith("\"")) {
             throw new IllegalArgumentException("not a string: " + word);
         }
-        return word.substring(1, word.length() - 1).replace("\\\"", "\"").replace("\\\\", "\\");
+        StringBuilder out = new StringBuilder();
+        for (int i = 1; i < word.length() - 1; i++) {
+            char c = word.charAt(i);
+            if (c == '\\' && i + 1 < word.length() - 1) {
+                char next = word.charAt(++i);
+                switch (next) {
+                    case '"', '\\' -> out.append(next);
+                    case 'n' -> out.append('\n');
+                    default -> throw new IllegalArgumentException("the escape \\" + next + " is not in the supported subset: " + word);
+                }
+            } else {
+                out.append(c);
+            }
+        }
+        return out.toString();
     }
 
     /** Splits on {@code sep} outside double quotes; runs of spaces count as one. */

@@ -81,11 +81,21 @@ class InstallApiTest {
         }
         var pool = client.genericKubernetesResources(ConfigResources.IP_ADDRESS_POOLS).inNamespace("lbk8s-system").withName("default").get();
         assertThat(Installer.addressesOf(pool)).containsExactly("10.5.0.200-10.5.0.250");
+        // the speakers' key Secret: made by install (it is in no manifest), one random key of 64 hex characters
+        assertThat(first.out()).contains("namespace/lbk8s-system created\nsecret/lbk8s-speaker-peers created\n");
+        String key = peerKeys();
+        assertThat(key).matches("[0-9a-f]{64}\n");
+        var secret = client.secrets().inNamespace("lbk8s-system").withName(Manifests.PEER_SECRET).get();
+        assertThat(secret.getType()).isEqualTo("Opaque");
+        assertThat(secret.getMetadata().getLabels()).containsEntry(Manifests.MANAGED_BY_LABEL, Manifests.MANAGED_BY);
 
         int before = server.requestCount();
         Run second = lbk8s("install", "--wait=false", "--docker-socket", "/nonexistent");
         assertThat(second.code()).as(second.err()).isZero();
-        assertThat(second.out()).contains("nothing changed").doesNotContain(" created").doesNotContain(" configured");
+        assertThat(second.out()).contains("nothing changed").doesNotContain(" created").doesNotContain(" configured")
+                .contains("secret/lbk8s-speaker-peers kept (it holds the speakers' keys, which install never replaces)")
+                .doesNotContain("kept as they are");
+        assertThat(peerKeys()).as("a re-run keeps the key").isEqualTo(key);
         assertThat(server.recentRequests().subList(Math.max(0, server.recentRequests().size() - (server.requestCount() - before)),
                 server.recentRequests().size())).noneMatch(r -> r.startsWith("POST") || r.startsWith("PUT") || r.startsWith("PATCH"));
 
@@ -96,6 +106,13 @@ class InstallApiTest {
                 .getSpec().getTemplate().getSpec().getContainers().getFirst().getArgs()).contains("--ignore-exclude-lb");
     }
 
+    /** The speakers' key Secret's {@code keys}, decoded. */
+    String peerKeys() {
+        var secret = client.secrets().inNamespace("lbk8s-system").withName(Manifests.PEER_SECRET).get();
+        return new String(java.util.Base64.getDecoder().decode(secret.getData().get(Manifests.PEER_KEYS)),
+                java.nio.charset.StandardCharsets.UTF_8);
+    }
+
     @Test
     void uninstallLeavesNothingBehind() {
         assertThat(lbk8s("install", "--wait=false", "--addresses", "10.5.0.240-10.5.0.250").code()).isZero();
@@ -103,6 +120,10 @@ class InstallApiTest {
         assertThat(un.code()).as(un.err()).isZero();
         assertThat(un.out()).contains("deployment.apps/lbk8s-controller deleted", "namespace/lbk8s-system deleted",
                 "customresourcedefinition.apiextensions.k8s.io/ipaddresspools.metallb.io deleted");
+        // the key Secret goes after the speakers (which could otherwise make a new one) and before the namespace
+        assertThat(un.out()).containsSubsequence("daemonset.apps/lbk8s-speaker deleted", "secret/lbk8s-speaker-peers deleted",
+                "namespace/lbk8s-system deleted");
+        assertThat(client.secrets().inNamespace("lbk8s-system").withName(Manifests.PEER_SECRET).get()).isNull();
         for (var object : Manifests.render(InstallValues.defaults())) {
             assertThat(Applier.resource(client, object).get()).as(object.getKind() + " " + object.getMetadata().getName()).isNull();
         }
@@ -125,9 +146,30 @@ class InstallApiTest {
         assertThat(pools.list().getItems()).extracting(p -> p.getMetadata().getName()).containsExactly("mine");
         assertThat(client.apps().deployments().inNamespace("lbk8s-system").list().getItems()).isEmpty();
 
+        // the namespace stays for the user's pool, but install's key Secret goes with the rest of install's objects
+        assertThat(un.out()).contains("secret/lbk8s-speaker-peers deleted");
+        assertThat(client.secrets().inNamespace("lbk8s-system").withName(Manifests.PEER_SECRET).get()).isNull();
+
         Run purge = lbk8s("uninstall", "--purge");
         assertThat(purge.out()).contains("ipaddresspool.metallb.io/mine deleted (--purge)", "namespace/lbk8s-system deleted");
         assertThat(client.apiextensions().v1().customResourceDefinitions().list().getItems()).isEmpty();
+    }
+
+    @Test
+    void aKeySecretInstallDidNotMakeIsKeptAsItIs() {
+        // made before install by someone else (a speaker from kubectl apply that labelled it otherwise, or the user)
+        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("lbk8s-system").endMetadata().build()).create();
+        String theirs = "0123456789abcdef0123456789abcdef-first\n0123456789abcdef0123456789abcdef-second\n";
+        var secret = Manifests.peerSecret("lbk8s-system", theirs);
+        secret.getMetadata().setLabels(Map.of());
+        client.secrets().inNamespace("lbk8s-system").resource(secret).create();
+        Run install = lbk8s("install", "--wait=false", "--docker-socket", "/nonexistent");
+        assertThat(install.code()).as(install.err()).isZero();
+        assertThat(install.out()).contains("secret/lbk8s-speaker-peers kept (not made by lbk8s install)");
+        assertThat(peerKeys()).isEqualTo(theirs);
+        Run un = lbk8s("uninstall");
+        assertThat(un.out()).contains("secret/lbk8s-speaker-peers kept (not made by lbk8s install)");
+        assertThat(peerKeys()).isEqualTo(theirs);
     }
 
     @Test
@@ -146,6 +188,10 @@ class InstallApiTest {
         assertThat(overlap.code()).isEqualTo(1);
         assertThat(overlap.err()).startsWith("error: the pool 10.5.0.300-10.5.0.310 would be rejected").doesNotContain("Exception").hasLineCount(1);
         assertThat(lbk8s("install", "--timeout", "soon").err()).isEqualTo("error: --timeout: \"soon\" is not a duration like 90s, 3m or 500ms\n");
+        Run port = lbk8s("install", "--peer-port", "65536");
+        assertThat(port.code()).isEqualTo(1);
+        assertThat(port.err()).isEqualTo("error: --peer-port: 65536 is outside 1-65535 (0 turns the failure detector off)\n");
+        assertThat(lbk8s("install", "--peer-port", "-1", "--dry-run").err()).startsWith("error: --peer-port: -1 is outside");
         Run noApi = new InstallApiTest.Run(0, "", "");
         server.close();
         noApi = lbk8s("status");
@@ -262,6 +308,14 @@ class InstallApiTest {
         assertThat(yaml.code()).as(yaml.err()).isZero();
         assertThat(yaml.out()).startsWith("---\n").contains("kind: IPAddressPool", "- 10.5.0.200-10.5.0.250");
         assertThat(client.namespaces().withName("lbk8s-system").get()).as("a dry run writes nothing").isNull();
+        // no key in any dry run: install makes the key Secret only when it applies
+        assertThat(json.out()).doesNotContain("\"Secret\"");
+        assertThat(yaml.out()).doesNotContain("kind: Secret");
+        Run offline = lbk8s("install", "--dry-run", "-o", "yaml");
+        assertThat(offline.code()).as(offline.err()).isZero();
+        assertThat(offline.out()).contains("kind: DaemonSet").doesNotContain("kind: Secret");
+        assertThat(ManifestOutput.SERIALIZATION.<List<io.fabric8.kubernetes.api.model.HasMetadata>>unmarshal(offline.out()))
+                .noneMatch(o -> o instanceof io.fabric8.kubernetes.api.model.Secret);
         // -o without any --dry-run is still refused
         assertThat(lbk8s("install", "-o", "yaml").err()).isEqualTo("error: -o/--output prints manifests and needs --dry-run\n");
     }

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.KubernetesList;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
@@ -19,8 +20,11 @@ import io.lbk8s.config.ConfigParser;
 import io.lbk8s.kube.ConfigResources;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Collectors;
@@ -115,13 +119,20 @@ class InstallManifestsTest {
         assertThat(pod.getHostNetwork()).isTrue();
         assertThat(pod.getTerminationGracePeriodSeconds()).isBetween(2L, 5L);
         assertThat(pod.getTolerations()).anyMatch(t -> "node-role.kubernetes.io/control-plane".equals(t.getKey()));
-        assertThat(c.getSecurityContext().getCapabilities().getAdd()).containsExactly("NET_RAW");
+        assertThat(c.getSecurityContext().getCapabilities().getAdd()).containsExactly("NET_RAW", "SYS_NICE");
         assertThat(c.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
         assertThat(c.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
         assertThat(c.getEnv()).extracting(e -> e.getName() + "=" + e.getValueFrom().getFieldRef().getFieldPath())
                 .contains("NODE_NAME=spec.nodeName", "POD_NAME=metadata.name", "POD_NAMESPACE=metadata.namespace");
         assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
         assertThat(c.getPorts().getFirst().getHostPort()).isEqualTo(7472);
+        // the failure detector: heartbeats between nodes on UDP 7947, the port passed explicitly
+        assertThat(c.getArgs()).contains("--peer-port=7947");
+        assertThat(c.getPorts()).filteredOn(p -> "peers".equals(p.getName())).singleElement().satisfies(p -> {
+            assertThat(p.getProtocol()).isEqualTo("UDP");
+            assertThat(p.getContainerPort()).isEqualTo(7947);
+            assertThat(p.getHostPort()).isEqualTo(7947);
+        });
         // the speaker finds its peers by these (SpeakerSettings.DEFAULT_SPEAKER_LABELS)
         assertThat(labels).containsAllEntriesOf(io.lbk8s.speaker.SpeakerSettings.DEFAULT_SPEAKER_LABELS);
     }
@@ -134,13 +145,44 @@ class InstallManifestsTest {
         Container c = speaker.getSpec().getTemplate().getSpec().getContainers().getFirst();
         assertThat(c.getArgs()).contains("--ignore-exclude-lb", "--lb-class=x/y");
         assertThat(c.getImage()).isEqualTo("reg:5000/lbk8s:dev");
-        assertThat(c.getSecurityContext().getCapabilities().getAdd()).containsExactly("NET_RAW", "NET_ADMIN");
+        assertThat(c.getSecurityContext().getCapabilities().getAdd()).containsExactly("NET_RAW", "SYS_NICE", "NET_ADMIN");
         Container inKernel = ((DaemonSet) Manifests.speaker(InstallValues.defaults().withSpeakerArpInKernel(true)))
                 .getSpec().getTemplate().getSpec().getContainers().getFirst();
-        assertThat(inKernel.getSecurityContext().getCapabilities().getAdd()).containsExactly("NET_RAW", "NET_ADMIN", "BPF");
+        assertThat(inKernel.getSecurityContext().getCapabilities().getAdd()).containsExactly("NET_RAW", "SYS_NICE", "NET_ADMIN", "BPF");
         assertThat(((Deployment) Manifests.controller(values)).getSpec().getTemplate().getSpec().getContainers().getFirst().getArgs())
                 .contains("--lb-class=x/y");
         assertThat(Manifests.render(values)).allMatch(o -> o.getMetadata().getNamespace() == null || o.getMetadata().getNamespace().equals("lb"));
+    }
+
+    @Test
+    void thePeerPortIsPassedAndDeclaredAndZeroTurnsTheDetectorOff() {
+        Container other = ((DaemonSet) Manifests.speaker(InstallValues.defaults().withPeerPort(7950)))
+                .getSpec().getTemplate().getSpec().getContainers().getFirst();
+        assertThat(other.getArgs()).contains("--peer-port=7950").doesNotContain("--peer-port=7947");
+        assertThat(other.getPorts()).extracting(p -> p.getName() + " " + p.getContainerPort() + "/" + p.getProtocol())
+                .containsExactly("monitoring 7472/TCP", "peers 7950/UDP");
+        Container off = ((DaemonSet) Manifests.speaker(InstallValues.defaults().withPeerPort(0)))
+                .getSpec().getTemplate().getSpec().getContainers().getFirst();
+        assertThat(off.getArgs()).contains("--peer-port=0");
+        assertThat(off.getPorts()).extracting(p -> p.getName()).containsExactly("monitoring"); // port 0 is no port to declare
+        assertThat(off.getSecurityContext().getCapabilities().getAdd()).contains("SYS_NICE");
+    }
+
+    @Test
+    void theKeySecretIsInstallsToMakeNotInTheManifests() {
+        // no key in deploy/lbk8s.yaml or any dry run: every cluster applying it would share that key
+        assertThat(Manifests.render(InstallValues.defaults())).noneMatch(o -> o instanceof Secret || "Secret".equals(o.getKind()));
+        var random = new SecureRandom();
+        String keys = Manifests.newPeerKeys(random);
+        assertThat(keys).matches("[0-9a-f]{64}\n").isNotEqualTo(Manifests.newPeerKeys(random));
+        Secret secret = Manifests.peerSecret("lb", keys);
+        assertThat(secret.getMetadata().getName()).isEqualTo("lbk8s-speaker-peers");
+        assertThat(secret.getMetadata().getNamespace()).isEqualTo("lb");
+        assertThat(secret.getMetadata().getLabels()).containsEntry(Manifests.MANAGED_BY_LABEL, Manifests.MANAGED_BY)
+                .containsEntry(Manifests.COMPONENT_LABEL, "speaker");
+        assertThat(secret.getType()).isEqualTo("Opaque");
+        assertThat(secret.getData()).containsOnlyKeys("keys");
+        assertThat(new String(Base64.getDecoder().decode(secret.getData().get("keys")), StandardCharsets.UTF_8)).isEqualTo(keys);
     }
 
     @Test
