@@ -1,5 +1,6 @@
 package io.lbk8s.install;
 
+import io.lbk8s.peers.PeerSettings;
 import java.util.List;
 import java.util.Optional;
 
@@ -31,7 +32,7 @@ public record InstallValues(
     /** The reference design's Talos-on-Docker network (10.5.0.0/24): what a client-side dry run renders. */
     public static final List<String> EXAMPLE_ADDRESSES = List.of("10.5.0.200-10.5.0.250");
     /** The speakers' heartbeat port (UDP, between nodes); 0 turns the failure detector off. */
-    public static final int DEFAULT_PEER_PORT = 7947;
+    public static final int DEFAULT_PEER_PORT = PeerSettings.DEFAULT_PORT;
 
     /** Requests and memory limit; no CPU limit, so that a busy node does not throttle ARP answers. */
     public record Resources(String cpuRequest, String memoryRequest, String memoryLimit) {}

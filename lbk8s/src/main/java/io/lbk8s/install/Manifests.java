@@ -19,7 +19,6 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
-import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
@@ -31,11 +30,10 @@ import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
-import java.nio.charset.StandardCharsets;
+import io.lbk8s.kube.PeerKeySecret;
+import io.lbk8s.peers.PeerSettings;
 import java.security.SecureRandom;
 import java.util.ArrayList;
-import java.util.Base64;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -57,8 +55,8 @@ public final class Manifests {
     public static final String HEALTH_PORT_NAME = "monitoring";
     public static final String PEER_PORT_NAME = "peers";
     /** The speakers' heartbeat keys: a Secret in the install namespace, data key {@link #PEER_KEYS}. */
-    public static final String PEER_SECRET = "lbk8s-speaker-peers";
-    public static final String PEER_KEYS = "keys";
+    public static final String PEER_SECRET = PeerSettings.DEFAULT_SECRET;
+    public static final String PEER_KEYS = PeerKeySecret.FIELD;
 
     /**
      * Every object, in the order to apply them (the namespace and CRDs before what lives in or uses them). All but
@@ -94,15 +92,12 @@ public final class Manifests {
      * apply} the first speaker that finds it missing creates it.
      */
     public static Secret peerSecret(String namespace, String keys) {
-        return new SecretBuilder().withMetadata(meta(PEER_SECRET, namespace, "speaker")).withType("Opaque")
-                .addToData(PEER_KEYS, Base64.getEncoder().encodeToString(keys.getBytes(StandardCharsets.UTF_8))).build();
+        return PeerKeySecret.secret(namespace, PEER_SECRET, keys, labels("speaker"));
     }
 
     /** The content of a new {@link #peerSecret}: one key, 32 random bytes as 64 hex characters, and its newline. */
     public static String newPeerKeys(SecureRandom random) {
-        byte[] key = new byte[32];
-        random.nextBytes(key);
-        return HexFormat.of().formatHex(key) + "\n";
+        return PeerKeySecret.newKeys(random);
     }
 
     /** The pool and its L2Advertisement (MetalLB's CRDs); none when no addresses are given. */

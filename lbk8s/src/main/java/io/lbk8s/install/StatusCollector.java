@@ -3,6 +3,7 @@ package io.lbk8s.install;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -45,8 +46,9 @@ public final class StatusCollector {
         List<Event> events = serviceNamespace
                 .map(ns -> client.v1().events().inNamespace(ns).list().getItems())
                 .orElseGet(() -> client.v1().events().inAnyNamespace().list().getItems());
+        List<Pod> speakers = client.pods().inNamespace(systemNamespace).withLabels(Manifests.podLabels("speaker")).list().getItems();
         return new StatusReport.Inputs(ConfigParser.parse(ConfigResources.sources(pools, l2, configMap)), services,
-                list(ServiceL2Statuses.CONTEXT, systemNamespace), events, lbClass, serviceNamespace);
+                list(ServiceL2Statuses.CONTEXT, systemNamespace), events, lbClass, serviceNamespace, speakers);
     }
 
     private List<GenericKubernetesResource> list(ResourceDefinitionContext context, String namespace) {

@@ -2,6 +2,7 @@ package io.lbk8s.install;
 
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.address.IpRange;
@@ -11,8 +12,10 @@ import io.lbk8s.config.ConfigResult;
 import io.lbk8s.controller.Annotations;
 import io.lbk8s.controller.ServiceRequests;
 import io.lbk8s.controller.ServiceView;
+import io.lbk8s.kube.PeerViewAnnotation;
 import io.lbk8s.kube.ServiceL2Statuses;
 import io.lbk8s.kube.ServiceMapping;
+import io.lbk8s.kube.SpeakerMapping;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -29,7 +32,7 @@ import java.util.TreeSet;
  * Pure: the API objects in, rows out. Counts come from the Services' status, since the controller's metrics are not
  * reachable from the CLI.
  */
-public record StatusReport(List<PoolRow> pools, List<ServiceRow> services, List<String> configProblems) {
+public record StatusReport(List<PoolRow> pools, List<ServiceRow> services, List<String> configProblems, List<SpeakerRow> speakers) {
 
     public record PoolRow(String name, List<String> addresses, boolean autoAssign, String size, long used, String free) {}
 
@@ -49,6 +52,14 @@ public record StatusReport(List<PoolRow> pools, List<ServiceRow> services, List<
 
     public record EventLine(String time, String type, String reason, String message, String source) {}
 
+    /**
+     * A speaker as its Pod and its failure detector (the Pod's annotation) describe it.
+     *
+     * @param detector "may announce", "announces nothing: REASON", or "-" when the speaker publishes no view
+     * @param peers    each peer and what this speaker's detector says of it ("alive", "dead", "held", "not-heard")
+     */
+    public record SpeakerRow(String node, boolean podReady, String detector, Map<String, String> peers) {}
+
     public record Announcement(String node, List<String> interfaces, String object) {}
 
     /** {@code lbk8s status svc/NAME}: the row, and everything behind it. */
@@ -61,10 +72,10 @@ public record StatusReport(List<PoolRow> pools, List<ServiceRow> services, List<
      * @param namespace  the namespace whose Services to list as rows; empty for all
      */
     public record Inputs(ConfigResult config, List<Service> services, List<GenericKubernetesResource> l2Statuses,
-            List<Event> events, Optional<String> lbClass, Optional<String> namespace) {
+            List<Event> events, Optional<String> lbClass, Optional<String> namespace, List<Pod> speakerPods) {
         public Inputs(ConfigResult config, List<Service> services, List<GenericKubernetesResource> l2Statuses,
                 List<Event> events, Optional<String> lbClass) {
-            this(config, services, l2Statuses, events, lbClass, Optional.empty());
+            this(config, services, l2Statuses, events, lbClass, Optional.empty(), List.of());
         }
     }
 
@@ -79,7 +90,18 @@ public record StatusReport(List<PoolRow> pools, List<ServiceRow> services, List<
                 .map(s -> row(s, in)).toList();
         List<String> problems = in.config().problems().stream()
                 .filter(p -> p.severity() == ConfigProblem.Severity.ERROR).map(ConfigProblem::toString).toList();
-        return new StatusReport(pools, rows, problems);
+        List<SpeakerRow> speakers = in.speakerPods().stream()
+                .filter(p -> p.getSpec() != null && p.getSpec().getNodeName() != null)
+                .sorted(Comparator.comparing((Pod p) -> p.getSpec().getNodeName()))
+                .map(StatusReport::speakerRow).toList();
+        return new StatusReport(pools, rows, problems, speakers);
+    }
+
+    private static SpeakerRow speakerRow(Pod pod) {
+        Optional<PeerViewAnnotation.View> view = PeerViewAnnotation.View.of(pod);
+        return new SpeakerRow(pod.getSpec().getNodeName(), SpeakerMapping.isReady(pod),
+                view.map(v -> v.ready() ? "may announce" : "announces nothing: " + v.reason()).orElse("-"),
+                view.map(PeerViewAnnotation.View::peers).orElse(Map.of()));
     }
 
     public static Optional<ServiceDetail> detail(Inputs in, String namespace, String name) {

@@ -26,7 +26,21 @@ public final class StatusText {
         report.services().forEach(s -> services.row(s.namespace(), s.name(), s.ips().isEmpty() ? "<pending>" : String.join(",", s.ips()),
                 dash(s.pool()), s.nodes().isEmpty() ? "-" : String.join(",", s.nodes()), s.state().name(), dash(s.reason())));
         out.append(services);
+        speakers(report, out);
         return out.toString();
+    }
+
+    /** Each speaker and what its failure detector hears: a peer "not-heard" is judged by the API alone. */
+    private static void speakers(StatusReport report, StringBuilder out) {
+        if (report.speakers().isEmpty()) {
+            return;
+        }
+        out.append('\n');
+        Table speakers = new Table("SPEAKER ON", "POD READY", "FAILURE DETECTOR", "PEERS");
+        report.speakers().forEach(s -> speakers.row(s.node(), String.valueOf(s.podReady()), s.detector(),
+                s.peers().isEmpty() ? "-" : s.peers().entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
+                        .reduce((a, b) -> a + ", " + b).orElse("-")));
+        out.append(speakers);
     }
 
     public static String detail(StatusReport.ServiceDetail d) {

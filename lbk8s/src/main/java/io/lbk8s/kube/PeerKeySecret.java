@@ -68,13 +68,23 @@ public final class PeerKeySecret implements AutoCloseable {
         }
     }
 
-    private static void create(KubernetesClient client, String namespace, String name, String where) {
-        Secret secret = new SecretBuilder().withNewMetadata().withName(name).withNamespace(namespace)
-                .addToLabels("app.kubernetes.io/name", "lbk8s").endMetadata()
+    /** The Secret, as install, the chart and a speaker create it: {@code keys} holds {@code keysText}. */
+    public static Secret secret(String namespace, String name, String keysText, Map<String, String> labels) {
+        return new SecretBuilder().withNewMetadata().withName(name).withNamespace(namespace).withLabels(labels).endMetadata()
                 .withType("Opaque")
-                .addToData(FIELD, Base64.getEncoder().encodeToString(
-                        (PeerKeys.generate(new SecureRandom()) + "\n").getBytes(StandardCharsets.UTF_8)))
+                .addToData(FIELD, Base64.getEncoder().encodeToString(keysText.getBytes(StandardCharsets.UTF_8)))
                 .build();
+    }
+
+    /** The text of a new Secret's field: one random key and its newline. */
+    public static String newKeys(SecureRandom random) {
+        return PeerKeys.generate(random) + "\n";
+    }
+
+    private static void create(KubernetesClient client, String namespace, String name, String where) {
+        // the labels of the speaker's own objects; install adds its managed-by label to the one it creates
+        Secret secret = secret(namespace, name, newKeys(new SecureRandom()),
+                Map.of("app.kubernetes.io/name", "lbk8s", "app.kubernetes.io/component", "speaker"));
         try {
             client.secrets().inNamespace(namespace).resource(secret).create();
             log.info("created {} with a random key for the failure detector", where);

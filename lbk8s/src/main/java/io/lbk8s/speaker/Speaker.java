@@ -25,6 +25,7 @@ import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.EventRecorder;
 import io.lbk8s.kube.Informers;
 import io.lbk8s.kube.PeerKeySecret;
+import io.lbk8s.kube.PeerViewAnnotation;
 import io.lbk8s.kube.ServiceL2Statuses;
 import io.lbk8s.kube.ServiceMapping;
 import io.lbk8s.kube.SpeakerMapping;
@@ -97,6 +98,7 @@ public final class Speaker implements AutoCloseable {
 
     private volatile Optional<PeerDetector> detector = Optional.empty();
     private Optional<PeerKeySecret> keySecret = Optional.empty();
+    private Optional<PeerViewAnnotation> peerView = Optional.empty();
     private long detectorStartedAt;
 
     private volatile boolean synced;
@@ -144,6 +146,7 @@ public final class Speaker implements AutoCloseable {
             detectorStartedAt = System.nanoTime();
             detector = Optional.of(started);
             keySecret = Optional.of(PeerKeySecret.watch(client, settings.podNamespace(), settings.peers().secretName(), started::keys));
+            peerView = settings.podName().map(pod -> new PeerViewAnnotation(client, settings.podNamespace(), pod));
         } catch (IOException e) {
             // Without the detector this node still answers, judged by the API alone as before; say so loudly.
             fence.renewUntil(Long.MAX_VALUE);
@@ -249,7 +252,10 @@ public final class Speaker implements AutoCloseable {
         plan = next;
         // A speaker that hears none of its peers cannot tell a dead cluster from its own cut link: it reports nothing.
         tellUsers(next, peers.map(Membership.Snapshot::isolated).orElse(false));
-        peers.ifPresent(p -> reportPeersNotHeard(p, withSpeaker));
+        peers.ifPresent(p -> {
+            reportPeersNotHeard(p, withSpeaker);
+            peerView.ifPresent(view -> view.publish(PeerViewAnnotation.View.of(p)));
+        });
     }
 
     private Liveness liveness(String node, Membership.Snapshot peers) {
@@ -429,6 +435,7 @@ public final class Speaker implements AutoCloseable {
         }
         informers.forEach(SharedIndexInformer::close);
         keySecret.ifPresent(PeerKeySecret::close);
+        peerView.ifPresent(PeerViewAnnotation::close);
         detector.ifPresent(PeerDetector::close);
         announcer.close();
         statuses.close();
