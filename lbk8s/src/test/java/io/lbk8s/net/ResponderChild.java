@@ -2,28 +2,36 @@ package io.lbk8s.net;
 
 import io.lbk8s.address.IpAddress;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * Runs an InterfaceResponder inside a test namespace, driven over stdin: {@code announce IP}, {@code withdraw IP},
  * {@code join IP}, {@code leave IP}, {@code garp IP} (answers {@code ok sent=true|false}), {@code counts},
  * {@code link NAME}, {@code state NAME} (Links.state), {@code quit}; with a renewable fence also
  * {@code renew MILLIS} (permit that long from now), {@code renew-every PERIOD_MS DEADLINE_MS} (a thread renewing
- * as a failure detector would) and {@code lapse}. Every command answers one "ok ..." or "error ..." line. Exits on
- * quit, on end of input, and after 180 s regardless. Arguments: the interface, then optionally {@code raw-socket}
+ * as a failure detector would) and {@code lapse}. {@code probe WAIT_MS OURS IP...} runs an {@link AddressProbe} on
+ * the same interface (OURS: comma-separated MACs, or {@code -} for none) and answers {@code ok IP=MAC ... after=MS}
+ * or {@code ok none after=MS}. Every command answers one "ok ..." or "error ..." line. Exits on quit, on end of
+ * input, and after 180 s regardless. Arguments: the interface, then optionally {@code raw-socket}
  * to keep ARP out of the kernel and {@code fenced} for a renewable fence (lapsed until renewed; otherwise the fence
  * is unlimited). {@code counts} first collects what the kernel answered.
  */
 public final class ResponderChild {
 
     private static volatile Set<IpAddress> announced = Set.of();
+    private static AddressProbe probe;
 
     public static void main(String[] args) throws Exception {
         Thread.ofPlatform().daemon().start(() -> {
@@ -77,6 +85,10 @@ public final class ResponderChild {
                         case "renew" -> fence.renewUntil(System.nanoTime() + millis(words[1]));
                         case "renew-every" -> renewEvery(fence, millis(words[1]), millis(words[2]));
                         case "lapse" -> fence.lapse();
+                        case "probe" -> {
+                            System.out.println("ok " + probe(link, words));
+                            continue;
+                        }
                         case "state" -> {
                             System.out.println("ok " + Links.state(words[1]).map(Object::toString).orElse("absent"));
                             continue;
@@ -107,8 +119,27 @@ public final class ResponderChild {
             }
         } finally {
             responder.close();
+            if (probe != null) {
+                probe.close();
+            }
             System.exit(0);
         }
+    }
+
+    private static String probe(LinkInfo link, String[] words) throws IOException {
+        if (probe == null) {
+            probe = AddressProbe.open(link, true);
+        }
+        Duration wait = Duration.ofMillis(Long.parseLong(words[1]));
+        Set<MacAddress> ours = words[2].equals("-") ? Set.of()
+                : Stream.of(words[2].split(",")).map(MacAddress::parse).collect(Collectors.toSet());
+        List<IpAddress> addresses = Stream.of(words).skip(3).map(ResponderChild::ip).toList();
+        long start = System.nanoTime();
+        Map<IpAddress, MacAddress> inUse = probe.inUse(addresses, ours, wait);
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        String found = inUse.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).sorted()
+                .collect(Collectors.joining(" "));
+        return (found.isEmpty() ? "none" : found) + " after=" + millis + "ms";
     }
 
     /** A platform thread renewing as the failure detector will: every period, until now + deadline. */
