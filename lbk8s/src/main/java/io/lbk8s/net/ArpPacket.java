@@ -137,6 +137,14 @@ public record ArpPacket(
         return write(out, MacAddress.BROADCAST.bits(), ourMac.bits(), REQUEST, ipv4(ourIp), 0, ipv4(target));
     }
 
+    /**
+     * An ARP probe (RFC 5227 section 2.1.1): broadcast, sender MAC ours, sender IP 0.0.0.0 (so that no host updates
+     * a cache from it), target MAC 0, target IP the address asked about.
+     */
+    public static int encodeProbe(MemorySegment out, MacAddress ourMac, IpAddress target) {
+        return write(out, MacAddress.BROADCAST.bits(), ourMac.bits(), REQUEST, 0, 0, ipv4(target));
+    }
+
     /** MetalLB's gratuitous request: broadcast, sender IP = target IP = VIP, target MAC 00:00:00:00:00:00. */
     public static int encodeGratuitousRequest(MemorySegment out, MacAddress ourMac, IpAddress vip) {
         int ip = ipv4(vip);

@@ -100,6 +100,7 @@ public record BpfProgram(List<Instruction> instructions) {
         requireOrReject(code, LD_H_ABS, ArpPacket.OPERATION, ArpPacket.REQUEST);
         code.add(load(LD_W_ABS, ArpPacket.TARGET_IP));
         acceptIfAnyOf(code, targets);
+        code.add(ret(REJECT));
         return new BpfProgram(code);
     }
 
@@ -119,6 +120,61 @@ public record BpfProgram(List<Instruction> instructions) {
         requireOrReject(code, LD_B_ABS, NdpPacket.HOP_LIMIT, 255);
         code.add(load(LD_W_ABS, NdpPacket.TARGET + 12));
         acceptIfAnyOf(code, targetLowWords);
+        code.add(ret(REJECT));
+        return new BpfProgram(code);
+    }
+
+    /**
+     * ARP frames that claim one of {@code addresses} (big-endian ints) for their sender, what {@link AddressProbe}
+     * listens for: any frame whose sender IP is one of them (a reply, a gratuitous announcement, a request from a
+     * host using it), and probes (sender IP 0.0.0.0) whose target is one of them, from a host about to take it.
+     * Beyond {@link #MAX_TARGETS}/2 addresses (each is compared twice) every ARP frame is accepted.
+     */
+    public static BpfProgram arpClaimsFor(int[] addresses) {
+        List<Instruction> code = new ArrayList<>();
+        requireOrReject(code, LD_H_ABS, Wire.ETHERTYPE_OFFSET, ArpPacket.ETHERTYPE);
+        if (addresses.length > MAX_TARGETS / 2) {
+            code.add(ret(ACCEPT));
+            return new BpfProgram(code);
+        }
+        code.add(load(LD_W_ABS, ArpPacket.SENDER_IP));
+        acceptIfAnyOf(code, addresses);
+        code.add(jumpIfEqual(0, 1, 0)); // the accumulator still holds the sender IP: 0.0.0.0 is a probe
+        code.add(ret(REJECT));
+        code.add(load(LD_W_ABS, ArpPacket.TARGET_IP));
+        acceptIfAnyOf(code, addresses);
+        code.add(ret(REJECT));
+        return new BpfProgram(code);
+    }
+
+    /**
+     * Neighbor discovery that claims one of the addresses whose last 32 bits are {@code targetLowWords}, what
+     * {@link AddressProbe} listens for: advertisements for them, and duplicate address detection (solicitations from
+     * the unspecified address) for them from a host about to take one. Hop limit 255 as RFC 4861 requires; the whole
+     * target is compared in Java. Beyond {@link #MAX_TARGETS} every such message is accepted.
+     */
+    public static BpfProgram neighborClaimsFor(int[] targetLowWords) {
+        List<Instruction> fromUnspecified = new ArrayList<>();
+        for (int word = 0; word < 4; word++) {
+            requireOrReject(fromUnspecified, LD_W_ABS, NdpPacket.SOURCE + 4 * word, 0);
+        }
+        List<Instruction> code = new ArrayList<>();
+        requireOrReject(code, LD_H_ABS, Wire.ETHERTYPE_OFFSET, NdpPacket.ETHERTYPE);
+        requireOrReject(code, LD_B_ABS, NdpPacket.NEXT_HEADER, NdpPacket.NEXT_HEADER_ICMPV6);
+        requireOrReject(code, LD_B_ABS, NdpPacket.HOP_LIMIT, 255);
+        code.add(load(LD_B_ABS, NdpPacket.ICMP));
+        // an advertisement goes straight to the target, past the solicitation's two instructions and source check
+        code.add(jumpIfEqual(NdpPacket.TYPE_NEIGHBOR_ADVERTISEMENT, 2 + fromUnspecified.size(), 0));
+        code.add(jumpIfEqual(NdpPacket.TYPE_NEIGHBOR_SOLICITATION, 1, 0));
+        code.add(ret(REJECT));
+        code.addAll(fromUnspecified);
+        if (targetLowWords.length > MAX_TARGETS) {
+            code.add(ret(ACCEPT));
+            return new BpfProgram(code);
+        }
+        code.add(load(LD_W_ABS, NdpPacket.TARGET + 12));
+        acceptIfAnyOf(code, targetLowWords);
+        code.add(ret(REJECT));
         return new BpfProgram(code);
     }
 
@@ -128,7 +184,10 @@ public record BpfProgram(List<Instruction> instructions) {
         code.add(ret(REJECT));
     }
 
-    /** Compares the accumulator with each value in blocks of jumps, each block ending in its own accept. */
+    /**
+     * Compares the accumulator with each value in blocks of jumps, each block ending in its own accept; when none is
+     * equal, the program goes on after them with the accumulator unchanged.
+     */
     private static void acceptIfAnyOf(List<Instruction> code, int[] values) {
         int[] distinct = Arrays.stream(values).distinct().toArray();
         for (int start = 0; start < distinct.length; start += TARGETS_PER_BLOCK) {
@@ -139,12 +198,16 @@ public record BpfProgram(List<Instruction> instructions) {
             code.add(new Instruction(JMP_JA, 0, 0, 1)); // over the accept, to the next block
             code.add(ret(ACCEPT));
         }
-        code.add(ret(REJECT));
     }
 
     /** Every frame of the socket's protocol; for diagnostics and tests. */
     public static BpfProgram acceptAll() {
         return new BpfProgram(List.of(ret(ACCEPT)));
+    }
+
+    /** No frame at all: for a socket kept open while it has nothing to listen for. */
+    public static BpfProgram rejectAll() {
+        return new BpfProgram(List.of(ret(REJECT)));
     }
 
     public static Instruction load(int code, int offset) {

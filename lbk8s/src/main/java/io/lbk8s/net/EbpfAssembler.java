@@ -14,7 +14,7 @@ import java.util.Map;
  */
 final class EbpfAssembler {
 
-    static final int R0 = 0, R1 = 1, R2 = 2, R3 = 3, R6 = 6, R7 = 7, R8 = 8, R10 = 10;
+    static final int R0 = 0, R1 = 1, R2 = 2, R3 = 3, R6 = 6, R7 = 7, R8 = 8, R9 = 9, R10 = 10;
 
     /** Memory access widths (BPF_W, BPF_H, BPF_B, BPF_DW). */
     enum Width {
@@ -27,9 +27,12 @@ final class EbpfAssembler {
         }
     }
 
-    /** Conditional jumps, compared on the whole 64-bit register or (the {@code _32} ones) on its low 32 bits. */
+    /**
+     * Conditional jumps, compared on the whole 64-bit register or (the {@code _32} ones) on its low 32 bits. GT and
+     * GE compare unsigned.
+     */
     enum Condition {
-        EQ(0x15), NE(0x55), GT(0x25), EQ_32(0x16), NE_32(0x56);
+        EQ(0x15), NE(0x55), GT(0x25), GE(0x35), EQ_32(0x16), NE_32(0x56);
 
         final int immediateCode;
 

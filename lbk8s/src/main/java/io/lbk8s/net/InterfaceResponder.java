@@ -27,6 +27,9 @@ import java.util.concurrent.locks.LockSupport;
  * announced on this interface; neighbor solicitations to the target's solicited-node MAC or to our MAC, not sent by
  * us, whose target is announced. On veth a packet socket also sees frames to other MACs; those are ignored, as a
  * real NIC would never have delivered them.
+ *
+ * <p>Nothing is answered or announced while the {@link Fence} of the options does not permit it: not by the sockets,
+ * not by the XDP program, not by {@link #sendGratuitous}.
  */
 public final class InterfaceResponder implements AutoCloseable {
 
@@ -44,6 +47,7 @@ public final class InterfaceResponder implements AutoCloseable {
     private final MacAddress mac;
     private volatile AnnouncedSet announced = AnnouncedSet.EMPTY;
     private final L2Listener listener;
+    private final Fence fence;
     private final PacketSocket arpSocket;
     private final PacketSocket ndpSocket; // null without IPv6
     private final SolicitedNodeGroups groups; // null without IPv6
@@ -55,7 +59,7 @@ public final class InterfaceResponder implements AutoCloseable {
     private Thread arpThread;
     private Thread ndpThread;
 
-    private InterfaceResponder(LinkInfo link, L2Listener listener, PacketSocket arpSocket,
+    private InterfaceResponder(LinkInfo link, L2Listener listener, Fence fence, PacketSocket arpSocket,
                                PacketSocket ndpSocket, SolicitedNodeGroups groups, boolean receiveBufferForced,
                                Duration receiveTimeout) {
         this.link = link;
@@ -63,6 +67,7 @@ public final class InterfaceResponder implements AutoCloseable {
         this.ifindex = link.index();
         this.mac = link.mac();
         this.listener = listener;
+        this.fence = fence;
         this.arpSocket = arpSocket;
         this.ndpSocket = ndpSocket;
         this.groups = groups;
@@ -86,7 +91,7 @@ public final class InterfaceResponder implements AutoCloseable {
                 groups = SolicitedNodeGroups.open(link);
             }
             InterfaceResponder responder = new InterfaceResponder(
-                    link, listener, arp, ndp, groups, forced, options.receiveTimeout());
+                    link, listener, options.fence(), arp, ndp, groups, forced, options.receiveTimeout());
             if (options.arpInKernel()) {
                 responder.attachXdp();
             } else {
@@ -110,7 +115,7 @@ public final class InterfaceResponder implements AutoCloseable {
 
     private void attachXdp() {
         try {
-            xdp = XdpArpResponder.attach(link);
+            xdp = XdpArpResponder.attach(link, fence);
         } catch (IOException | UnsupportedOperationException e) {
             arpInKernelProblem = e.getMessage();
         }
@@ -218,7 +223,7 @@ public final class InterfaceResponder implements AutoCloseable {
     }
 
     private AddressCounters answerArp(MemorySegment request, int length, FrameBatch out, int slot) {
-        if (ArpPacket.checkRequest(request, length) != ArpPacket.Verdict.OK) {
+        if (!fence.permits() || ArpPacket.checkRequest(request, length) != ArpPacket.Verdict.OK) {
             return null;
         }
         long destination = ArpPacket.ethernetDestination(request);
@@ -237,7 +242,7 @@ public final class InterfaceResponder implements AutoCloseable {
     }
 
     private AddressCounters answerNdp(MemorySegment solicitation, int length, FrameBatch out, int slot) {
-        if (NdpPacket.checkSolicitation(solicitation, length) != NdpPacket.Verdict.OK) {
+        if (!fence.permits() || NdpPacket.checkSolicitation(solicitation, length) != NdpPacket.Verdict.OK) {
             return null;
         }
         long targetHigh = NdpPacket.targetHigh(solicitation);
@@ -290,20 +295,29 @@ public final class InterfaceResponder implements AutoCloseable {
 
     /**
      * Sends now, for IPv4, MetalLB's gratuitous pair (request then reply, both broadcast), for IPv6 one unsolicited
-     * advertisement to ff02::1. Bursts and refreshes are the caller's to schedule.
+     * advertisement to ff02::1; nothing while the fence does not permit. Bursts and refreshes are the caller's to
+     * schedule.
+     *
+     * @return whether it sent (false: the fence did not permit)
      */
-    public void sendGratuitous(IpAddress ip) throws IOException {
+    public boolean sendGratuitous(IpAddress ip) throws IOException {
+        if (!ip.isV4()) {
+            requireIpv6();
+        }
+        if (!fence.permits()) {
+            return false;
+        }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment frame = arena.allocate(SEND_BUFFER, 16);
             if (ip.isV4()) {
                 arpSocket.send(frame, ArpPacket.encodeGratuitousRequest(frame, mac, ip));
                 arpSocket.send(frame, ArpPacket.encodeGratuitousReply(frame, mac, ip));
             } else {
-                requireIpv6();
                 ndpSocket.send(frame, NdpPacket.encodeUnsolicitedAdvertisement(frame, ip, mac));
             }
         }
         listener.gratuitousSent(name, ip);
+        return true;
     }
 
     /** Joins the solicited-node group of an IPv6 address we start announcing (a real MLD report goes out). */

@@ -32,6 +32,9 @@ public final class Links {
     private static final int IFREQ_HWADDR_DATA = 18; // ifr_hwaddr (struct sockaddr at 16) . sa_data
     private static final int IFF_UP = 0x1;
     private static final int IFF_LOOPBACK = 0x8;
+    private static final int IFF_RUNNING = 0x40;
+    private static final int ENXIO = 6;
+    private static final int ENODEV = 19;
 
     private Links() {}
 
@@ -45,7 +48,7 @@ public final class Links {
             try {
                 links.add(describe(entry.getValue(), entry.getKey()));
             } catch (UncheckedIOException e) {
-                if (!(e.getCause() instanceof NativeIOException n && n.errno() == 19)) {
+                if (!(e.getCause() instanceof NativeIOException n && n.errno() == ENODEV)) {
                     throw e;
                 } // ENODEV: the interface went away while we listed; leave it out
             }
@@ -96,8 +99,30 @@ public final class Links {
             throw new UncheckedIOException("cannot read the addresses of " + name, e);
         }
         short flags = ioctl(name, Native.SIOCGIFFLAGS).get(JAVA_SHORT, IFREQ_DATA);
-        return new LinkInfo(name, index, hardwareAddress(name), (flags & IFF_UP) != 0, (flags & IFF_LOOPBACK) != 0,
-                master(name), addresses);
+        return new LinkInfo(name, index, hardwareAddress(name), (flags & IFF_UP) != 0, (flags & IFF_RUNNING) != 0,
+                (flags & IFF_LOOPBACK) != 0, master(name), addresses);
+    }
+
+    /**
+     * Whether the interface is up and running now, with one SIOCGIFFLAGS ioctl (no listing, no addresses), for a
+     * check every few milliseconds; empty when no interface has that name (any more). Carrier loss shows as
+     * {@code running} false while {@code up} stays true.
+     *
+     * @throws UncheckedIOException when the kernel refuses the query for another reason
+     */
+    public static Optional<LinkState> state(String name) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment ifreq = arena.allocate(IFREQ_SIZE, 8);
+            int errno = ioctl(name, Native.SIOCGIFFLAGS, ifreq);
+            if (errno == ENODEV || errno == ENXIO) {
+                return Optional.empty();
+            }
+            if (errno != 0) {
+                throw new UncheckedIOException(NativeIOException.of("cannot query interface " + name, errno));
+            }
+            short flags = ifreq.get(JAVA_SHORT, IFREQ_DATA);
+            return Optional.of(new LinkState((flags & IFF_UP) != 0, (flags & IFF_RUNNING) != 0));
+        }
     }
 
     /**
@@ -110,6 +135,16 @@ public final class Links {
 
     /** One interface ioctl; the returned ifreq copy lives in an automatic arena. */
     private static MemorySegment ioctl(String name, long request) {
+        MemorySegment ifreq = Arena.ofAuto().allocate(IFREQ_SIZE, 8);
+        int errno = ioctl(name, request, ifreq);
+        if (errno != 0) {
+            throw new UncheckedIOException(NativeIOException.of("cannot query interface " + name, errno));
+        }
+        return ifreq;
+    }
+
+    /** One interface ioctl into {@code ifreq}: 0, or the errno of the failed call. */
+    private static int ioctl(String name, long request, MemorySegment ifreq) {
         byte[] nameBytes = name.getBytes(StandardCharsets.US_ASCII);
         if (nameBytes.length >= IFNAMSIZ) {
             throw new IllegalArgumentException("interface name longer than 15 bytes: " + name);
@@ -119,12 +154,8 @@ public final class Links {
             throw new UncheckedIOException(NativeIOException.of("cannot open a socket to query " + name, Native.errno()));
         }
         try {
-            MemorySegment ifreq = Arena.ofAuto().allocate(IFREQ_SIZE, 8);
             MemorySegment.copy(nameBytes, 0, ifreq, JAVA_BYTE, 0, nameBytes.length);
-            if (Native.ioctl(fd, request, ifreq) < 0) {
-                throw new UncheckedIOException(NativeIOException.of("cannot query interface " + name, Native.errno()));
-            }
-            return ifreq;
+            return Native.ioctl(fd, request, ifreq) < 0 ? Native.errno() : 0;
         } finally {
             Native.close(fd);
         }

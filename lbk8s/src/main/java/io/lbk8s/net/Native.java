@@ -59,6 +59,10 @@ final class Native {
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
     /** recvmmsg: block for the first message only, then take what is already queued. */
     static final int MSG_WAITFORONE = 0x10000;
+    /** recv: return at once (EAGAIN) when nothing is queued. */
+    static final int MSG_DONTWAIT = 0x40;
+    static final short POLLIN = 0x1;
+    private static final MethodHandle POLL = bind("poll", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
     // ioctl(int, unsigned long, ...) is variadic: the third argument must be passed as a variadic one.
     private static final MethodHandle IOCTL = LINKER.downcallHandle(
             LINKER.defaultLookup().findOrThrow("ioctl"),
@@ -180,6 +184,15 @@ final class Native {
     static int sendmmsg(int fd, MemorySegment messages, int count, int flags) {
         try {
             return (int) SENDMMSG.invokeExact(STATE.get(), fd, messages, count, flags);
+        } catch (Throwable t) {
+            throw linkageFailure(t);
+        }
+    }
+
+    /** poll(2) on {@code count} {@code struct pollfd} (int fd, short events, short revents): how many are ready. */
+    static int poll(MemorySegment fds, int count, int timeoutMillis) {
+        try {
+            return (int) POLL.invokeExact(STATE.get(), fds, (long) count, timeoutMillis);
         } catch (Throwable t) {
             throw linkageFailure(t);
         }

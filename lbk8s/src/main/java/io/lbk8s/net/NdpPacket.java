@@ -17,7 +17,8 @@ import java.util.Optional;
 
 /**
  * Neighbor Discovery (RFC 4861) over Ethernet: decoding Neighbor Solicitations and encoding Neighbor
- * Advertisements. As with {@link ArpPacket}, the static methods work in place and allocate nothing; the nested
+ * Advertisements, and for {@link AddressProbe} the other way round (duplicate address detection probes out,
+ * advertisements in). As with {@link ArpPacket}, the static methods work in place and allocate nothing; the nested
  * record is the readable form.
  *
  * <p>Only frames whose IPv6 header is followed directly by ICMPv6 are understood: NDP messages carry no extension
@@ -31,6 +32,8 @@ public final class NdpPacket {
     public static final int TYPE_NEIGHBOR_ADVERTISEMENT = 136;
     /** Ethernet (14) + IPv6 (40) + NA (24) + target link-layer address option (8). */
     public static final int ADVERTISEMENT_LENGTH = 86;
+    /** Ethernet (14) + IPv6 (40) + NS (24), no options. */
+    public static final int DUPLICATE_ADDRESS_PROBE_LENGTH = 78;
 
     public static final int FLAG_ROUTER = 0x8000_0000;
     public static final int FLAG_SOLICITED = 0x4000_0000;
@@ -52,11 +55,11 @@ public final class NdpPacket {
     private static final long ALL_NODES_HIGH = 0xff02_0000_0000_0000L;
     private static final long ALL_NODES_LOW = 1;
 
-    /** Why a frame was refused as a Neighbor Solicitation; {@code OK} when it is a valid one. */
+    /** Why a frame was refused as a Neighbor Solicitation or Advertisement; {@code OK} when it is a valid one. */
     public enum Verdict {
         OK, TOO_SHORT, NOT_IPV6, NOT_ICMPV6, BAD_PAYLOAD_LENGTH, HOP_LIMIT_NOT_255, NOT_NEIGHBOR_SOLICITATION,
-        BAD_CODE, BAD_CHECKSUM, BAD_OPTION_LENGTH, MULTICAST_TARGET, UNSPECIFIED_SOURCE_WITH_LINK_LAYER_OPTION,
-        UNSPECIFIED_SOURCE_NOT_TO_SOLICITED_NODE
+        NOT_NEIGHBOR_ADVERTISEMENT, BAD_CODE, BAD_CHECKSUM, BAD_OPTION_LENGTH, MULTICAST_TARGET,
+        UNSPECIFIED_SOURCE_WITH_LINK_LAYER_OPTION, UNSPECIFIED_SOURCE_NOT_TO_SOLICITED_NODE, SOLICITED_TO_MULTICAST
     }
 
     /** A decoded Neighbor Solicitation. */
@@ -79,6 +82,34 @@ public final class NdpPacket {
 
     /** The validity checks of RFC 4861 section 7.1.1, without allocating. */
     public static Verdict checkSolicitation(MemorySegment frame, int length) {
+        Verdict verdict = checkNeighborMessage(frame, length, TYPE_NEIGHBOR_SOLICITATION,
+                Verdict.NOT_NEIGHBOR_SOLICITATION);
+        if (verdict != Verdict.OK || !isUnspecifiedSource(frame)) {
+            return verdict;
+        }
+        if (hasOption(frame, OPTION_SOURCE_LINK_LAYER)) {
+            return Verdict.UNSPECIFIED_SOURCE_WITH_LINK_LAYER_OPTION;
+        }
+        if (u64(frame, DESTINATION) != 0xff02_0000_0000_0000L
+                || (u64(frame, DESTINATION + 8) & 0xffff_ffff_ff00_0000L) != 0x0000_0001_ff00_0000L) {
+            return Verdict.UNSPECIFIED_SOURCE_NOT_TO_SOLICITED_NODE;
+        }
+        return Verdict.OK;
+    }
+
+    /** The validity checks of RFC 4861 section 7.1.2 for a Neighbor Advertisement, without allocating. */
+    public static Verdict checkAdvertisement(MemorySegment frame, int length) {
+        Verdict verdict = checkNeighborMessage(frame, length, TYPE_NEIGHBOR_ADVERTISEMENT,
+                Verdict.NOT_NEIGHBOR_ADVERTISEMENT);
+        if (verdict == Verdict.OK && u8(frame, DESTINATION) == 0xff
+                && (Wire.i32(frame, ICMP + 4) & FLAG_SOLICITED) != 0) {
+            return Verdict.SOLICITED_TO_MULTICAST;
+        }
+        return verdict;
+    }
+
+    /** What solicitations and advertisements share: IPv6 header, ICMPv6 type and code, length, checksum, options. */
+    private static Verdict checkNeighborMessage(MemorySegment frame, int length, int type, Verdict wrongType) {
         int usable = Wire.usable(frame, length);
         if (usable < ICMP + 4) {
             return Verdict.TOO_SHORT;
@@ -96,13 +127,13 @@ public final class NdpPacket {
         if (u8(frame, HOP_LIMIT) != 255) {
             return Verdict.HOP_LIMIT_NOT_255;
         }
-        if (u8(frame, ICMP) != TYPE_NEIGHBOR_SOLICITATION) {
-            return Verdict.NOT_NEIGHBOR_SOLICITATION;
+        if (u8(frame, ICMP) != type) {
+            return wrongType;
         }
         if (u8(frame, ICMP + 1) != 0) {
             return Verdict.BAD_CODE;
         }
-        if (icmpLength < MIN_SOLICITATION - ICMP) {
+        if (icmpLength < MIN_SOLICITATION - ICMP) { // an advertisement has the same 24 bytes before its options
             return Verdict.BAD_PAYLOAD_LENGTH;
         }
         if (!Icmpv6Checksum.verify(frame, IPV6)) {
@@ -112,7 +143,6 @@ public final class NdpPacket {
             return Verdict.MULTICAST_TARGET;
         }
         long end = ICMP + icmpLength;
-        boolean hasSourceLinkLayer = false;
         for (long option = OPTIONS; option < end; ) {
             if (option + 2 > end) {
                 return Verdict.BAD_OPTION_LENGTH;
@@ -121,19 +151,20 @@ public final class NdpPacket {
             if (units == 0 || option + units * 8L > end) {
                 return Verdict.BAD_OPTION_LENGTH;
             }
-            hasSourceLinkLayer |= u8(frame, option) == OPTION_SOURCE_LINK_LAYER;
             option += units * 8L;
         }
-        if (isUnspecifiedSource(frame)) {
-            if (hasSourceLinkLayer) {
-                return Verdict.UNSPECIFIED_SOURCE_WITH_LINK_LAYER_OPTION;
-            }
-            if (u64(frame, DESTINATION) != 0xff02_0000_0000_0000L
-                    || (u64(frame, DESTINATION + 8) & 0xffff_ffff_ff00_0000L) != 0x0000_0001_ff00_0000L) {
-                return Verdict.UNSPECIFIED_SOURCE_NOT_TO_SOLICITED_NODE;
+        return Verdict.OK;
+    }
+
+    /** Whether a checked message carries an option of {@code type}, whatever its length. */
+    private static boolean hasOption(MemorySegment frame, int type) {
+        long end = ICMP + u16(frame, PAYLOAD_LENGTH);
+        for (long option = OPTIONS; option < end; option += u8(frame, option + 1) * 8L) {
+            if (u8(frame, option) == type) {
+                return true;
             }
         }
-        return Verdict.OK;
+        return false;
     }
 
     public static Optional<NeighborSolicitation> decodeSolicitation(MemorySegment frame, int length) {
@@ -175,13 +206,22 @@ public final class NdpPacket {
 
     /** The Ethernet address of the source link-layer address option, or -1 when there is none. */
     public static long sourceLinkLayerAddress(MemorySegment frame) {
+        return linkLayerOption(frame, OPTION_SOURCE_LINK_LAYER);
+    }
+
+    /** The Ethernet address of an advertisement's target link-layer address option, or -1 when there is none. */
+    public static long targetLinkLayerAddress(MemorySegment frame) {
+        return linkLayerOption(frame, OPTION_TARGET_LINK_LAYER);
+    }
+
+    private static long linkLayerOption(MemorySegment frame, int type) {
         long end = ICMP + u16(frame, PAYLOAD_LENGTH);
         for (long option = OPTIONS; option + 8 <= end; ) {
             int units = u8(frame, option + 1);
             if (units == 0) {
                 return -1;
             }
-            if (u8(frame, option) == OPTION_SOURCE_LINK_LAYER && units == 1) {
+            if (u8(frame, option) == type && units == 1) {
                 return mac(frame, option + 2);
             }
             option += units * 8L;
@@ -225,6 +265,36 @@ public final class NdpPacket {
         requireV6(target);
         return writeAdvertisement(out, MacAddress.ALL_NODES.bits(), ourMac.bits(), ALL_NODES_HIGH, ALL_NODES_LOW,
                 target.high(), target.low(), FLAG_OVERRIDE);
+    }
+
+    /**
+     * A duplicate address detection probe for {@code target} (RFC 4862 section 5.4.2): a solicitation from the
+     * unspecified address to the target's solicited-node group and MAC, hop limit 255, without options (a source
+     * link-layer option is forbidden from ::, and lbk8s sends no nonce). A host that has the address answers with an
+     * advertisement to ff02::1; one that probes for it at the same time sends the same probe.
+     */
+    public static int encodeDuplicateAddressProbe(MemorySegment out, IpAddress target, MacAddress ourMac) {
+        requireV6(target);
+        IpAddress group = MacAddress.solicitedNodeGroup(target);
+        putMac(out, 0, MacAddress.solicitedNodeMulticastBits(target.low()));
+        putMac(out, 6, ourMac.bits());
+        putU16(out, Wire.ETHERTYPE_OFFSET, ETHERTYPE);
+        putU32(out, IPV6, 0x6000_0000);
+        putU16(out, PAYLOAD_LENGTH, DUPLICATE_ADDRESS_PROBE_LENGTH - ICMP);
+        putU8(out, NEXT_HEADER, NEXT_HEADER_ICMPV6);
+        putU8(out, HOP_LIMIT, 255);
+        putU64(out, SOURCE, 0);
+        putU64(out, SOURCE + 8, 0);
+        putU64(out, DESTINATION, group.high());
+        putU64(out, DESTINATION + 8, group.low());
+        putU8(out, ICMP, TYPE_NEIGHBOR_SOLICITATION);
+        putU8(out, ICMP + 1, 0);
+        putU16(out, ICMP + Icmpv6Checksum.CHECKSUM_FIELD, 0);
+        putU32(out, ICMP + 4, 0);
+        putU64(out, TARGET, target.high());
+        putU64(out, TARGET + 8, target.low());
+        Icmpv6Checksum.fill(out, IPV6);
+        return DUPLICATE_ADDRESS_PROBE_LENGTH;
     }
 
     /**

@@ -136,7 +136,62 @@ public final class PacketSocket implements AutoCloseable {
         throw NativeIOException.of("cannot receive on the raw socket on " + description, errno);
     }
 
-    /** Sends one complete Ethernet frame (header included) out of the bound interface. */
+    /** One frame if one is queued, without waiting; -1 when none is. */
+    public int receiveNow(MemorySegment buffer) throws IOException {
+        long n = Native.recv(fd, buffer, buffer.byteSize(), Native.MSG_DONTWAIT);
+        if (n >= 0) {
+            return (int) n;
+        }
+        int errno = Native.errno();
+        if (errno == Native.EAGAIN || errno == Native.EINTR) {
+            return -1;
+        }
+        throw NativeIOException.of("cannot receive on the raw socket on " + description, errno);
+    }
+
+    /** Throws away whatever is queued (frames an earlier filter let in). */
+    public void discardQueued() throws IOException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment buffer = arena.allocate(64);
+            while (receiveNow(buffer) >= 0) {
+                // truncated, and dropped
+            }
+        }
+    }
+
+    /**
+     * Waits until one of {@code sockets} has a frame queued, or {@code timeout} passed. Returns a bit set: bit i for
+     * {@code sockets[i]} (at most 32), 0 when the time passed or a signal came.
+     */
+    public static int awaitReadable(PacketSocket[] sockets, Duration timeout) throws IOException {
+        if (sockets.length > 32) {
+            throw new IllegalArgumentException("at most 32 sockets, not " + sockets.length);
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment fds = arena.allocate(8L * sockets.length, 4); // struct pollfd { int fd; short events, revents; }
+            for (int i = 0; i < sockets.length; i++) {
+                fds.set(JAVA_INT, 8L * i, sockets[i].fd);
+                fds.set(JAVA_SHORT, 8L * i + 4, Native.POLLIN);
+            }
+            int millis = (int) Math.min(Integer.MAX_VALUE, Math.max(0, (timeout.toNanos() + 999_999) / 1_000_000));
+            int n = Native.poll(fds, sockets.length, millis);
+            if (n < 0) {
+                int errno = Native.errno();
+                if (errno == Native.EINTR) {
+                    return 0;
+                }
+                throw NativeIOException.of("cannot wait for the raw sockets", errno);
+            }
+            int ready = 0;
+            for (int i = 0; i < sockets.length; i++) {
+                if (fds.get(JAVA_SHORT, 8L * i + 6) != 0) {
+                    ready |= 1 << i;
+                }
+            }
+            return ready;
+        }
+    }
+
     /**
      * Receives into {@code batch}: blocks (up to the receive timeout) for one frame, then takes those already
      * queued. Returns how many arrived (their lengths are in the batch), or 0 on timeout/EINTR/EAGAIN.
@@ -170,6 +225,7 @@ public final class PacketSocket implements AutoCloseable {
         }
     }
 
+    /** Sends one complete Ethernet frame (header included) out of the bound interface. */
     public void send(MemorySegment frame, int length) throws IOException {
         if (length < 14 || length > frame.byteSize()) {
             throw new IllegalArgumentException("frame length " + length + " outside 14.." + frame.byteSize());

@@ -2,6 +2,7 @@ package io.lbk8s.net;
 
 import static io.lbk8s.net.EbpfAssembler.Condition.EQ;
 import static io.lbk8s.net.EbpfAssembler.Condition.EQ_32;
+import static io.lbk8s.net.EbpfAssembler.Condition.GE;
 import static io.lbk8s.net.EbpfAssembler.Condition.GT;
 import static io.lbk8s.net.EbpfAssembler.Condition.NE;
 import static io.lbk8s.net.EbpfAssembler.Condition.NE_32;
@@ -9,9 +10,12 @@ import static io.lbk8s.net.EbpfAssembler.R0;
 import static io.lbk8s.net.EbpfAssembler.R1;
 import static io.lbk8s.net.EbpfAssembler.R2;
 import static io.lbk8s.net.EbpfAssembler.R3;
+import static io.lbk8s.net.EbpfAssembler.R6;
 import static io.lbk8s.net.EbpfAssembler.R7;
 import static io.lbk8s.net.EbpfAssembler.R8;
+import static io.lbk8s.net.EbpfAssembler.R9;
 import static io.lbk8s.net.EbpfAssembler.R10;
+import static io.lbk8s.net.EbpfAssembler.Width.DOUBLE;
 import static io.lbk8s.net.EbpfAssembler.Width.HALF;
 import static io.lbk8s.net.EbpfAssembler.Width.WORD;
 
@@ -25,24 +29,32 @@ import java.nio.ByteOrder;
  * for an address in the map. It turns that frame into the reply in place and sends it back out of the interface
  * (XDP_TX); everything else goes on to the stack and the raw sockets (XDP_PASS).
  *
+ * <p>With a {@link Fence}, it answers only before the fence's deadline, read from the fence's one-entry array map and
+ * compared (unsigned) with bpf_ktime_get_ns; at or past it the request passes on, uncounted, as if the address were
+ * not announced. A speaker that stops renewing therefore falls silent here without running any code.
+ *
  * <p>Packet loads are in host order, so the constants are built from the wire bytes with the host's order.
  */
 final class XdpArpProgram {
 
     static final int XDP_PASS = 2;
     static final int XDP_TX = 3;
+    /** For {@link #instructions}: no fence to check (an unlimited one). */
+    static final int NO_FENCE = -1;
     private static final int MAP_LOOKUP_ELEM = 1;
+    private static final int KTIME_GET_NS = 5;
     private static final int FRAME = 42; // Ethernet header and the 28-byte Ethernet/IPv4 ARP body
     private static final String PASS = "pass";
 
     private XdpArpProgram() {}
 
-    static byte[] instructions(MacAddress mac, int mapFd) {
+    /** The program for {@code mac}, answering for the addresses in map {@code mapFd}, fenced by map {@code fenceMapFd}. */
+    static byte[] instructions(MacAddress mac, int mapFd, int fenceMapFd) {
         byte[] m = mac.bytes();
         int macHead = word(m[0], m[1], m[2], m[3]);
         int macTail = half(m[4], m[5]);
         var asm = new EbpfAssembler();
-        // r7 = data, r8 = data_end (struct xdp_md); both survive the helper call
+        // r7 = data, r8 = data_end (struct xdp_md); both survive the helper calls
         asm.load(WORD, R7, R1, 0).load(WORD, R8, R1, 4)
                 .moveRegister(R2, R7).addImmediate(R2, FRAME).jumpIfRegister(GT, R2, R8, PASS)
                 // ethertype ARP; hardware Ethernet, protocol IPv4, lengths 6 and 4, opcode request
@@ -61,7 +73,16 @@ final class XdpArpProgram {
                 .label("lookup").load(WORD, R2, R7, 38).store(WORD, R10, -4, R2)
                 .loadMap(R1, mapFd).moveRegister(R2, R10).addImmediate(R2, -4).call(MAP_LOOKUP_ELEM)
                 .jumpIf(EQ, R0, 0, PASS)
-                .move(R1, 1).atomicAdd(R0, 0, R1)
+                .moveRegister(R6, R0); // the address's count survives the helper calls of the fence check
+        if (fenceMapFd != NO_FENCE) {
+            // now >= deadline: pass, as if the address were not announced
+            asm.call(KTIME_GET_NS).moveRegister(R9, R0)
+                    .storeImmediate(WORD, R10, -8, 0)
+                    .loadMap(R1, fenceMapFd).moveRegister(R2, R10).addImmediate(R2, -8).call(MAP_LOOKUP_ELEM)
+                    .jumpIf(EQ, R0, 0, PASS)
+                    .load(DOUBLE, R1, R0, 0).jumpIfRegister(GE, R9, R1, PASS);
+        }
+        asm.move(R1, 1).atomicAdd(R6, 0, R1)
                 // the reply: to the requester, from us; opcode 2; target = the requester; sender = us, the address
                 .load(WORD, R2, R7, 6).store(WORD, R7, 0, R2).load(HALF, R2, R7, 10).store(HALF, R7, 4, R2)
                 .storeImmediate(WORD, R7, 6, macHead).storeImmediate(HALF, R7, 10, macTail)

@@ -20,7 +20,8 @@ import java.util.Map;
  *
  * <p>The program is attached through a BPF link, which the kernel detaches when its last descriptor closes. A
  * speaker that exits or is killed therefore stops answering at that moment, like its raw sockets: there is nothing
- * left behind to answer for a node that lost the address.
+ * left behind to answer for a node that lost the address. A speaker that is alive but frozen is silenced by its
+ * {@link Fence}, which the program reads on every answer.
  *
  * <p>It needs CAP_BPF and CAP_NET_ADMIN; {@link #attach} fails with a sentence saying so, and the raw sockets of
  * {@link InterfaceResponder} then answer instead. Requests the program passes on (addresses not in its map, because
@@ -68,17 +69,27 @@ final class XdpArpResponder implements AutoCloseable {
         this.linkFd = linkFd;
     }
 
-    /** Loads the program for this interface's MAC and attaches it, answering nothing until {@link #sync}. */
-    static XdpArpResponder attach(LinkInfo link) throws IOException {
-        return open(link, true);
+    /**
+     * Loads the program for this interface's MAC, answering only while {@code fence} permits, and attaches it; it
+     * answers nothing until {@link #sync}.
+     */
+    static XdpArpResponder attach(LinkInfo link, Fence fence) throws IOException {
+        return open(link, fence, true);
     }
 
     /** Loads the program without attaching it anywhere, for {@link #run}. */
-    static XdpArpResponder loadDetached(LinkInfo link) throws IOException {
-        return open(link, false);
+    static XdpArpResponder loadDetached(LinkInfo link, Fence fence) throws IOException {
+        return open(link, fence, false);
     }
 
-    private static XdpArpResponder open(LinkInfo link, boolean attach) throws IOException {
+    private static XdpArpResponder open(LinkInfo link, Fence fence, boolean attach) throws IOException {
+        if (!fence.needsKernelCheck()) {
+            return open(link, XdpArpProgram.NO_FENCE, attach);
+        }
+        return fence.withKernelMap(fenceMapFd -> open(link, fenceMapFd, attach));
+    }
+
+    private static XdpArpResponder open(LinkInfo link, int fenceMapFd, boolean attach) throws IOException {
         int map = -1;
         int program = -1;
         try (Arena call = Arena.ofConfined()) {
@@ -93,7 +104,7 @@ final class XdpArpResponder implements AutoCloseable {
             if (map < 0) {
                 throw failure("cannot create the BPF map for ARP on " + link.name(), Native.errno());
             }
-            byte[] code = XdpArpProgram.instructions(link.mac(), map);
+            byte[] code = XdpArpProgram.instructions(link.mac(), map, fenceMapFd);
             MemorySegment insns = call.allocate(code.length, 8);
             MemorySegment.copy(code, 0, insns, JAVA_BYTE, 0, code.length);
             MemorySegment log = call.allocate(LOG_BYTES);
@@ -237,7 +248,7 @@ final class XdpArpResponder implements AutoCloseable {
         arena.close();
     }
 
-    private static void putName(MemorySegment attr, long offset, String name) {
+    static void putName(MemorySegment attr, long offset, String name) {
         byte[] bytes = name.getBytes(StandardCharsets.US_ASCII);
         MemorySegment.copy(bytes, 0, attr, JAVA_BYTE, offset, Math.min(bytes.length, 15));
     }
@@ -247,13 +258,13 @@ final class XdpArpResponder implements AutoCloseable {
         return lines[lines.length - 1];
     }
 
-    private static void closeQuietly(int fd) {
+    static void closeQuietly(int fd) {
         if (fd >= 0) {
             Native.close(fd);
         }
     }
 
-    private static NativeIOException failure(String whatFailed, int errno) {
+    static NativeIOException failure(String whatFailed, int errno) {
         String hint = errno == 1 || errno == 13 ? "; in-kernel ARP answers need CAP_BPF and CAP_NET_ADMIN" : "";
         return new NativeIOException(whatFailed + ": " + Native.describe(errno) + hint, errno);
     }

@@ -42,6 +42,15 @@ class ArpPacketTest {
                 .isEqualTo(new ArpPacket(MacAddress.BROADCAST, MAC_B, 2, MAC_B, IP_B, MAC_B, IP_B));
     }
 
+    /** RFC 5227 2.1.1: sender IP 0.0.0.0 so that nobody's cache takes it in, target MAC 0, broadcast. */
+    @Test
+    void anArpProbeAsksForTheAddressWithoutClaimingAny() {
+        MemorySegment out = MemorySegment.ofArray(new byte[42]);
+        assertThat(ArpPacket.encodeProbe(out, MAC_B, IP_A)).isEqualTo(42);
+        assertThat(ArpPacket.decode(out, 42).orElseThrow()).isEqualTo(new ArpPacket(
+                MacAddress.BROADCAST, MAC_B, ArpPacket.REQUEST, MAC_B, ip("0.0.0.0"), MacAddress.ZERO, IP_A));
+    }
+
     @Test
     void ourReplyInPlaceIsByteForByteTheKernels() {
         MemorySegment out = MemorySegment.ofArray(new byte[64]);

@@ -1,13 +1,21 @@
 package io.lbk8s.net;
 
+import static io.lbk8s.net.Fixtures.MAC_A;
+import static io.lbk8s.net.Fixtures.MAC_B;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.params.provider.Arguments.argumentSet;
 
+import io.lbk8s.address.IpAddress;
+import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.Set;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class BpfProgramTest {
 
@@ -114,6 +122,98 @@ class BpfProgramTest {
                 advertisement)).as("an advertisement").isZero();
         assertThat(BpfProgram.neighborSolicitationsFor(IntStream.range(0, BpfProgram.MAX_TARGETS + 1).toArray()))
                 .isEqualTo(BpfProgram.neighborSolicitations());
+    }
+
+    static final IpAddress IP_A = IpAddress.parse("198.18.99.1").orElseThrow();
+    static final IpAddress IP_B = IpAddress.parse("198.18.99.2").orElseThrow();
+    static final IpAddress IP_OTHER = IpAddress.parse("198.18.99.7").orElseThrow();
+    static final IpAddress FD99_1 = IpAddress.parse("fd99::1").orElseThrow();
+
+    /** Frames about 198.18.99.1 and fd99::1 (or not), and whether a probe for those two must hear them. */
+    static Stream<Arguments> claims() {
+        return Stream.of(
+                argumentSet("the kernel's ARP reply from .1", Fixtures.bytes(Fixtures.ARP_REPLY_KERNEL), true),
+                argumentSet("a gratuitous ARP request for .1", frame(f -> ArpPacket.encodeGratuitousRequest(f, MAC_A, IP_A)), true),
+                argumentSet("a gratuitous ARP reply for .1", frame(f -> ArpPacket.encodeGratuitousReply(f, MAC_A, IP_A)), true),
+                argumentSet("an ARP request sent by .1", frame(f -> ArpPacket.encodeRequest(f, MAC_A, IP_A, IP_B)), true),
+                argumentSet("another host's ARP probe for .1", frame(f -> ArpPacket.encodeProbe(f, MAC_B, IP_A)), true),
+                argumentSet("arping asking who has .1", Fixtures.bytes(Fixtures.ARP_REQUEST), false),
+                argumentSet("an ARP probe for .7", frame(f -> ArpPacket.encodeProbe(f, MAC_B, IP_OTHER)), false),
+                argumentSet("a gratuitous ARP request for .2", Fixtures.bytes(Fixtures.ARP_GRATUITOUS_REQUEST), false),
+                argumentSet("an ARP frame cut before the sender IP ends", Arrays.copyOf(Fixtures.bytes(Fixtures.ARP_REPLY_KERNEL), 31), false),
+                argumentSet("the kernel's advertisement for fd99::1", Fixtures.bytes(Fixtures.NA_KERNEL), true),
+                argumentSet("the kernel's unsolicited advertisement for fd99::1", Fixtures.bytes(Fixtures.NA_UNSOLICITED_KERNEL), true),
+                argumentSet("another host's DAD probe for fd99::1", frame(f -> NdpPacket.encodeDuplicateAddressProbe(f, FD99_1, MAC_B)), true),
+                argumentSet("ndisc6 asking for fd99::1 (not a DAD probe)", Fixtures.bytes(Fixtures.NS_NDISC6), false),
+                argumentSet("the kernel's DAD probe for its link-local address", Fixtures.bytes(Fixtures.NS_DAD), false),
+                argumentSet("a DAD probe for fd99::7",
+                        frame(f -> NdpPacket.encodeDuplicateAddressProbe(f, IpAddress.parse("fd99::7").orElseThrow(), MAC_B)), false),
+                argumentSet("an advertisement for fd99::1 with hop limit 64", hopLimit64(Fixtures.bytes(Fixtures.NA_KERNEL)), false),
+                argumentSet("a router solicitation", Fixtures.bytes(Fixtures.RS_KERNEL), false));
+    }
+
+    @ParameterizedTest
+    @MethodSource("claims")
+    void probeFiltersLetInWhatClaimsTheProbedAddresses(byte[] frame, boolean claims) {
+        int arp = ClassicBpf.run(BpfProgram.arpClaimsFor(new int[] {(int) IP_A.low()}), frame);
+        int ndp = ClassicBpf.run(BpfProgram.neighborClaimsFor(new int[] {(int) FD99_1.low()}), frame);
+        assertThat(arp + ndp).isEqualTo(claims ? frame.length : 0);
+        assertThat(ClassicBpf.run(BpfProgram.arpClaimsFor(new int[0]), frame)).as("probing for nothing").isZero();
+        assertThat(ClassicBpf.run(BpfProgram.neighborClaimsFor(new int[0]), frame)).as("probing for nothing").isZero();
+    }
+
+    @Test
+    void theNeighborFilterComparesTheTargetsLastWordOnly() {
+        byte[] dad = Fixtures.bytes(Fixtures.NS_DAD);
+        assertThat(ClassicBpf.run(BpfProgram.neighborClaimsFor(new int[] {7, word(dad, NS_TARGET_LOW_WORD)}), dad))
+                .as("the kernel's DAD, nonce option and all").isEqualTo(dad.length);
+    }
+
+    /** Each address is compared twice (as sender, as a probe's target): every position must accept both ways. */
+    @ParameterizedTest(name = "{0} addresses")
+    @CsvSource({"1", "250", "251", "1750"})
+    void arpClaimFilterAcceptsEveryAddressOfALongList(int count) {
+        int[] addresses = IntStream.range(0, count).map(i -> 0xc612_0000 + 3 * i).toArray();
+        BpfProgram program = BpfProgram.arpClaimsFor(addresses);
+        assertThat(program.instructions()).hasSizeLessThanOrEqualTo(4096);
+        for (int i = 0; i < count; i++) {
+            IpAddress address = IpAddress.v4(addresses[i] & 0xffff_ffffL);
+            IpAddress beside = IpAddress.v4((addresses[i] + 1) & 0xffff_ffffL);
+            assertThat(ClassicBpf.run(program, frame(f -> ArpPacket.encodeGratuitousReply(f, MAC_A, address)))).as("#" + i).isEqualTo(42);
+            assertThat(ClassicBpf.run(program, frame(f -> ArpPacket.encodeProbe(f, MAC_B, address)))).as("probe #" + i).isEqualTo(42);
+            assertThat(ClassicBpf.run(program, frame(f -> ArpPacket.encodeGratuitousReply(f, MAC_A, beside)))).as("beside #" + i).isZero();
+            assertThat(ClassicBpf.run(program, frame(f -> ArpPacket.encodeProbe(f, MAC_B, beside)))).as("probe beside #" + i).isZero();
+        }
+    }
+
+    @Test
+    void tooManyAddressesLetInEveryArpFrameOrEveryNeighborClaim() {
+        BpfProgram arp = BpfProgram.arpClaimsFor(IntStream.range(0, BpfProgram.MAX_TARGETS / 2 + 1).toArray());
+        assertThat(ClassicBpf.run(arp, Fixtures.bytes(Fixtures.ARP_REQUEST))).isEqualTo(42);
+        assertThat(ClassicBpf.run(arp, Fixtures.bytes(Fixtures.NA_KERNEL))).isZero();
+        BpfProgram ndp = BpfProgram.neighborClaimsFor(IntStream.range(0, BpfProgram.MAX_TARGETS + 1).toArray());
+        assertThat(ClassicBpf.run(ndp, Fixtures.bytes(Fixtures.NA_KERNEL))).isEqualTo(86);
+        assertThat(ClassicBpf.run(ndp, Fixtures.bytes(Fixtures.NS_DAD))).isEqualTo(86);
+        assertThat(ClassicBpf.run(ndp, Fixtures.bytes(Fixtures.NS_NDISC6))).as("still not a DAD probe").isZero();
+        assertThat(ClassicBpf.run(ndp, Fixtures.bytes(Fixtures.ARP_REQUEST))).isZero();
+    }
+
+    @Test
+    void rejectAllRejectsEverything() {
+        for (String fixture : Fixtures.ALL) {
+            assertThat(ClassicBpf.run(BpfProgram.rejectAll(), Fixtures.bytes(fixture))).as(fixture).isZero();
+        }
+    }
+
+    private static byte[] frame(java.util.function.ToIntFunction<MemorySegment> encoder) {
+        MemorySegment out = MemorySegment.ofArray(new byte[128]);
+        int length = encoder.applyAsInt(out);
+        return Arrays.copyOf(out.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), length);
+    }
+
+    private static byte[] hopLimit64(byte[] frame) {
+        frame[21] = 64;
+        return frame;
     }
 
     private static int word(byte[] frame, int offset) {

@@ -98,6 +98,19 @@ final class ChildJvm implements AutoCloseable {
         }
     }
 
+    /**
+     * Sends {@code signal} (STOP, CONT) to the child JVM itself: {@code ip netns exec} and setpriv exec it, so the
+     * process we started is the JVM. SIGSTOP freezes every thread at once, as a hung node would.
+     */
+    void signal(String signal) {
+        TestNetwork.must("kill", "-" + signal, Long.toString(process.pid()));
+    }
+
+    /** Sends one command without waiting for its answer; {@link #nextLine} reads it. */
+    void send(String command) {
+        input.println(command);
+    }
+
     /** SIGKILL, as a crash or the OOM killer would: no shutdown code runs. */
     void kill() throws InterruptedException {
         process.destroyForcibly();

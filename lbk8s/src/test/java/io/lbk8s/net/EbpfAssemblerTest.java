@@ -3,7 +3,9 @@ package io.lbk8s.net;
 import static io.lbk8s.net.EbpfAssembler.R0;
 import static io.lbk8s.net.EbpfAssembler.R1;
 import static io.lbk8s.net.EbpfAssembler.R2;
+import static io.lbk8s.net.EbpfAssembler.R6;
 import static io.lbk8s.net.EbpfAssembler.R7;
+import static io.lbk8s.net.EbpfAssembler.R9;
 import static io.lbk8s.net.EbpfAssembler.R10;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -33,6 +35,12 @@ class EbpfAssemblerTest {
             "call 1                       | 85 00 00 00 01 00 00 00",
             "exit                         | 95 00 00 00 00 00 00 00",
             "r1 = map fd 5 (two slots)    | 18 11 00 00 05 00 00 00 00 00 00 00 00 00 00 00",
+            "r1 = *(u64 *)(r0 + 0)        | 79 01 00 00 00 00 00 00",
+            "*(u32 *)(r10 - 8) = 0        | 62 0a f8 ff 00 00 00 00",
+            "r6 = r0                      | bf 06 00 00 00 00 00 00",
+            "r9 = r0                      | bf 09 00 00 00 00 00 00",
+            "lock *(u64 *)(r6 + 0) += r1  | db 16 00 00 00 00 00 00",
+            "call 5                       | 85 00 00 00 05 00 00 00",
     })
     void encodesEachInstruction(String what, String hex) {
         org.junit.jupiter.api.Assumptions.assumeTrue(ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN);
@@ -48,6 +56,12 @@ class EbpfAssemblerTest {
             case "call 1" -> a -> a.call(1);
             case "exit" -> EbpfAssembler::exit;
             case "r1 = map fd 5 (two slots)" -> a -> a.loadMap(R1, 5);
+            case "r1 = *(u64 *)(r0 + 0)" -> a -> a.load(Width.DOUBLE, R1, R0, 0);
+            case "*(u32 *)(r10 - 8) = 0" -> a -> a.storeImmediate(Width.WORD, R10, -8, 0);
+            case "r6 = r0" -> a -> a.moveRegister(R6, R0);
+            case "r9 = r0" -> a -> a.moveRegister(R9, R0);
+            case "lock *(u64 *)(r6 + 0) += r1" -> a -> a.atomicAdd(R6, 0, R1);
+            case "call 5" -> a -> a.call(5);
             default -> throw new IllegalArgumentException(what);
         };
         EbpfAssembler asm = new EbpfAssembler();
@@ -65,6 +79,18 @@ class EbpfAssemblerTest {
                 .label("out").move(R0, 2).exit().assemble();
         assertThat(HexFormat.ofDelimiter(" ").formatHex(code, 0, 24)).isEqualTo(
                 "55 02 02 00 08 06 00 00 56 02 01 00 ff ff ff ff 2d 72 00 00 00 00 00 00");
+    }
+
+    /** The fence check: "if r9 >= r1 (unsigned, 64 bits) goto pass" is BPF_JMP | BPF_JGE | BPF_X = 0x3d. */
+    @Test
+    void unsignedGreaterOrEqualComparesRegistersOrAnImmediate() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN);
+        byte[] code = new EbpfAssembler()
+                .jumpIfRegister(Condition.GE, R9, R1, "pass")     // 0: 3d, dst 9, src 1, offset 1
+                .jumpIf(Condition.GE, R9, 7, "pass")              // 1: 35, offset 0
+                .label("pass").move(R0, 2).exit().assemble();
+        assertThat(HexFormat.ofDelimiter(" ").formatHex(code, 0, 16)).isEqualTo(
+                "3d 19 01 00 00 00 00 00 35 09 00 00 07 00 00 00");
     }
 
     @Test

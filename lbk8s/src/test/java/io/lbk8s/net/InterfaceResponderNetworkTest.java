@@ -105,7 +105,7 @@ class InterfaceResponderNetworkTest {
     void gratuitousArpReplacesAnExistingNeighborEntry() throws Exception {
         TestNetwork.must("ip", "-n", network.b, "neigh", "replace", VIP4, "lladdr", OTHER_MAC, "dev", "b0", "nud", "stale");
         assertThat(neighbor(VIP4)).contains(OTHER_MAC);
-        assertThat(responder.command("garp " + VIP4)).isEqualTo("ok");
+        assertThat(responder.command("garp " + VIP4)).isEqualTo("ok sent=true");
         assertThat(eventually(() -> neighbor(VIP4), "lladdr 02:00:00:00:00:0a")).contains("lladdr 02:00:00:00:00:0a");
     }
 
@@ -113,7 +113,7 @@ class InterfaceResponderNetworkTest {
     void unsolicitedAdvertisementReplacesAnExistingNeighborEntry() throws Exception {
         TestNetwork.must("ip", "-n", network.b, "neigh", "replace", VIP6, "lladdr", OTHER_MAC, "dev", "b0", "nud", "stale");
         assertThat(neighbor(VIP6)).contains(OTHER_MAC);
-        assertThat(responder.command("garp " + VIP6)).isEqualTo("ok");
+        assertThat(responder.command("garp " + VIP6)).isEqualTo("ok sent=true");
         assertThat(eventually(() -> neighbor(VIP6), "lladdr 02:00:00:00:00:0a")).contains("lladdr 02:00:00:00:00:0a");
     }
 

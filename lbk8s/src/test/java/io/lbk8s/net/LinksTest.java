@@ -1,6 +1,7 @@
 package io.lbk8s.net;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.params.provider.Arguments.argumentSet;
 
 import io.lbk8s.address.IpAddress;
@@ -17,11 +18,29 @@ class LinksTest {
         LinkInfo lo = Links.byName("lo").orElseThrow();
         assertThat(lo.loopback()).isTrue();
         assertThat(lo.up()).isTrue();
+        assertThat(lo.running()).isTrue();
+        assertThat(lo.operational()).isTrue();
         assertThat(lo.mac()).isEqualTo(MacAddress.ZERO);
         assertThat(lo.master()).isEmpty();
         assertThat(lo.addresses()).contains(new LinkAddress(IpAddress.parse("127.0.0.1").orElseThrow(), 8));
         assertThat(Links.byIndex(lo.index())).contains(lo);
         assertThat(Links.list()).isSortedAccordingTo(java.util.Comparator.comparingInt(LinkInfo::index));
+    }
+
+    @Test
+    void theStateOfOneInterfaceAndOfOneThatDoesNotExist() {
+        assertThat(Links.state("lo")).contains(new LinkState(true, true));
+        assertThat(Links.state("lo").orElseThrow().operational()).isTrue();
+        assertThat(Links.state("lbk8s-none0")).isEmpty();
+        assertThat(Links.state("a-name-of-15-ch")).as("the longest name Linux allows").isEmpty();
+        assertThatThrownBy(() -> Links.state("a-name-of-16-chr")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void operationalMeansUpAndRunning() {
+        assertThat(new LinkState(true, true).operational()).isTrue();
+        assertThat(new LinkState(true, false).operational()).as("carrier lost").isFalse();
+        assertThat(new LinkState(false, false).operational()).isFalse();
     }
 
     static Stream<Arguments> containment() {

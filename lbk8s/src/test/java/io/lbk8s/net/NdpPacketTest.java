@@ -91,6 +91,73 @@ class NdpPacketTest {
         assertThat(Icmpv6Checksum.verify(out, 14)).isTrue();
     }
 
+    /**
+     * Our duplicate address detection probe is the kernel's own (for fe80::ff:fe00:b from 02:00:00:00:00:0b) without
+     * the nonce option the kernel adds: same addresses, hop limit, type, target, and a checksum of its own.
+     */
+    @Test
+    void ourDuplicateAddressProbeIsTheKernelsWithoutItsNonce() {
+        byte[] kernel = Arrays.copyOf(Fixtures.bytes(Fixtures.NS_DAD), NdpPacket.DUPLICATE_ADDRESS_PROBE_LENGTH);
+        kernel[19] = 24; // payload length without the 8-byte nonce option
+        Icmpv6Checksum.fill(MemorySegment.ofArray(kernel), 14);
+        MemorySegment out = MemorySegment.ofArray(new byte[128]);
+        int length = NdpPacket.encodeDuplicateAddressProbe(out, ip("fe80::ff:fe00:b"), MAC_B);
+        assertThat(Fixtures.hex(out, length)).isEqualTo(Fixtures.hex(kernel));
+        var decoded = NdpPacket.decodeSolicitation(out, length).orElseThrow();
+        assertThat(decoded.isDuplicateAddressDetection()).isTrue();
+        assertThat(decoded.sourceLinkLayerAddress()).isEmpty();
+    }
+
+    @Test
+    void theKernelsAdvertisementsAreValidAndNameTheirTargetsMac() {
+        for (String fixture : new String[] {Fixtures.NA_KERNEL, Fixtures.NA_UNSOLICITED_KERNEL}) {
+            MemorySegment frame = Fixtures.segment(fixture);
+            assertThat(NdpPacket.checkAdvertisement(frame, 86)).as(fixture).isEqualTo(NdpPacket.Verdict.OK);
+            assertThat(NdpPacket.targetHigh(frame)).isEqualTo(FD99_1.high());
+            assertThat(NdpPacket.targetLow(frame)).isEqualTo(FD99_1.low());
+        }
+        assertThat(new MacAddress(NdpPacket.targetLinkLayerAddress(Fixtures.segment(Fixtures.NA_KERNEL)))).isEqualTo(MAC_A);
+        assertThat(new MacAddress(NdpPacket.targetLinkLayerAddress(Fixtures.segment(Fixtures.NA_UNSOLICITED_KERNEL))))
+                .isEqualTo(MAC_A_CHANGED);
+        assertThat(NdpPacket.sourceLinkLayerAddress(Fixtures.segment(Fixtures.NA_KERNEL))).isEqualTo(-1);
+    }
+
+    static Stream<Arguments> notValidAdvertisements() {
+        return Stream.of(
+                argumentSet("a solicitation", Fixtures.bytes(Fixtures.NS_NDISC6), NdpPacket.Verdict.NOT_NEIGHBOR_ADVERTISEMENT),
+                argumentSet("hop limit 64", advertisement(f -> f[21] = 64), NdpPacket.Verdict.HOP_LIMIT_NOT_255),
+                argumentSet("wrong checksum", badChecksum(), NdpPacket.Verdict.BAD_CHECKSUM),
+                argumentSet("solicited flag on one to ff02::1", solicitedToAllNodes(), NdpPacket.Verdict.SOLICITED_TO_MULTICAST),
+                argumentSet("option length 0", advertisement(f -> f[79] = 0), NdpPacket.Verdict.BAD_OPTION_LENGTH),
+                argumentSet("truncated", Arrays.copyOf(Fixtures.bytes(Fixtures.NA_KERNEL), 70), NdpPacket.Verdict.BAD_PAYLOAD_LENGTH));
+    }
+
+    @ParameterizedTest
+    @MethodSource("notValidAdvertisements")
+    void advertisementsThatAreNotValidAreRefused(byte[] frame, NdpPacket.Verdict expected) {
+        assertThat(NdpPacket.checkAdvertisement(MemorySegment.ofArray(frame), frame.length)).isEqualTo(expected);
+    }
+
+    private static byte[] advertisement(Consumer<byte[]> change) {
+        byte[] frame = Fixtures.bytes(Fixtures.NA_KERNEL);
+        change.accept(frame);
+        Icmpv6Checksum.fill(MemorySegment.ofArray(frame), 14);
+        return frame;
+    }
+
+    private static byte[] badChecksum() {
+        byte[] frame = Fixtures.bytes(Fixtures.NA_KERNEL);
+        frame[57] ^= 1;
+        return frame;
+    }
+
+    private static byte[] solicitedToAllNodes() {
+        byte[] frame = Fixtures.bytes(Fixtures.NA_UNSOLICITED_KERNEL);
+        frame[58] |= 0x40; // Solicited, on an advertisement to ff02::1
+        Icmpv6Checksum.fill(MemorySegment.ofArray(frame), 14);
+        return frame;
+    }
+
     static Stream<Arguments> malformed() {
         return Stream.of(
                 argumentSet("empty", cut(0), NdpPacket.Verdict.TOO_SHORT),

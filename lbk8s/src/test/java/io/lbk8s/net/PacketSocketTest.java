@@ -78,6 +78,29 @@ class PacketSocketTest {
         }
     }
 
+    /** No ARP ever appears on loopback, so the ARP socket stays empty; other processes' IP traffic may show up. */
+    @Test
+    void awaitReadableSaysWhichSocketHasAFrameAndReceiveNowNeverWaits() throws Exception {
+        try (PacketSocket arp = PacketSocket.open(loopback, ArpPacket.ETHERTYPE, BpfProgram.acceptAll(), Duration.ofSeconds(5));
+             PacketSocket ip = PacketSocket.open(loopback, ETH_P_IP, BpfProgram.acceptAll(), Duration.ofSeconds(5));
+             Arena arena = Arena.ofConfined();
+             DatagramSocket udp = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
+            MemorySegment buffer = arena.allocate(2048);
+            long start = System.nanoTime();
+            assertThat(PacketSocket.awaitReadable(new PacketSocket[] {arp}, Duration.ofMillis(100))).isZero();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(90), Duration.ofSeconds(2));
+            start = System.nanoTime();
+            assertThat(arp.receiveNow(buffer)).isEqualTo(-1);
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("not the 5 s receive timeout").isLessThan(Duration.ofSeconds(1));
+
+            byte[] payload = "lbk8s-await".getBytes();
+            udp.send(new DatagramPacket(payload, payload.length, InetAddress.getLoopbackAddress(), udp.getLocalPort()));
+            assertThat(PacketSocket.awaitReadable(new PacketSocket[] {arp, ip}, Duration.ofSeconds(2))).isEqualTo(0b10);
+            assertThat(ip.receiveNow(buffer)).isPositive();
+            ip.discardQueued();
+        }
+    }
+
     @Test
     void receivesFramesCountsThemAndForcesALargeBuffer() throws Exception {
         try (PacketSocket socket = PacketSocket.open(loopback, ETH_P_IP, BpfProgram.acceptAll(), Duration.ofMillis(200));

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lbk8s.address.IpAddress;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -31,19 +33,23 @@ class XdpArpProgramTest {
     XdpArpResponder program;
     AnnouncedSet announced;
     final Map<IpAddress, long[]> counts = new HashMap<>();
+    final List<AutoCloseable> toClose = new ArrayList<>();
 
     @BeforeEach
     void load() throws Exception {
         RootRequired.check();
-        program = XdpArpResponder.loadDetached(A);
+        program = XdpArpResponder.loadDetached(A, Fence.unlimited());
         announced = set(ANNOUNCED);
         program.sync(AnnouncedSet.EMPTY, announced);
     }
 
     @AfterEach
-    void close() {
+    void close() throws Exception {
         if (program != null) {
             program.close();
+        }
+        for (AutoCloseable each : toClose.reversed()) {
+            each.close();
         }
     }
 
@@ -131,7 +137,7 @@ class XdpArpProgramTest {
     @Test
     void theProgramAnswersWithTheMacItWasLoadedFor() throws Exception {
         try (XdpArpResponder forB = XdpArpResponder.loadDetached(new LinkInfo("b0", 2, MAC_B, true, false,
-                Optional.empty(), List.of()))) {
+                Optional.empty(), List.of()), Fence.unlimited())) {
             forB.sync(AnnouncedSet.EMPTY, set(IpAddress.parse("198.18.99.9").orElseThrow()));
             byte[] fromA = request(f -> {
                 put(f, 6, MAC_A.bytes());
@@ -150,8 +156,165 @@ class XdpArpProgramTest {
     @Test
     void attachingToAMissingInterfaceSaysWhy() {
         LinkInfo missing = new LinkInfo("gone0", 999_999, MAC_A, true, false, Optional.empty(), List.of());
-        assertThatThrownBy(() -> XdpArpResponder.attach(missing)).isInstanceOf(NativeIOException.class)
+        assertThatThrownBy(() -> XdpArpResponder.attach(missing, Fence.unlimited())).isInstanceOf(NativeIOException.class)
                 .hasMessageStartingWith("cannot attach the XDP program for ARP to gone0: ");
+    }
+
+    @Test
+    void aLapsedFencePassesTheRequestUnchangedAndUncounted() throws Exception {
+        Fence fence = fence();
+        XdpArpResponder fenced = loadFor(A, fence);
+        byte[] request = Fixtures.bytes(Fixtures.ARP_REQUEST);
+        XdpArpResponder.Run run = fenced.run(request);
+        assertThat(run.action()).isEqualTo(XdpArpProgram.XDP_PASS);
+        assertThat(run.frame()).isEqualTo(request);
+        fenced.collect(announced);
+        assertThat(counts.get(ANNOUNCED)[0]).isZero();
+    }
+
+    @Test
+    void aFenceRenewedIntoTheFutureGetsTheKernelsReply() throws Exception {
+        Fence fence = fence();
+        XdpArpResponder fenced = loadFor(A, fence);
+        fence.renewUntil(System.nanoTime() + Duration.ofSeconds(10).toNanos());
+        XdpArpResponder.Run run = fenced.run(Fixtures.bytes(Fixtures.ARP_REQUEST));
+        assertThat(run.action()).isEqualTo(XdpArpProgram.XDP_TX);
+        assertThat(Fixtures.hex(run.frame())).isEqualTo(Fixtures.hex(Fixtures.bytes(Fixtures.ARP_REPLY_KERNEL)));
+        fenced.collect(announced);
+        assertThat(counts.get(ANNOUNCED)[0]).isEqualTo(1);
+    }
+
+    @Test
+    void aDeadlineInThePastPassesAndSoDoesOneThatPassesWithoutRenewal() throws Exception {
+        Fence fence = fence();
+        XdpArpResponder fenced = loadFor(A, fence);
+        fence.renewUntil(System.nanoTime() - Duration.ofMillis(1).toNanos());
+        assertThat(fenced.run(Fixtures.bytes(Fixtures.ARP_REQUEST)).action()).isEqualTo(XdpArpProgram.XDP_PASS);
+
+        long deadline = System.nanoTime() + Duration.ofMillis(200).toNanos();
+        fence.renewUntil(deadline);
+        assertThat(fenced.run(Fixtures.bytes(Fixtures.ARP_REQUEST)).action()).isEqualTo(XdpArpProgram.XDP_TX);
+        Thread.sleep(Duration.ofNanos(deadline - System.nanoTime()).plusMillis(1));
+        assertThat(fenced.run(Fixtures.bytes(Fixtures.ARP_REQUEST)).action()).as("the deadline passed, nobody renewed")
+                .isEqualTo(XdpArpProgram.XDP_PASS);
+    }
+
+    @Test
+    void lapsingStopsTheKernelsAnswersAtOnce() throws Exception {
+        Fence fence = fence();
+        XdpArpResponder fenced = loadFor(A, fence);
+        fence.renewUntil(System.nanoTime() + Duration.ofSeconds(10).toNanos());
+        assertThat(fenced.run(Fixtures.bytes(Fixtures.ARP_REQUEST)).action()).isEqualTo(XdpArpProgram.XDP_TX);
+        fence.lapse();
+        assertThat(fenced.run(Fixtures.bytes(Fixtures.ARP_REQUEST)).action()).isEqualTo(XdpArpProgram.XDP_PASS);
+    }
+
+    /** The program compares unsigned: a negative deadline must not become one in the far future. */
+    @Test
+    void aNegativeDeadlineIsLapsedInTheKernelToo() throws Exception {
+        Fence fence = fence();
+        XdpArpResponder fenced = loadFor(A, fence);
+        for (long deadline : new long[] {-1, Long.MIN_VALUE}) {
+            fence.renewUntil(deadline);
+            assertThat(fenced.run(Fixtures.bytes(Fixtures.ARP_REQUEST)).action()).as("deadline " + deadline)
+                    .isEqualTo(XdpArpProgram.XDP_PASS);
+        }
+    }
+
+    @Test
+    void anUnlimitedFenceAnswersWhateverIsDoneToIt() throws Exception {
+        Fence.unlimited().lapse();
+        Fence.unlimited().renewUntil(0);
+        XdpArpResponder.Run run = program.run(Fixtures.bytes(Fixtures.ARP_REQUEST));
+        assertThat(run.action()).isEqualTo(XdpArpProgram.XDP_TX);
+        assertThat(Fixtures.hex(run.frame())).isEqualTo(Fixtures.hex(Fixtures.bytes(Fixtures.ARP_REPLY_KERNEL)));
+    }
+
+    @Test
+    void everyProgramOfAFenceReadsTheSameDeadline() throws Exception {
+        Fence fence = fence();
+        XdpArpResponder forA = loadFor(A, fence);
+        XdpArpResponder forB = loadFor(new LinkInfo("b0", 2, MAC_B, true, false, Optional.empty(), List.of()), fence);
+        byte[] fromA = request(f -> {
+            put(f, 6, MAC_A.bytes());
+            put(f, 22, MAC_A.bytes());
+        });
+        fence.renewUntil(System.nanoTime() + Duration.ofSeconds(10).toNanos());
+        assertThat(forA.run(Fixtures.bytes(Fixtures.ARP_REQUEST)).action()).isEqualTo(XdpArpProgram.XDP_TX);
+        assertThat(forB.run(fromA).action()).isEqualTo(XdpArpProgram.XDP_TX);
+        fence.lapse();
+        assertThat(forA.run(Fixtures.bytes(Fixtures.ARP_REQUEST)).action()).isEqualTo(XdpArpProgram.XDP_PASS);
+        assertThat(forB.run(fromA).action()).isEqualTo(XdpArpProgram.XDP_PASS);
+    }
+
+    /**
+     * The fence's deadlines are System.nanoTime() values and the program compares them with bpf_ktime_get_ns: the
+     * two clocks must be one. A deadline of "now" read just before the run must already have passed in the kernel,
+     * one 20 ms later must not have (when the run took less than that). CLOCK_REALTIME would fail the second,
+     * CLOCK_BOOTTIME after a suspend too.
+     */
+    @Test
+    void theKernelsClockIsTheClockOfSystemNanoTime() throws Exception {
+        Fence fence = fence();
+        XdpArpResponder fenced = loadFor(A, fence);
+        long margin = Duration.ofMillis(20).toNanos();
+        int checkedAhead = 0;
+        for (int i = 0; i < 50; i++) {
+            fence.renewUntil(System.nanoTime());
+            assertThat(fenced.run(Fixtures.bytes(Fixtures.ARP_REQUEST)).action()).as("deadline now, run #" + i)
+                    .isEqualTo(XdpArpProgram.XDP_PASS);
+            long before = System.nanoTime();
+            fence.renewUntil(before + margin);
+            int action = fenced.run(Fixtures.bytes(Fixtures.ARP_REQUEST)).action();
+            if (System.nanoTime() - before < margin) { // else this thread was descheduled too long to tell
+                assertThat(action).as("deadline 20 ms ahead, run #" + i).isEqualTo(XdpArpProgram.XDP_TX);
+                checkedAhead++;
+            }
+        }
+        assertThat(checkedAhead).as("runs quick enough to check the deadline ahead").isGreaterThan(10);
+    }
+
+    /**
+     * A failed write of the kernel's copy (here: a map user space may not write) is recorded, not thrown; the
+     * kernel, holding an old deadline (here 0), passes requests on, while the Java side still permits.
+     */
+    @Test
+    void aKernelThatCannotBeRenewedFallsSilentAndTheFailureIsRecorded() throws Exception {
+        Fence fence = Fence.renewableWithMapFlags(FenceMap.RDONLY);
+        toClose.add(fence);
+        XdpArpResponder fenced = loadFor(A, fence);
+        fence.renewUntil(System.nanoTime() + Duration.ofSeconds(10).toNanos());
+        assertThat(fence.permits()).isTrue();
+        assertThat(fence.kernelProblem()).hasValueSatisfying(problem -> assertThat(problem)
+                .startsWith("cannot write the answer fence's deadline into the kernel: Operation not permitted (EPERM)"));
+        assertThat(fenced.run(Fixtures.bytes(Fixtures.ARP_REQUEST)).action()).isEqualTo(XdpArpProgram.XDP_PASS);
+    }
+
+    @Test
+    void aClosedFenceSilencesItsProgramsAndLoadsNoMore() throws Exception {
+        Fence fence = fence();
+        XdpArpResponder fenced = loadFor(A, fence);
+        fence.renewUntil(System.nanoTime() + Duration.ofSeconds(10).toNanos());
+        fence.close();
+        assertThat(fence.permits()).isFalse();
+        assertThat(fenced.run(Fixtures.bytes(Fixtures.ARP_REQUEST)).action()).isEqualTo(XdpArpProgram.XDP_PASS);
+        fence.renewUntil(System.nanoTime() + Duration.ofSeconds(10).toNanos());
+        assertThat(fence.permits()).as("renewing a closed fence does nothing").isFalse();
+        assertThatThrownBy(() -> XdpArpResponder.loadDetached(A, fence)).hasMessage("the answer fence is closed");
+    }
+
+    private Fence fence() {
+        Fence fence = Fence.renewable();
+        toClose.add(fence);
+        return fence;
+    }
+
+    /** A program for {@code link} behind {@code fence}, announcing ANNOUNCED; closed after the test. */
+    private XdpArpResponder loadFor(LinkInfo link, Fence fence) throws Exception {
+        XdpArpResponder loaded = XdpArpResponder.loadDetached(link, fence);
+        toClose.add(loaded);
+        loaded.sync(AnnouncedSet.EMPTY, announced);
+        return loaded;
     }
 
     private AnnouncedSet set(IpAddress... ips) {
