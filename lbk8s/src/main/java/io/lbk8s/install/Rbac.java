@@ -77,7 +77,7 @@ public final class Rbac {
             new Rule(METALLB, List.of("servicel2statuses/status"), List.of("update")),
             // the failure detector's key Secret: read (and watched, for key rotation) by name only; created by the
             // first speaker that finds it missing (kubectl apply of deploy/lbk8s.yaml makes none)
-            new Rule("", List.of("secrets"), List.of("get", "list", "watch"), List.of(Manifests.PEER_SECRET)),
+            new Rule("", List.of("secrets"), List.of("list", "watch"), List.of(Manifests.PEER_SECRET)),
             new Rule("", List.of("secrets"), List.of("create")));
 
     static List<PolicyRule> policyRules(List<Rule> rules) {

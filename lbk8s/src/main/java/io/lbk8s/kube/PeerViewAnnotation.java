@@ -1,12 +1,11 @@
 package io.lbk8s.kube;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.lbk8s.peers.Liveness;
 import io.lbk8s.peers.Membership;
 import java.time.Duration;
@@ -29,7 +28,7 @@ public final class PeerViewAnnotation implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PeerViewAnnotation.class);
     public static final String KEY = "lbk8s.io/failure-detector";
     static final Duration MIN_GAP = Duration.ofSeconds(1);
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final KubernetesSerialization JSON = new KubernetesSerialization();
 
     /** The annotation's content: whether this node may announce (or why not), and each peer's liveness. */
     public record View(boolean ready, String reason, Map<String, String> peers) {
@@ -52,11 +51,7 @@ public final class PeerViewAnnotation implements AutoCloseable {
             tree.put("ready", ready);
             tree.put("reason", reason);
             tree.put("peers", new TreeMap<>(peers));
-            try {
-                return JSON.writeValueAsString(tree);
-            } catch (JsonProcessingException e) {
-                throw new IllegalStateException(e);
-            }
+            return JSON.asJson(tree);
         }
 
         /** The view in a Pod's annotation, if it has a readable one. */
@@ -68,13 +63,13 @@ public final class PeerViewAnnotation implements AutoCloseable {
                 return Optional.empty();
             }
             try {
-                Map<String, Object> tree = JSON.readValue(text, Map.class);
+                Map<String, Object> tree = JSON.unmarshal(text, Map.class);
                 Map<String, String> peers = new TreeMap<>();
                 if (tree.get("peers") instanceof Map<?, ?> map) {
                     map.forEach((k, v) -> peers.put(String.valueOf(k), String.valueOf(v)));
                 }
                 return Optional.of(new View(Boolean.TRUE.equals(tree.get("ready")), String.valueOf(tree.get("reason")), peers));
-            } catch (JsonProcessingException | RuntimeException e) {
+            } catch (RuntimeException e) {
                 return Optional.empty();
             }
         }
@@ -110,9 +105,9 @@ public final class PeerViewAnnotation implements AutoCloseable {
             }
             try {
                 client.pods().inNamespace(namespace).withName(pod).patch(PatchContext.of(PatchType.JSON_MERGE),
-                        "{\"metadata\":{\"annotations\":{\"" + KEY + "\":" + JSON.writeValueAsString(next.json()) + "}}}");
+                        JSON.asJson(Map.of("metadata", Map.of("annotations", Map.of(KEY, next.json())))));
                 written = next;
-            } catch (KubernetesClientException | JsonProcessingException e) {
+            } catch (KubernetesClientException e) {
                 log.debug("could not write the failure detector's view on pod {}/{}: {}", namespace, pod, e.getMessage());
             }
             LockSupport.parkNanos(MIN_GAP.toNanos());

@@ -11,8 +11,8 @@ import java.util.regex.Pattern;
 
 /**
  * On which of this node's interfaces an address is answered. An L2Advertisement that names interfaces restricts
- * it to those (if they exist and are up); one that names none means "the interfaces whose subnet holds the
- * address", skipping loopback, down links, bridge and bond members (their master carries the address) and, by
+ * it to those (if they exist and are up with a carrier); one that names none means "the interfaces whose subnet holds
+ * the address", skipping loopback, down links and links without carrier, bridge and bond members (their master carries the address) and, by
  * name, the virtual interfaces of containers and CNIs, which are never the node's LAN.
  */
 public final class InterfaceChoice {
@@ -29,7 +29,7 @@ public final class InterfaceChoice {
         Set<LinkInfo> chosen = new LinkedHashSet<>();
         boolean bySubnet = advertisements.isEmpty() || advertisements.stream().anyMatch(a -> a.interfaces().isEmpty());
         for (LinkInfo link : links) {
-            if (!link.up() || link.loopback()) {
+            if (!link.up() || !link.running() || link.loopback()) {
                 continue;
             }
             boolean named = advertisements.stream().anyMatch(a -> a.interfaces().contains(link.name()));
@@ -58,7 +58,7 @@ public final class InterfaceChoice {
         List<String> named = advertisements.stream().flatMap(a -> a.interfaces().stream()).distinct().toList();
         String seen = links.stream()
                 .filter(l -> !l.loopback())
-                .map(l -> l.name() + (l.up() ? "" : " (down)") + (l.master().isPresent() ? " (member of " + l.master().get() + ")" : "")
+                .map(l -> l.name() + (!l.up() ? " (down)" : l.running() ? "" : " (no carrier)") + (l.master().isPresent() ? " (member of " + l.master().get() + ")" : "")
                         + l.addresses().stream().map(a -> " " + a.address() + "/" + a.prefixLength()).reduce("", String::concat))
                 .reduce((a, b) -> a + ", " + b).orElse("none");
         if (!named.isEmpty() && advertisements.stream().noneMatch(a -> a.interfaces().isEmpty())) {
