@@ -218,12 +218,22 @@ public final class Sandbox implements AutoCloseable {
         setSpeakerPodReady(node, false);
     }
 
+    /** As the kubelet writes a Pod's status: read, change, write, again on a conflict (the speaker annotates its Pod too). */
     public void setSpeakerPodReady(TestNode node, boolean ready) {
-        Pod pod = client.pods().inNamespace(NAMESPACE).withName(podName(node)).get();
-        pod.setStatus(new io.fabric8.kubernetes.api.model.PodStatusBuilder().withPhase("Running")
-                .withConditions(new PodConditionBuilder().withType("Ready").withStatus(ready ? "True" : "False")
-                        .withLastTransitionTime(now()).build()).build());
-        client.pods().inNamespace(NAMESPACE).resource(pod).updateStatus();
+        for (int attempt = 1; ; attempt++) {
+            Pod pod = client.pods().inNamespace(NAMESPACE).withName(podName(node)).get();
+            pod.setStatus(new io.fabric8.kubernetes.api.model.PodStatusBuilder().withPhase("Running")
+                    .withConditions(new PodConditionBuilder().withType("Ready").withStatus(ready ? "True" : "False")
+                            .withLastTransitionTime(now()).build()).build());
+            try {
+                client.pods().inNamespace(NAMESPACE).resource(pod).updateStatus();
+                return;
+            } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                if (e.getCode() != 409 || attempt == 5) {
+                    throw e;
+                }
+            }
+        }
     }
 
     public boolean speakerPodReady(TestNode node) {
