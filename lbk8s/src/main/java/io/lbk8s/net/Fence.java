@@ -105,7 +105,8 @@ public final class Fence implements AutoCloseable {
      * Runs {@code use} with the descriptor of the kernel's copy of the deadline, creating the map (with the current
      * deadline) at the first call. Close waits for it, so the descriptor stays valid while {@code use} runs.
      *
-     * @throws IOException when the fence is closed or unlimited, or the kernel refuses the map
+     * @throws IOException when the fence is closed, or the kernel refuses the map
+     * @throws IllegalStateException on an unlimited fence, which has no map (see {@link #needsKernelCheck})
      */
     <T> T withKernelMap(KernelUse<T> use) throws IOException {
         if (!renewable) {

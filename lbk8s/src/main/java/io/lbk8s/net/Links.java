@@ -26,6 +26,20 @@ import java.util.TreeMap;
 /** The interfaces of the calling process's network namespace. */
 public final class Links {
 
+    /**
+     * The state of an interface now, as {@link #state} reads it with one ioctl.
+     *
+     * @param up      administratively up (IFF_UP)
+     * @param running up with a carrier (IFF_RUNNING); false after a carrier loss even while {@code up}
+     */
+    public record LinkState(boolean up, boolean running) {
+
+        /** Up and running: frames can be sent and received. */
+        public boolean operational() {
+            return up && running;
+        }
+    }
+
     private static final int IFNAMSIZ = 16;
     private static final int IFREQ_SIZE = 40;
     private static final int IFREQ_DATA = 16; // the union after ifr_name

@@ -29,7 +29,7 @@ class LinksTest {
 
     @Test
     void theStateOfOneInterfaceAndOfOneThatDoesNotExist() {
-        assertThat(Links.state("lo")).contains(new LinkState(true, true));
+        assertThat(Links.state("lo")).contains(new Links.LinkState(true, true));
         assertThat(Links.state("lo").orElseThrow().operational()).isTrue();
         assertThat(Links.state("lbk8s-none0")).isEmpty();
         assertThat(Links.state("a-name-of-15-ch")).as("the longest name Linux allows").isEmpty();
@@ -38,9 +38,9 @@ class LinksTest {
 
     @Test
     void operationalMeansUpAndRunning() {
-        assertThat(new LinkState(true, true).operational()).isTrue();
-        assertThat(new LinkState(true, false).operational()).as("carrier lost").isFalse();
-        assertThat(new LinkState(false, false).operational()).isFalse();
+        assertThat(new Links.LinkState(true, true).operational()).isTrue();
+        assertThat(new Links.LinkState(true, false).operational()).as("carrier lost").isFalse();
+        assertThat(new Links.LinkState(false, false).operational()).isFalse();
     }
 
     static Stream<Arguments> containment() {
