@@ -79,7 +79,8 @@ public final class AddressProbe implements AutoCloseable {
     /**
      * Probes for {@code addresses} and listens for {@code wait}, the whole of it even when every address turned out
      * to be in use: a host that started probing a little later than we did hears us only through our second probe.
-     * Returns the addresses some host whose MAC is not in {@code ours} answered for or probed for, each with that
+     * Returns the addresses some host whose MAC is neither this link's nor in {@code ours} (this node's other
+     * interfaces) answered for or probed for, each with that
      * MAC (the first one heard); empty when nobody did. Takes {@code wait} and a few system calls more, whatever
      * arrives.
      *
@@ -106,9 +107,11 @@ public final class AddressProbe implements AutoCloseable {
                 groups.join(ip); // RFC 4862 5.4.2: so that a snooping switch forwards others' probes for it to us
                 joined.add(ip);
             }
-            return listen(asked, v4, v6, ours, wait, arena);
+            Set<MacAddress> notOthers = new java.util.HashSet<>(ours);
+            notOthers.add(link.mac()); // our own probes, as the packet socket sees them go out
+            return listen(asked, v4, v6, notOthers, wait, arena);
         } finally {
-            joined.forEach(groups::leave);
+            joined.forEach(ip -> groups.leave(ip)); // a method reference would need groups even with no IPv6 (null)
             arpSocket.replaceFilter(BpfProgram.rejectAll());
             if (ndpSocket != null) {
                 ndpSocket.replaceFilter(BpfProgram.rejectAll());

@@ -258,7 +258,11 @@ public final class PeerDetector implements AutoCloseable {
                 return; // our own, looped back by a misconfiguration
             }
             if (!membership.knows(message.node())) {
-                drop(PeerCodec.Drop.UNKNOWN_SENDER, "from node " + message.node() + ", which runs no speaker we know of");
+                if (applied.isEmpty()) {
+                    metrics.dropped(PeerCodec.Drop.UNKNOWN_SENDER); // before the first list of peers: not worth a warning
+                } else {
+                    drop(PeerCodec.Drop.UNKNOWN_SENDER, "from node " + message.node() + ", which runs no speaker we know of");
+                }
                 return;
             }
             Optional<PeerCodec.Drop> replay = guard.check(message, System.currentTimeMillis());
@@ -345,11 +349,11 @@ public final class PeerDetector implements AutoCloseable {
         if (current == null) {
             return;
         }
-        PeerMessage leaving = new PeerMessage(PeerMessage.Kind.LEAVING, self, incarnation, sequence.incrementAndGet(),
-                System.currentTimeMillis(), false, false, java.util.List.of());
-        byte[] datagram = new PeerCodec().encode(leaving, current);
-        for (int i = 0; i < 2; i++) {
-            sendToAll(datagram, addresses);
+        PeerCodec codec = new PeerCodec();
+        for (int i = 0; i < 2; i++) { // each with its own sequence number: a copy of the first would be a replay
+            PeerMessage leaving = new PeerMessage(PeerMessage.Kind.LEAVING, self, incarnation, sequence.incrementAndGet(),
+                    System.currentTimeMillis(), false, false, java.util.List.of());
+            sendToAll(codec.encode(leaving, current), addresses);
         }
         log.info("told {} peer(s) this speaker is leaving", addresses.size());
     }

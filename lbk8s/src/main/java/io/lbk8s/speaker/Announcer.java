@@ -283,7 +283,7 @@ final class Announcer implements AutoCloseable {
             inUse = Map.copyOf(linksInUse);
         }
         for (LinkInfo link : inUse.values()) {
-            boolean operational = Links.state(link.name()).map(io.lbk8s.net.LinkState::operational).orElse(false);
+            boolean operational = Links.state(link.name()).map(Links.LinkState::operational).orElse(false);
             if (!operational) {
                 withdrawLink(link);
             }

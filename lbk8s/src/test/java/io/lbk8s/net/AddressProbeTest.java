@@ -25,6 +25,15 @@ class AddressProbeTest {
         }
     }
 
+    /** The speaker opens its probe without IPv6 whenever it takes only IPv4 addresses. */
+    @Test
+    void aProbeWithoutIpv6AsksForIpv4Addresses() throws Exception {
+        RootRequired.check();
+        try (AddressProbe probe = AddressProbe.open(Links.byName("lo").orElseThrow(), false)) {
+            assertThat(probe.inUse(List.of(V4), Set.of(), Duration.ofMillis(30))).isEmpty();
+        }
+    }
+
     @Test
     void anIpv6AddressNeedsAProbeOpenedForIpv6AndAWaitCannotBeNegative() throws Exception {
         RootRequired.check();
