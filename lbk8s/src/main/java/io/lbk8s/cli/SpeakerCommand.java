@@ -34,7 +34,6 @@ import picocli.CommandLine.Spec;
 final class SpeakerCommand implements Callable<Integer> {
     private static final Logger log = LoggerFactory.getLogger(SpeakerCommand.class);
     private static final Duration MAX_HOLD = Membership.Settings.DEFAULTS.maxHold();
-    private static final Duration FLAP_WINDOW = Membership.Settings.DEFAULTS.flapWindow();
 
     @Spec
     CommandSpec spec;
@@ -102,8 +101,12 @@ final class SpeakerCommand implements Callable<Integer> {
 
     @Option(names = "--rejoin-hold", defaultValue = "2s",
             description = "A node back after a failure is held back this long before it takes addresses again, doubled for"
-                    + " every further failure within 5 minutes, up to 60s (default: ${DEFAULT-VALUE}).")
+                    + " every further failure within --flap-window, up to 60s (default: ${DEFAULT-VALUE}).")
     String rejoinHold;
+
+    @Option(names = "--flap-window", defaultValue = "5m",
+            description = "Failures of a node within this window double its rejoin hold (default: ${DEFAULT-VALUE}).")
+    String flapWindow;
 
     @Option(names = "--takeover-probe", defaultValue = "30ms",
             description = "Before taking an address, listen this long for another MAC answering for it; 0 takes it at once"
@@ -156,7 +159,7 @@ final class SpeakerCommand implements Callable<Integer> {
         Duration hold = duration("--rejoin-hold", rejoinHold);
         try {
             Membership.Settings membership = new Membership.Settings(positive("--peer-timeout", peerTimeout), hold,
-                    hold.compareTo(MAX_HOLD) > 0 ? hold : MAX_HOLD, FLAP_WINDOW);
+                    hold.compareTo(MAX_HOLD) > 0 ? hold : MAX_HOLD, duration("--flap-window", flapWindow));
             return new PeerSettings(peerPort, positive("--peer-interval", peerInterval), membership, PeerSettings.DEFAULT_CLOCK_WINDOW,
                     peerSecret);
         } catch (IllegalArgumentException e) {

@@ -44,6 +44,9 @@ public final class Membership {
 
     public record PeerView(Liveness liveness, String detail) {}
 
+    private static final String SILENT_DETAIL = "silent: missed its heartbeats for the detection time";
+    private static final String LEFT_DETAIL = "left: its speaker stopped and said so";
+
     /**
      * @param ready    this node may announce
      * @param reason   why it may not, or "ready"
@@ -58,6 +61,15 @@ public final class Membership {
         public Liveness liveness(String node) {
             PeerView view = peers.get(node);
             return view == null ? Liveness.NOT_HEARD : view.liveness();
+        }
+
+        /**
+         * Whether {@code node} was declared dead because it fell silent (not because it left): its fence lapsed two
+         * intervals before that, so an address it had may be taken without waiting for it to fall quiet.
+         */
+        public boolean failedSilently(String node) {
+            PeerView view = peers.get(node);
+            return view != null && view.detail().equals(SILENT_DETAIL);
         }
     }
 
@@ -89,6 +101,7 @@ public final class Membership {
         long aliveSince;
         long holdUntil;
         boolean suspected;
+        boolean left;
         boolean saysReady;
         boolean saysIsolated;
         Map<Long, Opinion> reports = Map.of();
@@ -144,6 +157,7 @@ public final class Membership {
         if (message.kind() == PeerMessage.Kind.LEAVING) {
             if (peer.phase == Phase.ALIVE) {
                 depart(peer, now);
+                peer.left = true;
                 events.add(new Event.Left(peer.name));
             }
             return;
@@ -162,6 +176,7 @@ public final class Membership {
             events.add(new Event.SuspicionCleared(peer.name, now - peer.lastHeard));
         }
         peer.suspected = false;
+        peer.left = false;
         peer.lastHeard = now;
         peer.saysReady = message.ready();
         peer.saysIsolated = message.isolated();
@@ -282,7 +297,7 @@ public final class Membership {
     private PeerView view(Peer peer, long now) {
         return switch (peer.phase) {
             case UNHEARD -> new PeerView(Liveness.NOT_HEARD, "not heard since this speaker started: judged by the API alone");
-            case SILENT -> new PeerView(Liveness.DEAD, "silent: missed its heartbeats for the detection time, or left");
+            case SILENT -> new PeerView(Liveness.DEAD, peer.left ? LEFT_DETAIL : SILENT_DETAIL);
             case ALIVE -> {
                 if (now < peer.holdUntil) {
                     yield new PeerView(Liveness.HELD, "rejoining after a failure: held back for "

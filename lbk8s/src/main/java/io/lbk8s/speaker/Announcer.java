@@ -109,7 +109,13 @@ final class Announcer implements AutoCloseable {
         return Optional.ofNullable(rawSocketFailure).or(() -> Optional.ofNullable(responderFailure));
     }
 
-    synchronized void apply(NodePlan plan) {
+    /**
+     * Answers for what {@code plan} gives this node. Addresses in {@code fromFailedNodes} are taken from a node that
+     * fell silent (its fence lapsed before its peers noticed): they are probed for {@code takeoverProbe}. Any other
+     * new address is probed for {@link SpeakerSettings#HANDOVER_QUIET}, so that the node handing it over has been
+     * silent that long before this one answers.
+     */
+    synchronized void apply(NodePlan plan, Set<IpAddress> fromFailedNodes) {
         Map<Integer, Set<IpAddress>> next = new HashMap<>();
         Map<Integer, LinkInfo> links = new HashMap<>();
         for (NodePlan.Announced announced : plan.announced().values()) {
@@ -146,7 +152,7 @@ final class Announcer implements AutoCloseable {
         next.forEach((index, ips) -> kept.put(index, ips.stream().filter(ip -> before.getOrDefault(index, Set.of()).contains(ip))
                 .collect(Collectors.toSet())));
         problem = answer(kept, next, problem);
-        probeBeforeTaking(next, before);
+        probeBeforeTaking(next, before, fromFailedNodes);
         responderFailure = answer(next, next, problem);
         table = freeze(next);
 
@@ -216,7 +222,8 @@ final class Announcer implements AutoCloseable {
      * answers for (or probes for at the same moment), trying them again after a pause that doubles up to
      * {@link #LAST_RETRY}.
      */
-    private void probeBeforeTaking(Map<Integer, Set<IpAddress>> next, Map<Integer, Set<IpAddress>> before) {
+    private void probeBeforeTaking(Map<Integer, Set<IpAddress>> next, Map<Integer, Set<IpAddress>> before,
+                                   Set<IpAddress> fromFailedNodes) {
         Set<IpAddress> wanted = next.values().stream().flatMap(Set::stream).collect(Collectors.toSet());
         deferred.keySet().retainAll(wanted);
         if (options.takeoverProbe().isZero()) {
@@ -235,8 +242,11 @@ final class Announcer implements AutoCloseable {
                 ours = Links.list().stream().map(LinkInfo::mac).collect(Collectors.toSet());
             }
             Map<IpAddress, MacAddress> inUse;
+            Duration wait = fromFailedNodes.containsAll(fresh) ? options.takeoverProbe()
+                    : SpeakerSettings.HANDOVER_QUIET.compareTo(options.takeoverProbe()) > 0 ? SpeakerSettings.HANDOVER_QUIET
+                    : options.takeoverProbe();
             try (AddressProbe probe = AddressProbe.open(link, fresh.stream().anyMatch(ip -> !ip.isV4()))) {
-                inUse = probe.inUse(fresh, ours, options.takeoverProbe());
+                inUse = probe.inUse(fresh, ours, wait);
             } catch (IOException e) {
                 log.warn("cannot probe {} on {} before taking them ({}); trying again", fresh, link.name(), e.getMessage());
                 inUse = fresh.stream().collect(Collectors.toMap(ip -> ip, ip -> MacAddress.ZERO));

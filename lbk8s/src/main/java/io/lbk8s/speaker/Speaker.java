@@ -18,6 +18,7 @@ import io.lbk8s.config.Config;
 import io.lbk8s.config.ConfigParser;
 import io.lbk8s.config.ConfigProblem;
 import io.lbk8s.config.ConfigResult;
+import io.lbk8s.address.IpAddress;
 import io.lbk8s.controller.ServiceRequests;
 import io.lbk8s.health.HealthServer.Readiness;
 import io.lbk8s.ipam.ServiceKey;
@@ -93,6 +94,7 @@ public final class Speaker implements AutoCloseable {
     private Config config;
     private String lastConfigVerdict = "";
     private NodePlan plan = NodePlan.EMPTY;
+    private NodePlan.Inputs planInputs;
     private Map<ServiceKey, Set<String>> announcedServices = Map.of();
     private final Set<String> reportedNotHeard = new HashSet<>();
 
@@ -243,19 +245,47 @@ public final class Speaker implements AutoCloseable {
             }
         }
         List<LinkInfo> links = Links.list();
-        NodePlan next = NodePlan.compute(new NodePlan.Inputs(settings.node(), config == null ? Config.EMPTY : config, served,
-                nodeStates, new LeaderChoice.Options(settings.ignoreExcludeLabel()), links, settings.excludedInterfaces()));
+        NodePlan.Inputs inputs = new NodePlan.Inputs(settings.node(), config == null ? Config.EMPTY : config, served,
+                nodeStates, new LeaderChoice.Options(settings.ignoreExcludeLabel()), links, settings.excludedInterfaces());
+        NodePlan next = NodePlan.compute(inputs);
         if (stopping) {
             return;
         }
-        announcer.apply(next);
+        announcer.apply(next, peers.map(p -> takenFromFailedNodes(next, inputs, p)).orElse(Set.of()));
         plan = next;
+        planInputs = inputs;
         // A speaker that hears none of its peers cannot tell a dead cluster from its own cut link: it reports nothing.
         tellUsers(next, peers.map(Membership.Snapshot::isolated).orElse(false));
         peers.ifPresent(p -> {
             reportPeersNotHeard(p, withSpeaker);
             peerView.ifPresent(view -> view.publish(PeerViewAnnotation.View.of(p)));
         });
+    }
+
+    /**
+     * The addresses this node takes now from a node its detector declared dead for silence: that node's fence lapsed
+     * before, so they are probed briefly. Any other takeover (a live node handing an address back, a speaker that
+     * left, a change in the API) leaves the address quiet for longer first, so that no client sees two MACs within
+     * 100 ms.
+     */
+    private Set<IpAddress> takenFromFailedNodes(NodePlan next, NodePlan.Inputs inputs, Membership.Snapshot peers) {
+        if (planInputs == null) {
+            return Set.of();
+        }
+        Set<IpAddress> taken = new HashSet<>(next.announced().keySet());
+        taken.removeAll(plan.announced().keySet());
+        if (taken.isEmpty()) {
+            return Set.of();
+        }
+        Set<IpAddress> fromFailed = new HashSet<>();
+        for (ServiceState service : inputs.services()) {
+            for (Announcement before : LeaderChoice.decide(planInputs.config(), service, planInputs.nodes(), planInputs.options())) {
+                if (before instanceof Announcement.Led led && taken.contains(led.ip()) && peers.failedSilently(led.node())) {
+                    fromFailed.add(led.ip());
+                }
+            }
+        }
+        return fromFailed;
     }
 
     private Liveness liveness(String node, Membership.Snapshot peers) {

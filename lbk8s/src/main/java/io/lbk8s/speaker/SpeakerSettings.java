@@ -44,6 +44,12 @@ public record SpeakerSettings(
     public static final List<Duration> DEFAULT_BURST = List.of(Duration.ZERO, Duration.ofMillis(200), Duration.ofSeconds(1));
     /** Long enough for an answer from the raw socket of a busy node; a kernel (XDP) answer takes microseconds. */
     public static final Duration DEFAULT_TAKEOVER_PROBE = Duration.ofMillis(30);
+    /**
+     * How long an address handed over by a live node (a graceful stop, a node readmitted after a failure, a change in
+     * the API) stays silent before the new node answers: the probe listens this long, so the old node's last answer
+     * is at least 100 ms before the new node's first and no client sees two MACs within 100 ms.
+     */
+    public static final Duration HANDOVER_QUIET = Duration.ofMillis(130);
 
     public SpeakerSettings {
         speakerPodLabels = Map.copyOf(speakerPodLabels);

@@ -30,7 +30,7 @@ class TwoNodeFailureIT {
     static void startCluster() throws Exception {
         E2ePrerequisites.check();
         cluster = Sandbox.start(Sandbox.REPO.resolve("lbk8s/target/e2e-logs/two-nodes-" + System.currentTimeMillis()), 2,
-                List.of("--rejoin-hold", "1s"));
+                List.of("--rejoin-hold", "500ms", "--flap-window", "10s"));
         client = cluster.network.client();
         cluster.createMetallb("IPAddressPool", "main", "{addresses: ['" + cluster.network.ipv4Pool() + "']}");
         cluster.createMetallb("L2Advertisement", "main", "{}");
@@ -73,6 +73,8 @@ class TwoNodeFailureIT {
             cluster.network.thaw(leader);
             await("the address back on its first node, after the hold").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
                     .until(() -> client.curl(ip, Duration.ofMillis(300)), body -> body.equals(Optional.of(leader.backendBody())));
+            await("the witness sees it answer again").atMost(Duration.ofSeconds(5))
+                    .until(() -> witness.macsSince(backAt).contains(leader.mac()));
             witness.assertNeverTwoMacs();
             assertThat(witness.macsSince(backAt)).containsExactly(survivor.mac(), leader.mac());
         }

@@ -53,6 +53,7 @@ class MembershipTest {
                 .singleElement().satisfies(e -> assertThat(((Event.Silent) e).silentNanos()).isBetween(250 * MS, 255 * MS));
         assertThat(cluster.ready("node-1")).isTrue();
         assertThat(cluster.ready("node-2")).isTrue();
+        assertThat(cluster.snapshot("node-1").failedSilently("node-3")).isTrue();
     }
 
     @Test
@@ -61,6 +62,8 @@ class MembershipTest {
         cluster.leave("node-2");
         assertThat(cluster.liveness("node-1", "node-2")).isEqualTo(Liveness.DEAD);
         assertThat(cluster.liveness("node-3", "node-2")).isEqualTo(Liveness.DEAD);
+        assertThat(cluster.snapshot("node-1").failedSilently("node-2")).as("it left: it did not fail").isFalse();
+        assertThat(cluster.snapshot("node-1").failedSilently("node-3")).isFalse();
         assertThat(cluster.nodes.get("node-1").drainEvents()).contains(new Event.Left("node-2"));
     }
 
