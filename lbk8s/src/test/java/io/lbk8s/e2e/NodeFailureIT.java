@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.lbk8s.peers.PeerSettings;
 import io.lbk8s.testkit.net.TestClient;
 import io.lbk8s.testkit.net.TestNode;
 import io.lbk8s.testkit.sandbox.Sandbox;
@@ -75,6 +76,7 @@ class NodeFailureIT {
             witness.close();
         }
         for (TestNode node : cluster.network.nodes()) {
+            cluster.network.openFirewall(node);
             cluster.network.linkUp(node);
             cluster.network.thaw(node);
             if (!cluster.speaker(node).isAlive()) {
@@ -155,6 +157,28 @@ class NodeFailureIT {
         assertThat(witness.macsSince(flappingFrom)).as("only the node that took over answers while the other flaps")
                 .containsExactly(next.mac());
         assertThat(client.curl(ip, Duration.ofSeconds(1))).contains(next.backendBody());
+        witness.assertNeverTwoMacs();
+    }
+
+    /**
+     * The leader's detector is cut off (its firewall drops the port) while the LAN is whole: the others declare it
+     * dead and want its address, but their probe finds it still answering, so they leave it; it never has a twin.
+     */
+    @Test
+    void speakersThatCannotHearEachOtherWhileTheLanIsWholeNeverAnswerTogether() throws InterruptedException {
+        long cutAt = nowMicros();
+        cluster.network.blockUdp(leader, PeerSettings.DEFAULT_PORT);
+        List<TestNode> others = cluster.network.nodes().stream().filter(n -> !n.equals(leader)).toList();
+        await("the others declare the leader dead").atMost(Duration.ofSeconds(5)).until(() -> others.stream().allMatch(o ->
+                cluster.metrics(o).map(m -> m.contains("peer=\"" + leader.name() + "\",state=\"dead\"")).orElse(false)));
+        Thread.sleep(2000);
+        assertThat(client.curl(ip, Duration.ofSeconds(1))).as("still the leader").contains(leader.backendBody());
+        assertThat(witness.macsSince(cutAt)).containsExactly(leader.mac());
+        assertThat(others.stream().map(o -> cluster.speaker(o).log()).toList())
+                .anySatisfy(log -> assertThat(log).contains("not taking " + ip.getHostAddress() + " on eth0 yet: " + leader.mac()
+                        + " answers for it"));
+        cluster.network.openFirewall(leader);
+        awaitReturnTo(leader); // it steps back while its peers hold it, then takes the address back
         witness.assertNeverTwoMacs();
     }
 

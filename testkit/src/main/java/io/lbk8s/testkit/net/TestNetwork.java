@@ -307,6 +307,26 @@ public final class TestNetwork implements AutoCloseable {
         Integer.toString(BACKEND_PORT), "reject", "with", "tcp", "reset");
   }
 
+  /** A firewall on the node that drops UDP to and from {@code port} (both directions), as a blocked port would. */
+  public void blockUdp(TestNode node, int port) {
+    for (String chain : List.of("firewall-in", "firewall-out")) {
+      nft(node, "add", "rule", "inet", Topology.KUBE_PROXY_TABLE, chain, "udp", "dport", Integer.toString(port), "drop");
+    }
+  }
+
+  /** Drops UDP to {@code port} coming in from {@code source} only: one direction of one pair of nodes cut. */
+  public void blockUdpFrom(TestNode node, TestNode source, int port) {
+    nft(node, "add", "rule", "inet", Topology.KUBE_PROXY_TABLE, "firewall-in", "ip", "saddr", Addressing.text(source.ipv4()),
+        "udp", "dport", Integer.toString(port), "drop");
+  }
+
+  /** Removes what {@link #blockUdp} and {@link #blockUdpFrom} added on the node. */
+  public void openFirewall(TestNode node) {
+    for (String chain : List.of("firewall-in", "firewall-out")) {
+      nft(node, "flush", "chain", "inet", Topology.KUBE_PROXY_TABLE, chain);
+    }
+  }
+
   public void unblockService(TestNode node) {
     nft(node, "flush", "chain", "inet", Topology.KUBE_PROXY_TABLE, "input");
   }

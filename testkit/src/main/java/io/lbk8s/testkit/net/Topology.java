@@ -119,7 +119,8 @@ record Topology(Names names, Addressing addressing, int nodeCount) {
 
   /**
    * Port 80 of every pool address goes to this node's backend, as kube-proxy does for a Service's
-   * load-balancer IP; the (empty) input chain is where {@code blockService} adds its rule.
+   * load-balancer IP; the (empty) input chain is where {@code blockService} adds its rule, the firewall chains where
+   * {@code blockUdp} adds its own.
    */
   String kubeProxyRules(int node) {
     return """
@@ -131,6 +132,12 @@ record Topology(Names names, Addressing addressing, int nodeCount) {
           }
           chain input {
             type filter hook input priority filter; policy accept;
+          }
+          chain firewall-in {
+            type filter hook input priority filter + 1; policy accept;
+          }
+          chain firewall-out {
+            type filter hook output priority filter; policy accept;
           }
         }
         """.formatted(KUBE_PROXY_TABLE, addressing.ipv4Pool(), Addressing.text(addressing.nodeIpv4(node)),

@@ -35,11 +35,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * A host on the LAN that is not a speaker (this test's JVM, on the host leg of the namespace network) can neither
- * declare a live node dead nor keep a dead one alive: forged messages (no key), replays of a speaker's real
- * messages and malformed ones are dropped and counted, and the speakers behave as if they had never been sent.
+ * The speakers' messages as the LAN carries them. A host that is not a speaker (this test's JVM, on the host leg of
+ * the namespace network) can neither declare a live node dead nor keep a dead one alive: forged messages (no key),
+ * replays of a speaker's real messages and malformed ones are dropped and counted, and the speakers behave as if
+ * they had never been sent. Keys rotate as the docs say without a node being declared dead. A speaker that hears
+ * none of its peers (its port blocked) says so where a user looks.
  */
-class PeerAuthenticationIT {
+class PeerMessagesIT {
     static final Duration SOON = Duration.ofSeconds(20);
     static Sandbox cluster;
     static InetAddress ip;
@@ -48,7 +50,7 @@ class PeerAuthenticationIT {
     @BeforeAll
     static void startCluster() throws Exception {
         E2ePrerequisites.check();
-        cluster = Sandbox.start(Sandbox.REPO.resolve("lbk8s/target/e2e-logs/peer-authentication-" + System.currentTimeMillis()));
+        cluster = Sandbox.start(Sandbox.REPO.resolve("lbk8s/target/e2e-logs/peer-messages-" + System.currentTimeMillis()));
         client = cluster.network.client();
         cluster.createMetallb("IPAddressPool", "main", "{addresses: ['" + cluster.network.ipv4Pool() + "']}");
         cluster.createMetallb("L2Advertisement", "main", "{}");
@@ -128,7 +130,7 @@ class PeerAuthenticationIT {
             });
             TestNode next = await("another node serves despite the replays").atMost(Duration.ofSeconds(3))
                     .pollInterval(Duration.ofMillis(20))
-                    .until(() -> client.curl(ip, Duration.ofMillis(300)).flatMap(PeerAuthenticationIT::nodeServing),
+                    .until(() -> client.curl(ip, Duration.ofMillis(300)).flatMap(PeerMessagesIT::nodeServing),
                             n -> n.isPresent() && !n.get().equals(leader)).orElseThrow();
             replayer.join(Duration.ofSeconds(5));
             assertThat(next).isNotEqualTo(leader);
@@ -141,6 +143,77 @@ class PeerAuthenticationIT {
         }
         await("the thawed leader is heard again").atMost(SOON).until(() -> cluster.metrics(others(leader).getFirst())
                 .map(m -> m.contains("peer=\"" + leader.name() + "\",state=\"alive\"")).orElse(false));
+    }
+
+    @Test
+    void keysRotateInThreeStepsWithoutAnyNodeDeclaredDead() throws Exception {
+        leader();
+        String old = keys().strip();
+        String fresh = PeerKeys.generate(new SecureRandom());
+        long[] logSizes = cluster.network.nodes().stream().mapToLong(n -> cluster.speaker(n).log().length()).toArray();
+        Map<TestNode, Double> forgedBefore = counts(cluster.network.nodes(), "forged");
+        for (String step : List.of(old + "\n" + fresh, fresh + "\n" + old, fresh)) { // add, sign with the new one, drop the old
+            setKeys(step + "\n");
+            Thread.sleep(2000);
+        }
+        for (int i = 0; i < cluster.network.nodes().size(); i++) {
+            TestNode node = cluster.network.nodes().get(i);
+            String since = cluster.speaker(node).log().substring((int) logSizes[i]);
+            assertThat(since).as(node.name() + " during the rotation").doesNotContain("declared dead").contains(": 2 key(s)").contains(": 1 key(s)")
+                    .doesNotContain("announces nothing");
+            assertThat(count(node, "forged")).isEqualTo(forgedBefore.get(node));
+        }
+        // the old key is retired: what it signs is forged now
+        PeerKeys retired = ((PeerKeys.Parsed.Valid) PeerKeys.parse(old)).keys();
+        TestNode to = cluster.network.nodes().getFirst();
+        double before = count(to, "forged");
+        try (DatagramSocket socket = new DatagramSocket()) {
+            send(socket, new PeerCodec().encode(new PeerMessage(PeerMessage.Kind.LEAVING, cluster.network.nodes().get(1).name(), 1, 1,
+                    System.currentTimeMillis(), false, false, List.of()), retired), to);
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> count(to, "forged") > before);
+    }
+
+    @Test
+    void aSpeakerThatHearsNoPeerSaysSoAndTheOthersStillAgreeWithIt() {
+        TestNode leader = leader();
+        TestNode deaf = others(leader).getLast();
+        for (TestNode other : others(deaf)) {
+            cluster.network.blockUdpFrom(deaf, other, PeerSettings.DEFAULT_PORT); // its firewall drops what its peers send
+        }
+        try {
+            cluster.restartSpeaker(deaf);
+            await("the deaf speaker reports every peer not heard").atMost(Duration.ofSeconds(20)).until(() -> cluster.metrics(deaf)
+                    .map(m -> others(deaf).stream().allMatch(o -> m.contains("lbk8s_peers_peer_state{peer=\"" + o.name()
+                            + "\",state=\"not-heard\"} 1.0"))).orElse(false));
+            await("a PeerNotHeard event on a peer's Node").atMost(Duration.ofSeconds(30)).until(() -> cluster.client.v1().events()
+                    .inAnyNamespace().list().getItems().stream().anyMatch(e -> "PeerNotHeard".equals(e.getReason())
+                            && e.getInvolvedObject() != null && "Node".equals(e.getInvolvedObject().getKind())
+                            && e.getMessage().contains("the speaker on " + deaf.name() + " has never heard this node's speaker on UDP port "
+                            + PeerSettings.DEFAULT_PORT)));
+            String status = io.lbk8s.install.StatusText.report(io.lbk8s.install.StatusReport.of(
+                    new io.lbk8s.install.StatusCollector(cluster.client).read(Sandbox.NAMESPACE, Optional.empty(), Optional.empty())));
+            assertThat(status.lines().filter(l -> l.startsWith(deaf.name() + " ")).findFirst()).hasValueSatisfying(line ->
+                    assertThat(line).contains(others(deaf).getFirst().name() + " not-heard"));
+            // the others hear it, and it judges them by the API: all agree on who serves, and it is served
+            TestNode serving = await("one node serves").atMost(SOON).until(() -> client.curl(ip, Duration.ofMillis(500))
+                    .flatMap(PeerMessagesIT::nodeServing), Optional::isPresent).orElseThrow();
+            assertThat(client.arpingAll(ip, Duration.ofSeconds(2))).containsExactly(serving.mac());
+        } finally {
+            cluster.network.openFirewall(deaf);
+        }
+    }
+
+    private static String keys() {
+        var secret = cluster.client.secrets().inNamespace(Sandbox.NAMESPACE).withName(PeerSettings.DEFAULT_SECRET).get();
+        return new String(java.util.Base64.getDecoder().decode(secret.getData().get("keys")), java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    private static void setKeys(String text) {
+        cluster.client.secrets().inNamespace(Sandbox.NAMESPACE).withName(PeerSettings.DEFAULT_SECRET).edit(s -> {
+            s.getData().put("keys", java.util.Base64.getEncoder().encodeToString(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            return s;
+        });
     }
 
     /** Captures the leader's next {@code count} heartbeats on its bridge port, as a host on the LAN could. */
