@@ -55,15 +55,15 @@ final class Demo {
         Created v4 = createService("whoami", false);
         console.heading("2. The client finds it on the LAN: ARP, then curl");
         Reached reached4 = reach(v4);
-        console.heading("3. The leader fails: its speaker is stopped (SIGTERM), the client keeps calling");
-        Handover handover4 = failLeader(v4, reached4.leader());
+        console.heading("3. The leader's node drops off the LAN (its link goes down; nothing tells Kubernetes), the client keeps calling");
+        Handover handover4 = failLeader(v4, reached4.leader(), Failure.LINK_DOWN);
         results.add(new FamilyResult("IPv4", v4.name(), Format.address(v4.ip()), v4.assignedIn(),
                 reached4.leader().name(), reached4.leader().mac(), reached4.curlNode(), handover4));
 
-        console.heading("4. The same over IPv6: an address, NDP and curl, the leader fails");
+        console.heading("4. The same over IPv6: an address, NDP and curl; the leader's speaker stops (SIGTERM)");
         Created v6 = createService("whoami-v6", true);
         Reached reached6 = reach(v6);
-        Handover handover6 = failLeader(v6, reached6.leader());
+        Handover handover6 = failLeader(v6, reached6.leader(), Failure.SIGTERM);
         results.add(new FamilyResult("IPv6", v6.name(), Format.address(v6.ip()), v6.assignedIn(),
                 reached6.leader().name(), reached6.leader().mac(), reached6.curlNode(), handover6));
 
@@ -232,7 +232,10 @@ final class Demo {
 
     // ---- step 3: failover ----
 
-    private Handover failLeader(Created service, TestNode leader) throws InterruptedException {
+    /** How the leader fails: as the LAN sees a dead node, or a speaker stopped on purpose. */
+    enum Failure { LINK_DOWN, SIGTERM }
+
+    private Handover failLeader(Created service, TestNode leader, Failure failure) throws InterruptedException {
         InetAddress ip = service.ip();
         String family = ip instanceof Inet6Address ? "ipv6" : "ipv4";
         String url = url(ip);
@@ -244,8 +247,15 @@ final class Demo {
                     () -> loop.samples().stream().filter(s -> s.answeredBy(leader.name())).findFirst());
             long pid = sandbox.speaker(leader).pid();
             long failedAt = nowMicros();
-            sandbox.speaker(leader).terminate();
-            console.line("kill -TERM " + pid + ": the speaker on " + leader.name() + " stops answering and marks its Pod not ready");
+            if (failure == Failure.LINK_DOWN) {
+                sandbox.network.linkDown(leader);
+                console.line("ip netns exec " + leader.namespace() + " ip link set eth0 down: to the LAN, " + leader.name()
+                        + " is dead; its Node and Pod stay Ready, the other speakers notice the silence themselves");
+            } else {
+                sandbox.speaker(leader).terminate();
+                console.line("kill -TERM " + pid + ": the speaker on " + leader.name() + " stops answering, tells the others and"
+                        + " marks its Pod not ready");
+            }
             try (var progress = console.progress("waiting for the client's traffic to move off " + leader.name())) {
                 handover = Wait.until("another node to answer the client", SOON, POLL, () -> {
                     List<Sample> samples = loop.samples();
@@ -267,14 +277,31 @@ final class Demo {
             handover = Handover.analyze(loop.samples(), failedAt, leader.name()).orElseThrow();
         }
         printHandover(leader, handover);
-        var exit = sandbox.speaker(leader).waitFor(Duration.ofSeconds(10));
-        console.line("the stopped speaker " + (exit.isPresent() ? "exited with code " + exit.getAsInt() : "is still running after 10 s"));
         confirmNewLeader(ip, handover.newNode());
-        try (var progress = console.progress("restarting the speaker on " + leader.name() + ", as its DaemonSet would")) {
-            sandbox.restartSpeaker(leader);
-            progress.done("ready, Pod Ready");
+        if (failure == Failure.LINK_DOWN) {
+            rejoin(service, leader);
+        } else {
+            var exit = sandbox.speaker(leader).waitFor(Duration.ofSeconds(10));
+            console.line("the stopped speaker " + (exit.isPresent() ? "exited with code " + exit.getAsInt() : "is still running after 10 s"));
+            try (var progress = console.progress("restarting the speaker on " + leader.name() + ", as its DaemonSet would")) {
+                sandbox.restartSpeaker(leader);
+                progress.done("ready, Pod Ready");
+            }
         }
         return handover;
+    }
+
+    /** The node comes back: its peers hold it back a moment (so that a flapping node cannot pull the address to and fro), then it leads again. */
+    private void rejoin(Created service, TestNode leader) throws InterruptedException {
+        sandbox.network.linkUp(leader);
+        console.line("ip netns exec " + leader.namespace() + " ip link set eth0 up: " + leader.name() + " is back on the LAN");
+        try (var progress = console.progress("waiting for " + leader.name() + " to be readmitted and lead " + Format.address(service.ip())
+                + " again")) {
+            Wait.until(leader.name() + " to serve " + service.name() + " again", SOON, POLL,
+                    () -> sandbox.network.client().curl(url(service.ip()), Duration.ofMillis(300)).map(String::strip)
+                            .filter(leader.name()::equals));
+            progress.done("its peers held it back for the rejoin hold (2 s), then handed the address back");
+        }
     }
 
     private static String describe(List<Sample> samples, long failedAt) {
@@ -285,7 +312,7 @@ final class Demo {
     }
 
     private void printHandover(TestNode leader, Handover h) {
-        console.line("  first answer from " + h.newNode() + " " + Format.duration(h.switchOver()) + " after the stop");
+        console.line("  first answer from " + h.newNode() + " " + Format.duration(h.switchOver()) + " after the failure");
         console.line("  in between: " + h.requests() + (h.requests() == 1 ? " request, " : " requests, ") + h.oldNodeAnswers() + " still answered by "
                 + leader.name() + " (its kube-proxy forwards until the client's neighbor entry moves), "
                 + h.failed() + " failed");

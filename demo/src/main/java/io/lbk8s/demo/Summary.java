@@ -8,7 +8,7 @@ final class Summary {
 
     static TextTable table(List<FamilyResult> results) {
         TextTable table = TextTable.of("FAMILY", "SERVICE", "ADDRESS", "ASSIGNED IN", "ARP/NDP ANSWER", "CURL",
-                "LEADER STOPPED: MOVED TO", "SWITCH-OVER", "FAILED REQUESTS", "LONGEST GAP");
+                "LEADER FAILED: MOVED TO", "SWITCH-OVER", "FAILED REQUESTS", "LONGEST GAP");
         for (FamilyResult r : results) {
             Handover h = r.handover();
             table = table.row(r.family(), r.service(), r.address(), Format.duration(r.assignedIn()),
@@ -24,7 +24,8 @@ final class Summary {
                 .reduce((a, b) -> a + " / " + b).orElse("?");
         return List.of(
                 "ASSIGNED IN      from creating the Service to its address in status.loadBalancer (polled every 20 ms)",
-                "SWITCH-OVER      from stopping the leader's speaker to the client's first answer from another node",
+                "SWITCH-OVER      from the failure (IPv4: the leader's link down; IPv6: its speaker stopped) to the client's first",
+                "                 answer from another node",
                 "FAILED REQUESTS  the client's requests in between that got no answer",
                 "LONGEST GAP      the longest time the client went without an answer around the switch, its outage",
                 "                 (it sent a request every " + period + " when all was well, which bounds the precision)");

@@ -53,10 +53,12 @@ class DemoIT {
             String arpMac = group(out, "arping -c 1 -I eth0 " + Pattern.quote(ip4) + ": answered by ([0-9a-f:]{17})");
             String leader4 = group(out, Pattern.quote(arpMac) + " is (node-\\d)'s MAC, the node its ServiceL2Status names");
             assertThat(out).contains("curl http://" + ip4 + "/: \"" + leader4 + "\"");
-            String moved4 = group(out, "kill -TERM \\d+: the speaker on " + leader4
-                    + " stops answering.*\\n(?:.*\\n)*?.*first answer from (node-\\d) [\\d.]+ m?s after the stop");
+            String moved4 = group(out, "ip link set eth0 down: to the LAN, " + leader4
+                    + " is dead.*\\n(?:.*\\n)*?.*first answer from (node-\\d) [\\d.]+ m?s after the failure");
             assertThat(moved4).isNotEqualTo(leader4);
             assertThat(out).containsPattern("arping " + Pattern.quote(ip4) + ": answered by [0-9a-f:]{17} \\(" + moved4 + "\\)\\n");
+            assertThat(out).containsPattern("waiting for " + leader4 + " to be readmitted and lead " + Pattern.quote(ip4)
+                    + " again: its peers held it back for the rejoin hold \\(2 s\\), then handed the address back \\([\\d.]+ m?s\\)");
 
             String ip6 = group(out, "whoami-v6 +LoadBalancer +\\S+ +(fd00:1b8:\\w+::2\\w\\w) +80:\\d+/TCP +\\(after \\d+");
             String ndpMac = group(out, "ndisc6 " + Pattern.quote(ip6) + " eth0: answered by ([0-9a-f:]{17})");
@@ -64,7 +66,7 @@ class DemoIT {
             assertThat(out).contains("curl http://[" + ip6 + "]/: \"" + leader6 + "\"");
             assertThat(out).containsPattern("ndisc6 " + Pattern.quote(ip6) + ": answered by [0-9a-f:]{17} \\((?!" + leader6 + ")node-\\d\\)\\n");
 
-            assertThat(out).containsPattern("FAMILY +SERVICE +ADDRESS +ASSIGNED IN +ARP/NDP ANSWER +CURL +LEADER STOPPED: MOVED TO"
+            assertThat(out).containsPattern("FAMILY +SERVICE +ADDRESS +ASSIGNED IN +ARP/NDP ANSWER +CURL +LEADER FAILED: MOVED TO"
                     + " +SWITCH-OVER +FAILED REQUESTS +LONGEST GAP");
             String figures = " +\\d+ m?s +" + "(node-\\d) ([0-9a-f:]{17}) +(node-\\d) +(node-\\d) +[\\d.]+ m?s +\\d+ of \\d+ +[\\d.]+ m?s";
             Matcher row4 = Pattern.compile("IPv4 +whoami +" + Pattern.quote(ip4) + figures).matcher(out);
