@@ -1,6 +1,5 @@
 package io.lbk8s.bench;
 
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.lbk8s.testkit.net.CommandResult;
 import io.lbk8s.testkit.net.NamespacedProcess;
 import io.lbk8s.testkit.net.TestNetwork;
@@ -10,13 +9,11 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -56,12 +53,7 @@ public final class L2Benchmark {
         Path logs = Files.createTempDirectory("lbk8s-l2-bench");
         boolean measured = false;
         try (Sandbox sandbox = Sandbox.start(logs)) {
-            sandbox.createMetallb("IPAddressPool", "bench", "{addresses: ['" + sandbox.network.ipv4Pool() + "']}");
-            sandbox.createMetallb("L2Advertisement", "bench", "{}");
-            sandbox.client.services().resource(new ServiceBuilder().withNewMetadata().withName("bench").withNamespace("default")
-                    .endMetadata().withNewSpec().withType("LoadBalancer").withSelector(Map.of("app", "bench"))
-                    .addNewPort().withPort(80).withProtocol("TCP").endPort().endSpec().build()).create();
-            String vip = sandbox.awaitIngressIps("default", "bench", 1).getFirst();
+            String vip = sandbox.createLoadBalancer("bench").getHostAddress();
             L2Benchmark bench = new L2Benchmark(sandbox, vip);
             bench.latency(quick ? 300 : 1000);
             if (!latencyOnly) {
@@ -80,22 +72,7 @@ public final class L2Benchmark {
 
     /** The node that announces the VIP, once its ServiceL2Status and the client's traffic agree on it. */
     private TestNode leader() {
-        TestNode[] agreed = new TestNode[1];
-        Sandbox.poll("one node to announce " + vip + " and serve the client", Duration.ofSeconds(30), () -> {
-            Optional<String> named = statusNode();
-            if (named.isEmpty()) {
-                return false;
-            }
-            TestNode node = sandbox.nodeNamed(named.get());
-            boolean serves = network.client().curl(Sandbox.address(vip), Duration.ofMillis(500)).equals(Optional.of(node.backendBody()));
-            agreed[0] = node;
-            return serves && statusNode().equals(named);
-        });
-        return agreed[0];
-    }
-
-    private Optional<String> statusNode() {
-        return sandbox.announcingNode("default", "bench");
+        return sandbox.awaitServingNode("bench", Sandbox.address(vip), Duration.ofSeconds(30));
     }
 
     private CommandResult client(Duration timeout, String... args) {
@@ -199,10 +176,10 @@ public final class L2Benchmark {
         if (crash) {
             sandbox.speaker(leader).kill();
             sandbox.speaker(leader).waitFor(Duration.ofSeconds(10));
-            t0 = nowMicros();
+            t0 = Sandbox.nowMicros();
             sandbox.setSpeakerPodReady(leader, false);
         } else {
-            t0 = nowMicros();
+            t0 = Sandbox.nowMicros();
             sandbox.speaker(leader).terminate();
         }
         watch.waitFor(Duration.ofSeconds(30));
@@ -220,11 +197,6 @@ public final class L2Benchmark {
             throw new IllegalStateException("no other node answered within the watch window; log " + log);
         }
         return taken;
-    }
-
-    private static long nowMicros() {
-        Instant now = Instant.now();
-        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1000;
     }
 
     private static String micros(double us) {

@@ -1,6 +1,5 @@
 package io.lbk8s.bench;
 
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.lbk8s.testkit.TempFiles;
 import io.lbk8s.testkit.net.ArpWatch;
 import io.lbk8s.testkit.net.NamespacedProcess;
@@ -11,12 +10,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -75,14 +72,14 @@ public final class NodeFailureBenchmark {
         boolean measured = false;
         try {
             try (Sandbox sandbox = Sandbox.start(logs.resolve("three"), 3, List.of("--rejoin-hold", "0"))) {
-                NodeFailureBenchmark bench = new NodeFailureBenchmark(sandbox, service(sandbox));
+                NodeFailureBenchmark bench = new NodeFailureBenchmark(sandbox, sandbox.createLoadBalancer("bench").getHostAddress());
                 bench.deaths(trials);
                 bench.steadyState();
                 bench.traffic();
                 bench.underLoad(Duration.ofMinutes(loadMinutes));
             }
             try (Sandbox ten = Sandbox.start(logs.resolve("ten"), 10, List.of())) {
-                new NodeFailureBenchmark(ten, service(ten)).traffic();
+                new NodeFailureBenchmark(ten, ten.createLoadBalancer("bench").getHostAddress()).traffic();
             }
             measured = true;
         } finally {
@@ -97,15 +94,6 @@ public final class NodeFailureBenchmark {
     private static int intOption(List<String> options, String name, int fallback) {
         int at = options.indexOf(name);
         return at >= 0 && at + 1 < options.size() ? Integer.parseInt(options.get(at + 1)) : fallback;
-    }
-
-    private static String service(Sandbox sandbox) {
-        sandbox.createMetallb("IPAddressPool", "bench", "{addresses: ['" + sandbox.network.ipv4Pool() + "']}");
-        sandbox.createMetallb("L2Advertisement", "bench", "{}");
-        sandbox.client.services().resource(new ServiceBuilder().withNewMetadata().withName("bench").withNamespace("default")
-                .endMetadata().withNewSpec().withType("LoadBalancer").withSelector(Map.of("app", "bench"))
-                .addNewPort().withPort(80).withProtocol("TCP").endPort().endSpec().build()).create();
-        return sandbox.awaitIngressIps("default", "bench", 1).getFirst();
     }
 
     // ---- node deaths ----
@@ -143,7 +131,7 @@ public final class NodeFailureBenchmark {
         Path log = Files.createTempFile(sandbox.logs, "http-watch", ".log");
         NamespacedProcess watch = network.start(network.client().namespace(), command("http", vip, "5", "4000"), log);
         watch.awaitLogLine(Pattern.compile("^\\d+ node-"), Duration.ofSeconds(20));
-        long t0 = nowMicros();
+        long t0 = Sandbox.nowMicros();
         switch (death) {
             case FROZEN_AND_LINK_DOWN -> {
                 network.freeze(leader);
@@ -229,26 +217,12 @@ public final class NodeFailureBenchmark {
     // ---- what the sandbox shows ----
 
     private void awaitSteady() {
-        int peers = network.nodes().size() - 1;
-        Sandbox.poll("every speaker to hear the others and may announce", Duration.ofMinutes(2), () -> network.nodes().stream()
-                .allMatch(n -> sandbox.metrics(n).map(m -> m.contains("lbk8s_peers_ready 1.0")
-                        && m.lines().filter(l -> l.startsWith("lbk8s_peers_peer_state{") && l.contains("state=\"alive\"")).count() == peers)
-                        .orElse(false)));
+        sandbox.awaitPeersAgree(Duration.ofMinutes(2));
         leader();
     }
 
     private TestNode leader() {
-        TestNode[] agreed = new TestNode[1];
-        Sandbox.poll("one node to announce " + vip + " and serve the client", Duration.ofSeconds(60), () -> {
-            Optional<String> named = sandbox.announcingNode("default", "bench");
-            if (named.isEmpty()) {
-                return false;
-            }
-            agreed[0] = sandbox.nodeNamed(named.get());
-            return network.client().curl(Sandbox.address(vip), Duration.ofMillis(500)).equals(Optional.of(agreed[0].backendBody()))
-                    && sandbox.announcingNode("default", "bench").equals(named);
-        });
-        return agreed[0];
+        return sandbox.awaitServingNode("bench", Sandbox.address(vip), Duration.ofSeconds(60));
     }
 
     /** The sum of a metric's series over every node. */
@@ -277,11 +251,6 @@ public final class NodeFailureBenchmark {
         long p50 = sorted.get((sorted.size() - 1) / 2);
         long p99 = sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(sorted.size() * 0.99) - 1));
         return String.format(Locale.ROOT, "%.0f ms / %.0f ms / %.0f ms", p50 / 1000.0, p99 / 1000.0, sorted.getLast() / 1000.0);
-    }
-
-    private static long nowMicros() {
-        Instant now = Instant.now();
-        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1000;
     }
 
     private static void row(String component, String figure, String value) {

@@ -1,6 +1,5 @@
 package io.lbk8s.demo;
 
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.lbk8s.testkit.net.TestNetwork;

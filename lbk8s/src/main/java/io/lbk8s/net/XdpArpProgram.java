@@ -1,7 +1,6 @@
 package io.lbk8s.net;
 
 import static io.lbk8s.net.EbpfAssembler.Condition.EQ;
-import static io.lbk8s.net.EbpfAssembler.Condition.EQ_32;
 import static io.lbk8s.net.EbpfAssembler.Condition.GE;
 import static io.lbk8s.net.EbpfAssembler.Condition.GT;
 import static io.lbk8s.net.EbpfAssembler.Condition.NE;

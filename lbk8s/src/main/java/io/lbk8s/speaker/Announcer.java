@@ -5,7 +5,6 @@ import io.lbk8s.net.AddressProbe;
 import io.lbk8s.net.ArpPacket;
 import io.lbk8s.net.BpfProgram;
 import io.lbk8s.net.InterfaceResponder;
-import io.lbk8s.net.L2Listener;
 import io.lbk8s.net.LinkInfo;
 import io.lbk8s.net.Links;
 import io.lbk8s.net.MacAddress;

@@ -3,13 +3,11 @@ package io.lbk8s.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.lbk8s.testkit.net.TestClient;
 import io.lbk8s.testkit.net.TestNode;
 import io.lbk8s.testkit.sandbox.Sandbox;
 import java.net.InetAddress;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -33,12 +31,7 @@ class L2FailoverIT {
         E2ePrerequisites.check();
         cluster = Sandbox.start(Sandbox.REPO.resolve("lbk8s/target/e2e-logs/failover-" + System.currentTimeMillis()));
         client = cluster.network.client();
-        cluster.createMetallb("IPAddressPool", "main", "{addresses: ['" + cluster.network.ipv4Pool() + "']}");
-        cluster.createMetallb("L2Advertisement", "main", "{}");
-        cluster.client.services().resource(new ServiceBuilder().withNewMetadata().withName("web").withNamespace("default").endMetadata()
-                .withNewSpec().withType("LoadBalancer").withSelector(Map.of("app", "web"))
-                .addNewPort().withPort(80).withProtocol("TCP").endPort().endSpec().build()).create();
-        ip = Sandbox.address(cluster.awaitIngressIps("default", "web", 1).getFirst());
+        ip = cluster.createLoadBalancer("web");
     }
 
     @AfterAll
@@ -51,10 +44,7 @@ class L2FailoverIT {
     /** Every test starts from the steady state: one leader, answering, and the client talking to it. */
     @BeforeEach
     void clientTalksToTheLeader() {
-        // the ServiceL2Status and the traffic must agree: right after a restart the old leader's object may linger
-        leader = await("one node announces and serves the client").atMost(SOON).pollInterval(Duration.ofMillis(50))
-                .until(L2FailoverIT::agreedLeader, Optional::isPresent)
-                .map(cluster::nodeNamed).orElseThrow();
+        leader = cluster.awaitServingNode("web", ip, SOON);
         assertThat(client.neighbor(ip)).hasValueSatisfying(n -> assertThat(n.mac()).isEqualTo(leader.mac()));
     }
 
@@ -114,12 +104,6 @@ class L2FailoverIT {
     private static void awaitServedBy(TestNode node) {
         await("curl answered by " + node.name()).atMost(SOON).pollInterval(Duration.ofMillis(50))
                 .until(() -> client.curl(ip, Duration.ofMillis(500)), body -> body.equals(Optional.of(node.backendBody())));
-    }
-
-    private static Optional<String> agreedLeader() {
-        Optional<String> named = statusNode();
-        return named.filter(node -> client.curl(ip, Duration.ofMillis(500)).equals(Optional.of(cluster.nodeNamed(node).backendBody()))
-                && statusNode().equals(named));
     }
 
     private static Optional<String> statusNode() {

@@ -3,16 +3,13 @@ package io.lbk8s.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.lbk8s.peers.PeerSettings;
 import io.lbk8s.testkit.net.TestClient;
 import io.lbk8s.testkit.net.TestNode;
 import io.lbk8s.testkit.sandbox.Sandbox;
 import java.net.InetAddress;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -43,12 +40,7 @@ class NodeFailureIT {
         cluster = Sandbox.start(Sandbox.REPO.resolve("lbk8s/target/e2e-logs/node-failure-" + System.currentTimeMillis()), 3,
                 List.of("--rejoin-hold", "500ms", "--flap-window", "10s"));
         client = cluster.network.client();
-        cluster.createMetallb("IPAddressPool", "main", "{addresses: ['" + cluster.network.ipv4Pool() + "']}");
-        cluster.createMetallb("L2Advertisement", "main", "{}");
-        cluster.client.services().resource(new ServiceBuilder().withNewMetadata().withName("web").withNamespace("default").endMetadata()
-                .withNewSpec().withType("LoadBalancer").withSelector(Map.of("app", "web"))
-                .addNewPort().withPort(80).withProtocol("TCP").endPort().endSpec().build()).create();
-        ip = Sandbox.address(cluster.awaitIngressIps("default", "web", 1).getFirst());
+        ip = cluster.createLoadBalancer("web");
     }
 
     @AfterAll
@@ -61,10 +53,8 @@ class NodeFailureIT {
     /** Every test starts with every speaker hearing every other, one leader serving the client, and a witness. */
     @BeforeEach
     void steadyState() {
-        await("every speaker hears the others and may announce").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
-                .until(() -> cluster.network.nodes().stream().allMatch(NodeFailureIT::agreesAllAreAlive));
-        leader = await("one node announces and serves the client").atMost(SOON).pollInterval(Duration.ofMillis(50))
-                .until(NodeFailureIT::agreedLeader, Optional::isPresent).map(cluster::nodeNamed).orElseThrow();
+        cluster.awaitPeersAgree(Duration.ofSeconds(60));
+        leader = cluster.awaitServingNode("web", ip, SOON);
         witness = LanWitness.watch(cluster.network, ip, 60, cluster.logs);
         await("the witness sees the leader answer").atMost(Duration.ofSeconds(10))
                 .until(() -> witness.macsSince(0).contains(leader.mac()));
@@ -87,7 +77,7 @@ class NodeFailureIT {
 
     @Test
     void aFrozenNodeFallsSilentAndAnotherTakesOver() {
-        long failedAt = nowMicros();
+        long failedAt = Sandbox.nowMicros();
         cluster.network.freeze(leader); // its kernel still runs the XDP program: only the fence silences it
         TestNode next = awaitServedByAnother(TAKEOVER);
         assertThat(cluster.speaker(leader).isAlive()).isTrue();
@@ -95,7 +85,7 @@ class NodeFailureIT {
         assertOneMacSince(failedAt, next);
         assertThat(client.arpingAll(ip, Duration.ofSeconds(2))).as("the frozen node stays silent").containsExactly(next.mac());
 
-        long thawedAt = nowMicros();
+        long thawedAt = Sandbox.nowMicros();
         cluster.network.thaw(leader);
         awaitReturnTo(leader);
         await("the witness sees the leader answer again").atMost(Duration.ofSeconds(5))
@@ -107,7 +97,7 @@ class NodeFailureIT {
 
     @Test
     void aNodeWhoseLinkGoesDownIsReplacedAndStaysSilentWhenItComesBack() {
-        long failedAt = nowMicros();
+        long failedAt = Sandbox.nowMicros();
         cluster.network.linkDown(leader);
         TestNode next = awaitServedByAnother(TAKEOVER);
         assertOneMacSince(failedAt, next);
@@ -115,7 +105,7 @@ class NodeFailureIT {
                 .until(() -> cluster.announcingNode("default", "web"), n -> n.equals(Optional.of(next.name())));
         assertThat(cluster.speaker(leader).log()).contains("is down or lost its carrier: stopped answering");
 
-        long upAt = nowMicros();
+        long upAt = Sandbox.nowMicros();
         cluster.network.linkUp(leader);
         awaitReturnTo(leader);
         await("the witness sees the leader answer again").atMost(Duration.ofSeconds(5))
@@ -126,7 +116,7 @@ class NodeFailureIT {
 
     @Test
     void aKilledSpeakerIsReplacedWithoutAnyApiUpdate() {
-        long failedAt = nowMicros();
+        long failedAt = Sandbox.nowMicros();
         cluster.speaker(leader).kill();
         TestNode next = awaitServedByAnother(TAKEOVER);
         assertThat(cluster.speakerPodReady(leader)).as("its Pod still looks Ready to the API").isTrue();
@@ -136,7 +126,7 @@ class NodeFailureIT {
 
     @Test
     void aFrozenNodeWithItsLinkDownIsReplaced() {
-        long failedAt = nowMicros();
+        long failedAt = Sandbox.nowMicros();
         cluster.network.freeze(leader);
         cluster.network.linkDown(leader);
         TestNode next = awaitServedByAnother(TAKEOVER);
@@ -147,7 +137,7 @@ class NodeFailureIT {
     void aFlappingLinkDoesNotPullTheAddressBack() throws InterruptedException {
         cluster.network.linkDown(leader);
         TestNode next = awaitServedByAnother(TAKEOVER);
-        long flappingFrom = nowMicros();
+        long flappingFrom = Sandbox.nowMicros();
         for (int flap = 0; flap < 5; flap++) { // up 0.3 s, down 0.4 s: never up for the hold (0.5 s, doubling)
             cluster.network.linkUp(leader);
             Thread.sleep(300);
@@ -166,7 +156,7 @@ class NodeFailureIT {
      */
     @Test
     void speakersThatCannotHearEachOtherWhileTheLanIsWholeNeverAnswerTogether() throws InterruptedException {
-        long cutAt = nowMicros();
+        long cutAt = Sandbox.nowMicros();
         cluster.network.blockUdp(leader, PeerSettings.DEFAULT_PORT);
         List<TestNode> others = cluster.network.nodes().stream().filter(n -> !n.equals(leader)).toList();
         await("the others declare the leader dead").atMost(Duration.ofSeconds(5)).until(() -> others.stream().allMatch(o ->
@@ -182,27 +172,17 @@ class NodeFailureIT {
         witness.assertNeverTwoMacs();
     }
 
-    private static boolean agreesAllAreAlive(TestNode node) {
-        return cluster.metrics(node).map(m -> m.contains("lbk8s_peers_ready 1.0")
-                && m.lines().filter(l -> l.startsWith("lbk8s_peers_peer_state{") && l.contains("state=\"alive\"")).count()
-                == cluster.network.nodes().size() - 1).orElse(false);
-    }
-
     /** curl is answered by a node other than the failed leader within {@code limit}; that node. */
     private TestNode awaitServedByAnother(Duration limit) {
         return await("curl answered by another node").atMost(limit).pollInterval(Duration.ofMillis(20))
-                .until(() -> client.curl(ip, Duration.ofMillis(300)).flatMap(this::nodeServing), n -> n.isPresent() && !n.get().equals(leader))
+                .until(() -> client.curl(ip, Duration.ofMillis(300)).flatMap(cluster::nodeWithBackend), n -> n.isPresent() && !n.get().equals(leader))
                 .orElseThrow();
     }
 
     private TestNode awaitReturnTo(TestNode node) {
         return await("the address back on " + node.name()).atMost(SOON).pollInterval(Duration.ofMillis(50))
-                .until(() -> client.curl(ip, Duration.ofMillis(300)).flatMap(this::nodeServing), n -> n.equals(Optional.of(node)))
+                .until(() -> client.curl(ip, Duration.ofMillis(300)).flatMap(cluster::nodeWithBackend), n -> n.equals(Optional.of(node)))
                 .orElseThrow();
-    }
-
-    private Optional<TestNode> nodeServing(String body) {
-        return cluster.network.nodes().stream().filter(n -> n.backendBody().equals(body)).findFirst();
     }
 
     /** From the failure on, two MACs never answered within 100 ms, and only the new leader answered once it took over. */
@@ -214,14 +194,4 @@ class NodeFailureIT {
         assertThat(client.neighbor(ip)).hasValueSatisfying(n -> assertThat(n.mac()).isEqualTo(next.mac()));
     }
 
-    private static Optional<String> agreedLeader() {
-        Optional<String> named = cluster.announcingNode("default", "web");
-        return named.filter(node -> client.curl(ip, Duration.ofMillis(500)).equals(Optional.of(cluster.nodeNamed(node).backendBody()))
-                && cluster.announcingNode("default", "web").equals(named));
-    }
-
-    private static long nowMicros() {
-        Instant now = Instant.now();
-        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1000;
-    }
 }

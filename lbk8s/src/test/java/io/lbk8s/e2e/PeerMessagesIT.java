@@ -3,7 +3,6 @@ package io.lbk8s.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.lbk8s.peers.PeerCodec;
 import io.lbk8s.peers.PeerId;
 import io.lbk8s.peers.PeerKeys;
@@ -52,12 +51,7 @@ class PeerMessagesIT {
         E2ePrerequisites.check();
         cluster = Sandbox.start(Sandbox.REPO.resolve("lbk8s/target/e2e-logs/peer-messages-" + System.currentTimeMillis()));
         client = cluster.network.client();
-        cluster.createMetallb("IPAddressPool", "main", "{addresses: ['" + cluster.network.ipv4Pool() + "']}");
-        cluster.createMetallb("L2Advertisement", "main", "{}");
-        cluster.client.services().resource(new ServiceBuilder().withNewMetadata().withName("web").withNamespace("default").endMetadata()
-                .withNewSpec().withType("LoadBalancer").withSelector(Map.of("app", "web"))
-                .addNewPort().withPort(80).withProtocol("TCP").endPort().endSpec().build()).create();
-        ip = Sandbox.address(cluster.awaitIngressIps("default", "web", 1).getFirst());
+        ip = cluster.createLoadBalancer("web");
     }
 
     @AfterAll
@@ -130,7 +124,7 @@ class PeerMessagesIT {
             });
             TestNode next = await("another node serves despite the replays").atMost(Duration.ofSeconds(3))
                     .pollInterval(Duration.ofMillis(20))
-                    .until(() -> client.curl(ip, Duration.ofMillis(300)).flatMap(PeerMessagesIT::nodeServing),
+                    .until(() -> client.curl(ip, Duration.ofMillis(300)).flatMap(cluster::nodeWithBackend),
                             n -> n.isPresent() && !n.get().equals(leader)).orElseThrow();
             replayer.join(Duration.ofSeconds(5));
             assertThat(next).isNotEqualTo(leader);
@@ -197,7 +191,7 @@ class PeerMessagesIT {
                     assertThat(line).contains(others(deaf).getFirst().name() + " not-heard"));
             // the others hear it, and it judges them by the API: all agree on who serves, and it is served
             TestNode serving = await("one node serves").atMost(SOON).until(() -> client.curl(ip, Duration.ofMillis(500))
-                    .flatMap(PeerMessagesIT::nodeServing), Optional::isPresent).orElseThrow();
+                    .flatMap(cluster::nodeWithBackend), Optional::isPresent).orElseThrow();
             assertThat(client.arpingAll(ip, Duration.ofSeconds(2))).containsExactly(serving.mac());
         } finally {
             cluster.network.openFirewall(deaf);
@@ -271,21 +265,11 @@ class PeerMessagesIT {
     }
 
     private static TestNode leader() {
-        await("every speaker hears the others").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
-                .until(() -> cluster.network.nodes().stream().allMatch(n -> cluster.metrics(n).map(m -> m.contains("lbk8s_peers_ready 1.0")
-                        && m.lines().filter(l -> l.startsWith("lbk8s_peers_peer_state{") && l.contains("state=\"alive\"")).count() == 2)
-                        .orElse(false)));
-        return await("one node serves").atMost(SOON).pollInterval(Duration.ofMillis(50))
-                .until(() -> cluster.announcingNode("default", "web").filter(n -> client.curl(ip, Duration.ofMillis(500))
-                        .equals(Optional.of(cluster.nodeNamed(n).backendBody()))), Optional::isPresent)
-                .map(cluster::nodeNamed).orElseThrow();
+        cluster.awaitPeersAgree(Duration.ofSeconds(60));
+        return cluster.awaitServingNode("web", ip, SOON);
     }
 
     private static List<TestNode> others(TestNode leader) {
         return cluster.network.nodes().stream().filter(n -> !n.equals(leader)).toList();
-    }
-
-    private static Optional<TestNode> nodeServing(String body) {
-        return cluster.network.nodes().stream().filter(n -> n.backendBody().equals(body)).findFirst();
     }
 }

@@ -3,15 +3,12 @@ package io.lbk8s.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.lbk8s.testkit.net.TestClient;
 import io.lbk8s.testkit.net.TestNode;
 import io.lbk8s.testkit.sandbox.Sandbox;
 import java.net.InetAddress;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -32,12 +29,7 @@ class TwoNodeFailureIT {
         cluster = Sandbox.start(Sandbox.REPO.resolve("lbk8s/target/e2e-logs/two-nodes-" + System.currentTimeMillis()), 2,
                 List.of("--rejoin-hold", "500ms", "--flap-window", "10s"));
         client = cluster.network.client();
-        cluster.createMetallb("IPAddressPool", "main", "{addresses: ['" + cluster.network.ipv4Pool() + "']}");
-        cluster.createMetallb("L2Advertisement", "main", "{}");
-        cluster.client.services().resource(new ServiceBuilder().withNewMetadata().withName("web").withNamespace("default").endMetadata()
-                .withNewSpec().withType("LoadBalancer").withSelector(Map.of("app", "web"))
-                .addNewPort().withPort(80).withProtocol("TCP").endPort().endSpec().build()).create();
-        ip = Sandbox.address(cluster.awaitIngressIps("default", "web", 1).getFirst());
+        ip = cluster.createLoadBalancer("web");
     }
 
     @AfterAll
@@ -49,17 +41,12 @@ class TwoNodeFailureIT {
 
     @Test
     void theSurvivorTakesOverAndTheDeadNodeRejoinsWithoutTwoMacs() {
-        await("both speakers hear each other").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
-                .until(() -> cluster.network.nodes().stream().allMatch(n -> cluster.metrics(n)
-                        .map(m -> m.contains("lbk8s_peers_ready 1.0") && m.contains("state=\"alive\"")).orElse(false)));
-        TestNode leader = await("one node serves").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
-                .until(() -> cluster.announcingNode("default", "web").filter(n -> client.curl(ip, Duration.ofMillis(500))
-                        .equals(Optional.of(cluster.nodeNamed(n).backendBody()))), Optional::isPresent)
-                .map(cluster::nodeNamed).orElseThrow();
+        cluster.awaitPeersAgree(Duration.ofSeconds(60));
+        TestNode leader = cluster.awaitServingNode("web", ip, Duration.ofSeconds(20));
         TestNode survivor = cluster.network.nodes().stream().filter(n -> !n.equals(leader)).findFirst().orElseThrow();
         try (LanWitness witness = LanWitness.watch(cluster.network, ip, 60, cluster.logs)) {
             await().atMost(Duration.ofSeconds(10)).until(() -> witness.macsSince(0).contains(leader.mac()));
-            long failedAt = nowMicros();
+            long failedAt = Sandbox.nowMicros();
             cluster.network.freeze(leader);
             cluster.network.linkDown(leader);
             await("the survivor serves").atMost(Duration.ofSeconds(3)).pollInterval(Duration.ofMillis(20))
@@ -68,7 +55,7 @@ class TwoNodeFailureIT {
             assertThat(cluster.metrics(survivor).orElseThrow()).contains("lbk8s_peers_ready 1.0")
                     .contains("lbk8s_peers_peer_state{peer=\"" + leader.name() + "\",state=\"dead\"} 1.0");
 
-            long backAt = nowMicros();
+            long backAt = Sandbox.nowMicros();
             cluster.network.linkUp(leader);
             cluster.network.thaw(leader);
             await("the address back on its first node, after the hold").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
@@ -78,10 +65,5 @@ class TwoNodeFailureIT {
             witness.assertNeverTwoMacs();
             assertThat(witness.macsSince(backAt)).containsExactly(survivor.mac(), leader.mac());
         }
-    }
-
-    private static long nowMicros() {
-        Instant now = Instant.now();
-        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1000;
     }
 }

@@ -322,7 +322,61 @@ public final class Sandbox implements AutoCloseable {
                 .withKind(kind).withPlural(plural).withNamespaced(true).build()).inNamespace(NAMESPACE).resource(resource).create();
     }
 
+    /**
+     * What most failover tests and benchmarks start from: a pool of the network's IPv4 range and an L2Advertisement
+     * (both named {@code name}), and a LoadBalancer Service {@code default/name} on port 80; its address once assigned.
+     */
+    public InetAddress createLoadBalancer(String name) {
+        createMetallb("IPAddressPool", name, "{addresses: ['" + network.ipv4Pool() + "']}");
+        createMetallb("L2Advertisement", name, "{}");
+        client.services().resource(new io.fabric8.kubernetes.api.model.ServiceBuilder().withNewMetadata().withName(name)
+                .withNamespace("default").endMetadata().withNewSpec().withType("LoadBalancer").withSelector(Map.of("app", name))
+                .addNewPort().withPort(80).withProtocol("TCP").endPort().endSpec().build()).create();
+        return address(awaitIngressIps("default", name, 1).getFirst());
+    }
+
     // ---- what a user looks at ----
+
+    /**
+     * Waits until every speaker's failure detector hears every other speaker and lets its node announce, as each
+     * speaker's /metrics say.
+     */
+    public void awaitPeersAgree(Duration timeout) {
+        long peers = network.nodes().size() - 1;
+        poll("every speaker to hear the others and may announce", timeout, () -> network.nodes().stream()
+                .allMatch(n -> metrics(n).map(m -> m.contains("lbk8s_peers_ready 1.0")
+                        && m.lines().filter(l -> l.startsWith("lbk8s_peers_peer_state{") && l.contains("state=\"alive\"")).count() == peers)
+                        .orElse(false)));
+    }
+
+    /**
+     * The node that serves {@code default/service} at {@code ip}, once its ServiceL2Status names it and the client's
+     * curl is answered by its backend (right after a restart an old leader's object can linger a moment).
+     */
+    public TestNode awaitServingNode(String service, InetAddress ip, Duration timeout) {
+        TestNode[] agreed = new TestNode[1];
+        poll("one node to announce " + ip.getHostAddress() + " and serve the client", timeout, () -> {
+            Optional<String> named = announcingNode("default", service);
+            if (named.isEmpty()) {
+                return false;
+            }
+            agreed[0] = nodeNamed(named.get());
+            return network.client().curl(ip, Duration.ofMillis(500)).equals(Optional.of(agreed[0].backendBody()))
+                    && announcingNode("default", service).equals(named);
+        });
+        return agreed[0];
+    }
+
+    /** The node whose backend answers with {@code body}. */
+    public Optional<TestNode> nodeWithBackend(String body) {
+        return network.nodes().stream().filter(n -> n.backendBody().equals(body)).findFirst();
+    }
+
+    /** The wall clock in microseconds, as the client-side probes and captures stamp their lines. */
+    public static long nowMicros() {
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1000;
+    }
 
     public TestNode nodeNamed(String name) {
         return network.nodes().stream().filter(n -> n.name().equals(name)).findFirst().orElseThrow();
