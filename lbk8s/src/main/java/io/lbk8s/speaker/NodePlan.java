@@ -6,11 +6,13 @@ import io.lbk8s.ipam.ServiceKey;
 import io.lbk8s.net.LinkInfo;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 
 /**
@@ -79,6 +81,30 @@ public record NodePlan(Map<IpAddress, Announced> announced, List<Problem> proble
         Map<IpAddress, Announced> announced = new TreeMap<>();
         servicesByIp.forEach((ip, keys) -> announced.put(ip, new Announced(ip, keys, linksByIp.get(ip))));
         return new NodePlan(announced, problems);
+    }
+
+    /**
+     * The addresses {@code next} gives this node that, under the inputs of {@code previous}, another node led and that
+     * node has since failed silently (its fence lapsed before its peers noticed): these may be taken after a brief
+     * probe. Any other new address (a live node handing it over, a node that left, a new Service) is taken only after
+     * a longer quiet probe.
+     */
+    public static Set<IpAddress> takenFromFailedNodes(Inputs previousInputs, NodePlan previous, NodePlan next,
+                                                      Predicate<String> failedSilently) {
+        Set<IpAddress> taken = new HashSet<>(next.announced().keySet());
+        taken.removeAll(previous.announced().keySet());
+        if (taken.isEmpty()) {
+            return Set.of();
+        }
+        Set<IpAddress> fromFailed = new TreeSet<>();
+        for (ServiceState service : previousInputs.services()) {
+            for (Announcement before : LeaderChoice.decide(previousInputs.config(), service, previousInputs.nodes(), previousInputs.options())) {
+                if (before instanceof Announcement.Led led && taken.contains(led.ip()) && failedSilently.test(led.node())) {
+                    fromFailed.add(led.ip());
+                }
+            }
+        }
+        return Set.copyOf(fromFailed);
     }
 
     /** The Services this node announces, with the names of the interfaces each is answered on. */

@@ -25,8 +25,6 @@ import io.lbk8s.ipam.ServiceKey;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.EventRecorder;
 import io.lbk8s.kube.Informers;
-import io.lbk8s.kube.PeerKeySecret;
-import io.lbk8s.kube.PeerViewAnnotation;
 import io.lbk8s.kube.ServiceL2Statuses;
 import io.lbk8s.kube.ServiceMapping;
 import io.lbk8s.kube.SpeakerMapping;
@@ -35,31 +33,25 @@ import io.lbk8s.net.Fence;
 import io.lbk8s.net.LinkInfo;
 import io.lbk8s.net.Links;
 import io.lbk8s.net.ResponderOptions;
-import io.lbk8s.peers.Liveness;
 import io.lbk8s.peers.Membership;
-import io.lbk8s.peers.PeerDetector;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The speaker's imperative shell: informers on Services, EndpointSlices, Nodes, speaker Pods and the configuration
- * feed one queue, and so does the failure detector among speakers ({@link PeerDetector}) when it judges a node
- * anew; a single thread recomputes this node's {@link NodePlan} and hands it to the {@link Announcer}, then tells
+ * feed one queue, and so does the failure detector among speakers ({@link PeerWatch}) when it judges a node anew; a single thread recomputes this node's {@link NodePlan} and hands it to the {@link Announcer}, then tells
  * users what happened (Events, ServiceL2Status objects, metrics).
  */
 public final class Speaker implements AutoCloseable {
@@ -68,8 +60,6 @@ public final class Speaker implements AutoCloseable {
     private static final String PLAN = "plan";
     /** Interfaces and their addresses change without an API event; look again this often. */
     private static final long RELOOK_MILLIS = 5_000;
-    /** A peer not heard this long after the detector started is reported: its port is blocked, or its key differs. */
-    private static final long NOT_HEARD_GRACE_NANOS = 10_000_000_000L;
 
     private final KubernetesClient client;
     private final SpeakerSettings settings;
@@ -96,12 +86,7 @@ public final class Speaker implements AutoCloseable {
     private NodePlan plan = NodePlan.EMPTY;
     private NodePlan.Inputs planInputs;
     private Map<ServiceKey, Set<String>> announcedServices = Map.of();
-    private final Set<String> reportedNotHeard = new HashSet<>();
-
-    private volatile Optional<PeerDetector> detector = Optional.empty();
-    private Optional<PeerKeySecret> keySecret = Optional.empty();
-    private Optional<PeerViewAnnotation> peerView = Optional.empty();
-    private long detectorStartedAt;
+    private volatile Optional<PeerWatch> peers = Optional.empty();
 
     private volatile boolean synced;
     private volatile boolean stopping;
@@ -136,25 +121,10 @@ public final class Speaker implements AutoCloseable {
         log.info("informers synced: {} services, {} nodes, {} speaker pods", services.getStore().list().size(),
                 nodes.getStore().list().size(), speakerPods.getStore().list().size());
         if (settings.peers().enabled()) {
-            startDetector();
+            peers = PeerWatch.start(client, settings, fence, () -> queue.add(PLAN), registry, events);
         }
         queue.add(PLAN);
         worker = Thread.ofPlatform().name("speaker-reconcile").start(this::runQueue);
-    }
-
-    private void startDetector() {
-        try {
-            PeerDetector started = PeerDetector.start(settings.node(), settings.peers(), fence, snapshot -> queue.add(PLAN), registry);
-            detectorStartedAt = System.nanoTime();
-            detector = Optional.of(started);
-            keySecret = Optional.of(PeerKeySecret.watch(client, settings.podNamespace(), settings.peers().secretName(), started::keys));
-            peerView = settings.podName().map(pod -> new PeerViewAnnotation(client, settings.podNamespace(), pod));
-        } catch (IOException e) {
-            // Without the detector this node still answers, judged by the API alone as before; say so loudly.
-            fence.renewUntil(Long.MAX_VALUE);
-            log.error("{}; running without the failure detector: a dead node is noticed only when the API marks it NotReady",
-                    e.getMessage());
-        }
     }
 
     private <T extends HasMetadata> SharedIndexInformer<T> track(SharedIndexInformer<T> informer) {
@@ -185,10 +155,8 @@ public final class Speaker implements AutoCloseable {
         if (failure.isPresent()) {
             return new Readiness(false, "cannot answer ARP/NDP: " + failure.get());
         }
-        // Held back by the detector is not unready: the speaker works, the cluster has chosen other nodes for now.
-        String peers = detector.map(d -> d.snapshot().ready() ? "; failure detector: this node may announce"
-                : "; failure detector: this node announces nothing: " + d.snapshot().reason()).orElse("");
-        return new Readiness(true, "ready: announcing " + plan.announced().size() + " address(es) from node " + settings.node() + peers);
+        return new Readiness(true, "ready: announcing " + plan.announced().size() + " address(es) from node " + settings.node()
+                + peers.map(PeerWatch::readinessNote).orElse(""));
     }
 
     private void runQueue() {
@@ -228,13 +196,11 @@ public final class Speaker implements AutoCloseable {
     private void reconcile() throws IOException {
         readConfig();
         Set<String> withSpeaker = SpeakerMapping.nodesWithReadySpeaker(speakerPods.getStore().list());
-        Optional<Membership.Snapshot> peers = detector.map(d -> {
-            d.peers(peerAddresses());
-            return d.snapshot();
-        });
+        Optional<PeerWatch> watch = peers;
+        Optional<Membership.Snapshot> heard = watch.map(w -> w.update(nodes.getStore().list(), speakerPods.getStore().list()));
         List<NodeState> nodeStates = nodes.getStore().list().stream()
                 .map(n -> SpeakerMapping.nodeState(n, withSpeaker))
-                .map(n -> peers.map(p -> n.withLiveness(liveness(n.name(), p))).orElse(n))
+                .map(n -> heard.map(h -> n.withLiveness(watch.get().liveness(n.name(), h))).orElse(n))
                 .toList();
         Map<String, Set<String>> endpointNodes = SpeakerMapping.nodesWithReadyEndpoints(endpointSlices.getStore().list());
         List<ServiceState> served = new ArrayList<>();
@@ -251,98 +217,15 @@ public final class Speaker implements AutoCloseable {
         if (stopping) {
             return;
         }
-        announcer.apply(next, peers.map(p -> takenFromFailedNodes(next, inputs, p)).orElse(Set.of()));
+        Set<IpAddress> fromFailed = heard.filter(h -> planInputs != null)
+                .map(h -> NodePlan.takenFromFailedNodes(planInputs, plan, next, h::failedSilently)).orElse(Set.of());
+        announcer.apply(next, fromFailed);
         plan = next;
         planInputs = inputs;
         // A speaker that hears none of its peers cannot tell a dead cluster from its own cut link: it reports nothing.
-        tellUsers(next, peers.map(Membership.Snapshot::isolated).orElse(false));
-        peers.ifPresent(p -> {
-            reportPeersNotHeard(p, withSpeaker);
-            peerView.ifPresent(view -> view.publish(PeerViewAnnotation.View.of(p)));
-        });
-    }
-
-    /**
-     * The addresses this node takes now from a node its detector declared dead for silence: that node's fence lapsed
-     * before, so they are probed briefly. Any other takeover (a live node handing an address back, a speaker that
-     * left, a change in the API) leaves the address quiet for longer first, so that no client sees two MACs within
-     * 100 ms.
-     */
-    private Set<IpAddress> takenFromFailedNodes(NodePlan next, NodePlan.Inputs inputs, Membership.Snapshot peers) {
-        if (planInputs == null) {
-            return Set.of();
-        }
-        Set<IpAddress> taken = new HashSet<>(next.announced().keySet());
-        taken.removeAll(plan.announced().keySet());
-        if (taken.isEmpty()) {
-            return Set.of();
-        }
-        Set<IpAddress> fromFailed = new HashSet<>();
-        for (ServiceState service : inputs.services()) {
-            for (Announcement before : LeaderChoice.decide(planInputs.config(), service, planInputs.nodes(), planInputs.options())) {
-                if (before instanceof Announcement.Led led && taken.contains(led.ip()) && peers.failedSilently(led.node())) {
-                    fromFailed.add(led.ip());
-                }
-            }
-        }
-        return fromFailed;
-    }
-
-    private Liveness liveness(String node, Membership.Snapshot peers) {
-        if (node.equals(settings.node())) {
-            return peers.ready() ? Liveness.ALIVE : Liveness.HELD;
-        }
-        return peers.liveness(node);
-    }
-
-    /** Where each other node's speaker listens: its node's InternalIP (speakers run with hostNetwork). */
-    private Map<String, InetSocketAddress> peerAddresses() {
-        Set<String> withSpeaker = SpeakerMapping.nodesWithSpeaker(speakerPods.getStore().list());
-        Map<String, InetSocketAddress> addresses = new HashMap<>();
-        for (Node node : nodes.getStore().list()) {
-            String name = node.getMetadata().getName();
-            if (name.equals(settings.node()) || !withSpeaker.contains(name)) {
-                continue;
-            }
-            SpeakerMapping.internalIp(node).flatMap(Speaker::literal)
-                    .ifPresent(ip -> addresses.put(name, new InetSocketAddress(ip, settings.peers().port())));
-        }
-        return addresses;
-    }
-
-    private static Optional<InetAddress> literal(String ip) {
-        try {
-            return Optional.of(InetAddress.ofLiteral(ip));
-        } catch (IllegalArgumentException e) {
-            return Optional.empty();
-        }
-    }
-
-    /**
-     * A peer whose speaker is ready by the API but has never been heard is judged by the API alone: its death would
-     * go unnoticed for tens of seconds. Said once per peer on its Node, where `kubectl describe node` shows it.
-     */
-    private void reportPeersNotHeard(Membership.Snapshot peers, Set<String> readySpeakers) {
-        if (System.nanoTime() - detectorStartedAt < NOT_HEARD_GRACE_NANOS) {
-            return;
-        }
-        for (var entry : peers.peers().entrySet()) {
-            String peer = entry.getKey();
-            if (entry.getValue().liveness() != Liveness.NOT_HEARD) {
-                reportedNotHeard.remove(peer);
-            } else if (readySpeakers.contains(peer) && reportedNotHeard.add(peer)) {
-                log.warn("the speaker on node {} has never been heard on UDP port {}: the API alone judges it", peer,
-                        settings.peers().port());
-                Node node = nodes.getStore().getByKey(peer);
-                if (node != null) {
-                    events.record(node, EventRecorder.Type.Warning, "PeerNotHeard", "the speaker on " + settings.node()
-                            + " has never heard this node's speaker on UDP port " + settings.peers().port()
-                            + ", so it notices this node's failure only when the API marks it NotReady; allow UDP "
-                            + settings.peers().port() + " between nodes, and check that every speaker reads the same keys (Secret "
-                            + settings.podNamespace() + "/" + settings.peers().secretName() + ")");
-                }
-            }
-        }
+        tellUsers(next, heard.map(Membership.Snapshot::isolated).orElse(false));
+        heard.ifPresent(h -> watch.get().tellUsers(h, withSpeaker,
+                nodes.getStore().list().stream().collect(Collectors.toMap(n -> n.getMetadata().getName(), n -> n))));
     }
 
     private void readConfig() {
@@ -414,7 +297,7 @@ public final class Speaker implements AutoCloseable {
         stopping = true;
         announcer.withdrawAll();
         log.info("stopped answering for {} address(es); handing over", plan.announced().size());
-        detector.ifPresent(PeerDetector::leave); // the peers take over now, without waiting for the API
+        peers.ifPresent(PeerWatch::leave);
         markPodNotReady();
         statuses.withdraw(1_000);
     }
@@ -464,9 +347,7 @@ public final class Speaker implements AutoCloseable {
             w.interrupt();
         }
         informers.forEach(SharedIndexInformer::close);
-        keySecret.ifPresent(PeerKeySecret::close);
-        peerView.ifPresent(PeerViewAnnotation::close);
-        detector.ifPresent(PeerDetector::close);
+        peers.ifPresent(PeerWatch::close);
         announcer.close();
         statuses.close();
         events.close();

@@ -93,4 +93,36 @@ class NodePlanTest {
         assertThat(plan("node-3", config, services, node3Down, LINKS).announced()).isEmpty();
         assertThat(plan("node-2", config, services, node3Down, LINKS).announced()).containsOnlyKeys(ip("10.0.0.1"));
     }
+
+    /*
+     * Hash orders (LeaderChoiceTest): 10.0.0.1: node-3, node-2, node-1; 10.0.0.2: node-3, node-1, node-2;
+     * 10.0.0.3: node-2, node-3, node-1.
+     */
+    @Test
+    void takeoversFromANodeThatFellSilentAreToldApartFromHandovers() {
+        Config config = config(POOL, LeaderChoiceTest.EVERYWHERE);
+        List<ServiceState> services = List.of(service("a", "10.0.0.1"), service("b", "10.0.0.2"), service("c", "10.0.0.3"));
+        NodePlan.Inputs before = new NodePlan.Inputs("node-2", config, services, THREE, LeaderChoice.Options.DEFAULT, LINKS,
+                InterfaceChoice.DEFAULT_EXCLUDED);
+        NodePlan planBefore = NodePlan.compute(before);
+        assertThat(planBefore.announced().keySet()).containsExactly(ip("10.0.0.3"));
+        List<NodeState> node3Gone = List.of(node("node-1"), node("node-2"), judged("node-3", io.lbk8s.peers.Liveness.DEAD));
+        NodePlan after = plan("node-2", config, services, node3Gone, LINKS);
+        assertThat(after.announced().keySet()).containsExactlyInAnyOrder(ip("10.0.0.1"), ip("10.0.0.3"));
+
+        assertThat(NodePlan.takenFromFailedNodes(before, planBefore, after, "node-3"::equals))
+                .as("node-3 fell silent: 10.0.0.1 is taken after the brief probe; 10.0.0.3 was ours already").containsExactly(ip("10.0.0.1"));
+        assertThat(NodePlan.takenFromFailedNodes(before, planBefore, after, node -> false))
+                .as("node-3 left, or the API said so: a handover, taken after the quiet probe").isEmpty();
+        assertThat(NodePlan.takenFromFailedNodes(before, planBefore, planBefore, "node-3"::equals)).as("nothing new").isEmpty();
+        NodePlan withNewService = plan("node-2", config, List.of(service("c", "10.0.0.3"), service("d", "10.0.0.9")),
+                List.of(node("node-2")), LINKS);
+        assertThat(withNewService.announced()).containsKey(ip("10.0.0.9"));
+        assertThat(NodePlan.takenFromFailedNodes(before, planBefore, withNewService, node -> true))
+                .as("an address no node had before is not taken from anyone").isEmpty();
+    }
+
+    static NodeState judged(String name, io.lbk8s.peers.Liveness liveness) {
+        return node(name).withLiveness(liveness);
+    }
 }
