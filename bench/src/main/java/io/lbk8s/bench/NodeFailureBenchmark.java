@@ -25,7 +25,7 @@ import java.util.regex.Pattern;
  * across every trial; API writes in a steady state; the detector's traffic at 3 and 10 nodes; and false takeovers
  * with the CPU oversubscribed. Prints markdown table rows.
  *
- * <p>Usage: {@code NodeFailureBenchmark [--quick] [--trials N] [--load-minutes M]}. The speakers run with
+ * <p>Usage: {@code NodeFailureBenchmark [--quick] [--trials N] [--load-minutes M]} (0 minutes: no run under load). The speakers run with
  * {@code --rejoin-hold 0}, so that a node failed 60 times in a row is readmitted at once; the hold only delays a
  * node's return, never a takeover.
  */
@@ -76,7 +76,9 @@ public final class NodeFailureBenchmark {
                 bench.deaths(trials);
                 bench.steadyState();
                 bench.traffic();
-                bench.underLoad(Duration.ofMinutes(loadMinutes));
+                if (loadMinutes > 0) {
+                    bench.underLoad(Duration.ofMinutes(loadMinutes));
+                }
             }
             try (Sandbox ten = Sandbox.start(logs.resolve("ten"), 10, List.of())) {
                 new NodeFailureBenchmark(ten, ten.createLoadBalancer("bench").getHostAddress()).traffic();

@@ -21,8 +21,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps one MetalLB-style ServiceL2Status per Service this node announces, and none for the others (removing
- * those a failed previous leader left behind). Writes run in
- * order on a thread of their own so that a slow API server never delays answering ARP.
+ * those a failed previous leader left behind, and only those: a live node removes its own when it stops announcing,
+ * and removing it for it could race with its taking the Service back). Writes run in order on a thread of their own so
+ * that a slow API server never delays answering ARP.
  */
 public final class ServiceL2Statuses implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ServiceL2Statuses.class);
@@ -47,15 +48,19 @@ public final class ServiceL2Statuses implements AutoCloseable {
         this.node = node;
     }
 
-    /** Makes the objects match {@code interfacesByService}; called from one thread. */
-    public void publish(Map<ServiceKey, Set<String>> interfacesByService) {
+    /**
+     * Makes this node's objects match {@code interfacesByService}, and removes the objects of the Services it writes
+     * that {@code failedNodes} left behind; called from one thread.
+     */
+    public void publish(Map<ServiceKey, Set<String>> interfacesByService, Set<String> failedNodes) {
         Map<ServiceKey, Set<String>> wanted = Map.copyOf(interfacesByService);
+        Set<String> failed = Set.copyOf(failedNodes);
         Map<ServiceKey, Set<String>> before = written;
         written = wanted;
-        writer.execute(() -> write(before, wanted));
+        writer.execute(() -> write(before, wanted, failed));
     }
 
-    private void write(Map<ServiceKey, Set<String>> before, Map<ServiceKey, Set<String>> wanted) {
+    private void write(Map<ServiceKey, Set<String>> before, Map<ServiceKey, Set<String>> wanted, Set<String> failed) {
         var resources = client.genericKubernetesResources(CONTEXT).inNamespace(namespace);
         try {
             if (!cleanedUp) {
@@ -72,7 +77,7 @@ public final class ServiceL2Statuses implements AutoCloseable {
             }
             for (var entry : wanted.entrySet()) {
                 if (!entry.getValue().equals(before.get(entry.getKey()))) {
-                    upsert(entry.getKey(), entry.getValue());
+                    upsert(entry.getKey(), entry.getValue(), failed);
                 }
             }
             for (ServiceKey gone : before.keySet()) {
@@ -86,7 +91,7 @@ public final class ServiceL2Statuses implements AutoCloseable {
         }
     }
 
-    private void upsert(ServiceKey service, Set<String> interfaces) {
+    private void upsert(ServiceKey service, Set<String> interfaces, Set<String> failed) {
         var resources = client.genericKubernetesResources(CONTEXT).inNamespace(namespace);
         String name = nameOf(service);
         GenericKubernetesResource current = resources.withName(name).get();
@@ -108,7 +113,7 @@ public final class ServiceL2Statuses implements AutoCloseable {
         // users see one announcing node per Service.
         for (GenericKubernetesResource other : resources.withLabel(SERVICE_NAME_LABEL, service.name())
                 .withLabel(SERVICE_NAMESPACE_LABEL, service.namespace()).list().getItems()) {
-            if (!node.equals(other.getMetadata().getLabels().get(NODE_LABEL))) {
+            if (failed.contains(other.getMetadata().getLabels().get(NODE_LABEL))) {
                 resources.withName(other.getMetadata().getName()).delete();
             }
         }
@@ -131,7 +136,7 @@ public final class ServiceL2Statuses implements AutoCloseable {
 
     /** Deletes this node's objects (graceful shutdown: the next node writes its own), waiting a bounded time. */
     public void withdraw(long timeoutMillis) {
-        publish(Map.of());
+        publish(Map.of(), Set.of());
         writer.shutdown();
         try {
             writer.awaitTermination(timeoutMillis, TimeUnit.MILLISECONDS);

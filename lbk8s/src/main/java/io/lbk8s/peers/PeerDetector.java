@@ -27,8 +27,9 @@ import org.slf4j.LoggerFactory;
  * peers' detection time, a node whose speaker freezes stops answering (in the kernel too) before anyone takes over.
  *
  * <p>It reads every waiting message before judging a silence, so its own late wake-up never blames a peer; a pause
- * longer than the fence time is a stall (frozen, starved): what is queued is then stale and is dropped unread, the
- * fence stays lapsed, and {@link Membership} listens again before this node announces.
+ * long enough for the peers to have declared this node dead ({@link PeerSettings#stallTime}) is a stall (frozen,
+ * starved): what is queued is then stale and is dropped unread, the fence stays lapsed, and {@link Membership}
+ * listens again before this node announces. A shorter pause lets the fence lapse until the next heartbeat.
  *
  * <p>A flood on the port (datagrams are authenticated one by one) is bounded: beyond a budget per interval the thread
  * stops reading until the next interval, so it never spins at real-time priority.
@@ -134,6 +135,8 @@ public final class PeerDetector implements AutoCloseable {
     }
 
     private void run() {
+        RealtimePriority.niceWholeProcess(PeerSettings.NICE).ifPresent(problem -> log.warn(
+                "the speaker runs at the normal nice value: lowering it {}; its JVM may pause longer under CPU load", problem));
         realtimeProblem = RealtimePriority.fifo(PeerSettings.REALTIME_PRIORITY).orElse(null);
         metrics.realtime(realtimeProblem == null);
         if (realtimeProblem == null) {
@@ -159,6 +162,7 @@ public final class PeerDetector implements AutoCloseable {
     private final class Loop {
         final long interval = settings.interval().toNanos();
         final long fenceTime = settings.fenceTime().toNanos();
+        final long stallTime = settings.stallTime().toNanos();
         final Membership membership = new Membership(self, settings.membership(), System.nanoTime());
         final ReplayGuard guard = new ReplayGuard(settings.clockWindow().toMillis());
         final PeerCodec codec = new PeerCodec();
@@ -203,7 +207,7 @@ public final class PeerDetector implements AutoCloseable {
                 budget = budgetBase + 8 * applied.size();
                 budgetResetAt = now + interval;
             }
-            if (paused > fenceTime) {
+            if (paused > stallTime) {
                 fence.lapse();
                 int stale = discardQueued();
                 membership.stalled(now, paused);

@@ -45,7 +45,7 @@ final class PeerMetrics {
         sendErrors = Counter.builder("lbk8s.peers.send.errors").description("Messages the kernel refused to send (no route, link down)")
                 .register(registry);
         stalls = Counter.builder("lbk8s.peers.stalls")
-                .description("Times the detector's thread did not run for longer than the fence time (frozen process, starved CPU)")
+                .description("Times the detector's thread did not run long enough for its peers to declare this node dead (frozen, starved)")
                 .register(registry);
         lateness = Timer.builder("lbk8s.peers.wake.lateness").description("How late the detector's thread woke up")
                 .register(registry);

@@ -18,6 +18,8 @@ public record PeerSettings(int port, Duration interval, Membership.Settings memb
     public static final Duration DEFAULT_INTERVAL = Duration.ofMillis(50);
     public static final Duration DEFAULT_CLOCK_WINDOW = Duration.ofSeconds(10);
     public static final int REALTIME_PRIORITY = 10;
+    /** The whole speaker's nice value, so that its JVM's safepoints are not starved by ordinary work. */
+    public static final int NICE = -10;
 
     public PeerSettings {
         if (port < 0 || port > 65_535) {
@@ -48,5 +50,15 @@ public record PeerSettings(int port, Duration interval, Membership.Settings memb
      */
     public Duration fenceTime() {
         return membership.timeout().minus(interval.multipliedBy(2));
+    }
+
+    /**
+     * A pause of the detector's own thread longer than this may have made its peers declare this node dead (they
+     * notice a silence of the timeout, and the last heartbeat may have gone out an interval before the pause): what it
+     * heard before is then stale, and it listens again before this node announces. A shorter pause only let the fence
+     * lapse for a moment.
+     */
+    public Duration stallTime() {
+        return membership.timeout().minus(interval);
     }
 }

@@ -9,8 +9,12 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
+import java.io.IOException;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -24,9 +28,13 @@ final class RealtimePriority {
     private static final Linker LINKER = Linker.nativeLinker();
     private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
     private static final VarHandle ERRNO = CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+    private static final int PRIO_PROCESS = 0;
     private static final MethodHandle SCHED_SETSCHEDULER = LINKER.downcallHandle(
             LINKER.defaultLookup().find("sched_setscheduler").orElseThrow(),
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS), Linker.Option.captureCallState("errno"));
+    private static final MethodHandle SETPRIORITY = LINKER.downcallHandle(
+            LINKER.defaultLookup().find("setpriority").orElseThrow(),
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), Linker.Option.captureCallState("errno"));
 
     private RealtimePriority() {}
 
@@ -44,6 +52,36 @@ final class RealtimePriority {
             return Optional.of(errno == 1 ? "not permitted (the speaker needs CAP_SYS_NICE)" : "sched_setscheduler failed with errno " + errno);
         } catch (Throwable t) {
             return Optional.of("sched_setscheduler is not available: " + t.getMessage());
+        }
+    }
+
+    /**
+     * Gives every thread of this process (Linux schedules threads, so each one: the JVM's own included) the nice value
+     * {@code nice}; threads started later inherit it from the thread that starts them. Empty on success, else why not.
+     */
+    static Optional<String> niceWholeProcess(int nice) {
+        List<Path> tasks;
+        try (var listing = Files.list(Path.of("/proc/self/task"))) {
+            tasks = listing.toList();
+        } catch (IOException e) {
+            return Optional.of("cannot list this process's threads: " + e.getMessage());
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CALL_STATE);
+            for (Path task : tasks) {
+                int tid = Integer.parseInt(task.getFileName().toString());
+                if ((int) SETPRIORITY.invokeExact(state, PRIO_PROCESS, tid, nice) != 0) {
+                    int errno = (int) ERRNO.get(state, 0L);
+                    if (errno == 3) {
+                        continue; // the thread ended meanwhile
+                    }
+                    return Optional.of(errno == 13 || errno == 1 ? "not permitted (the speaker needs CAP_SYS_NICE)"
+                            : "setpriority failed with errno " + errno);
+                }
+            }
+            return Optional.empty();
+        } catch (Throwable t) {
+            return Optional.of("setpriority is not available: " + t.getMessage());
         }
     }
 }

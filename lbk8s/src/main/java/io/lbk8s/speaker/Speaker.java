@@ -33,6 +33,7 @@ import io.lbk8s.net.Fence;
 import io.lbk8s.net.LinkInfo;
 import io.lbk8s.net.Links;
 import io.lbk8s.net.ResponderOptions;
+import io.lbk8s.peers.Liveness;
 import io.lbk8s.peers.Membership;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
@@ -223,7 +224,7 @@ public final class Speaker implements AutoCloseable {
         plan = next;
         planInputs = inputs;
         // A speaker that hears none of its peers cannot tell a dead cluster from its own cut link: it reports nothing.
-        tellUsers(next, heard.map(Membership.Snapshot::isolated).orElse(false));
+        tellUsers(next, heard.map(Membership.Snapshot::isolated).orElse(false), nodeStates);
         heard.ifPresent(h -> watch.get().tellUsers(h, withSpeaker,
                 nodes.getStore().list().stream().collect(Collectors.toMap(n -> n.getMetadata().getName(), n -> n))));
     }
@@ -249,7 +250,7 @@ public final class Speaker implements AutoCloseable {
         }
     }
 
-    private void tellUsers(NodePlan next, boolean isolated) {
+    private void tellUsers(NodePlan next, boolean isolated, List<NodeState> nodeStates) {
         Map<ServiceKey, Set<String>> now = next.interfacesByService();
         for (var entry : now.entrySet()) {
             if (!entry.getValue().equals(announcedServices.get(entry.getKey()))) {
@@ -269,7 +270,9 @@ public final class Speaker implements AutoCloseable {
             });
         }
         if (!now.equals(announcedServices)) {
-            statuses.publish(now);
+            // the objects a failed node left behind go; a live node's are its own to remove
+            statuses.publish(now, nodeStates.stream().filter(n -> !n.speakerReady() || n.liveness() == Liveness.DEAD)
+                    .map(NodeState::name).collect(Collectors.toSet()));
         }
         announcedServices = now;
         metrics.plan(next);

@@ -126,7 +126,7 @@ class RbacTest {
             controller.close();
             // the speaker's ServiceL2Status writer, as it runs when it announces (nothing announces here: no interface)
             var statuses = new ServiceL2Statuses(speakerClient, NS, "node-1");
-            statuses.publish(Map.of(new ServiceKey("default", "web"), Set.of("eth0")));
+            statuses.publish(Map.of(new ServiceKey("default", "web"), Set.of("eth0")), Set.of("node-2"));
             statuses.withdraw(3000);
             await().atMost(Duration.ofSeconds(5)).until(() -> server.recentRequests().size() == Math.min(500, server.requestCount()));
 

@@ -69,7 +69,7 @@ class PeerDetectorTest {
         b.close(); // no message: silence
         await().atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(5))
                 .until(() -> a.snapshot().liveness("node-b") == Liveness.DEAD);
-        assertThat(Duration.ofNanos(System.nanoTime() - stopped)).isBetween(Duration.ofMillis(190), Duration.ofMillis(450));
+        assertThat(Duration.ofNanos(System.nanoTime() - stopped)).isBetween(Duration.ofMillis(190), Duration.ofMillis(700));
         assertThat(a.snapshot().failedSilently("node-b")).isTrue();
         assertThat(a.snapshot().ready()).as("the survivor of two stays a candidate").isTrue();
 
@@ -83,7 +83,7 @@ class PeerDetectorTest {
         b.leave();
         await().atMost(Duration.ofSeconds(1)).pollInterval(Duration.ofMillis(2))
                 .until(() -> a.snapshot().liveness("node-b") == Liveness.DEAD);
-        assertThat(Duration.ofNanos(System.nanoTime() - left)).isLessThan(Duration.ofMillis(100));
+        assertThat(Duration.ofNanos(System.nanoTime() - left)).as("well before the detection time").isLessThan(Duration.ofMillis(150));
         assertThat(a.snapshot().failedSilently("node-b")).as("it left, it did not fall silent").isFalse();
     }
 

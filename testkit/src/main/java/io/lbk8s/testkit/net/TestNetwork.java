@@ -295,7 +295,9 @@ public final class TestNetwork implements AutoCloseable {
     pids.stdout().lines().map(String::strip).filter(l -> !l.isEmpty()).forEach(command::add);
     if (command.size() > 2) {
       CommandResult result = Shell.run(Shell.SETUP_TIMEOUT, command);
-      if (!result.ok()) {
+      // a process that ended between the listing and the signal (a backend's connection handler) is no failure
+      boolean onlyGone = result.output().lines().allMatch(l -> l.isBlank() || l.contains("No such process"));
+      if (!result.ok() && !onlyGone) {
         throw new IllegalStateException(Shell.commandLine(command) + ": " + result.output().strip());
       }
     }
