@@ -25,7 +25,7 @@ import java.util.concurrent.locks.LockSupport;
  * <pre>
  *   latency IFACE OUR_IP KERNEL_IP VIP COUNT     alternate ARP requests to a node's own IP and to the VIP
  *   load IFACE OUR_IP VIP MAC COUNT PER_SECOND   send COUNT requests to MAC (or ff:ff:ff:ff:ff:ff) at a rate, count the replies
- *   http IP INTERVAL_MS DURATION_MS              GET / every interval; print "epochMicros body" per answer
+ *   http IP INTERVAL_MS DURATION_MS [CONNECT_MS] GET / every interval; print "epochMicros body" per answer
  * </pre>
  */
 public final class L2ClientProbe {
@@ -36,7 +36,8 @@ public final class L2ClientProbe {
             case "latency" -> latency(args[1], ip(args[2]), ip(args[3]), ip(args[4]), Integer.parseInt(args[5]));
             case "load" -> load(args[1], ip(args[2]), ip(args[3]), MacAddress.parse(args[4]), Integer.parseInt(args[5]),
                     Integer.parseInt(args[6]));
-            case "http" -> http(InetAddress.getByName(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]));
+            case "http" -> http(InetAddress.getByName(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]),
+                    args.length > 4 ? Integer.parseInt(args[4]) : 50);
             default -> throw new IllegalArgumentException("unknown mode " + args[0]);
         }
     }
@@ -102,14 +103,18 @@ public final class L2ClientProbe {
         }
     }
 
-    private static void http(InetAddress ip, int intervalMillis, int durationMillis) {
+    /**
+     * A connection attempt that goes to a dead node's MAC waits out {@code connectMillis} before the next one starts, so
+     * that is the resolution of "the first answer after a failover".
+     */
+    private static void http(InetAddress ip, int intervalMillis, int durationMillis, int connectMillis) {
         long end = System.nanoTime() + durationMillis * 1_000_000L;
         byte[] request = "GET / HTTP/1.0\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
         while (System.nanoTime() < end) {
             long started = System.nanoTime();
             String body = "-";
             try (Socket socket = new Socket()) {
-                socket.connect(new InetSocketAddress(ip, 80), 50);
+                socket.connect(new InetSocketAddress(ip, 80), connectMillis);
                 socket.setSoTimeout(200);
                 OutputStream out = socket.getOutputStream();
                 out.write(request);

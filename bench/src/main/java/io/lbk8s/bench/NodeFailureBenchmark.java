@@ -30,7 +30,7 @@ import java.util.regex.Pattern;
  * node's return, never a takeover.
  */
 public final class NodeFailureBenchmark {
-    private static final Pattern METRIC = Pattern.compile("^([a-z_]+)(\\{[^}]*\\})? ([0-9.eE+-]+)$");
+    private static final Pattern METRIC = Pattern.compile("^([a-zA-Z0-9_:]+)(\\{[^}]*\\})? ([0-9.eE+-]+)$");
     private static final Duration TWO_MACS = Duration.ofMillis(100);
 
     enum Death {
@@ -131,7 +131,7 @@ public final class NodeFailureBenchmark {
         awaitSteady();
         TestNode leader = leader();
         Path log = Files.createTempFile(sandbox.logs, "http-watch", ".log");
-        NamespacedProcess watch = network.start(network.client().namespace(), command("http", vip, "5", "4000"), log);
+        NamespacedProcess watch = network.start(network.client().namespace(), command("http", vip, "2", "4000", "20"), log);
         watch.awaitLogLine(Pattern.compile("^\\d+ node-"), Duration.ofSeconds(20));
         long t0 = Sandbox.nowMicros();
         switch (death) {

@@ -119,6 +119,14 @@ public final class ServiceL2Statuses implements AutoCloseable {
         }
     }
 
+    /**
+     * The next {@link #publish} writes every object again: while this node was away (frozen, cut off) the new leader
+     * removed them.
+     */
+    public void rewriteAll() {
+        written = Map.of();
+    }
+
     /** A stable name, so that a restarted speaker finds its objects again: l2-<node>-<hash of the Service>. */
     String nameOf(ServiceKey service) {
         try {

@@ -52,8 +52,10 @@ public final class Membership {
      * @param reason   why it may not, or "ready"
      * @param isolated it hears none of the peers it heard before
      * @param peers    per peer node, what the detector says of it
+     * @param stalls   how many times the detector's thread stalled: after each, whatever this node announced before
+     *                 is to be announced afresh (its peers may have taken it meanwhile, and clients moved to them)
      */
-    public record Snapshot(boolean ready, String reason, boolean isolated, Map<String, PeerView> peers) {
+    public record Snapshot(boolean ready, String reason, boolean isolated, Map<String, PeerView> peers, int stalls) {
         public Snapshot {
             peers = Map.copyOf(peers);
         }
@@ -120,6 +122,7 @@ public final class Membership {
     private final Map<String, Peer> peers = new TreeMap<>();
     private final List<Event> events = new ArrayList<>();
     private long settleUntil;
+    private int stalls;
     private String settleReason;
     private final Set<String> heardSinceSettle = new HashSet<>();
 
@@ -208,6 +211,7 @@ public final class Membership {
      */
     public void stalled(long now, long pausedNanos) {
         events.add(new Event.Stalled(pausedNanos));
+        stalls++;
         for (Peer peer : peers.values()) {
             if (peer.phase == Phase.ALIVE) {
                 peer.lastHeard = now;
@@ -291,7 +295,7 @@ public final class Membership {
             views.put(peer.name, view(peer, now));
         }
         String reason = selfReason(now);
-        return new Snapshot(reason == null, reason == null ? "ready" : reason, isolated(), views);
+        return new Snapshot(reason == null, reason == null ? "ready" : reason, isolated(), views, stalls);
     }
 
     private PeerView view(Peer peer, long now) {

@@ -86,6 +86,7 @@ public final class Speaker implements AutoCloseable {
     private String lastConfigVerdict = "";
     private NodePlan plan = NodePlan.EMPTY;
     private NodePlan.Inputs planInputs;
+    private int stallsSeen;
     private Map<ServiceKey, Set<String>> announcedServices = Map.of();
     private volatile Optional<PeerWatch> peers = Optional.empty();
 
@@ -217,6 +218,15 @@ public final class Speaker implements AutoCloseable {
         NodePlan next = NodePlan.compute(inputs);
         if (stopping) {
             return;
+        }
+        if (heard.map(h -> h.stalls() != stallsSeen).orElse(false)) {
+            // This speaker was frozen or starved: its peers may have taken its addresses and clients moved to them.
+            // What it still leads it announces afresh (probe, gratuitous ARP, status), as after a takeover.
+            stallsSeen = heard.get().stalls();
+            announcer.withdrawAll();
+            plan = NodePlan.EMPTY;
+            announcedServices = Map.of();
+            statuses.rewriteAll();
         }
         Set<IpAddress> fromFailed = heard.filter(h -> planInputs != null)
                 .map(h -> NodePlan.takenFromFailedNodes(planInputs, plan, next, h::failedSilently)).orElse(Set.of());

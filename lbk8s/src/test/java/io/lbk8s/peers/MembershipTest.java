@@ -87,8 +87,10 @@ class MembershipTest {
         cluster.freeze("node-1");
         cluster.run(Duration.ofSeconds(2));
         assertThat(cluster.liveness("node-2", "node-1")).isEqualTo(Liveness.DEAD);
+        assertThat(cluster.snapshot("node-1").stalls()).isZero();
         cluster.resume("node-1");
         assertThat(cluster.snapshot("node-1").reason()).startsWith("resuming after a pause of 2000 ms");
+        assertThat(cluster.snapshot("node-1").stalls()).as("what it announced is to be announced afresh").isEqualTo(1);
         cluster.run(Duration.ofMillis(100));
         assertThat(cluster.snapshot("node-1").ready()).as("its peers hold it back").isFalse();
         assertThat(cluster.snapshot("node-1").reason()).startsWith("held back by its peers after a failure");
