@@ -281,7 +281,7 @@ public final class Speaker implements AutoCloseable {
         }
         if (!now.equals(announcedServices)) {
             // the objects a failed node left behind go; a live node's are its own to remove
-            statuses.publish(now, nodeStates.stream().filter(n -> !n.speakerReady() || n.liveness() == Liveness.DEAD)
+            statuses.publish(now, nodeStates.stream().filter(n -> !n.speakerReady() || !n.ready() || n.liveness() == Liveness.DEAD)
                     .map(NodeState::name).collect(Collectors.toSet()));
         }
         announcedServices = now;
