@@ -17,6 +17,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * What a node's death costs a client, with the failure detector among speakers (not a test): for each kind of
@@ -195,7 +196,7 @@ public final class NodeFailureBenchmark {
     }
 
     private void underLoad(Duration duration) throws IOException, InterruptedException {
-        if (java.util.stream.Stream.of("/usr/bin/stress-ng", "/usr/local/bin/stress-ng").noneMatch(p -> Files.isExecutable(Path.of(p)))) {
+        if (Stream.of("/usr/bin/stress-ng", "/usr/local/bin/stress-ng").noneMatch(p -> Files.isExecutable(Path.of(p)))) {
             row("failure detector", "false takeovers with the CPU oversubscribed", "not measured: needs stress-ng (apt-get install stress-ng)");
             return;
         }

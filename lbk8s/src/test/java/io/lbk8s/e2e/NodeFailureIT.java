@@ -122,6 +122,14 @@ class NodeFailureIT {
         assertThat(cluster.speakerPodReady(leader)).as("its Pod still looks Ready to the API").isTrue();
         assertOneMacSince(failedAt, next);
         assertThat(cluster.speaker(next).log()).containsPattern("peer " + leader.name() + " declared dead: silent for \\d+ ms");
+
+        long restartedAt = Sandbox.nowMicros();
+        cluster.restartSpeaker(leader); // as its DaemonSet would: a new speaker, remembering nothing
+        awaitReturnTo(leader);
+        await("the witness sees the restarted node answer").atMost(Duration.ofSeconds(5))
+                .until(() -> witness.macsSince(restartedAt).contains(leader.mac()));
+        witness.assertNeverTwoMacs();
+        assertThat(witness.macsSince(restartedAt)).containsExactly(next.mac(), leader.mac());
     }
 
     @Test
