@@ -61,6 +61,7 @@ public final class PeerDetector implements AutoCloseable {
     private volatile Map<String, InetSocketAddress> addresses = Map.of();
     private volatile Membership.Snapshot snapshot;
     private volatile String realtimeProblem = "not started";
+    private volatile int stallsHandled;
     private volatile boolean running = true;
     private final Thread thread;
 
@@ -107,6 +108,17 @@ public final class PeerDetector implements AutoCloseable {
     /** The keys from the Secret; until the first ones arrive nothing is sent and nothing is believed. */
     public void keys(PeerKeys keys) {
         this.keys = keys;
+    }
+
+    /**
+     * The speaker has withdrawn everything it answered for before stall number {@code stalls} (see
+     * {@link Membership.Snapshot#stalls}): what it answers from now on it has decided afresh, so the fence may be
+     * renewed again. Until this is called after a stall, the node answers nothing, not even what it still leads in its
+     * frozen view.
+     */
+    public void stallHandled(int stalls) {
+        stallsHandled = stalls;
+        selector.wakeup();
     }
 
     /** The peers' node names and where their speakers listen. */
@@ -175,6 +187,7 @@ public final class PeerDetector implements AutoCloseable {
         long budgetResetAt = nextSend;
         int budget;
         boolean wasReady;
+        boolean wasAnswering;
 
         void once() throws IOException {
             long now = System.nanoTime();
@@ -218,17 +231,21 @@ public final class PeerDetector implements AutoCloseable {
             }
             membership.tick(now);
             Membership.Snapshot next = membership.snapshot(now);
-            if (now >= nextSend || next.ready() != wasReady) {
+            // After a stall the node answers again only once its speaker has withdrawn what it answered before (see
+            // stallHandled): until then the fence stays lapsed, in the kernel too.
+            boolean mayAnswer = next.ready() && next.stalls() == stallsHandled;
+            if (now >= nextSend || next.ready() != wasReady || mayAnswer != wasAnswering) {
                 sendHeartbeats(now);
                 nextSend = now + interval;
-                if (next.ready()) {
+                if (mayAnswer) {
                     fence.renewUntil(now + fenceTime);
                 }
             }
-            if (!next.ready() && wasReady) {
+            if (!mayAnswer && wasAnswering) {
                 fence.lapse();
             }
             wasReady = next.ready();
+            wasAnswering = mayAnswer;
             for (Membership.Event event : membership.drainEvents()) {
                 metrics.event(event);
                 logEvent(event);

@@ -143,6 +143,11 @@ final class PeerWatch implements AutoCloseable {
                 : "; failure detector: this node announces nothing: " + snapshot.reason();
     }
 
+    /** The speaker has withdrawn what it answered before that stall: the detector may let it answer again. */
+    void stallHandled(Membership.Snapshot snapshot) {
+        detector.stallHandled(snapshot.stalls());
+    }
+
     /** A graceful stop: the peers take over now, without waiting for the API. */
     void leave() {
         detector.leave();

@@ -227,6 +227,7 @@ public final class Speaker implements AutoCloseable {
             plan = NodePlan.EMPTY;
             announcedServices = Map.of();
             statuses.rewriteAll();
+            watch.get().stallHandled(heard.get());
         }
         Set<IpAddress> fromFailed = heard.filter(h -> planInputs != null)
                 .map(h -> NodePlan.takenFromFailedNodes(planInputs, plan, next, h::failedSilently)).orElse(Set.of());
