@@ -1,7 +1,6 @@
 package io.lbk8s.speaker;
 
 import io.lbk8s.address.IpAddress;
-import io.lbk8s.net.AddressProbe;
 import io.lbk8s.net.ArpPacket;
 import io.lbk8s.net.BpfProgram;
 import io.lbk8s.net.InterfaceResponder;
@@ -31,18 +30,13 @@ import org.slf4j.LoggerFactory;
  * once), and sends gratuitous ARP / unsolicited NA when this node takes an address, in a short burst and then
  * periodically.
  *
- * <p>Before it answers for an address it did not answer for, it asks the LAN ({@link AddressProbe}): the node that had
- * the address may still answer (a frozen node's fence has not lapsed yet, or the failure detector is cut between two
- * live nodes), and two MACs must never answer for one address. An address someone else answers for is left alone
- * and tried again after a growing pause. It also watches the links it answers on: one that goes down or loses its
- * carrier stops answering at once, and the plan is made again.
+ * <p>Before it answers for an address it did not answer for, it asks the LAN ({@link TakeoverProbes}), and leaves an
+ * address alone while another MAC answers for it. It also watches the links it answers on: one that goes down or
+ * loses its carrier stops answering at once, and the plan is made again.
  */
 final class Announcer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Announcer.class);
     private static final Duration LINK_CHECK = Duration.ofMillis(20);
-    private static final Duration FIRST_RETRY = Duration.ofMillis(50);
-    private static final Duration LAST_RETRY = Duration.ofSeconds(2);
-    private static final long LOG_AGAIN_NANOS = Duration.ofMinutes(1).toNanos();
 
     /**
      * @param takeoverProbe how long to listen for another host answering for an address before taking it; zero
@@ -54,14 +48,11 @@ final class Announcer implements AutoCloseable {
         }
     }
 
-    /** An address another host answered for when this node wanted to take it. */
-    private record Deferral(int attempts, MacAddress answeredBy, long loggedAt) {}
-
-    private final SpeakerMetrics listener;
+    private final SpeakerMetrics metrics;
     private final Options options;
     private final Runnable replan;
     private final ScheduledExecutorService timer;
-    private final Map<IpAddress, Deferral> deferred = new HashMap<>();
+    private final TakeoverProbes probes;
 
     /** ifindex to the addresses answered there, as last handed to the responders; replaced whole. */
     private volatile Map<Integer, Set<IpAddress>> table = Map.of();
@@ -73,9 +64,10 @@ final class Announcer implements AutoCloseable {
     private volatile String responderFailure;
 
     /** {@code replan} asks for the plan to be made again (after a deferral's pause, or when a link went down). */
-    Announcer(SpeakerMetrics listener, Options options, Runnable replan) {
-        this.listener = listener;
+    Announcer(SpeakerMetrics metrics, Options options, Runnable replan) {
+        this.metrics = metrics;
         this.options = options;
+        this.probes = new TakeoverProbes(metrics, options.takeoverProbe());
         this.replan = replan;
         this.timer = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("announcer-timer").daemon().factory());
         if (!options.refreshInterval().isZero()) {
@@ -133,7 +125,7 @@ final class Announcer implements AutoCloseable {
             }
             if (!responders.containsKey(link.index())) {
                 try {
-                    InterfaceResponder responder = InterfaceResponder.start(link, listener, options.responder());
+                    InterfaceResponder responder = InterfaceResponder.start(link, metrics, options.responder());
                     responders.put(link.index(), responder);
                     log.info("answering ARP and NDP on interface {} ({}, index {}); ARP {}", link.name(), link.mac(), link.index(),
                             responder.answersArpInKernel() ? "in the kernel (XDP)"
@@ -162,7 +154,7 @@ final class Announcer implements AutoCloseable {
                 if (!had.contains(ip)) {
                     LinkInfo link = linksInUse.get(entry.getKey());
                     log.info("announcing {} on {} ({})", ip, link.name(), link.mac());
-                    listener.takeover();
+                    metrics.takeover();
                     if (!ip.isV4()) {
                         try {
                             responder.joinSolicitedNode(ip);
@@ -216,18 +208,10 @@ final class Announcer implements AutoCloseable {
         return problem;
     }
 
-    /**
-     * Asks the LAN about each address this node is about to take and drops from {@code next} those another MAC
-     * answers for (or probes for at the same moment), trying them again after a pause that doubles up to
-     * {@link #LAST_RETRY}.
-     */
+    /** Drops from {@code next} the new addresses another MAC answers for, and asks for a new plan when to try again. */
     private void probeBeforeTaking(Map<Integer, Set<IpAddress>> next, Map<Integer, Set<IpAddress>> before,
                                    Set<IpAddress> fromFailedNodes) {
-        Set<IpAddress> wanted = next.values().stream().flatMap(Set::stream).collect(Collectors.toSet());
-        deferred.keySet().retainAll(wanted);
-        if (options.takeoverProbe().isZero()) {
-            return;
-        }
+        probes.keepOnly(next.values().stream().flatMap(Set::stream).collect(Collectors.toSet()));
         Set<MacAddress> ours = null;
         Duration retry = null;
         for (var entry : next.entrySet()) {
@@ -236,50 +220,18 @@ final class Announcer implements AutoCloseable {
             if (fresh.isEmpty()) {
                 continue;
             }
-            LinkInfo link = linksInUse.get(entry.getKey());
             if (ours == null) {
                 ours = Links.list().stream().map(LinkInfo::mac).collect(Collectors.toSet());
             }
-            Map<IpAddress, MacAddress> inUse;
-            Duration wait = fromFailedNodes.containsAll(fresh) ? options.takeoverProbe()
-                    : SpeakerSettings.HANDOVER_QUIET.compareTo(options.takeoverProbe()) > 0 ? SpeakerSettings.HANDOVER_QUIET
-                    : options.takeoverProbe();
-            try (AddressProbe probe = AddressProbe.open(link, fresh.stream().anyMatch(ip -> !ip.isV4()))) {
-                inUse = probe.inUse(fresh, ours, wait);
-            } catch (IOException e) {
-                log.warn("cannot probe {} on {} before taking them ({}); trying again", fresh, link.name(), e.getMessage());
-                inUse = fresh.stream().collect(Collectors.toMap(ip -> ip, ip -> MacAddress.ZERO));
+            TakeoverProbes.Verdict verdict = probes.probe(linksInUse.get(entry.getKey()), fresh, fromFailedNodes, ours);
+            entry.getValue().removeAll(verdict.contested());
+            if (verdict.retryAfter().isPresent() && (retry == null || verdict.retryAfter().get().compareTo(retry) < 0)) {
+                retry = verdict.retryAfter().get();
             }
-            for (var answered : inUse.entrySet()) {
-                entry.getValue().remove(answered.getKey());
-                Duration pause = defer(answered.getKey(), answered.getValue(), link);
-                retry = retry == null || pause.compareTo(retry) < 0 ? pause : retry;
-            }
-            fresh.removeAll(inUse.keySet());
-            fresh.forEach(deferred::remove);
         }
         if (retry != null) {
             timer.schedule(replan, retry.toMillis(), TimeUnit.MILLISECONDS);
         }
-    }
-
-    /** Remembers an address another MAC answered for; the pause before it is tried again. */
-    private Duration defer(IpAddress ip, MacAddress answeredBy, LinkInfo link) {
-        Deferral last = deferred.get(ip);
-        int attempts = last == null ? 1 : last.attempts() + 1;
-        long now = System.nanoTime();
-        boolean tell = last == null || !last.answeredBy().equals(answeredBy) || now - last.loggedAt() > LOG_AGAIN_NANOS;
-        deferred.put(ip, new Deferral(attempts, answeredBy, tell ? now : last.loggedAt()));
-        listener.takeoverDeferred();
-        Duration pause = FIRST_RETRY.multipliedBy(1L << Math.min(attempts - 1, 10));
-        if (pause.compareTo(LAST_RETRY) > 0) {
-            pause = LAST_RETRY;
-        }
-        if (tell) {
-            log.info("not taking {} on {} yet: {} answers for it (the node that had it has not stopped yet, or another host"
-                    + " uses it); trying again in {} ms", ip, link.name(), answeredBy, pause.toMillis());
-        }
-        return pause;
     }
 
     /**
