@@ -70,8 +70,11 @@ final class JGroupsCluster implements AutoCloseable {
         }
     }
 
-    /** What a member process needs: how to start it (JVM, stack settings) and an optional prefix such as chrt. */
-    record MemberCommand(List<String> prefix, List<String> java, String transport, Setting setting, boolean fdSock2) {
+    /**
+     * What a member process needs: how to start it (JVM, stack settings, {@link JGroupsMember}'s options such as
+     * {@code --fd-sock2}) and an optional prefix such as chrt.
+     */
+    record MemberCommand(List<String> prefix, List<String> java, String transport, Setting setting, List<String> memberOptions) {
         List<String> forNode(TestNode node, List<TestNode> all) {
             List<String> command = new ArrayList<>(prefix);
             command.addAll(java);
@@ -79,9 +82,7 @@ final class JGroupsCluster implements AutoCloseable {
                     String.valueOf(PORT), all.stream().map(n -> n.ipv4().getHostAddress()).collect(Collectors.joining(",")),
                     transport, String.valueOf(setting.intervalMs()), String.valueOf(setting.timeoutMs()),
                     String.valueOf(setting.verifyMs())));
-            if (fdSock2) {
-                command.add("--fd-sock2");
-            }
+            command.addAll(memberOptions);
             return command;
         }
     }

@@ -40,8 +40,9 @@ import org.jgroups.JChannel;
  * <li>traffic: bytes and packets per second per node, steady state, at 3 and 10 nodes.</li>
  * </ul>
  * Usage: {@code JGroupsDetectorBench [--quick] [--trials N] [--trials-at-10 N] [--load-minutes M] [--transport tcp|udp]
- * [--fd-sock2] [--only detection,traffic,load] [--settings 50/200/100,100/400/200] [--member-logback FILE]}; a setting is
- * FD_ALL3 interval / FD_ALL3 timeout / VERIFY_SUSPECT2 timeout in ms. Needs root; the members' logs stay in a temporary
+ * [--fd-sock2] [--transport-attributes NAME=VALUE,...] [--only detection,traffic,load] [--settings 50/200/100,100/400/200]
+ * [--member-logback FILE]}; a setting is FD_ALL3 interval / FD_ALL3 timeout / VERIFY_SUSPECT2 timeout in ms; transport
+ * attributes are added to the TCP or UDP element (e.g. {@code non_blocking_sends=true}). Needs root; the members' logs stay in a temporary
  * directory.
  */
 public final class JGroupsDetectorBench {
@@ -63,14 +64,27 @@ public final class JGroupsDetectorBench {
     }
 
     record Options(int trials, int trialsAtTen, Duration load, Duration trafficWindow, String transport, boolean fdSock2,
-                   Set<String> parts, List<Setting> settings, String memberLogback) {
+                   String transportAttributes, Set<String> parts, List<Setting> settings, String memberLogback) {
+
+        /** {@link JGroupsMember}'s options beyond the setting. */
+        List<String> memberOptions() {
+            List<String> memberOptions = new ArrayList<>();
+            if (fdSock2) {
+                memberOptions.add("--fd-sock2");
+            }
+            if (!transportAttributes.isEmpty()) {
+                memberOptions.add("--transport-attributes=" + transportAttributes);
+            }
+            return memberOptions;
+        }
+
 
         static Options parse(String[] args) {
             boolean quick = Arrays.asList(args).contains("--quick");
             Map<String, String> values = new HashMap<>();
             Set<String> flags = Set.of("--quick", "--fd-sock2");
-            Set<String> options = Set.of("--trials", "--trials-at-10", "--load-minutes", "--transport", "--only", "--settings",
-                    "--member-logback");
+            Set<String> options = Set.of("--trials", "--trials-at-10", "--load-minutes", "--transport", "--transport-attributes",
+                    "--only", "--settings", "--member-logback");
             for (int i = 0; i < args.length; i++) {
                 if (options.contains(args[i]) && i + 1 < args.length) {
                     values.put(args[i], args[++i]);
@@ -84,6 +98,7 @@ public final class JGroupsDetectorBench {
                     Integer.parseInt(values.getOrDefault("--trials-at-10", quick ? "0" : "10")),
                     Duration.ofSeconds(Math.round(loadMinutes * 60)), Duration.ofSeconds(quick ? 10 : 30),
                     values.getOrDefault("--transport", "tcp"), Arrays.asList(args).contains("--fd-sock2"),
+                    values.getOrDefault("--transport-attributes", ""),
                     Set.of(values.getOrDefault("--only", "detection,traffic,load").split(",")),
                     Arrays.stream(values.getOrDefault("--settings", "50/200/100,100/400/200").split(",")).map(Setting::parse).toList(),
                     values.getOrDefault("--member-logback", "bench-logback.xml"));
@@ -110,7 +125,9 @@ public final class JGroupsDetectorBench {
         this.options = options;
         this.logs = logs;
         this.detector = "JGroups " + JChannel.class.getPackage().getImplementationVersion() + " "
-                + options.transport().toUpperCase(Locale.ROOT) + (options.fdSock2() ? " + FD_SOCK2" : "");
+                + options.transport().toUpperCase(Locale.ROOT)
+                + (options.transportAttributes().isEmpty() ? "" : " (" + options.transportAttributes() + ")")
+                + (options.fdSock2() ? " + FD_SOCK2" : "");
         this.memberJava = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-XX:+UseSerialGC", "-Xmx64m", "-Djava.net.preferIPv4Stack=true",
                 "-Dlogback.configurationFile=" + options.memberLogback(), "-cp", System.getProperty("java.class.path"));
@@ -366,7 +383,7 @@ public final class JGroupsDetectorBench {
         for (TestNode node : network.nodes()) {
             JGroupsCluster.countTraffic(network, node);
         }
-        MemberCommand command = new MemberCommand(prefix, memberJava, options.transport(), setting, options.fdSock2());
+        MemberCommand command = new MemberCommand(prefix, memberJava, options.transport(), setting, options.memberOptions());
         return JGroupsCluster.start(network, command, logs.resolve("members"), label);
     }
 

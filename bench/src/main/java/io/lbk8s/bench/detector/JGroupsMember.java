@@ -4,7 +4,10 @@ import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -13,7 +16,6 @@ import org.jgroups.JChannel;
 import org.jgroups.Receiver;
 import org.jgroups.View;
 import org.jgroups.protocols.FD_ALL3;
-import org.jgroups.protocols.TP;
 
 /**
  * One speaker's stand-in for the failure-detector comparison: joins a JGroups cluster over TCP or unicast-only UDP
@@ -22,10 +24,11 @@ import org.jgroups.protocols.TP;
  * the host, so the bench can compare them with the instant it froze a node):
  * <pre>
  * VIEW 1764758400123456 node-1|4 node-1,node-3
- * STATS 1764758410000000 suspect_events 2 heartbeats_sent 200 messages_sent 230 bytes_sent 12345
+ * STATS 1764758410000000 suspect_events 2 heartbeats_sent 200
  * </pre>
  * Usage: {@code JGroupsMember NAME BIND_IP PORT PEER_IPS(comma-separated, all members) tcp|udp INTERVAL_MS TIMEOUT_MS
- * VERIFY_MS [--fd-sock2]}. Runs until killed.
+ * VERIFY_MS [--fd-sock2] [--transport-attributes=NAME=VALUE,...]} (extra attributes of the TCP or UDP element, e.g.
+ * {@code non_blocking_sends=true}). Runs until killed.
  */
 public final class JGroupsMember {
 
@@ -33,31 +36,51 @@ public final class JGroupsMember {
     private static final String MERGE = "<MERGE3 min_interval=\"1s\" max_interval=\"3s\"/>";
     private static final long STATS_EVERY_SECONDS = 5;
 
+    /** {@code transportAttributes}: extra or overriding attributes of the TCP or UDP element. */
     record Config(String name, String bindIp, int port, List<String> peerIps, String transport, long intervalMs,
-                  long timeoutMs, long verifyMs, boolean fdSock2) {
+                  long timeoutMs, long verifyMs, boolean fdSock2, Map<String, String> transportAttributes) {
+
+        private static final String TRANSPORT_ATTRIBUTES = "--transport-attributes=";
 
         static Config parse(String[] args) {
             if (args.length < 8 || !(args[4].equals("tcp") || args[4].equals("udp"))) {
                 throw new IllegalArgumentException("usage: JGroupsMember NAME BIND_IP PORT PEER_IPS tcp|udp INTERVAL_MS"
-                        + " TIMEOUT_MS VERIFY_MS [--fd-sock2]; got " + Arrays.toString(args));
+                        + " TIMEOUT_MS VERIFY_MS [--fd-sock2] [" + TRANSPORT_ATTRIBUTES + "NAME=VALUE,...]; got "
+                        + Arrays.toString(args));
             }
+            Map<String, String> attributes = new LinkedHashMap<>();
+            Arrays.stream(args).filter(a -> a.startsWith(TRANSPORT_ATTRIBUTES))
+                    .flatMap(a -> Arrays.stream(a.substring(TRANSPORT_ATTRIBUTES.length()).split(",")))
+                    .map(a -> a.split("=", 2)).forEach(a -> attributes.put(a[0], a[1]));
             return new Config(args[0], args[1], Integer.parseInt(args[2]), List.of(args[3].split(",")), args[4],
                     Long.parseLong(args[5]), Long.parseLong(args[6]), Long.parseLong(args[7]),
-                    Arrays.asList(args).contains("--fd-sock2"));
+                    Arrays.asList(args).contains("--fd-sock2"), attributes);
         }
 
         /** The protocol stack, bottom first, as JGroups XML: printed at start so every run shows what it measured. */
         String stackXml() {
+            Map<String, String> transportXml = new LinkedHashMap<>();
+            transportXml.put("bind_addr", bindIp);
+            transportXml.put("bind_port", String.valueOf(port));
+            transportXml.put("port_range", "0");
+            transportXml.put("diag.enabled", "false");
+            if (transport.equals("tcp")) {
+                transportXml.put("tcp_nodelay", "true");
+                transportXml.put("sock_conn_timeout", "300ms"); // as in JGroups' tcp-default.xml (the class says 2 s)
+                // A view change closes the connection to the member it removed; the next message to it (VERIFY_SUSPECT2's
+                // ARE_YOU_DEAD, say) connects anew and waits sock_conn_timeout. With the default single sender thread,
+                // every other member's messages wait too: views arrive 300 ms late, heartbeats stop and survivors
+                // exclude each other. One sender thread per destination confines the wait to the dead member.
+                transportXml.put("bundler.use_single_sender_thread", "false");
+            } else {
+                transportXml.put("ip_mcast", "false"); // a "multicast" is one datagram per member, as TCP does
+            }
+            transportXml.putAll(transportAttributes);
             String hosts = peerIps.stream().map(ip -> ip + "[" + port + "]").collect(Collectors.joining(","));
-            String transportXml = transport.equals("tcp")
-                    ? "<TCP bind_addr=\"%s\" bind_port=\"%d\" port_range=\"0\" tcp_nodelay=\"true\" sock_conn_timeout=\"300ms\" diag.enabled=\"false\"/>"
-                    .formatted(bindIp, port)
-                    // ip_mcast=false: a "multicast" is one unicast datagram per member of the view, as TCP does
-                    : "<UDP bind_addr=\"%s\" bind_port=\"%d\" port_range=\"0\" ip_mcast=\"false\" diag.enabled=\"false\"/>"
-                    .formatted(bindIp, port);
             return String.join("\n",
                     "<config xmlns=\"urn:org:jgroups\">",
-                    "  " + transportXml,
+                    "  <" + transport.toUpperCase(Locale.ROOT) + transportXml.entrySet().stream()
+                            .map(e -> " " + e.getKey() + "=\"" + e.getValue() + "\"").collect(Collectors.joining()) + "/>",
                     "  <TCPPING initial_hosts=\"" + hosts + "\" port_range=\"0\"/>",
                     "  " + MERGE,
                     fdSock2 ? "  <FD_SOCK2/>" : "",
@@ -97,12 +120,9 @@ public final class JGroupsMember {
 
     private static void printStatsPeriodically(JChannel channel) {
         FD_ALL3 detector = channel.getProtocolStack().findProtocol(FD_ALL3.class);
-        TP transport = channel.getProtocolStack().getTransport();
         Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().factory()).scheduleAtFixedRate(() -> {
             System.out.println("STATS " + nowMicros() + " suspect_events " + detector.getSuspectEventsSent()
-                    + " heartbeats_sent " + detector.getHeartbeatsSent()
-                    + " messages_sent " + transport.getMessageStats().getNumMsgsSent()
-                    + " bytes_sent " + transport.getMessageStats().getNumBytesSent());
+                    + " heartbeats_sent " + detector.getHeartbeatsSent());
         }, STATS_EVERY_SECONDS, STATS_EVERY_SECONDS, TimeUnit.SECONDS);
     }
 
