@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -32,14 +31,11 @@ public final class L2Benchmark {
     private final Sandbox sandbox;
     private final TestNetwork network;
     private final String vip;
-    private final List<String> java;
 
     private L2Benchmark(Sandbox sandbox, String vip) {
         this.sandbox = sandbox;
         this.network = sandbox.network;
         this.vip = vip;
-        this.java = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "--enable-native-access=ALL-UNNAMED",
-                "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), L2ClientProbe.class.getName());
     }
 
     public static void main(String[] args) throws Exception {
@@ -76,9 +72,8 @@ public final class L2Benchmark {
     }
 
     private CommandResult client(Duration timeout, String... args) {
-        List<String> command = new ArrayList<>(java);
-        command.addAll(Arrays.asList(args));
-        CommandResult result = network.run(network.client().namespace(), timeout, command.toArray(String[]::new));
+        CommandResult result = network.run(network.client().namespace(), timeout,
+                L2ClientProbe.command(args).toArray(String[]::new));
         if (!result.ok()) {
             throw new IllegalStateException("client probe failed: " + result.output());
         }
@@ -168,9 +163,7 @@ public final class L2Benchmark {
     private long handover(boolean crash) throws IOException {
         TestNode leader = leader();
         Path log = Files.createTempFile(sandbox.logs, "http-watch", ".log");
-        List<String> command = new ArrayList<>(java);
-        command.addAll(List.of("http", vip, "5", "6000"));
-        NamespacedProcess watch = network.start(network.client().namespace(), command, log);
+        NamespacedProcess watch = network.start(network.client().namespace(), L2ClientProbe.command("http", vip, "5", "6000"), log);
         watch.awaitLogLine(Pattern.compile("^\\d+ node-"), Duration.ofSeconds(20));
         long t0;
         if (crash) {

@@ -12,9 +12,12 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.locks.LockSupport;
@@ -30,6 +33,15 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class L2ClientProbe {
     private L2ClientProbe() {}
+
+    /** The command that runs this probe with {@code args} in a JVM of its own (inside a namespace, say). */
+    static List<String> command(String... args) {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
+                L2ClientProbe.class.getName()));
+        command.addAll(Arrays.asList(args));
+        return command;
+    }
 
     public static void main(String[] args) throws Exception {
         switch (args[0]) {

@@ -49,14 +49,11 @@ public final class NodeFailureBenchmark {
     private final Sandbox sandbox;
     private final TestNetwork network;
     private final String vip;
-    private final List<String> java;
 
     private NodeFailureBenchmark(Sandbox sandbox, String vip) {
         this.sandbox = sandbox;
         this.network = sandbox.network;
         this.vip = vip;
-        this.java = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "--enable-native-access=ALL-UNNAMED",
-                "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), L2ClientProbe.class.getName());
     }
 
     public static void main(String[] args) throws Exception {
@@ -104,7 +101,7 @@ public final class NodeFailureBenchmark {
     private void deaths(int trials) throws IOException {
         Path capture = sandbox.logs.resolve("arp-capture.log");
         try (ArpWatch watch = ArpWatch.start(network, capture)) {
-            NamespacedProcess asker = network.start(network.client().namespace(), command("load", network.client().interfaceName(),
+            NamespacedProcess asker = network.start(network.client().namespace(), L2ClientProbe.command("load", network.client().interfaceName(),
                     network.client().ipv4().getHostAddress(), vip, "ff:ff:ff:ff:ff:ff", String.valueOf(20 * 3600), "20"),
                     sandbox.logs.resolve("arp-asker.log"));
             try {
@@ -132,7 +129,7 @@ public final class NodeFailureBenchmark {
         awaitSteady();
         TestNode leader = leader();
         Path log = Files.createTempFile(sandbox.logs, "http-watch", ".log");
-        NamespacedProcess watch = network.start(network.client().namespace(), command("http", vip, "2", "4000", "20"), log);
+        NamespacedProcess watch = network.start(network.client().namespace(), L2ClientProbe.command("http", vip, "2", "4000", "20"), log);
         watch.awaitLogLine(Pattern.compile("^\\d+ node-"), Duration.ofSeconds(20));
         long t0 = Sandbox.nowMicros();
         switch (death) {
@@ -162,12 +159,6 @@ public final class NodeFailureBenchmark {
             throw new IllegalStateException("no other node answered within the watch window (" + death + "); log " + log);
         }
         return taken;
-    }
-
-    private List<String> command(String... args) {
-        List<String> command = new ArrayList<>(java);
-        command.addAll(Arrays.asList(args));
-        return command;
     }
 
     // ---- steady state, traffic, load ----

@@ -270,7 +270,7 @@ public final class PeerDetector implements AutoCloseable {
                 budget--;
                 metrics.received(buffer.position());
                 if (current == null) {
-                    drop(PeerCodec.Drop.FORGED, "no key yet");
+                    metrics.dropped(PeerCodec.Drop.FORGED); // before the Secret is read: nothing can be believed, nothing is wrong
                     continue;
                 }
                 switch (codec.decode(buffer.array(), buffer.position(), current)) {
