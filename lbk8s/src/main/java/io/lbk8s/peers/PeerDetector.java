@@ -13,6 +13,8 @@ import java.nio.channels.Selector;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
@@ -332,7 +334,7 @@ public final class PeerDetector implements AutoCloseable {
             Long last = lastDropLog.get(reason);
             if (last == null || now - last > LOG_EVERY_NANOS) {
                 lastDropLog.put(reason, now);
-                log.warn("dropped a datagram on the peer port ({}): {}{}", reason.name().toLowerCase(java.util.Locale.ROOT), detail,
+                log.warn("dropped a datagram on the peer port ({}): {}{}", reason.name().toLowerCase(Locale.ROOT), detail,
                         reason == PeerCodec.Drop.FORGED ? "; if it comes from a speaker, its key differs (Secret "
                                 + settings.secretName() + ")" : "");
             }
@@ -379,7 +381,7 @@ public final class PeerDetector implements AutoCloseable {
         PeerCodec codec = new PeerCodec();
         for (int i = 0; i < 2; i++) { // each with its own sequence number: a copy of the first would be a replay
             PeerMessage leaving = new PeerMessage(PeerMessage.Kind.LEAVING, self, incarnation, sequence.incrementAndGet(),
-                    System.currentTimeMillis(), false, false, java.util.List.of());
+                    System.currentTimeMillis(), false, false, List.of());
             sendToAll(codec.encode(leaving, current), addresses);
         }
         log.info("told {} peer(s) this speaker is leaving", addresses.size());

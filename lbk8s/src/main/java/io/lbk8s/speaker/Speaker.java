@@ -14,11 +14,11 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.lbk8s.address.IpAddress;
 import io.lbk8s.config.Config;
 import io.lbk8s.config.ConfigParser;
 import io.lbk8s.config.ConfigProblem;
 import io.lbk8s.config.ConfigResult;
-import io.lbk8s.address.IpAddress;
 import io.lbk8s.controller.ServiceRequests;
 import io.lbk8s.health.HealthServer.Readiness;
 import io.lbk8s.ipam.ServiceKey;
@@ -52,8 +52,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The speaker's imperative shell: informers on Services, EndpointSlices, Nodes, speaker Pods and the configuration
- * feed one queue, and so does the failure detector among speakers ({@link PeerWatch}) when it judges a node anew; a single thread recomputes this node's {@link NodePlan} and hands it to the {@link Announcer}, then tells
- * users what happened (Events, ServiceL2Status objects, metrics).
+ * feed one queue, and so does the failure detector among speakers ({@link PeerWatch}) when it judges a node anew; a
+ * single thread recomputes this node's {@link NodePlan} and hands it to the {@link Announcer}, then tells users what
+ * happened (Events, ServiceL2Status objects, metrics).
  */
 public final class Speaker implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Speaker.class);

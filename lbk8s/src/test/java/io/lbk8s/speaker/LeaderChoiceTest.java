@@ -5,9 +5,9 @@ import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.config.Config;
+import io.lbk8s.config.ConfigParser;
 import io.lbk8s.config.ConfigResult;
 import io.lbk8s.config.Fixtures;
-import io.lbk8s.config.ConfigParser;
 import io.lbk8s.ipam.ServiceKey;
 import io.lbk8s.peers.Liveness;
 import java.util.ArrayList;
