@@ -63,15 +63,7 @@ public final class AddressProbe implements AutoCloseable {
             }
             return new AddressProbe(link, arp, ndp, groups);
         } catch (IOException | RuntimeException e) {
-            if (groups != null) {
-                groups.close();
-            }
-            if (ndp != null) {
-                ndp.close();
-            }
-            if (arp != null) {
-                arp.close();
-            }
+            Opened.closeAfter(e, groups, ndp, arp);
             throw e;
         }
     }

@@ -100,15 +100,7 @@ public final class InterfaceResponder implements AutoCloseable {
             responder.startThreads();
             return responder;
         } catch (IOException | RuntimeException e) {
-            if (groups != null) {
-                groups.close();
-            }
-            if (ndp != null) {
-                ndp.close();
-            }
-            if (arp != null) {
-                arp.close();
-            }
+            Opened.closeAfter(e, groups, ndp, arp);
             throw e;
         }
     }

@@ -125,20 +125,16 @@ public final class PacketSocket implements AutoCloseable {
 
     /** One frame into {@code buffer} (truncated to its size); -1 when the timeout passed or a signal came. */
     public int receive(MemorySegment buffer) throws IOException {
-        long n = Native.recv(fd, buffer, buffer.byteSize(), 0);
-        if (n >= 0) {
-            return (int) n;
-        }
-        int errno = Native.errno();
-        if (errno == Native.EAGAIN || errno == Native.EINTR) {
-            return -1;
-        }
-        throw NativeIOException.of("cannot receive on the raw socket on " + description, errno);
+        return receive(buffer, 0);
     }
 
     /** One frame if one is queued, without waiting; -1 when none is. */
     public int receiveNow(MemorySegment buffer) throws IOException {
-        long n = Native.recv(fd, buffer, buffer.byteSize(), Native.MSG_DONTWAIT);
+        return receive(buffer, Native.MSG_DONTWAIT);
+    }
+
+    private int receive(MemorySegment buffer, int flags) throws IOException {
+        long n = Native.recv(fd, buffer, buffer.byteSize(), flags);
         if (n >= 0) {
             return (int) n;
         }
