@@ -257,7 +257,7 @@ public final class Controller implements AutoCloseable {
         Optional<io.lbk8s.ipam.AllocationRequest> request = switch (ServiceRequests.decide(view, labels, settings.lbClass())) {
             case ServiceRequests.Decision.Request(var asked, var _) -> Optional.of(asked);
             case ServiceRequests.Decision.Invalid _ -> ServiceRequests.withoutItsRequests(view, labels, settings.lbClass());
-            case ServiceRequests.Decision.NotServed _ -> Optional.empty();
+            case ServiceRequests.Decision.NotServed _, ServiceRequests.Decision.OtherClass _ -> Optional.empty();
         };
         return request.flatMap(r -> allocator.restore(r, view.statusIps()));
     }
@@ -301,6 +301,7 @@ public final class Controller implements AutoCloseable {
         var decision = ServiceRequests.decide(view, namespaceLabels(key.namespace()), settings.lbClass());
         switch (decision) {
             case ServiceRequests.Decision.NotServed(String why) -> stopServing(service, view, why);
+            case ServiceRequests.Decision.OtherClass(String why) -> forget(view.key(), why);
             case ServiceRequests.Decision.Invalid(String message, List<String> warnings) -> {
                 warnings.forEach(w -> events.record(service, EventRecorder.Type.Warning, "DeprecatedAnnotation", w));
                 metrics.failure("INVALID_REQUEST");
@@ -345,6 +346,16 @@ public final class Controller implements AutoCloseable {
 
     private void retryPending() {
         pending.forEach(k -> queue.add(new Work.ServiceChanged(k)));
+    }
+
+    /** Another controller's Service: what lbk8s held for it is free again, and nothing is written to it. */
+    private void forget(ServiceKey key, String why) {
+        pending.remove(key);
+        if (allocator.assignmentOf(key).isPresent()) {
+            log.info("{}: {}; released its addresses here and leaves the Service to its controller", key, why);
+            allocator.release(key);
+            retryPending();
+        }
     }
 
     private void stopServing(Service service, ServiceView view, String why) {

@@ -24,8 +24,17 @@ public final class ServiceRequests {
 
     /** What the controller should do with a Service. */
     public sealed interface Decision {
-        /** lbk8s does not serve this Service; {@code why} is for logs. */
+        /**
+         * Not a LoadBalancer (any more): addresses lbk8s gave it are taken back, and what it wrote is cleared;
+         * {@code why} is for logs.
+         */
         record NotServed(String why) implements Decision {}
+
+        /**
+         * A LoadBalancer of a class another controller serves: lbk8s forgets whatever it held for it and never writes
+         * to it, whatever it carries (MetalLB's annotations included), so that two controllers never fight over it.
+         */
+        record OtherClass(String why) implements Decision {}
 
         /** A well-formed request, with warnings for the user (deprecated annotations). */
         record Request(AllocationRequest request, List<String> warnings) implements Decision {}
@@ -53,7 +62,7 @@ public final class ServiceRequests {
             return new Decision.NotServed("type is " + service.type() + ", not LoadBalancer");
         }
         if (!served(service, lbClass)) {
-            return new Decision.NotServed("loadBalancerClass " + service.loadBalancerClass().orElse("(none)")
+            return new Decision.OtherClass("loadBalancerClass " + service.loadBalancerClass().orElse("(none)")
                     + " is not served by this controller");
         }
         List<String> warnings = new ArrayList<>();

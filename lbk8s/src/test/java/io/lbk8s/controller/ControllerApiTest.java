@@ -126,6 +126,47 @@ class ControllerApiTest {
         assertThat(lb.events("default", "other-class")).isEmpty();
     }
 
+    /** Every Service MetalLB served carries its pool annotation: that is no reason to touch one of another class. */
+    @Test
+    void aServiceOfAnotherClassKeepsWhatItsControllerWrote() throws Exception {
+        lb = ControllerHarness.started();
+        lb.pool("default", "10.5.0.200-10.5.0.220");
+        lb.service("default", "theirs", b -> b.editMetadata().addToAnnotations("metallb.io/ip-allocated-from-pool", "default")
+                .endMetadata().editSpec().withLoadBalancerClass("other.io/lb").endSpec());
+        lb.setIngress("default", "theirs", "192.0.2.77");
+        String written = lb.get("default", "theirs").getMetadata().getResourceVersion();
+        settle("control");
+
+        Service theirs = lb.get("default", "theirs");
+        assertThat(lb.ips("default", "theirs")).containsExactly("192.0.2.77");
+        assertThat(theirs.getMetadata().getAnnotations()).containsEntry("metallb.io/ip-allocated-from-pool", "default");
+        assertThat(theirs.getMetadata().getResourceVersion()).as("lbk8s wrote nothing to it").isEqualTo(written);
+        assertThat(lb.events("default", "theirs")).isEmpty();
+    }
+
+    /** Two instances, one with --lb-class, each serving its own class from its own pools: neither writes the other's. */
+    @Test
+    void twoControllersOfDifferentClassesLeaveEachOthersServicesAlone() throws Exception {
+        lb = ControllerHarness.started();
+        lb.pool("default", "10.5.0.200-10.5.0.220");
+        try (ControllerHarness.Second mine = lb.secondController("mine-system", "example.com/mine")) {
+            mine.pool("mine", "10.6.0.10-10.6.0.20");
+            lb.service("default", "classed", b -> b.editSpec().withLoadBalancerClass("example.com/mine").endSpec());
+            lb.service("default", "plain", b -> b);
+            assertThat(lb.awaitIp("classed")).isEqualTo("10.6.0.10");
+            assertThat(lb.awaitIp("plain")).isEqualTo("10.5.0.200");
+            settle("control");
+            String classed = lb.get("default", "classed").getMetadata().getResourceVersion();
+            String plain = lb.get("default", "plain").getMetadata().getResourceVersion();
+
+            Thread.sleep(2000); // time for a few rounds of a fight, if there were one
+            assertThat(lb.get("default", "classed").getMetadata().getResourceVersion()).isEqualTo(classed);
+            assertThat(lb.get("default", "plain").getMetadata().getResourceVersion()).isEqualTo(plain);
+            assertThat(lb.events("default", "classed")).extracting(e -> e.getReason()).doesNotContain("ClearAssignment");
+            assertThat(lb.events("default", "plain")).extracting(e -> e.getReason()).doesNotContain("ClearAssignment");
+        }
+    }
+
     @Test
     void lbClassFlagServesOnlyThatClass() throws Exception {
         lb = new ControllerHarness(ControllerHarness.DEFAULT_NAMESPACE, Optional.of("example.com/mine"));

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.ServiceStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.ServiceMapping;
@@ -83,6 +84,10 @@ final class ControllerHarness implements AutoCloseable {
     }
 
     void pool(String name, Map<String, Object> spec) {
+        pool(namespace, name, spec);
+    }
+
+    private void pool(String namespace, String name, Map<String, Object> spec) {
         GenericKubernetesResource pool = new GenericKubernetesResourceBuilder()
                 .withApiVersion("metallb.io/v1beta1").withKind("IPAddressPool")
                 .withNewMetadata().withName(name).withNamespace(namespace).endMetadata()
@@ -93,6 +98,38 @@ final class ControllerHarness implements AutoCloseable {
 
     void pool(String name, String... addresses) {
         pool(name, Map.of("addresses", List.of(addresses)));
+    }
+
+    /** A second controller instance on the same API server, reading its pools in {@code namespace} and serving {@code lbClass}. */
+    Second secondController(String namespace, String lbClass) {
+        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build()).create();
+        KubernetesClient ownClient = server.newClient();
+        Controller second = new Controller(ownClient, new ControllerSettings(namespace, Optional.of(lbClass)),
+                new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+        second.start();
+        return new Second(namespace, ownClient, second);
+    }
+
+    final class Second implements AutoCloseable {
+        private final String namespace;
+        private final KubernetesClient ownClient;
+        private final Controller controller;
+
+        private Second(String namespace, KubernetesClient ownClient, Controller controller) {
+            this.namespace = namespace;
+            this.ownClient = ownClient;
+            this.controller = controller;
+        }
+
+        void pool(String name, String... addresses) {
+            ControllerHarness.this.pool(namespace, name, Map.of("addresses", List.of(addresses)));
+        }
+
+        @Override
+        public void close() {
+            controller.close();
+            ownClient.close();
+        }
     }
 
     void deletePool(String name) {
@@ -134,6 +171,14 @@ final class ControllerHarness implements AutoCloseable {
 
     Service get(String namespace, String name) {
         return client.services().inNamespace(namespace).withName(name).get();
+    }
+
+    /** What another controller would write: the Service's status shows {@code ip}. */
+    void setIngress(String namespace, String name, String ip) {
+        Service service = get(namespace, name);
+        service.setStatus(new ServiceStatusBuilder().withNewLoadBalancer().addNewIngress().withIp(ip).endIngress()
+                .endLoadBalancer().build());
+        client.services().inNamespace(namespace).resource(service).updateStatus();
     }
 
     List<String> ips(String namespace, String name) {

@@ -62,8 +62,24 @@ class ServiceRequestsTest {
         return Stream.of(
                 Arguments.of("ClusterIP service", Svc.lb().type("ClusterIP"), null, "type is ClusterIP, not LoadBalancer"),
                 Arguments.of("NodePort service", Svc.lb().type("NodePort"), null, "type is NodePort, not LoadBalancer"),
+                Arguments.of("ClusterIP service when --lb-class is set", Svc.lb().type("ClusterIP"), "example.com/mine",
+                        "type is ClusterIP, not LoadBalancer"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource
+    void notServed(String name, Svc svc, String lbClass, String why) {
+        assertThat(ServiceRequests.decide(svc.view(), Map.of(), Optional.ofNullable(lbClass)))
+                .isEqualTo(new ServiceRequests.Decision.NotServed(why));
+    }
+
+    static Stream<Arguments> otherClass() {
+        return Stream.of(
                 Arguments.of("another class", Svc.lb().lbClass("example.com/other"), null,
                         "loadBalancerClass example.com/other is not served by this controller"),
+                Arguments.of("another class with MetalLB's pool annotation",
+                        Svc.lb().lbClass("other.io/lb").annotate("metallb.io/ip-allocated-from-pool", "default"), null,
+                        "loadBalancerClass other.io/lb is not served by this controller"),
                 Arguments.of("no class when --lb-class is set", Svc.lb(), "example.com/mine",
                         "loadBalancerClass (none) is not served by this controller"),
                 Arguments.of("default class when --lb-class is set", Svc.lb().lbClass("lbk8s.io/l2"), "example.com/mine",
@@ -72,9 +88,9 @@ class ServiceRequestsTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource
-    void notServed(String name, Svc svc, String lbClass, String why) {
+    void otherClass(String name, Svc svc, String lbClass, String why) {
         assertThat(ServiceRequests.decide(svc.view(), Map.of(), Optional.ofNullable(lbClass)))
-                .isEqualTo(new ServiceRequests.Decision.NotServed(why));
+                .isEqualTo(new ServiceRequests.Decision.OtherClass(why));
     }
 
     static Stream<Arguments> served() {
