@@ -29,10 +29,10 @@ import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.ConfigurationStates;
 import io.lbk8s.kube.EventRecorder;
 import io.lbk8s.kube.Informers;
+import io.lbk8s.kube.Watches;
 import io.lbk8s.kube.ServiceMapping;
 import io.lbk8s.kube.WorkQueue;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -67,7 +67,7 @@ public final class Controller implements AutoCloseable {
     private final ControllerMetrics metrics;
     private final ConfigurationStates configurationState;
     private final WorkQueue<Work> queue = new WorkQueue<>();
-    private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
+    private final Watches watches = new Watches();
 
     private SharedIndexInformer<Service> services;
     private SharedIndexInformer<Namespace> namespaces;
@@ -96,29 +96,22 @@ public final class Controller implements AutoCloseable {
     /** Starts the informers, waits for their first list, and starts reconciling. */
     public void start() {
         String ns = settings.namespace();
-        namespaces = track(client.namespaces().inform(handler(n -> queue.add(new Work.NamespaceChanged(n.getMetadata().getName())))));
-        configMaps = track(client.configMaps().inNamespace(ns).withName(ConfigResources.CONFIG_MAP_NAME)
-                .inform(handler(c -> queue.add(CONFIG_CHANGED))));
+        namespaces = watches.inform("namespaces", client.namespaces(),
+                handler(n -> queue.add(new Work.NamespaceChanged(n.getMetadata().getName()))));
+        configMaps = watches.inform("the configuration ConfigMap", client.configMaps().inNamespace(ns)
+                .withName(ConfigResources.CONFIG_MAP_NAME), handler(c -> queue.add(CONFIG_CHANGED)));
         pools = customResources(ConfigResources.IP_ADDRESS_POOLS);
         l2Advertisements = customResources(ConfigResources.L2_ADVERTISEMENTS);
-        services = track(client.services().inAnyNamespace()
-                .inform(handler(s -> queue.add(new Work.ServiceChanged(ServiceMapping.keyOf(s))))));
+        services = watches.inform("services", client.services().inAnyNamespace(),
+                handler(s -> queue.add(new Work.ServiceChanged(ServiceMapping.keyOf(s)))));
         synced = true;
         log.info("informers synced: {} services, config namespace {}", services.getStore().list().size(), ns);
         queue.add(CONFIG_CHANGED);
         worker = Thread.ofVirtual().name("reconcile").start(this::runQueue);
     }
 
-    private <T extends HasMetadata> SharedIndexInformer<T> track(SharedIndexInformer<T> informer) {
-        informers.add(informer);
-        return informer;
-    }
-
     private Optional<SharedIndexInformer<GenericKubernetesResource>> customResources(ResourceDefinitionContext context) {
-        Optional<SharedIndexInformer<GenericKubernetesResource>> informer =
-                Informers.customResources(client, context, settings.namespace(), handler(r -> queue.add(CONFIG_CHANGED)));
-        informer.ifPresent(this::track);
-        return informer;
+        return watches.customResources(client, context, settings.namespace(), handler(r -> queue.add(CONFIG_CHANGED)));
     }
 
     private static <T> ResourceEventHandler<T> handler(Consumer<T> onAnyChange) {
@@ -128,6 +121,10 @@ public final class Controller implements AutoCloseable {
     public Readiness readiness() {
         if (!synced) {
             return new Readiness(false, "informers not synced");
+        }
+        Optional<String> down = watches.down();
+        if (down.isPresent()) {
+            return new Readiness(false, "not watching " + down.get() + ": listing and watching again");
         }
         if (!configLoaded) {
             return new Readiness(false, "no valid configuration loaded: " + configState);
@@ -436,7 +433,7 @@ public final class Controller implements AutoCloseable {
         if (running != null) {
             running.interrupt();
         }
-        informers.forEach(SharedIndexInformer::close);
+        watches.close();
         events.close();
     }
 }

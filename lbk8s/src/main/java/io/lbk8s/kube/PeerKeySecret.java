@@ -32,8 +32,8 @@ public final class PeerKeySecret implements AutoCloseable {
 
     public static PeerKeySecret watch(KubernetesClient client, String namespace, String name, Consumer<PeerKeys> onKeys) {
         String where = "Secret " + namespace + "/" + name;
-        SharedIndexInformer<Secret> informer = client.secrets().inNamespace(namespace).withName(name)
-                .inform(Informers.onAnyChange(secret -> read(secret, where, onKeys)));
+        SharedIndexInformer<Secret> informer = Watches.resilient(where, client.secrets().inNamespace(namespace).withName(name),
+                Informers.onAnyChange(secret -> read(secret, where, onKeys)));
         if (informer.getStore().list().isEmpty()) {
             create(client, namespace, name, where);
         }

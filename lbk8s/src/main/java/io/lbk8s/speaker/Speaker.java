@@ -2,7 +2,6 @@ package io.lbk8s.speaker;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
@@ -28,6 +27,7 @@ import io.lbk8s.kube.Informers;
 import io.lbk8s.kube.ServiceL2Statuses;
 import io.lbk8s.kube.ServiceMapping;
 import io.lbk8s.kube.SpeakerMapping;
+import io.lbk8s.kube.Watches;
 import io.lbk8s.kube.WorkQueue;
 import io.lbk8s.net.Fence;
 import io.lbk8s.net.LinkInfo;
@@ -72,7 +72,7 @@ public final class Speaker implements AutoCloseable {
     private final MeterRegistry registry;
     private final Fence fence;
     private final WorkQueue<String> queue = new WorkQueue<>();
-    private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
+    private final Watches watches = new Watches();
 
     private SharedIndexInformer<Service> services;
     private SharedIndexInformer<EndpointSlice> endpointSlices;
@@ -113,13 +113,15 @@ public final class Speaker implements AutoCloseable {
     public void start() {
         announcer.checkRawSockets();
         String ns = settings.configNamespace();
-        nodes = track(client.nodes().inform(handler()));
-        speakerPods = track(client.pods().inNamespace(settings.podNamespace()).withLabels(settings.speakerPodLabels()).inform(handler()));
-        configMaps = track(client.configMaps().inNamespace(ns).withName(ConfigResources.CONFIG_MAP_NAME).inform(handler()));
+        nodes = watches.inform("nodes", client.nodes(), handler());
+        speakerPods = watches.inform("speaker pods", client.pods().inNamespace(settings.podNamespace())
+                .withLabels(settings.speakerPodLabels()), handler());
+        configMaps = watches.inform("the configuration ConfigMap", client.configMaps().inNamespace(ns)
+                .withName(ConfigResources.CONFIG_MAP_NAME), handler());
         pools = customResources(ConfigResources.IP_ADDRESS_POOLS);
         l2Advertisements = customResources(ConfigResources.L2_ADVERTISEMENTS);
-        endpointSlices = track(client.discovery().v1().endpointSlices().inAnyNamespace().inform(handler()));
-        services = track(client.services().inAnyNamespace().inform(handler()));
+        endpointSlices = watches.inform("endpointslices", client.discovery().v1().endpointSlices().inAnyNamespace(), handler());
+        services = watches.inform("services", client.services().inAnyNamespace(), handler());
         synced = true;
         log.info("informers synced: {} services, {} nodes, {} speaker pods", services.getStore().list().size(),
                 nodes.getStore().list().size(), speakerPods.getStore().list().size());
@@ -130,16 +132,8 @@ public final class Speaker implements AutoCloseable {
         worker = Thread.ofPlatform().name("speaker-reconcile").start(this::runQueue);
     }
 
-    private <T extends HasMetadata> SharedIndexInformer<T> track(SharedIndexInformer<T> informer) {
-        informers.add(informer);
-        return informer;
-    }
-
     private Optional<SharedIndexInformer<GenericKubernetesResource>> customResources(ResourceDefinitionContext context) {
-        Optional<SharedIndexInformer<GenericKubernetesResource>> informer =
-                Informers.customResources(client, context, settings.configNamespace(), handler());
-        informer.ifPresent(this::track);
-        return informer;
+        return watches.customResources(client, context, settings.configNamespace(), handler());
     }
 
     /** Any change anywhere means: plan again (the queue folds a burst of changes into one plan). */
@@ -153,6 +147,10 @@ public final class Speaker implements AutoCloseable {
         }
         if (!synced) {
             return new Readiness(false, "informers not synced");
+        }
+        Optional<String> down = watches.down();
+        if (down.isPresent()) {
+            return new Readiness(false, "not watching " + down.get() + ": listing and watching again");
         }
         Optional<String> failure = announcer.failure();
         if (failure.isPresent()) {
@@ -361,7 +359,7 @@ public final class Speaker implements AutoCloseable {
         if (w != null) {
             w.interrupt();
         }
-        informers.forEach(SharedIndexInformer::close);
+        watches.close();
         peers.ifPresent(PeerWatch::close);
         announcer.close();
         statuses.close();

@@ -167,6 +167,30 @@ class ControllerApiTest {
         }
     }
 
+    /**
+     * The watch of Services breaks in the middle of an event and new watches are refused for a while: the controller
+     * says it is not ready meanwhile, and once the API server serves watches again it handles new Services again.
+     */
+    @Test
+    void aBrokenWatchOfServicesRecoversAndReadinessSaysSoMeanwhile() throws Exception {
+        lb = ControllerHarness.started();
+        lb.pool("default", "10.5.0.200-10.5.0.220");
+        lb.service("before");
+        assertThat(lb.awaitIp("before")).isEqualTo("10.5.0.200");
+        await().atMost(ControllerHarness.PATIENCE).until(() -> lb.controller().readiness().ready());
+
+        lb.server.dispatcher().breakWatches("", "services");
+        await().atMost(ControllerHarness.PATIENCE).until(() -> !lb.controller().readiness().ready());
+        assertThat(lb.controller().readiness().reason()).contains("not watching services");
+        lb.service("during");
+
+        lb.server.dispatcher().mendWatches("", "services");
+        await().atMost(Duration.ofSeconds(40)).until(() -> lb.controller().readiness().ready());
+        assertThat(lb.awaitIp("during")).as("created while the watch was down").isEqualTo("10.5.0.201");
+        lb.service("after");
+        assertThat(lb.awaitIp("after")).isEqualTo("10.5.0.202");
+    }
+
     @Test
     void lbClassFlagServesOnlyThatClass() throws Exception {
         lb = new ControllerHarness(ControllerHarness.DEFAULT_NAMESPACE, Optional.of("example.com/mine"));

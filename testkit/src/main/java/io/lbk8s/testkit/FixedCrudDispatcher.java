@@ -56,6 +56,7 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
 
   private volatile Lock writeLock;
   private final Set<SelectorWatch> selectorWatches = new CopyOnWriteArraySet<>();
+  private final Set<String> brokenWatches = new CopyOnWriteArraySet<>();
   private final ServiceDefaults serviceDefaults = new ServiceDefaults();
   private volatile String serverAddress = "127.0.0.1:443";
 
@@ -284,6 +285,10 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
    * which that thread needs: the whole server then stalls for up to a minute (seen when a controller restarts).
    */
   private MockResponse watch(ResourcePath rp) {
+    if (brokenWatches.contains(rp.group() + "/" + rp.plural())) {
+      throw new ApiException(500, "InternalError", "Internal error occurred: watch of " + rp.plural()
+          + " is broken by the test");
+    }
     String labelSelector = rp.query().getOrDefault("labelSelector", "");
     String fieldSelector = rp.query().getOrDefault("fieldSelector", "");
     List<Selectors.Requirement> labels;
@@ -313,6 +318,28 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
         }));
     selectorWatches.add(watch);
     return new MockResponse().withWebSocketUpgrade(watch);
+  }
+
+  /**
+   * Breaks every open watch of {@code group}/{@code plural} in the middle of an event (see
+   * {@link SelectorWatch#cutMidEvent}), and refuses new ones with a 500 until {@link #mendWatches}, as an API server
+   * behind a failing proxy would; lists still work.
+   */
+  public void breakWatches(String group, String plural) {
+    brokenWatches.add(group + "/" + plural);
+    exclusive(() -> {
+      for (SelectorWatch w : selectorWatches) {
+        if (w.watches(group, plural)) {
+          w.cutMidEvent();
+        }
+      }
+      return null;
+    });
+  }
+
+  /** Watches of {@code group}/{@code plural} are served again. */
+  public void mendWatches(String group, String plural) {
+    brokenWatches.remove(group + "/" + plural);
   }
 
   /** Also feeds {@link SelectorWatch}es; always called under the write lock. */

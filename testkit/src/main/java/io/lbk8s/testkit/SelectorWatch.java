@@ -74,6 +74,40 @@ final class SelectorWatch extends WebSocketListener {
     send(text);
   }
 
+  /** Whether this watch is on group/plural (any namespace, any selector). */
+  boolean watches(String group, String plural) {
+    return this.group.equals(group) && this.plural.equals(plural);
+  }
+
+  /**
+   * The stream breaks in the middle of an event (a proxy's timeout, a connection reset, a load balancer in between):
+   * the client receives the start of an event it cannot decode, then the close. fabric8 ends the watch with an
+   * exception it does not retry by itself.
+   */
+  void cutMidEvent() {
+    String cut = "{\"type\":\"MODIFIED\",\"object\":{\"kind\":\"" + plural + "\",\"metadata\":{\"na";
+    synchronized (this) {
+      if (socket == null) {
+        pending.add(cut);
+        return;
+      }
+    }
+    send(cut);
+    try {
+      sender.execute(() -> {
+        WebSocket ws;
+        synchronized (this) {
+          ws = socket;
+        }
+        if (ws != null) {
+          ws.close(1000, "");
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      // already closed
+    }
+  }
+
   private void send(String text) {
     try {
       sender.execute(() -> {
