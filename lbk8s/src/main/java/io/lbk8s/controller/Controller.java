@@ -68,6 +68,7 @@ public final class Controller implements AutoCloseable {
     private final ConfigurationStates configurationState;
     private final WorkQueue<Work> queue = new WorkQueue<>();
     private final Watches watches = new Watches();
+    private final ConfigSettling settling = new ConfigSettling(() -> queue.add(CONFIG_CHANGED));
 
     private SharedIndexInformer<Service> services;
     private SharedIndexInformer<Namespace> namespaces;
@@ -99,7 +100,7 @@ public final class Controller implements AutoCloseable {
         namespaces = watches.inform("namespaces", client.namespaces(),
                 handler(n -> queue.add(new Work.NamespaceChanged(n.getMetadata().getName()))));
         configMaps = watches.inform("the configuration ConfigMap", client.configMaps().inNamespace(ns)
-                .withName(ConfigResources.CONFIG_MAP_NAME), handler(c -> queue.add(CONFIG_CHANGED)));
+                .withName(ConfigResources.CONFIG_MAP_NAME), handler(c -> settling.changed()));
         pools = customResources(ConfigResources.IP_ADDRESS_POOLS);
         l2Advertisements = customResources(ConfigResources.L2_ADVERTISEMENTS);
         services = watches.inform("services", client.services().inAnyNamespace(),
@@ -111,7 +112,7 @@ public final class Controller implements AutoCloseable {
     }
 
     private Optional<SharedIndexInformer<GenericKubernetesResource>> customResources(ResourceDefinitionContext context) {
-        return watches.customResources(client, context, settings.namespace(), handler(r -> queue.add(CONFIG_CHANGED)));
+        return watches.customResources(client, context, settings.namespace(), handler(r -> settling.changed()));
     }
 
     private static <T> ResourceEventHandler<T> handler(Consumer<T> onAnyChange) {
@@ -186,6 +187,7 @@ public final class Controller implements AutoCloseable {
     // ---- configuration ----
 
     private void reconcileConfig() {
+        long settled = settling.applying();
         ConfigResult result = ConfigParser.parse(ConfigResources.sources(
                 pools.map(i -> i.getStore().list()).orElse(List.of()),
                 l2Advertisements.map(i -> i.getStore().list()).orElse(List.of()),
@@ -227,6 +229,7 @@ public final class Controller implements AutoCloseable {
                         "ClearAssignment", "addresses cleared: their pool was removed or no longer contains them"));
             }
         }
+        settling.applied(settled);
         services.getStore().list().forEach(s -> queue.add(new Work.ServiceChanged(ServiceMapping.keyOf(s))));
     }
 
@@ -318,6 +321,10 @@ public final class Controller implements AutoCloseable {
                     allocator.restore(request, view.statusIps());
                 }
                 Optional<Assignment> before = allocator.assignmentOf(key);
+                if (before.isEmpty() && settling.unsettled()) {
+                    pending.add(key); // given its address once the configuration being applied has settled
+                    return;
+                }
                 switch (allocator.assign(request)) {
                     case Outcome.Assigned(Assignment assignment) -> {
                         pending.remove(key);
@@ -434,6 +441,7 @@ public final class Controller implements AutoCloseable {
             running.interrupt();
         }
         watches.close();
+        settling.close();
         events.close();
     }
 }

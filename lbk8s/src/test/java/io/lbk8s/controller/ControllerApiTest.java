@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -189,6 +190,34 @@ class ControllerApiTest {
         assertThat(lb.awaitIp("during")).as("created while the watch was down").isEqualTo("10.5.0.201");
         lb.service("after");
         assertThat(lb.awaitIp("after")).isEqualTo("10.5.0.202");
+    }
+
+    /**
+     * One {@code kubectl apply} of an IPv4 pool, a PreferDualStack Service and a dual-stack pool, in that order and
+     * as fast as kubectl sends them, gives the Service what it gets when the pools are applied first.
+     */
+    @Test
+    void theOrderOfObjectsInOneApplyDoesNotChangeWhatAServiceGets() throws Exception {
+        UnaryOperator<ServiceBuilder> preferDual = b -> b.editSpec().withIpFamilyPolicy("PreferDualStack")
+                .withIpFamilies("IPv4", "IPv6").endSpec();
+        lb = ControllerHarness.started();
+        lb.pool("v4", "10.5.0.200-10.5.0.210");
+        lb.pool("dual", "10.6.0.10-10.6.0.20", "fd00:6::10-fd00:6::20");
+        await().atMost(ControllerHarness.PATIENCE).until(() -> lb.controller().readiness().reason().contains("2 pool(s)"));
+        lb.service("default", "web", preferDual);
+        List<String> poolsFirst = lb.awaitIps("default", "web");
+        lb.close();
+
+        lb = ControllerHarness.started(); // running and synced, as when a user applies a file
+        lb.pool("v4", "10.5.0.200-10.5.0.210");
+        Thread.sleep(50); // kubectl's round trip to a real API server
+        lb.service("default", "web", preferDual);
+        Thread.sleep(50);
+        lb.pool("dual", "10.6.0.10-10.6.0.20", "fd00:6::10-fd00:6::20");
+        List<String> oneApply = lb.awaitIps("default", "web");
+        await().pollDelay(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(2)).until(() -> true);
+        assertThat(lb.ips("default", "web")).as("kept").isEqualTo(oneApply);
+        assertThat(oneApply).isEqualTo(poolsFirst);
     }
 
     @Test
