@@ -36,7 +36,7 @@ public final class ServiceRequests {
          */
         record OtherClass(String why) implements Decision {}
 
-        /** A well-formed request, with warnings for the user (deprecated annotations). */
+        /** A well-formed request, with warnings for the user (deprecated or unknown annotations). */
         record Request(AllocationRequest request, List<Warning> warnings) implements Decision {}
 
         /** The Service asks for something impossible or malformed; {@code message} goes into an event. */
@@ -46,7 +46,7 @@ public final class ServiceRequests {
     /** Something the user should change on the Service, although lbk8s serves it anyway; {@code reason} names the Event. */
     public record Warning(Reason reason, String message) {
         public enum Reason {
-            DeprecatedAnnotation
+            DeprecatedAnnotation, UnknownAnnotation
         }
     }
 
@@ -80,6 +80,7 @@ public final class ServiceRequests {
         List<IpAddress> ips = requestedIps(service, warnings, problems);
         List<IpFamily> families = families(service, problems);
         FamilyPolicy policy = familyPolicy(service, problems);
+        warnings.addAll(AnnotationHints.unknown(service.annotations()));
 
         if (!problems.isEmpty()) {
             return new Decision.Invalid(String.join("; ", problems), List.copyOf(warnings));

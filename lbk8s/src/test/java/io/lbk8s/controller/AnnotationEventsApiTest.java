@@ -56,4 +56,26 @@ class AnnotationEventsApiTest {
                 "annotation metallb.universe.tf/address-pool is deprecated; use metallb.io/address-pool",
                 "annotation metallb.universe.tf/allow-shared-ip is deprecated; use metallb.io/allow-shared-ip");
     }
+
+    @Test
+    void aMisspelledAnnotationIsNamedWithTheOneMeantAndTheServiceServedAnyway() throws Exception {
+        lb = ControllerHarness.started();
+        lb.pool("default", "192.0.2.10-192.0.2.20");
+        lb.service("default", "typo", b -> b.editMetadata()
+                .addToAnnotations("metallb.universe.tf/allow-shared", "team-a")
+                .addToAnnotations("metallb.io/address-pool", "default")
+                .endMetadata());
+
+        assertThat(lb.awaitIp("typo")).isEqualTo("192.0.2.10");
+        assertThat(lb.awaitEvent("default", "typo", "UnknownAnnotation").getMessage()).isEqualTo(
+                "annotation metallb.universe.tf/allow-shared is not one lbk8s knows and is ignored;"
+                        + " did you mean metallb.universe.tf/allow-shared-ip (now metallb.io/allow-shared-ip)?");
+        assertThat(lb.awaitEvent("default", "typo", "UnknownAnnotation").getType()).isEqualTo("Warning");
+
+        // the pool annotation the controller wrote meanwhile is no stranger; nor is the misspelling told twice
+        relabel("typo", "1");
+        settle("control");
+        assertThat(lb.get("default", "typo").getMetadata().getAnnotations()).containsKey("metallb.io/ip-allocated-from-pool");
+        assertThat(eventsOf("typo", "UnknownAnnotation")).hasSize(1);
+    }
 }

@@ -142,7 +142,10 @@ class ServiceRequestsTest {
                         expect(null, List.of(), "web")),
                 Arguments.of("deprecated sharing key warns", Svc.lb().annotate("metallb.universe.tf/allow-shared-ip", "web"),
                         expect(null, List.of(), "web",
-                                "annotation metallb.universe.tf/allow-shared-ip is deprecated; use metallb.io/allow-shared-ip")));
+                                "annotation metallb.universe.tf/allow-shared-ip is deprecated; use metallb.io/allow-shared-ip")),
+                Arguments.of("misspelled sharing key is ignored, and said so", Svc.lb().annotate("metallb.io/allow-shared", "web"),
+                        expect(null, List.of(), null,
+                                "annotation metallb.io/allow-shared is not one lbk8s knows and is ignored; did you mean metallb.io/allow-shared-ip?")));
     }
 
     @ParameterizedTest(name = "{0}")
