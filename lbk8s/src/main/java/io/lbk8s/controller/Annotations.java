@@ -1,6 +1,9 @@
 package io.lbk8s.controller;
 
 import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /** The Service annotations lbk8s reads and writes, under every name users bring. */
 public final class Annotations {
@@ -19,9 +22,29 @@ public final class Annotations {
     /** Written by the controller, as MetalLB writes it: the pool a Service's addresses came from. */
     public static final String ALLOCATED_FROM_POOL = "metallb.io/ip-allocated-from-pool";
 
+    /** What MetalLB wrote before it moved to metallb.io (MetalLB removes it; lbk8s leaves it alone). */
+    public static final String DEPRECATED_ALLOCATED_FROM_POOL = "metallb.universe.tf/ip-allocated-from-pool";
+
     static final List<String> POOL = List.of(LBK8S_POOL, METALLB_POOL, DEPRECATED_POOL);
     static final List<String> IPS = List.of(LBK8S_IPS, METALLB_IPS, DEPRECATED_IPS);
     static final List<String> SHARED = List.of(LBK8S_SHARED, METALLB_SHARED, DEPRECATED_SHARED);
+
+    /** The names users set to ask something of lbk8s: what a misspelled name is compared with. */
+    static final List<String> REQUESTS = Stream.of(POOL, IPS, SHARED).flatMap(List::stream).toList();
+
+    /**
+     * The prefixes under which every name must be one of {@link #KNOWN}: another name there is a typo (or from a
+     * MetalLB newer than this list) that would otherwise be ignored in silence.
+     */
+    static final List<String> CHECKED_PREFIXES = List.of("lbk8s.io/", "metallb.io/", "metallb.universe.tf/");
+
+    /**
+     * Every Service annotation under {@link #CHECKED_PREFIXES} that has a meaning: those users set, and the pool
+     * annotation lbk8s and MetalLB write. MetalLB's controller (controller/service.go) defines exactly these, under
+     * metallb.io and metallb.universe.tf; its BGP and L2 settings live in custom resources, not annotations.
+     */
+    static final Set<String> KNOWN = Stream.concat(REQUESTS.stream(),
+            Stream.of(ALLOCATED_FROM_POOL, DEPRECATED_ALLOCATED_FROM_POOL)).collect(Collectors.toUnmodifiableSet());
 
     static boolean deprecated(String name) {
         return name.startsWith("metallb.universe.tf/");

@@ -79,6 +79,7 @@ public final class Controller implements AutoCloseable {
     // Owned by the reconcile thread.
     private Allocator allocator;
     private final Set<ServiceKey> pending = new HashSet<>();
+    private final SaidWarnings saidWarnings = new SaidWarnings();
     private long lastMetricsUpdate;
 
     private volatile boolean synced;
@@ -294,6 +295,7 @@ public final class Controller implements AutoCloseable {
                 retryPending();
             }
             pending.remove(key);
+            saidWarnings.forget(key);
             events.forget("Service", key.namespace(), key.name());
             return;
         }
@@ -302,8 +304,8 @@ public final class Controller implements AutoCloseable {
         switch (decision) {
             case ServiceRequests.Decision.NotServed(String why) -> stopServing(service, view, why);
             case ServiceRequests.Decision.OtherClass(String why) -> forget(view.key(), why);
-            case ServiceRequests.Decision.Invalid(String message, List<String> warnings) -> {
-                warnings.forEach(w -> events.record(service, EventRecorder.Type.Warning, "DeprecatedAnnotation", w));
+            case ServiceRequests.Decision.Invalid(String message, List<ServiceRequests.Warning> warnings) -> {
+                warn(service, warnings);
                 metrics.failure("INVALID_REQUEST");
                 if (allocator.assignmentOf(key).isEmpty() && !view.statusIps().isEmpty()) {
                     restore(view);
@@ -315,8 +317,8 @@ public final class Controller implements AutoCloseable {
                     pending.add(key);
                 }
             }
-            case ServiceRequests.Decision.Request(var request, List<String> warnings) -> {
-                warnings.forEach(w -> events.record(service, EventRecorder.Type.Warning, "DeprecatedAnnotation", w));
+            case ServiceRequests.Decision.Request(var request, List<ServiceRequests.Warning> warnings) -> {
+                warn(service, warnings);
                 if (allocator.assignmentOf(key).isEmpty() && !view.statusIps().isEmpty()) {
                     allocator.restore(request, view.statusIps());
                 }
@@ -346,6 +348,15 @@ public final class Controller implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /**
+     * Each warning once per Service: the recorder remembers only the last message per reason, so two warnings of one
+     * reason would otherwise each be written again on every reconcile.
+     */
+    private void warn(Service service, List<ServiceRequests.Warning> warnings) {
+        saidWarnings.unsaid(ServiceMapping.keyOf(service), service.getMetadata().getUid(), warnings).forEach(w ->
+                events.record(service, EventRecorder.Type.Warning, w.reason().name(), w.message()));
     }
 
     private void retryPending() {

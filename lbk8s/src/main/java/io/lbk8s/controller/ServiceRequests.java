@@ -36,11 +36,18 @@ public final class ServiceRequests {
          */
         record OtherClass(String why) implements Decision {}
 
-        /** A well-formed request, with warnings for the user (deprecated annotations). */
-        record Request(AllocationRequest request, List<String> warnings) implements Decision {}
+        /** A well-formed request, with warnings for the user (deprecated or unknown annotations). */
+        record Request(AllocationRequest request, List<Warning> warnings) implements Decision {}
 
         /** The Service asks for something impossible or malformed; {@code message} goes into an event. */
-        record Invalid(String message, List<String> warnings) implements Decision {}
+        record Invalid(String message, List<Warning> warnings) implements Decision {}
+    }
+
+    /** Something the user should change on the Service, although lbk8s serves it anyway; {@code reason} names the Event. */
+    public record Warning(Reason reason, String message) {
+        public enum Reason {
+            DeprecatedAnnotation, UnknownAnnotation
+        }
     }
 
     /**
@@ -65,7 +72,7 @@ public final class ServiceRequests {
             return new Decision.OtherClass("loadBalancerClass " + service.loadBalancerClass().orElse("(none)")
                     + " is not served by this controller");
         }
-        List<String> warnings = new ArrayList<>();
+        List<Warning> warnings = new ArrayList<>();
         List<String> problems = new ArrayList<>();
 
         Optional<String> pool = single(service, Annotations.POOL, "address pool", warnings, problems);
@@ -73,6 +80,7 @@ public final class ServiceRequests {
         List<IpAddress> ips = requestedIps(service, warnings, problems);
         List<IpFamily> families = families(service, problems);
         FamilyPolicy policy = familyPolicy(service, problems);
+        warnings.addAll(AnnotationHints.unknown(service.annotations()));
 
         if (!problems.isEmpty()) {
             return new Decision.Invalid(String.join("; ", problems), List.copyOf(warnings));
@@ -105,7 +113,7 @@ public final class ServiceRequests {
 
     /** One value given under several annotation names must agree everywhere. */
     private static Optional<String> single(ServiceView service, List<String> names, String what,
-            List<String> warnings, List<String> problems) {
+            List<Warning> warnings, List<String> problems) {
         Map<String, String> given = new LinkedHashMap<>();
         for (String name : names) {
             String value = service.annotations().get(name);
@@ -126,7 +134,7 @@ public final class ServiceRequests {
         return given.values().stream().findFirst();
     }
 
-    private static List<IpAddress> requestedIps(ServiceView service, List<String> warnings, List<String> problems) {
+    private static List<IpAddress> requestedIps(ServiceView service, List<Warning> warnings, List<String> problems) {
         Map<String, List<IpAddress>> given = new LinkedHashMap<>();
         Map<String, String> texts = new LinkedHashMap<>();
         for (String name : Annotations.IPS) {
@@ -205,9 +213,10 @@ public final class ServiceRequests {
         };
     }
 
-    private static void warnDeprecated(String name, List<String> warnings) {
+    private static void warnDeprecated(String name, List<Warning> warnings) {
         if (Annotations.deprecated(name)) {
-            warnings.add("annotation " + name + " is deprecated; use " + Annotations.replacementOf(name));
+            warnings.add(new Warning(Warning.Reason.DeprecatedAnnotation,
+                    "annotation " + name + " is deprecated; use " + Annotations.replacementOf(name)));
         }
     }
 

@@ -12,6 +12,7 @@ import io.lbk8s.config.ConfigResult;
 import io.lbk8s.controller.Annotations;
 import io.lbk8s.controller.ServiceRequests;
 import io.lbk8s.controller.ServiceView;
+import io.lbk8s.ipam.UsableAddresses;
 import io.lbk8s.kube.PeerViewAnnotation;
 import io.lbk8s.kube.ServiceL2Statuses;
 import io.lbk8s.kube.ServiceMapping;
@@ -122,12 +123,17 @@ public record StatusReport(List<PoolRow> pools, List<ServiceRow> services, List<
         });
     }
 
+    /**
+     * A pool's size is what the allocator can hand out from it (avoidBuggyIPs' .0 and .255 left out), counted as the
+     * allocator counts it; an address a Service shows that the pool would not hand out is used but takes no room.
+     */
     private static PoolRow poolRow(AddressPool pool, List<Service> services) {
-        BigInteger size = pool.ranges().stream().map(r -> BigInteger.valueOf(r.size())).reduce(BigInteger.ZERO, BigInteger::add);
+        BigInteger size = BigInteger.valueOf(UsableAddresses.of(pool));
         Set<IpAddress> used = new TreeSet<>();
         services.forEach(s -> ServiceMapping.statusIps(s).stream().filter(pool::contains).forEach(used::add));
+        long takingRoom = used.stream().filter(ip -> !pool.forbids(ip)).count();
         return new PoolRow(pool.name(), pool.ranges().stream().map(IpRange::text).toList(), pool.autoAssign(),
-                count(size), used.size(), count(size.subtract(BigInteger.valueOf(used.size()))));
+                count(size), used.size(), count(size.subtract(BigInteger.valueOf(takingRoom))));
     }
 
     /** IPv6 pools can be astronomically large; beyond a trillion, a power of two says enough. */

@@ -23,13 +23,10 @@ final class PoolState {
         this.name = pool.name();
         List<IpRange> list = pool.ranges();
         this.ranges = new RangeState[list.size()];
-        long sum = 0;
         for (int i = 0; i < ranges.length; i++) {
             ranges[i] = new RangeState(list.get(i), pool.avoidBuggyIPs());
-            long usable = ranges[i].usable();
-            sum = sum > Long.MAX_VALUE - usable ? Long.MAX_VALUE : sum + usable;
         }
-        this.total = sum;
+        this.total = UsableAddresses.of(pool);
         this.hasV4 = pool.hasFamily(IpFamily.IPv4);
         this.hasV6 = pool.hasFamily(IpFamily.IPv6);
     }

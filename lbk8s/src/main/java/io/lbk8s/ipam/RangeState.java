@@ -59,24 +59,6 @@ final class RangeState {
         }
     }
 
-    /** Usable addresses: size minus those avoidBuggyIPs forbids, saturated at Long.MAX_VALUE. */
-    long usable() {
-        if (size == Long.MAX_VALUE) {
-            return Long.MAX_VALUE;
-        }
-        if (!avoidBuggy) {
-            return size;
-        }
-        long from = firstLow;
-        long to = range.last().low();
-        return size - (buggyUpTo(to) - (from == 0 ? 0 : buggyUpTo(from - 1)));
-    }
-
-    /** Count of x in [0, n] whose last byte is 0 or 255. */
-    private static long buggyUpTo(long n) {
-        return n / 256 + 1 + (n + 1) / 256;
-    }
-
     long used() {
         return used;
     }

@@ -142,7 +142,10 @@ class ServiceRequestsTest {
                         expect(null, List.of(), "web")),
                 Arguments.of("deprecated sharing key warns", Svc.lb().annotate("metallb.universe.tf/allow-shared-ip", "web"),
                         expect(null, List.of(), "web",
-                                "annotation metallb.universe.tf/allow-shared-ip is deprecated; use metallb.io/allow-shared-ip")));
+                                "annotation metallb.universe.tf/allow-shared-ip is deprecated; use metallb.io/allow-shared-ip")),
+                Arguments.of("misspelled sharing key is ignored, and said so", Svc.lb().annotate("metallb.io/allow-shared", "web"),
+                        expect(null, List.of(), null,
+                                "annotation metallb.io/allow-shared is not one lbk8s knows and is ignored; did you mean metallb.io/allow-shared-ip?")));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -154,7 +157,7 @@ class ServiceRequestsTest {
         assertThat(request.request().pool()).isEqualTo(expected.pool());
         assertThat(request.request().requestedIps()).map(IpAddress::toString).isEqualTo(expected.ips());
         assertThat(request.request().sharingKey()).isEqualTo(expected.sharingKey());
-        assertThat(request.warnings()).isEqualTo(expected.warnings());
+        assertThat(request.warnings()).extracting(ServiceRequests.Warning::message).isEqualTo(expected.warnings());
     }
 
     static Stream<Arguments> invalid() {

@@ -96,9 +96,14 @@ class StatusApiTest {
     }
 
     void pool(String name, boolean autoAssign, String... addresses) {
+        pool(name, autoAssign, false, addresses);
+    }
+
+    void pool(String name, boolean autoAssign, boolean avoidBuggyIPs, String... addresses) {
         Map<String, Object> spec = new LinkedHashMap<>();
         spec.put("addresses", List.of(addresses));
         spec.put("autoAssign", autoAssign);
+        spec.put("avoidBuggyIPs", avoidBuggyIPs);
         client.genericKubernetesResources(ConfigResources.IP_ADDRESS_POOLS).inNamespace(NS).resource(
                 new GenericKubernetesResourceBuilder().withApiVersion("metallb.io/v1beta1").withKind("IPAddressPool")
                         .withNewMetadata().withName(name).withNamespace(NS).endMetadata()
@@ -186,6 +191,24 @@ class StatusApiTest {
         // sorted by namespace, then name
         assertThat(out.lines().filter(l -> l.startsWith("default ") || l.startsWith("shop ")).map(l -> l.split(" +")[1]).toList())
                 .containsExactly("api", "other", "queue", "web", "db");
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void aPoolAvoidingBuggyIpsCountsOnlyWhatItHandsOut() {
+        // a /24 hands out 254 addresses with avoidBuggyIPs (no .0, no .255); one Service holds one of them
+        pool("buggy", true, true, "10.0.0.0/24");
+        service("default", "old", null, "10.0.0.1", "buggy");
+
+        Run run = lbk8s("status");
+        assertThat(run.code()).as(run.err()).isZero();
+        assertThat(run.out()).containsPattern("(?m)^buggy +10\\.0\\.0\\.0/24 +true +1 +253$");
+
+        Run json = lbk8s("status", "-o", "json");
+        List<Map<String, Object>> pools = (List<Map<String, Object>>) JsonMapper.builder().build()
+                .readValue(json.out(), Map.class).get("pools");
+        assertThat(pools).filteredOn(p -> p.get("name").equals("buggy")).singleElement()
+                .satisfies(p -> assertThat(p).containsEntry("size", "254").containsEntry("used", 1).containsEntry("free", "253"));
     }
 
     @Test
