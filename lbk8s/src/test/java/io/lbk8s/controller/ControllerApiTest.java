@@ -285,6 +285,9 @@ class ControllerApiTest {
         lb.pool("default", "10.5.0.200-10.5.0.220");
         lb.service("web");
         assertThat(lb.awaitIp("web")).isEqualTo("10.5.0.200");
+        // The pool annotation is written after the status, and the event after both: editing before it would race the
+        // controller's last write (a 409 for the edit when the JVM is warm).
+        lb.awaitEvent("default", "web", "IPAllocated");
 
         lb.client.services().inNamespace("default").withName("web").edit(s -> new ServiceBuilder(s)
                 .editMetadata().addToAnnotations("metallb.io/loadBalancerIPs", "10.5.0.999").endMetadata().build());
