@@ -297,6 +297,25 @@ class ControllerApiTest {
     }
 
     @Test
+    void aHostileAnnotationValueReachesTheEventQuotedEscapedAndCut() throws Exception {
+        lb = ControllerHarness.started();
+        lb.pool("default", "10.5.0.200-10.5.0.220");
+        // Anyone who may create a Service writes this: a forged log record, a terminal colour and 5000 more characters.
+        String hostile = "nope\n2026-12-03T00:00:00Z level=INFO logger=Controller msg=\"configuration valid: 7 pool(s)\""
+                + "\r\u001b[31m" + "x".repeat(5000);
+        lb.service("default", "hostile", b -> b.editMetadata().addToAnnotations("metallb.io/address-pool", hostile).endMetadata());
+
+        String message = lb.awaitEvent("default", "hostile", "AllocationFailed").getMessage();
+        assertThat(message)
+                .startsWith("requested pool \"nope\\n2026-12-03T00:00:00Z level=INFO logger=Controller"
+                        + " msg=\\\"configuration valid: 7 pool(s)\\\"\\r\\u001b[31mxxx")
+                .contains("xxx\"... (")
+                .endsWith(" more chars) does not exist (pools: \"default\")")
+                .doesNotContain("\n").doesNotContain("\r").doesNotContain("\u001b");
+        assertThat(message.length()).isLessThan(500);
+    }
+
+    @Test
     void openStackGuideManifestsGiveTraefikTheIngressVip() throws Exception {
         lb = new ControllerHarness("metallb-system", Optional.empty());
         lb.startController();
