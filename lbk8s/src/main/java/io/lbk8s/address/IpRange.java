@@ -1,5 +1,6 @@
 package io.lbk8s.address;
 
+import io.lbk8s.text.Quoted;
 import java.util.Optional;
 
 /**
@@ -118,7 +119,7 @@ public record IpRange(IpAddress first, IpAddress last, String text) {
                 return new Parsed.Invalid(notAnAddress(addressPart));
             }
             if (!prefixPart.matches("0|[1-9]\\d{0,2}")) {
-                return new Parsed.Invalid(quote(prefixPart) + " is not a prefix length");
+                return new Parsed.Invalid(Quoted.of(prefixPart) + " is not a prefix length");
             }
             int prefix = Integer.parseInt(prefixPart);
             int bits = base.get().family().bits();
@@ -130,18 +131,11 @@ public record IpRange(IpAddress first, IpAddress last, String text) {
         }
         return IpAddress.parse(text)
                 .<Parsed>map(ip -> new Parsed.Valid(new IpRange(ip, ip, text)))
-                .orElseGet(() -> new Parsed.Invalid(quote(text) + " is not a CIDR, a range or an IP address"));
+                .orElseGet(() -> new Parsed.Invalid(Quoted.of(text) + " is not a CIDR, a range or an IP address"));
     }
 
     private static String notAnAddress(String text) {
-        return quote(text) + " is not an IP address";
-    }
-
-    /** User text in double quotes, escaped so that it cannot break the message, and cut at 80 characters. */
-    private static String quote(String text) {
-        String cut = text.length() > 80 ? text.substring(0, 77) + "..." : text;
-        return "\"" + cut.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n").replace("\r", "\\r")
-                .replace("\t", "\\t") + "\"";
+        return Quoted.of(text) + " is not an IP address";
     }
 
     /** Whether this range is exactly one CIDR block written with host bits set, e.g. {@code 10.0.0.7/24}. */

@@ -3,6 +3,7 @@ package io.lbk8s.config;
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.address.IpFamily;
 import io.lbk8s.address.IpRange;
+import io.lbk8s.text.Quoted;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -136,7 +137,7 @@ public final class ConfigParser {
             }
             PoolDraft first = byName.putIfAbsent(draft.name, draft);
             if (first != null) {
-                draft.scope.error("pool name " + quote(draft.name) + " is already defined by " + first.definedAt);
+                draft.scope.error("pool name " + Quoted.of(draft.name) + " is already defined by " + first.definedAt);
             } else {
                 named.add(draft);
             }
@@ -216,7 +217,7 @@ public final class ConfigParser {
             return List.of();
         }
         for (String key : unknownKeys(root, CONFIGMAP_FIELDS)) {
-            top.warn("config.yaml: unknown field " + quote(key) + " is ignored");
+            top.warn("config.yaml: unknown field " + Quoted.of(key) + " is ignored");
         }
         Object poolsValue = root.get("pools");
         if (poolsValue == null) {
@@ -248,7 +249,7 @@ public final class ConfigParser {
                 scope.error("name is required: expected a non-empty string, got an empty string");
             } else {
                 name = s;
-                scope = new Scope(origin, path + " " + quote(s) + ": ", problems);
+                scope = new Scope(origin, path + " " + Quoted.of(s) + ": ", problems);
             }
             PoolDraft draft = new PoolDraft(name, scope, Map.of(), origin + " " + path);
             warnUnknown(scope, "", poolMap, CONFIGMAP_POOL_FIELDS);
@@ -283,12 +284,12 @@ public final class ConfigParser {
                 }
                 switch (IpRange.parse(text)) {
                     case IpRange.Parsed.Invalid(String reason) -> {
-                        scope.error(entryPath + " " + quote(text) + ": " + reason);
+                        scope.error(entryPath + " " + Quoted.of(text) + ": " + reason);
                         addressesOk = false;
                     }
                     case IpRange.Parsed.Valid(IpRange range) -> {
                         if (range.isCidrWithHostBits()) {
-                            scope.warn(entryPath + " " + quote(text) + ": host bits are set; this means "
+                            scope.warn(entryPath + " " + Quoted.of(text) + ": host bits are set; this means "
                                     + range.first() + "/" + prefixOf(text));
                         }
                         draft.ranges.add(new RangeEntry(range, i, entryPath, draft));
@@ -313,7 +314,7 @@ public final class ConfigParser {
                 if (hasUsableAddress(entry.range)) {
                     any = true;
                 } else {
-                    scope.warn(entry.path + " " + quote(entry.range.text())
+                    scope.warn(entry.path + " " + Quoted.of(entry.range.text())
                             + ": avoidBuggyIPs excludes every address of this entry");
                 }
             }
@@ -358,9 +359,9 @@ public final class ConfigParser {
             String namespace = listed.get(i);
             String entryPath = path(base, "namespaces") + "[" + i + "]";
             if (!namespaces.add(namespace)) {
-                scope.warn(entryPath + ": namespace " + quote(namespace) + " is listed twice");
+                scope.warn(entryPath + ": namespace " + Quoted.of(namespace) + " is listed twice");
             } else if (!DNS_LABEL.matcher(namespace).matches()) {
-                scope.warn(entryPath + ": " + quote(namespace) + " is not a valid namespace name, so it matches no namespace");
+                scope.warn(entryPath + ": " + Quoted.of(namespace) + " is not a valid namespace name, so it matches no namespace");
             }
         }
         List<LabelSelector> namespaceSelectors = selectors(scope, path(base, "namespaceSelectors"), map.get("namespaceSelectors"));
@@ -378,8 +379,8 @@ public final class ConfigParser {
                 // name the entry listed later as the one that overlaps
                 RangeEntry later = entry.index > reach.index ? entry : reach;
                 RangeEntry earlier = later == entry ? reach : entry;
-                draft.scope.error(later.path + " " + quote(later.range.text()) + " overlaps " + earlier.path + " "
-                        + quote(earlier.range.text()) + " of the same pool");
+                draft.scope.error(later.path + " " + Quoted.of(later.range.text()) + " overlaps " + earlier.path + " "
+                        + Quoted.of(earlier.range.text()) + " of the same pool");
             }
             if (reach == null || reach.range.family() != entry.range.family()
                     || entry.range.last().compareTo(reach.range.last()) > 0) {
@@ -408,8 +409,8 @@ public final class ConfigParser {
             }
             RangeEntry other = best != null && best.pool != entry.pool ? best : second;
             if (other != null && other.range.last().compareTo(entry.range.first()) >= 0) {
-                entry.pool.scope.error(entry.path + " " + quote(entry.range.text()) + " overlaps " + other.path + " "
-                        + quote(other.range.text()) + " of pool " + quote(other.pool.name) + " (" + other.pool.definedAt + ")");
+                entry.pool.scope.error(entry.path + " " + Quoted.of(entry.range.text()) + " overlaps " + other.path + " "
+                        + Quoted.of(other.range.text()) + " of pool " + Quoted.of(other.pool.name) + " (" + other.pool.definedAt + ")");
             }
             if (best == null || entry.range.last().compareTo(best.range.last()) > 0) {
                 if (best != null && best.pool != entry.pool) {
@@ -456,9 +457,9 @@ public final class ConfigParser {
             String pool = pools.get(i);
             String entryPath = "ipAddressPools[" + i + "]";
             if (!seen.add(pool)) {
-                scope.warn(entryPath + ": pool " + quote(pool) + " is listed twice");
+                scope.warn(entryPath + ": pool " + Quoted.of(pool) + " is listed twice");
             } else if (!poolNames.contains(pool)) {
-                scope.warn(entryPath + ": pool " + quote(pool) + " does not exist");
+                scope.warn(entryPath + ": pool " + Quoted.of(pool) + " does not exist");
             }
         }
         List<LabelSelector> poolSelectors = selectors(scope, "ipAddressPoolSelectors", spec.get("ipAddressPoolSelectors"));
@@ -466,7 +467,7 @@ public final class ConfigParser {
         List<String> interfaces = strings(scope, "interfaces", spec.get("interfaces"), "interface names");
         for (int i = 0; i < interfaces.size(); i++) {
             if (!INTERFACE_NAME.matcher(interfaces.get(i)).matches()) {
-                scope.warn("interfaces[" + i + "]: " + quote(interfaces.get(i))
+                scope.warn("interfaces[" + i + "]: " + Quoted.of(interfaces.get(i))
                         + " is not a valid network interface name (1-15 characters, no '/', ':' or spaces), so it matches no interface");
             }
         }
@@ -567,14 +568,14 @@ public final class ConfigParser {
                     Object labelValue = labels.get(key);
                     String reason = labelKeyProblem(key);
                     if (reason != null) {
-                        scope.error(labelsPath + ": " + quote(key) + " is not a valid label key: " + reason);
+                        scope.error(labelsPath + ": " + Quoted.of(key) + " is not a valid label key: " + reason);
                         ok = false;
                     }
                     if (!(labelValue instanceof String text)) {
                         scope.error(labelsPath + "." + key + ": expected a string, got " + describe(labelValue));
                         ok = false;
                     } else if (!isLabelValue(text)) {
-                        scope.error(labelsPath + "." + key + ": " + quote(text) + " is not a valid label value: " + LABEL_VALUE_RULE);
+                        scope.error(labelsPath + "." + key + ": " + Quoted.of(text) + " is not a valid label value: " + LABEL_VALUE_RULE);
                         ok = false;
                     } else {
                         matchLabels.put(key, text);
@@ -621,7 +622,7 @@ public final class ConfigParser {
         } else {
             String reason = labelKeyProblem(text);
             if (reason != null) {
-                scope.error(path + ".key: " + quote(text) + " is not a valid label key: " + reason);
+                scope.error(path + ".key: " + Quoted.of(text) + " is not a valid label key: " + reason);
                 ok = false;
             }
             key = text;
@@ -641,7 +642,7 @@ public final class ConfigParser {
                 }
             }
             if (operator == null) {
-                scope.error(path + ".operator: " + quote(text) + " is not an operator; expected In, NotIn, Exists or DoesNotExist");
+                scope.error(path + ".operator: " + Quoted.of(text) + " is not an operator; expected In, NotIn, Exists or DoesNotExist");
                 ok = false;
             }
         }
@@ -652,7 +653,7 @@ public final class ConfigParser {
         }
         for (int i = 0; i < values.size(); i++) {
             if (!isLabelValue(values.get(i))) {
-                scope.error(path + ".values[" + i + "]: " + quote(values.get(i)) + " is not a valid label value: " + LABEL_VALUE_RULE);
+                scope.error(path + ".values[" + i + "]: " + Quoted.of(values.get(i)) + " is not a valid label value: " + LABEL_VALUE_RULE);
                 ok = false;
             }
         }
@@ -765,7 +766,7 @@ public final class ConfigParser {
 
     private static void warnUnknown(Scope scope, String path, Map<?, ?> map, List<Field> known) {
         for (String key : unknownKeys(map, known)) {
-            scope.warn((path.isEmpty() ? "" : path + ": ") + "unknown field " + quote(key) + " is ignored");
+            scope.warn((path.isEmpty() ? "" : path + ": ") + "unknown field " + Quoted.of(key) + " is ignored");
         }
     }
 
@@ -792,20 +793,13 @@ public final class ConfigParser {
     static String describe(Object value) {
         return switch (value) {
             case null -> "null";
-            case String s -> "a string (" + quote(s) + ")";
+            case String s -> "a string (" + Quoted.of(s) + ")";
             case Boolean b -> "a boolean (" + b + ")";
             case Number n -> "a number (" + n + ")";
             case List<?> l -> l.isEmpty() ? "an empty list" : "a list";
             case Map<?, ?> m -> m.isEmpty() ? "an empty map" : "a map";
             default -> "a " + value.getClass().getSimpleName();
         };
-    }
-
-    /** User text in double quotes, escaped so that it cannot break the message, and cut at 80 characters. */
-    private static String quote(String text) {
-        String cut = text.length() > 80 ? text.substring(0, 77) + "..." : text;
-        return "\"" + cut.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n").replace("\r", "\\r")
-                .replace("\t", "\\t") + "\"";
     }
 
     private static String path(String base, String field) {

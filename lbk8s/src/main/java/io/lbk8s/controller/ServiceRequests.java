@@ -4,6 +4,7 @@ import io.lbk8s.address.IpAddress;
 import io.lbk8s.address.IpFamily;
 import io.lbk8s.ipam.AllocationRequest;
 import io.lbk8s.ipam.FamilyPolicy;
+import io.lbk8s.text.Quoted;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -160,7 +161,7 @@ public final class ServiceRequests {
         List<IpAddress> ips = given.values().stream().findFirst().orElse(List.of());
         if (ips.stream().map(IpAddress::family).distinct().count() < ips.size()) {
             problems.add("at most one address per IP family may be requested, got " + ips.size() + ": "
-                    + texts.values().iterator().next());
+                    + Quoted.of(texts.values().iterator().next()));
             return List.of();
         }
         return ips;
@@ -172,7 +173,7 @@ public final class ServiceRequests {
             String text = part.strip();
             Optional<IpAddress> ip = IpAddress.parse(text);
             if (ip.isEmpty()) {
-                problems.add(source + ": \"" + text + "\" is not an IP address");
+                problems.add(source + ": " + Quoted.of(text) + " is not an IP address");
                 return Optional.empty();
             }
             if (ips.contains(ip.get())) {
@@ -194,7 +195,7 @@ public final class ServiceRequests {
             switch (name) {
                 case "IPv4" -> families.add(IpFamily.IPv4);
                 case "IPv6" -> families.add(IpFamily.IPv6);
-                default -> problems.add("spec.ipFamilies: \"" + name + "\" is neither IPv4 nor IPv6");
+                default -> problems.add("spec.ipFamilies: " + Quoted.of(name) + " is neither IPv4 nor IPv6");
             }
         }
         return families;
@@ -207,7 +208,7 @@ public final class ServiceRequests {
             case "PreferDualStack" -> FamilyPolicy.PreferDualStack;
             case "RequireDualStack" -> FamilyPolicy.RequireDualStack;
             default -> {
-                problems.add("spec.ipFamilyPolicy: \"" + policy + "\" is not SingleStack, PreferDualStack or RequireDualStack");
+                problems.add("spec.ipFamilyPolicy: " + Quoted.of(policy) + " is not SingleStack, PreferDualStack or RequireDualStack");
                 yield FamilyPolicy.SingleStack;
             }
         };
@@ -222,7 +223,7 @@ public final class ServiceRequests {
 
     private static String describe(Map<String, String> given) {
         List<String> parts = new ArrayList<>();
-        given.forEach((name, value) -> parts.add(name + "=" + value));
+        given.forEach((name, value) -> parts.add(name + "=" + Quoted.of(value)));
         return String.join(", ", parts);
     }
 }

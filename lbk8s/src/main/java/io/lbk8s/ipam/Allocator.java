@@ -7,6 +7,7 @@ import io.lbk8s.config.AddressPool;
 import io.lbk8s.config.Config;
 import io.lbk8s.config.LabelSelector;
 import io.lbk8s.config.ServiceAllocation;
+import io.lbk8s.text.Quoted;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -410,7 +411,7 @@ public final class Allocator {
                 for (PoolState pool : candidates) {
                     if (pool.hasBothFamilies()) {
                         IpFamily full = pick(pool, primary, request) == null ? primary : secondary;
-                        each.add("pool \"" + pool.name + "\" has no free " + full + " address (" + pool.inUse()
+                        each.add("pool " + Quoted.of(pool.name) + " has no free " + full + " address (" + pool.inUse()
                                 + " of " + pool.total() + " in use)");
                     }
                 }
@@ -513,9 +514,9 @@ public final class Allocator {
             PoolState holder = firstPoolContaining(ip);
             if (requestedPool.isPresent()) {
                 if (!pool.contains(ip)) {
-                    String where = holder == null ? "" : " (it is in pool \"" + holder.name + "\")";
+                    String where = holder == null ? "" : " (it is in pool " + Quoted.of(holder.name) + ")";
                     return new Outcome.Failed(FailureReason.IP_NOT_IN_POOL, "requested IP " + ip
-                            + " is not in the requested pool \"" + pool.name + "\"" + where);
+                            + " is not in the requested pool " + Quoted.of(pool.name) + where);
                 }
             } else if (holder == null) {
                 return new Outcome.Failed(FailureReason.IP_NOT_IN_POOL,
@@ -525,19 +526,19 @@ public final class Allocator {
                 firstIp = ip;
             } else if (!pool.contains(ip)) {
                 return new Outcome.Failed(FailureReason.INVALID_REQUEST, "requested IPs " + firstIp + " and " + ip
-                        + " are in different pools (\"" + pool.name + "\" and \"" + holder.name
-                        + "\"); all addresses of a Service must come from one pool");
+                        + " are in different pools (" + Quoted.of(pool.name) + " and " + Quoted.of(holder.name)
+                        + "); all addresses of a Service must come from one pool");
             }
         }
         for (IpAddress ip : ips) {
             if (pool.pool.forbids(ip)) {
                 return new Outcome.Failed(FailureReason.IP_FORBIDDEN, "requested IP " + ip + " ends in ."
-                        + ip.lastByte() + ", which pool \"" + pool.name + "\" avoids (avoidBuggyIPs: true)");
+                        + ip.lastByte() + ", which pool " + Quoted.of(pool.name) + " avoids (avoidBuggyIPs: true)");
             }
         }
         if (!allows(pool.pool, request)) {
             return new Outcome.Failed(FailureReason.POOL_NOT_ALLOWED, "requested IP " + ips.getFirst()
-                    + " is in pool \"" + pool.name + "\", which its serviceAllocation reserves for other Services ("
+                    + " is in pool " + Quoted.of(pool.name) + ", which its serviceAllocation reserves for other Services ("
                     + reservedFor(pool) + ")");
         }
         for (IpAddress ip : ips) {
@@ -825,7 +826,7 @@ public final class Allocator {
             return "this Service has no allow-shared-ip key";
         }
         if (!mine.sharingKey().get().equals(theirs.sharingKey().get())) {
-            return "sharing keys \"" + theirs.sharingKey().get() + "\" and \"" + mine.sharingKey().get() + "\" differ";
+            return "sharing keys " + Quoted.of(theirs.sharingKey().get()) + " and " + Quoted.of(mine.sharingKey().get()) + " differ";
         }
         if (!backendKey(mine).equals(backendKey(theirs))) {
             return mine.localTraffic() != theirs.localTraffic()
@@ -852,8 +853,8 @@ public final class Allocator {
     // Messages
 
     private Outcome.Failed poolNotFound(String name) {
-        return new Outcome.Failed(FailureReason.POOL_NOT_FOUND, "requested pool \"" + name + "\" does not exist"
-                + " (pools: " + pools.stream().map(p -> "\"" + p.name + "\"").collect(Collectors.joining(", ")) + ")");
+        return new Outcome.Failed(FailureReason.POOL_NOT_FOUND, "requested pool " + Quoted.of(name) + " does not exist"
+                + " (pools: " + pools.stream().map(p -> Quoted.of(p.name)).collect(Collectors.joining(", ")) + ")");
     }
 
     private static Outcome.Failed poolNotAllowed(PoolState pool) {
@@ -881,9 +882,9 @@ public final class Allocator {
         List<String> manual = new ArrayList<>();
         for (PoolState p : pools) {
             if (!p.pool.autoAssign()) {
-                manual.add("pool \"" + p.name + "\" has autoAssign: false");
+                manual.add("pool " + Quoted.of(p.name) + " has autoAssign: false");
             } else if (!allows(p.pool, request)) {
-                limited.add("pool \"" + p.name + "\" is limited by serviceAllocation");
+                limited.add("pool " + Quoted.of(p.name) + " is limited by serviceAllocation");
             }
         }
         limited.addAll(manual);
@@ -893,7 +894,7 @@ public final class Allocator {
 
     private static String describeCandidates(List<PoolState> candidates) {
         return (candidates.size() == 1 ? "pool " : "pools ")
-                + candidates.stream().map(p -> "\"" + p.name + "\"" + " has " + familiesOf(p))
+                + candidates.stream().map(p -> Quoted.of(p.name) + " has " + familiesOf(p))
                         .collect(Collectors.joining(", "));
     }
 
@@ -905,7 +906,7 @@ public final class Allocator {
         String what = family != null && pools.stream().anyMatch(PoolState::hasBothFamilies)
                 ? "no free " + family + " address" : "no free address";
         List<String> each = pools.stream()
-                .map(p -> "pool \"" + p.name + "\" has " + what + " (" + p.inUse() + " of " + p.total() + " in use)")
+                .map(p -> "pool " + Quoted.of(p.name) + " has " + what + " (" + p.inUse() + " of " + p.total() + " in use)")
                 .toList();
         String message = each.size() == 1 ? each.getFirst() : summary + ": " + String.join(", ", each);
         return new Outcome.Failed(FailureReason.POOL_EXHAUSTED, message);

@@ -4,6 +4,7 @@ import io.lbk8s.address.IpAddress;
 import io.lbk8s.config.AddressPool;
 import io.lbk8s.config.Config;
 import io.lbk8s.config.L2Advertisement;
+import io.lbk8s.text.Quoted;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -52,8 +53,8 @@ public final class LeaderChoice {
                 .filter(a -> a.selects(pool.get()))
                 .toList();
         if (advertisements.isEmpty()) {
-            return new Announcement.Unannounced(ip, "no L2Advertisement selects pool \"" + pool.get().name()
-                    + "\", so no node announces " + ip + "; create one (an empty spec selects every pool)");
+            return new Announcement.Unannounced(ip, "no L2Advertisement selects pool " + Quoted.of(pool.get().name())
+                    + ", so no node announces " + ip + "; create one (an empty spec selects every pool)");
         }
         Map<String, List<String>> excludedBy = new LinkedHashMap<>();
         List<NodeState> eligible = new ArrayList<>();
@@ -147,7 +148,7 @@ public final class LeaderChoice {
     }
 
     private static String names(List<L2Advertisement> advertisements) {
-        return advertisements.stream().map(a -> "\"" + a.name() + "\"").reduce((a, b) -> a + ", " + b).orElse("");
+        return advertisements.stream().map(a -> Quoted.of(a.name())).reduce((a, b) -> a + ", " + b).orElse("");
     }
 
     static byte[] hash(String node, IpAddress hashKey) {

@@ -338,12 +338,34 @@ class ControllerApiTest {
         lb.pool("default", "10.5.0.200-10.5.0.220");
         lb.service("web");
         assertThat(lb.awaitIp("web")).isEqualTo("10.5.0.200");
+        // The pool annotation is written after the status, and the event after both: editing before it would race the
+        // controller's last write (a 409 for the edit when the JVM is warm).
+        lb.awaitEvent("default", "web", "IPAllocated");
 
         lb.client.services().inNamespace("default").withName("web").edit(s -> new ServiceBuilder(s)
                 .editMetadata().addToAnnotations("metallb.io/loadBalancerIPs", "10.5.0.999").endMetadata().build());
         assertThat(lb.awaitEvent("default", "web", "AllocationFailed").getMessage())
                 .isEqualTo("metallb.io/loadBalancerIPs: \"10.5.0.999\" is not an IP address; keeping its current addresses [10.5.0.200]");
         assertThat(lb.ips("default", "web")).containsExactly("10.5.0.200");
+    }
+
+    @Test
+    void aHostileAnnotationValueReachesTheEventQuotedEscapedAndCut() throws Exception {
+        lb = ControllerHarness.started();
+        lb.pool("default", "10.5.0.200-10.5.0.220");
+        // Anyone who may create a Service writes this: a forged log record, a terminal colour and 5000 more characters.
+        String hostile = "nope\n2026-12-03T00:00:00Z level=INFO logger=Controller msg=\"configuration valid: 7 pool(s)\""
+                + "\r\u001b[31m" + "x".repeat(5000);
+        lb.service("default", "hostile", b -> b.editMetadata().addToAnnotations("metallb.io/address-pool", hostile).endMetadata());
+
+        String message = lb.awaitEvent("default", "hostile", "AllocationFailed").getMessage();
+        assertThat(message)
+                .startsWith("requested pool \"nope\\n2026-12-03T00:00:00Z level=INFO logger=Controller"
+                        + " msg=\\\"configuration valid: 7 pool(s)\\\"\\r\\u001b[31mxxx")
+                .contains("xxx\"... (")
+                .endsWith(" more chars) does not exist (pools: \"default\")")
+                .doesNotContain("\n").doesNotContain("\r").doesNotContain("\u001b");
+        assertThat(message.length()).isLessThan(500);
     }
 
     @Test

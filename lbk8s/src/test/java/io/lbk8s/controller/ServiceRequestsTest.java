@@ -163,7 +163,7 @@ class ServiceRequestsTest {
     static Stream<Arguments> invalid() {
         return Stream.of(
                 Arguments.of("two pools asked", Svc.lb().annotate("lbk8s.io/address-pool", "a").annotate("metallb.io/address-pool", "b"),
-                        "annotations ask for different address pools: lbk8s.io/address-pool=a, metallb.io/address-pool=b"),
+                        "annotations ask for different address pools: lbk8s.io/address-pool=\"a\", metallb.io/address-pool=\"b\""),
                 Arguments.of("empty pool annotation", Svc.lb().annotate("metallb.io/address-pool", " "),
                         "annotation metallb.io/address-pool is empty"),
                 Arguments.of("malformed IP", Svc.lb().annotate("metallb.io/loadBalancerIPs", "10.5.0.300"),
@@ -172,9 +172,9 @@ class ServiceRequestsTest {
                         "spec.loadBalancerIP: \"lb.example.com\" is not an IP address"),
                 Arguments.of("loadBalancerIP contradicting the annotation", Svc.lb().loadBalancerIP("10.5.0.210")
                         .annotate("lbk8s.io/loadBalancerIPs", "10.5.0.211"),
-                        "requested addresses disagree: lbk8s.io/loadBalancerIPs=10.5.0.211, spec.loadBalancerIP=10.5.0.210"),
+                        "requested addresses disagree: lbk8s.io/loadBalancerIPs=\"10.5.0.211\", spec.loadBalancerIP=\"10.5.0.210\""),
                 Arguments.of("two IPv4 addresses", Svc.lb().annotate("metallb.io/loadBalancerIPs", "10.5.0.210,10.5.0.211"),
-                        "at most one address per IP family may be requested, got 2: 10.5.0.210,10.5.0.211"),
+                        "at most one address per IP family may be requested, got 2: \"10.5.0.210,10.5.0.211\""),
                 Arguments.of("three addresses", Svc.lb().annotate("metallb.io/loadBalancerIPs", "10.0.0.1,fd00::1,10.0.0.2"),
                         "metallb.io/loadBalancerIPs: at most two addresses (one IPv4, one IPv6) may be requested, got 3"),
                 Arguments.of("same IP twice", Svc.lb().annotate("metallb.io/loadBalancerIPs", "10.0.0.1,10.0.0.1"),
@@ -182,7 +182,16 @@ class ServiceRequestsTest {
                 Arguments.of("unknown family policy", Svc.lb().families("DualStackPlease", "IPv4"),
                         "spec.ipFamilyPolicy: \"DualStackPlease\" is not SingleStack, PreferDualStack or RequireDualStack"),
                 Arguments.of("two sharing keys", Svc.lb().annotate("metallb.io/allow-shared-ip", "a").annotate("lbk8s.io/allow-shared-ip", "b"),
-                        "annotations ask for different sharing keys: lbk8s.io/allow-shared-ip=b, metallb.io/allow-shared-ip=a"));
+                        "annotations ask for different sharing keys: lbk8s.io/allow-shared-ip=\"b\", metallb.io/allow-shared-ip=\"a\""),
+                // annotation values are anyone's text: quoted and escaped, they cannot break the message or a log line
+                Arguments.of("a forged log line in a pool annotation", Svc.lb().annotate("metallb.io/address-pool", "a")
+                                .annotate("lbk8s.io/address-pool", "a\n2026-12-03T00:00:00Z level=INFO msg=\"ok\""),
+                        "annotations ask for different address pools: lbk8s.io/address-pool=\"a\\n2026-12-03T00:00:00Z level=INFO"
+                                + " msg=\\\"ok\\\"\", metallb.io/address-pool=\"a\""),
+                Arguments.of("terminal escapes in an address", Svc.lb().annotate("metallb.io/loadBalancerIPs", "\u001b[31m10.0.0.1\r"),
+                        "metallb.io/loadBalancerIPs: \"\\u001b[31m10.0.0.1\" is not an IP address"),
+                Arguments.of("a huge address is cut", Svc.lb().annotate("metallb.io/loadBalancerIPs", "9".repeat(100_000)),
+                        "metallb.io/loadBalancerIPs: \"" + "9".repeat(256) + "\"... (99744 more chars) is not an IP address"));
     }
 
     @ParameterizedTest(name = "{0}")
