@@ -213,6 +213,8 @@ public final class Controller implements AutoCloseable {
             configState = "configuration rejected (" + errors + " error(s)); "
                     + (configLoaded ? "keeping the last valid one" : "no valid configuration yet");
             log.error("{}", configState);
+            settling.applied(settled); // the change is judged: Services waiting for it go on with the last valid one
+            retryPending();
             return;
         }
         Config config = result.config();
