@@ -37,8 +37,8 @@ class ControllerApiTest {
         lb.service("whoami");
 
         assertThat(lb.awaitIp("whoami")).isEqualTo("10.5.0.200");
+        lb.awaitPoolAnnotation("default", "whoami", "default");
         Service service = lb.get("default", "whoami");
-        assertThat(service.getMetadata().getAnnotations()).containsEntry("metallb.io/ip-allocated-from-pool", "default");
         assertThat(lb.awaitEvent("default", "whoami", "IPAllocated").getMessage())
                 .isEqualTo("Assigned IP [\"10.5.0.200\"] from pool default");
         assertThat(service.getSpec().getPorts()).hasSize(1);
@@ -94,8 +94,7 @@ class ControllerApiTest {
 
         lb.deletePool("a-first");
         await().atMost(ControllerHarness.PATIENCE).until(() -> lb.ips("default", "web"), ips -> ips.equals(List.of("10.0.1.10")));
-        assertThat(lb.get("default", "web").getMetadata().getAnnotations())
-                .containsEntry("metallb.io/ip-allocated-from-pool", "b-second");
+        lb.awaitPoolAnnotation("default", "web", "b-second");
         assertThat(lb.awaitEvent("default", "web", "ClearAssignment").getMessage()).contains("pool");
     }
 
@@ -434,8 +433,7 @@ class ControllerApiTest {
                 "serviceAllocation", Map.of("priority", 1, "namespaceSelectors", List.of(Map.of("matchLabels", Map.of("team", "a"))))));
         lb.service("team-a", "api", b -> b);
         assertThat(lb.awaitIps("team-a", "api")).containsExactly("10.7.0.10");
-        assertThat(lb.get("team-a", "api").getMetadata().getAnnotations())
-                .containsEntry("metallb.io/ip-allocated-from-pool", "reserved");
+        lb.awaitPoolAnnotation("team-a", "api", "reserved");
         lb.service("default", "web", b -> b);
         assertThat(lb.awaitIp("web")).isEqualTo("10.5.0.200");
     }

@@ -190,6 +190,12 @@ final class ControllerHarness implements AutoCloseable {
         return await().atMost(PATIENCE).until(() -> ips(namespace, name), ips -> !ips.isEmpty());
     }
 
+    /** The pool annotation the controller writes right after the status (a second write). */
+    void awaitPoolAnnotation(String namespace, String name, String pool) {
+        await().atMost(PATIENCE).until(() -> Optional.ofNullable(get(namespace, name).getMetadata().getAnnotations())
+                .map(a -> a.get("metallb.io/ip-allocated-from-pool")), Optional.of(pool)::equals);
+    }
+
     String awaitIp(String name) {
         return awaitIps("default", name).getFirst();
     }
