@@ -64,14 +64,7 @@ final class SelectorWatch extends WebSocketListener {
     ObjectNode event = JsonNodeFactory.instance.objectNode();
     event.put("type", type);
     event.set("object", object);
-    String text = event.toString();
-    synchronized (this) {
-      if (socket == null) {
-        pending.add(text);
-        return;
-      }
-    }
-    send(text);
+    queue(event.toString());
   }
 
   /** Whether this watch is on group/plural (any namespace, any selector). */
@@ -85,30 +78,23 @@ final class SelectorWatch extends WebSocketListener {
    * exception it does not retry by itself.
    */
   void cutMidEvent() {
-    String cut = "{\"type\":\"MODIFIED\",\"object\":{\"kind\":\"" + plural + "\",\"metadata\":{\"na";
+    queue("{\"type\":\"MODIFIED\",\"object\":{\"kind\":\"" + plural + "\",\"metadata\":{\"na");
+    onSender(ws -> ws.close(1000, ""));
+  }
+
+  /** Sends {@code text} in order after what was queued before, or keeps it until the socket is open. */
+  private void queue(String text) {
     synchronized (this) {
       if (socket == null) {
-        pending.add(cut);
+        pending.add(text);
         return;
       }
     }
-    send(cut);
-    try {
-      sender.execute(() -> {
-        WebSocket ws;
-        synchronized (this) {
-          ws = socket;
-        }
-        if (ws != null) {
-          ws.close(1000, "");
-        }
-      });
-    } catch (RejectedExecutionException e) {
-      // already closed
-    }
+    onSender(ws -> ws.send(text));
   }
 
-  private void send(String text) {
+  /** Runs {@code action} on the open socket, on the sender thread, after everything queued before it. */
+  private void onSender(Consumer<WebSocket> action) {
     try {
       sender.execute(() -> {
         WebSocket ws;
@@ -116,7 +102,7 @@ final class SelectorWatch extends WebSocketListener {
           ws = socket;
         }
         if (ws != null) {
-          ws.send(text);
+          action.accept(ws);
         }
       });
     } catch (RejectedExecutionException e) {
@@ -133,7 +119,7 @@ final class SelectorWatch extends WebSocketListener {
       buffered = new ArrayList<>(pending);
       pending.clear();
     }
-    buffered.forEach(this::send);
+    buffered.forEach(text -> onSender(ws -> ws.send(text)));
   }
 
   @Override
