@@ -16,8 +16,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A component's informers, each of which recovers by itself: once it has listed, any failure of its watch (a stream
  * cut in the middle of an event, an object it cannot decode, the API server gone) makes it list and watch again with
- * fabric8's backoff, where a stock informer stops for good after some of them. While one is not watching, the
- * component is not ready ({@link #down}): what it decides may rest on a stale view.
+ * fabric8's backoff, where a stock informer stops for good after some of them. {@link #down} names those not watching
+ * now, for the component's /readyz: what it decides meanwhile may rest on a stale view.
  */
 public final class Watches implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Watches.class);

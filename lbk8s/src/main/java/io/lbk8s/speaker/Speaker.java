@@ -148,16 +148,15 @@ public final class Speaker implements AutoCloseable {
         if (!synced) {
             return new Readiness(false, "informers not synced");
         }
-        Optional<String> down = watches.down();
-        if (down.isPresent()) {
-            return new Readiness(false, "not watching " + down.get() + ": listing and watching again");
-        }
         Optional<String> failure = announcer.failure();
         if (failure.isPresent()) {
             return new Readiness(false, "cannot answer ARP/NDP: " + failure.get());
         }
+        // A broken watch is said, not made unready: the leader choice reads the speakers' readiness, and an API server
+        // restart breaks every speaker's watches at once; unready speakers everywhere would withdraw every address.
+        String watching = watches.down().map(d -> "; not watching " + d + ": listing and watching again").orElse("");
         return new Readiness(true, "ready: announcing " + plan.announced().size() + " address(es) from node " + settings.node()
-                + peers.map(PeerWatch::readinessNote).orElse(""));
+                + peers.map(PeerWatch::readinessNote).orElse("") + watching);
     }
 
     private void runQueue() {
