@@ -107,7 +107,9 @@ class ControllerApiTest {
 
         lb.deletePool("only");
         await().atMost(ControllerHarness.PATIENCE).until(() -> lb.ips("default", "web").isEmpty());
-        assertThat(lb.get("default", "web").getMetadata().getAnnotations()).doesNotContainKey("metallb.io/ip-allocated-from-pool");
+        // the status is cleared first, the pool annotation right after it: two writes
+        await().atMost(ControllerHarness.PATIENCE).until(() -> Optional.ofNullable(lb.get("default", "web").getMetadata()
+                .getAnnotations()).map(a -> !a.containsKey("metallb.io/ip-allocated-from-pool")).orElse(true));
         assertThat(lb.awaitEvent("default", "web", "AllocationFailed").getMessage()).contains("no address pool");
     }
 
