@@ -291,12 +291,9 @@ public final class Controller implements AutoCloseable {
         }
         Service service = serviceByKey(key);
         if (service == null) {
-            if (allocator.assignmentOf(key).isPresent()) {
-                allocator.release(key);
+            if (release(key)) {
                 log.info("{} deleted; its addresses are free", key);
-                retryPending();
             }
-            pending.remove(key);
             saidWarnings.forget(key);
             events.forget("Service", key.namespace(), key.name());
             return;
@@ -367,22 +364,28 @@ public final class Controller implements AutoCloseable {
 
     /** Another controller's Service: what lbk8s held for it is free again, and nothing is written to it. */
     private void forget(ServiceKey key, String why) {
-        pending.remove(key);
-        if (allocator.assignmentOf(key).isPresent()) {
+        if (release(key)) {
             log.info("{}: {}; released its addresses here and leaves the Service to its controller", key, why);
-            allocator.release(key);
-            retryPending();
         }
+    }
+
+    /**
+     * The Service waits for nothing any more, and what it held is free for those that wait (retried); whether it
+     * held anything.
+     */
+    private boolean release(ServiceKey key) {
+        pending.remove(key);
+        if (allocator.assignmentOf(key).isEmpty()) {
+            return false;
+        }
+        allocator.release(key);
+        retryPending();
+        return true;
     }
 
     private void stopServing(Service service, ServiceView view, String why) {
         ServiceKey key = view.key();
-        pending.remove(key);
-        boolean held = allocator.assignmentOf(key).isPresent();
-        if (held) {
-            allocator.release(key);
-            retryPending();
-        }
+        boolean held = release(key);
         if (held || view.annotations().containsKey(Annotations.ALLOCATED_FROM_POOL)) {
             log.info("{} no longer served ({}); clearing its addresses", key, why);
             events.record(service, EventRecorder.Type.Normal, "ClearAssignment", "addresses cleared: " + why);
