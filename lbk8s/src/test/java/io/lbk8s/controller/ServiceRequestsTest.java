@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.address.IpFamily;
+import io.lbk8s.controller.ServiceRequests.Decision.NotServed;
+import io.lbk8s.controller.ServiceRequests.Decision.OtherClass;
 import io.lbk8s.ipam.FamilyPolicy;
 import io.lbk8s.ipam.ServiceKey;
 import io.lbk8s.ipam.ServicePort;
@@ -58,39 +60,30 @@ class ServiceRequestsTest {
         }
     }
 
+    /** Services lbk8s does not serve: not a LoadBalancer (what it wrote is cleared), or of another class (left alone). */
     static Stream<Arguments> notServed() {
         return Stream.of(
-                Arguments.of("ClusterIP service", Svc.lb().type("ClusterIP"), null, "type is ClusterIP, not LoadBalancer"),
-                Arguments.of("NodePort service", Svc.lb().type("NodePort"), null, "type is NodePort, not LoadBalancer"),
+                Arguments.of("ClusterIP service", Svc.lb().type("ClusterIP"), null,
+                        new NotServed("type is ClusterIP, not LoadBalancer")),
+                Arguments.of("NodePort service", Svc.lb().type("NodePort"), null,
+                        new NotServed("type is NodePort, not LoadBalancer")),
                 Arguments.of("ClusterIP service when --lb-class is set", Svc.lb().type("ClusterIP"), "example.com/mine",
-                        "type is ClusterIP, not LoadBalancer"));
-    }
-
-    @ParameterizedTest(name = "{0}")
-    @MethodSource
-    void notServed(String name, Svc svc, String lbClass, String why) {
-        assertThat(ServiceRequests.decide(svc.view(), Map.of(), Optional.ofNullable(lbClass)))
-                .isEqualTo(new ServiceRequests.Decision.NotServed(why));
-    }
-
-    static Stream<Arguments> otherClass() {
-        return Stream.of(
+                        new NotServed("type is ClusterIP, not LoadBalancer")),
                 Arguments.of("another class", Svc.lb().lbClass("example.com/other"), null,
-                        "loadBalancerClass example.com/other is not served by this controller"),
+                        new OtherClass("loadBalancerClass example.com/other is not served by this controller")),
                 Arguments.of("another class with MetalLB's pool annotation",
                         Svc.lb().lbClass("other.io/lb").annotate("metallb.io/ip-allocated-from-pool", "default"), null,
-                        "loadBalancerClass other.io/lb is not served by this controller"),
+                        new OtherClass("loadBalancerClass other.io/lb is not served by this controller")),
                 Arguments.of("no class when --lb-class is set", Svc.lb(), "example.com/mine",
-                        "loadBalancerClass (none) is not served by this controller"),
+                        new OtherClass("loadBalancerClass (none) is not served by this controller")),
                 Arguments.of("default class when --lb-class is set", Svc.lb().lbClass("lbk8s.io/l2"), "example.com/mine",
-                        "loadBalancerClass lbk8s.io/l2 is not served by this controller"));
+                        new OtherClass("loadBalancerClass lbk8s.io/l2 is not served by this controller")));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource
-    void otherClass(String name, Svc svc, String lbClass, String why) {
-        assertThat(ServiceRequests.decide(svc.view(), Map.of(), Optional.ofNullable(lbClass)))
-                .isEqualTo(new ServiceRequests.Decision.OtherClass(why));
+    void notServed(String name, Svc svc, String lbClass, ServiceRequests.Decision expected) {
+        assertThat(ServiceRequests.decide(svc.view(), Map.of(), Optional.ofNullable(lbClass))).isEqualTo(expected);
     }
 
     static Stream<Arguments> served() {
