@@ -337,6 +337,11 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
     });
   }
 
+  /** Whether some client holds a watch of {@code group}/{@code plural} open, so a test can break it knowingly. */
+  public boolean isWatched(String group, String plural) {
+    return selectorWatches.stream().anyMatch(w -> w.watches(group, plural));
+  }
+
   /** Watches of {@code group}/{@code plural} are served again. */
   public void mendWatches(String group, String plural) {
     brokenWatches.remove(group + "/" + plural);

@@ -61,6 +61,7 @@ class BrokenWatchTest extends WithServer {
   @Test
   void aStockInformerStopsAfterOneWatchError() {
     SharedIndexInformer<Service> informer = client.services().inAnyNamespace().inform();
+    await().atMost(Duration.ofSeconds(10)).until(() -> server.dispatcher().isWatched("", "services"));
     server.dispatcher().breakWatches("", "services");
     await().atMost(Duration.ofSeconds(10)).until(() -> informer.stopped().toCompletableFuture().isDone());
     assertThat(informer.isRunning()).isFalse();
