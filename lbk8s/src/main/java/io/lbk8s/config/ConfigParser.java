@@ -14,8 +14,10 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
 import tools.jackson.core.JacksonException;
@@ -36,10 +38,14 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  *   <li>Every object is checked completely: all its problems are reported, not just the first. A problem's origin
  *       is the offending object; its message starts with the field path ({@code addresses[1] "10.0.0.300/24": ...},
  *       in the ConfigMap {@code pools[0] "default": addresses[1] ...}).</li>
+ *   <li>When two pools conflict, the one defined first wins and the error lands on the other. "First" means: an
+ *       object the caller names as established (accepted before and unchanged) before any other; then the earlier
+ *       {@code creationTimestamp}; then custom resources before the ConfigMap; then namespace and name; inside the
+ *       ConfigMap, list order. So a newly applied pool that clashes is the one refused, never the pool in use.</li>
  *   <li>Pool names are global: a name defined twice (by two IPAddressPools in any namespaces, by an IPAddressPool
- *       and the ConfigMap, or twice in the ConfigMap) is an error on every definition after the first (custom
- *       resources come before the ConfigMap).</li>
- *   <li>No two ranges may overlap, inside one pool or between pools; found by sorting all ranges, O(n log n).</li>
+ *       and the ConfigMap, or twice in the ConfigMap) is an error on every definition after the first.</li>
+ *   <li>No two ranges may overlap, inside one pool or between pools. Pools are taken in definition order; a range
+ *       that overlaps a range of an earlier pool that was kept refuses its pool. O(n log n).</li>
  *   <li>Objects with an ERROR are left out of the {@link Config}; the rest are in it, pools and L2Advertisements
  *       sorted by name (the documented auto-assign order). Any ERROR makes {@link ConfigResult#valid()} false.</li>
  *   <li>Fields the parser does not know are ignored with a WARNING (MetalLB's CRD would have pruned them).</li>
@@ -111,19 +117,34 @@ public final class ConfigParser {
             .thenComparing(o -> String.valueOf(o.spec()) + " " + new java.util.TreeMap<>(o.labels()));
 
     public static ConfigResult parse(ConfigSources sources) {
+        return parse(sources, Set.of());
+    }
+
+    /** Parses with the objects in {@code established} defined before all others (see the class comment). */
+    public static ConfigResult parse(ConfigSources sources, Set<ConfigOrigin> established) {
         List<ConfigProblem> problems = new ArrayList<>();
         List<PoolDraft> drafts = new ArrayList<>();
 
         for (ConfigSources.RawObject raw : sorted(sources.ipAddressPools(), BY_NAMESPACE_AND_NAME)) {
-            drafts.add(poolFromResource(raw, problems));
+            PoolDraft draft = poolFromResource(raw, problems);
+            draft.precedence = new Precedence(!established.contains(draft.scope.origin), raw.createdAt(), 0,
+                    String.valueOf(raw.namespace()), String.valueOf(raw.name()), 0);
+            drafts.add(draft);
         }
         List<ConfigSources.RawConfigMap> configMaps = new ArrayList<>(sources.configMaps());
         configMaps.sort(Comparator.comparing((ConfigSources.RawConfigMap c) -> String.valueOf(c.namespace()))
                 .thenComparing(c -> String.valueOf(c.name())));
         for (ConfigSources.RawConfigMap configMap : configMaps) {
-            drafts.addAll(poolsFromConfigMap(configMap, problems));
+            List<PoolDraft> fromMap = poolsFromConfigMap(configMap, problems);
+            for (int i = 0; i < fromMap.size(); i++) {
+                PoolDraft draft = fromMap.get(i);
+                draft.precedence = new Precedence(!established.contains(draft.scope.origin), configMap.createdAt(), 1,
+                        String.valueOf(configMap.namespace()), String.valueOf(configMap.name()), i);
+            }
+            drafts.addAll(fromMap);
         }
 
+        drafts.sort(Comparator.comparing((PoolDraft d) -> d.precedence, Precedence.ORDER));
         for (int i = 0; i < drafts.size(); i++) {
             drafts.get(i).order = i;
         }
@@ -390,37 +411,32 @@ public final class ConfigParser {
     }
 
     /**
-     * One sweep over every range of every pool sorted by start: a range overlaps an earlier one of another pool iff
-     * it starts at or below the highest end reached so far by another pool. Keeps the highest-reaching entry and
-     * the highest-reaching entry of a different pool, so that a pool's own ranges never hide another pool's.
+     * Takes pools in definition order and keeps the ranges of each pool that passes in a map by first address; a
+     * range overlaps a kept one iff the kept range starting at or below it reaches it, or the next kept range starts
+     * within it (kept ranges never overlap). A pool that already failed is checked last, for the report only.
      */
     private static void checkOverlapsBetweenPools(List<PoolDraft> pools) {
-        List<RangeEntry> entries = new ArrayList<>();
-        for (PoolDraft pool : pools) {
-            entries.addAll(pool.ranges);
+        NavigableMap<IpAddress, RangeEntry> kept = new TreeMap<>();
+        List<PoolDraft> passing = pools.stream().filter(p -> !p.scope.failed).toList();
+        List<PoolDraft> failedAlready = pools.stream().filter(p -> p.scope.failed).toList();
+        for (PoolDraft pool : passing) {
+            reportOverlaps(pool, kept);
+            if (!pool.scope.failed) {
+                pool.ranges.forEach(entry -> kept.put(entry.range.first(), entry));
+            }
         }
-        entries.sort(RANGE_ORDER);
-        RangeEntry best = null;
-        RangeEntry second = null;
-        for (RangeEntry entry : entries) {
-            if (best != null && best.range.family() != entry.range.family()) {
-                best = null;
-                second = null;
-            }
-            RangeEntry other = best != null && best.pool != entry.pool ? best : second;
-            if (other != null && other.range.last().compareTo(entry.range.first()) >= 0) {
-                entry.pool.scope.error(entry.path + " " + Quoted.of(entry.range.text()) + " overlaps " + other.path + " "
-                        + Quoted.of(other.range.text()) + " of pool " + Quoted.of(other.pool.name) + " (" + other.pool.definedAt + ")");
-            }
-            if (best == null || entry.range.last().compareTo(best.range.last()) > 0) {
-                if (best != null && best.pool != entry.pool) {
-                    second = best;
-                }
-                best = entry;
-            } else if (entry.pool != best.pool
-                    && (second == null || entry.range.last().compareTo(second.range.last()) > 0)) {
-                second = entry;
-            }
+        failedAlready.forEach(pool -> reportOverlaps(pool, kept));
+    }
+
+    private static void reportOverlaps(PoolDraft pool, NavigableMap<IpAddress, RangeEntry> kept) {
+        for (RangeEntry entry : pool.ranges) {
+            Map.Entry<IpAddress, RangeEntry> below = kept.floorEntry(entry.range.first());
+            Map.Entry<IpAddress, RangeEntry> above = kept.ceilingEntry(entry.range.first());
+            Optional.ofNullable(below).map(Map.Entry::getValue).filter(k -> k.range.overlaps(entry.range))
+                    .or(() -> Optional.ofNullable(above).map(Map.Entry::getValue).filter(k -> k.range.overlaps(entry.range)))
+                    .ifPresent(other -> pool.scope.error(entry.path + " " + Quoted.of(entry.range.text()) + " overlaps "
+                            + other.path + " " + Quoted.of(other.range.text()) + " of pool " + Quoted.of(other.pool.name)
+                            + " (" + other.pool.definedAt + ")"));
         }
     }
 
@@ -875,7 +891,8 @@ public final class ConfigParser {
         final Scope scope;
         final Map<String, String> labels;
         final String definedAt;
-        int order; // position in input order, for deterministic sorting of equal ranges
+        Precedence precedence;
+        int order; // position in definition order, for deterministic sorting of equal ranges
         final List<RangeEntry> ranges = new ArrayList<>();
         boolean autoAssign = true;
         boolean avoidBuggyIPs;
@@ -895,4 +912,21 @@ public final class ConfigParser {
     }
 
     private record RangeEntry(IpRange range, int index, String path, PoolDraft pool) {}
+
+    /**
+     * Where a pool stands in definition order: the first of two conflicting pools wins. An object without a creation
+     * time is one not created yet (the installer checks a pool before applying it), so it comes after the others.
+     */
+    private record Precedence(boolean newer, String createdAt, int kind, String namespace, String name, int index) {
+        Precedence {
+            createdAt = createdAt.isEmpty() ? "~" : createdAt; // '~' sorts after every RFC 3339 time
+        }
+
+        static final Comparator<Precedence> ORDER = Comparator.comparing(Precedence::newer)
+                .thenComparing(Precedence::createdAt)
+                .thenComparingInt(Precedence::kind)
+                .thenComparing(Precedence::namespace)
+                .thenComparing(Precedence::name)
+                .thenComparingInt(Precedence::index);
+    }
 }

@@ -16,13 +16,30 @@ public record ConfigSources(List<RawObject> ipAddressPools, List<RawObject> l2Ad
         configMaps = List.copyOf(configMaps);
     }
 
-    /** A custom resource: its identity, its labels and its {@code spec} as parsed JSON (maps, lists, scalars). */
-    public record RawObject(String namespace, String name, Map<String, String> labels, Object spec) {
+    /**
+     * A custom resource: its identity, its labels, its {@code spec} as parsed JSON (maps, lists, scalars) and its
+     * {@code metadata.creationTimestamp} (RFC 3339 as the API writes it, so text order is time order; empty when
+     * unknown), which decides which of two conflicting objects came first.
+     */
+    public record RawObject(String namespace, String name, Map<String, String> labels, Object spec, String createdAt) {
         public RawObject {
             labels = Map.copyOf(labels);
+            createdAt = createdAt == null ? "" : createdAt;
+        }
+
+        public RawObject(String namespace, String name, Map<String, String> labels, Object spec) {
+            this(namespace, name, labels, spec, "");
         }
     }
 
-    /** The lbk8s ConfigMap: its identity and the text of its {@code config.yaml} key (null when absent). */
-    public record RawConfigMap(String namespace, String name, String configYaml) {}
+    /** The lbk8s ConfigMap: its identity, the text of its {@code config.yaml} key (null when absent), its creation time. */
+    public record RawConfigMap(String namespace, String name, String configYaml, String createdAt) {
+        public RawConfigMap {
+            createdAt = createdAt == null ? "" : createdAt;
+        }
+
+        public RawConfigMap(String namespace, String name, String configYaml) {
+            this(namespace, name, configYaml, "");
+        }
+    }
 }

@@ -38,7 +38,8 @@ public final class ConfigResources {
             Collection<GenericKubernetesResource> l2Advertisements, Optional<ConfigMap> configMap) {
         return new ConfigSources(raw(pools), raw(l2Advertisements), configMap.map(cm -> List.of(new ConfigSources.RawConfigMap(
                 cm.getMetadata().getNamespace(), cm.getMetadata().getName(),
-                cm.getData() == null ? null : cm.getData().get(CONFIG_MAP_KEY)))).orElse(List.of()));
+                cm.getData() == null ? null : cm.getData().get(CONFIG_MAP_KEY),
+                cm.getMetadata().getCreationTimestamp()))).orElse(List.of()));
     }
 
     private static List<ConfigSources.RawObject> raw(Collection<GenericKubernetesResource> resources) {
@@ -48,7 +49,8 @@ public final class ConfigResources {
                         r.getMetadata().getNamespace(),
                         r.getMetadata().getName(),
                         r.getMetadata().getLabels() == null ? Map.of() : r.getMetadata().getLabels(),
-                        r.getAdditionalProperties().get("spec")))
+                        r.getAdditionalProperties().get("spec"),
+                        r.getMetadata().getCreationTimestamp()))
                 .toList();
     }
 }

@@ -254,12 +254,13 @@ class ConfigParserDetailTest {
             String v4 = "10." + (i / 256) + "." + (i % 256) + ".0/28";
             String v6 = "fd00::" + Integer.toHexString(i) + ":0/120";
             pools.add(new ConfigSources.RawObject("metallb-system", String.format("pool-%04d", i), Map.of("n", "" + i),
-                    Map.of("addresses", List.of(v4, v6), "autoAssign", i % 2 == 0)));
+                    Map.of("addresses", List.of(v4, v6), "autoAssign", i % 2 == 0), "2026-12-01T10:00:00Z"));
             advertisements.add(new ConfigSources.RawObject("metallb-system", "adv-" + i, Map.of(),
                     Map.of("ipAddressPools", List.of(String.format("pool-%04d", i)))));
         }
         if (withOverlap) {
-            pools.add(new ConfigSources.RawObject("metallb-system", "late", Map.of(), Map.of("addresses", List.of("10.3.7.8-10.3.7.9"))));
+            pools.add(new ConfigSources.RawObject("metallb-system", "late", Map.of(), Map.of("addresses", List.of("10.3.7.8-10.3.7.9")),
+                    "2026-12-03T10:00:00Z"));
         }
         return new ConfigSources(pools, advertisements, List.of());
     }

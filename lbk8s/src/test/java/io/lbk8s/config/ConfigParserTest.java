@@ -37,6 +37,12 @@ class ConfigParserTest {
                 + "\n  namespace: " + namespace + "\nspec: " + spec + "\n";
     }
 
+    /** An IPAddressPool in metallb-system created at {@code createdAt} (RFC 3339, as the API server writes it). */
+    static String poolCreated(String name, String createdAt, String spec) {
+        return "---\napiVersion: metallb.io/v1beta1\nkind: IPAddressPool\nmetadata:\n  name: " + name
+                + "\n  namespace: metallb-system\n  creationTimestamp: '" + createdAt + "'\nspec: " + spec + "\n";
+    }
+
     /** The lbk8s ConfigMap lbk8s-system/lbk8s-config with this config.yaml text (null: no such key). */
     static ConfigSources configMap(String configYaml) {
         return new ConfigSources(List.of(), List.of(),
@@ -292,13 +298,35 @@ class ConfigParserTest {
                         manifests(pool("a", "{addresses: [10.0.0.0/24]}"), pool("b", "{addresses: [10.1.0.0/24, 10.0.0.200-10.0.1.10]}")),
                         pools("a: 10.0.0.0/24"),
                         "ERROR IPAddressPool metallb-system/b: addresses[1] \"10.0.0.200-10.0.1.10\" overlaps addresses[0] \"10.0.0.0/24\" of pool \"a\" (IPAddressPool metallb-system/a)"),
-                bad("overlap is reported on the pool whose range starts later",
-                        manifests(pool("a", "{addresses: [10.0.0.128/25]}"), pool("b", "{addresses: [10.0.0.0/24]}")),
-                        pools("b: 10.0.0.0/24"),
-                        "ERROR IPAddressPool metallb-system/a: addresses[0] \"10.0.0.128/25\" overlaps addresses[0] \"10.0.0.0/24\" of pool \"b\" (IPAddressPool metallb-system/b)"),
+                bad("overlap is reported on the pool created later, wherever its range starts",
+                        manifests(poolCreated("a", "2026-12-01T10:00:00Z", "{addresses: [10.0.0.128/25]}"),
+                                poolCreated("b", "2026-12-01T10:00:01Z", "{addresses: [10.0.0.0/24]}")),
+                        pools("a: 10.0.0.128/25"),
+                        "ERROR IPAddressPool metallb-system/b: addresses[0] \"10.0.0.0/24\" overlaps addresses[0] \"10.0.0.128/25\" of pool \"a\" (IPAddressPool metallb-system/a)"),
+                bad("pools created in the same second: the later name is refused",
+                        manifests(pool("b", "{addresses: [10.0.0.128/25]}"), pool("a", "{addresses: [10.0.0.0/24]}")),
+                        pools("a: 10.0.0.0/24"),
+                        "ERROR IPAddressPool metallb-system/b: addresses[0] \"10.0.0.128/25\" overlaps addresses[0] \"10.0.0.0/24\" of pool \"a\" (IPAddressPool metallb-system/a)"),
+                bad("0.0.0.0/0 applied after the pool in use is refused, the pool in use is kept",
+                        manifests(poolCreated("default", "2026-12-01T10:00:00Z", "{addresses: [10.5.0.200-10.5.0.220]}"),
+                                poolCreated("all", "2026-12-02T09:00:00Z", "{addresses: [0.0.0.0/0]}"),
+                                poolCreated("later", "2026-12-02T09:00:05Z", "{addresses: [192.0.2.0/28]}")),
+                        pools("default: 10.5.0.200-10.5.0.220", "later: 192.0.2.0/28"),
+                        "ERROR IPAddressPool metallb-system/all: addresses[0] \"0.0.0.0/0\" overlaps addresses[0] \"10.5.0.200-10.5.0.220\" of pool \"default\" (IPAddressPool metallb-system/default)"),
+                bad("::/0 applied after the pool in use is refused, the pool in use is kept",
+                        manifests(poolCreated("v6", "2026-12-01T10:00:00Z", "{addresses: ['fd00:5::/120']}"),
+                                poolCreated("all", "2026-12-02T09:00:00Z", "{addresses: ['::/0']}")),
+                        pools("v6: fd00:5::/120"),
+                        "ERROR IPAddressPool metallb-system/all: addresses[0] \"::/0\" overlaps addresses[0] \"fd00:5::/120\" of pool \"v6\" (IPAddressPool metallb-system/v6)"),
+                bad("a pool overlapping two older ones is refused, and both are kept",
+                        manifests(poolCreated("old", "2026-12-01T10:00:00Z", "{addresses: [10.0.0.0-10.0.0.50]}"),
+                                poolCreated("new", "2026-12-03T10:00:00Z", "{addresses: [10.0.0.0-10.0.0.100]}"),
+                                poolCreated("mid", "2026-12-02T10:00:00Z", "{addresses: [10.0.0.60-10.0.0.70]}")),
+                        pools("mid: 10.0.0.60-10.0.0.70", "old: 10.0.0.0-10.0.0.50"),
+                        "ERROR IPAddressPool metallb-system/new: addresses[0] \"10.0.0.0-10.0.0.100\" overlaps addresses[0] \"10.0.0.0-10.0.0.50\" of pool \"old\" (IPAddressPool metallb-system/old)"),
                 bad("a pool's own wide range does not hide another pool's",
-                        manifests(pool("q", "{addresses: [10.0.0.0-10.0.0.100]}"),
-                                pool("p", "{addresses: [10.0.0.10-10.0.0.200, 10.0.0.150-10.0.0.160, 10.0.0.50-10.0.0.60]}")),
+                        manifests(poolCreated("q", "2026-12-01T10:00:00Z", "{addresses: [10.0.0.0-10.0.0.100]}"),
+                                poolCreated("p", "2026-12-02T10:00:00Z", "{addresses: [10.0.0.10-10.0.0.200, 10.0.0.150-10.0.0.160, 10.0.0.50-10.0.0.60]}")),
                         pools("q: 10.0.0.0-10.0.0.100"),
                         "ERROR IPAddressPool metallb-system/p: addresses[2] \"10.0.0.50-10.0.0.60\" overlaps addresses[0] \"10.0.0.10-10.0.0.200\" of the same pool",
                         "ERROR IPAddressPool metallb-system/p: addresses[1] \"10.0.0.150-10.0.0.160\" overlaps addresses[0] \"10.0.0.10-10.0.0.200\" of the same pool",
@@ -308,6 +336,13 @@ class ConfigParserTest {
                         Fixtures.combine(manifests(pool("edge", "{addresses: [10.5.0.0/24]}")), Fixtures.load("lbk8s-configmap.yaml")),
                         pools("edge: 10.5.0.0/24"),
                         "ERROR ConfigMap lbk8s-system/lbk8s-config: pools[0] \"default\": addresses[0] \"10.5.0.200-10.5.0.220\" overlaps addresses[0] \"10.5.0.0/24\" of pool \"edge\" (IPAddressPool metallb-system/edge)"),
+                bad("a pool applied after the ConfigMap that overlaps it is refused, the ConfigMap's pool is kept",
+                        manifests(poolCreated("edge", "2026-12-02T10:00:00Z", "{addresses: [10.5.0.0/24]}"),
+                                "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: lbk8s-config, namespace: lbk8s-system,"
+                                        + " creationTimestamp: '2026-12-01T10:00:00Z'}\ndata:\n  config.yaml: |\n"
+                                        + "    pools:\n    - name: default\n      addresses: [10.5.0.200-10.5.0.220]\n"),
+                        pools("default: 10.5.0.200-10.5.0.220"),
+                        "ERROR IPAddressPool metallb-system/edge: addresses[0] \"10.5.0.0/24\" overlaps addresses[0] \"10.5.0.200-10.5.0.220\" of pool \"default\" (ConfigMap lbk8s-system/lbk8s-config pools[0])"),
                 bad("IPv6 overlap between pools",
                         manifests(pool("a", "{addresses: ['fd00::/64']}"), pool("b", "{addresses: ['fd00::ffff:0:0:0-fd00:0:0:1::5']}")),
                         pools("a: fd00::/64"),
