@@ -15,9 +15,9 @@ import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.lbk8s.address.IpAddress;
+import io.lbk8s.config.AcceptedConfig;
 import io.lbk8s.config.Config;
 import io.lbk8s.config.ConfigOrigin;
-import io.lbk8s.config.ConfigParser;
 import io.lbk8s.config.ConfigProblem;
 import io.lbk8s.config.ConfigResult;
 import io.lbk8s.health.HealthServer.Readiness;
@@ -40,6 +40,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -78,6 +79,8 @@ public final class Controller implements AutoCloseable {
 
     // Owned by the reconcile thread.
     private Allocator allocator;
+    private AcceptedConfig accepted = AcceptedConfig.NONE;
+    private Set<ConfigOrigin> refusedObjects = Set.of();
     private final Set<ServiceKey> pending = new HashSet<>();
     private final SaidWarnings saidWarnings = new SaidWarnings();
     private long lastMetricsUpdate;
@@ -189,42 +192,47 @@ public final class Controller implements AutoCloseable {
 
     private void reconcileConfig() {
         long settled = settling.applying();
-        ConfigResult result = ConfigParser.parse(ConfigResources.sources(
+        AcceptedConfig.Outcome outcome = accepted.accept(ConfigResources.sources(
                 pools.map(i -> i.getStore().list()).orElse(List.of()),
                 l2Advertisements.map(i -> i.getStore().list()).orElse(List.of()),
                 Optional.ofNullable(configMaps.getStore().getByKey(settings.namespace() + "/" + ConfigResources.CONFIG_MAP_NAME))));
+        accepted = outcome.next();
+        ConfigResult result = outcome.result();
         for (ConfigProblem problem : result.problems()) {
-            if (problem.severity() == ConfigProblem.Severity.ERROR) {
+            boolean error = problem.severity() == ConfigProblem.Severity.ERROR;
+            String message = problem.message() + (!error ? "" : outcome.kept().contains(problem.origin())
+                    ? "; lbk8s keeps using the version of this object it last accepted"
+                    : "; lbk8s does not use this object until it is fixed");
+            if (error) {
                 log.error("config error: {}", problem);
             } else {
                 log.warn("config warning: {}", problem);
             }
-            objectOf(problem.origin()).ifPresent(object -> events.record(object,
-                    EventRecorder.Type.Warning,
-                    problem.severity() == ConfigProblem.Severity.ERROR ? "InvalidConfiguration" : "ConfigurationWarning",
-                    problem.message()));
+            objectOf(problem.origin()).ifPresent(object -> events.record(object, EventRecorder.Type.Warning,
+                    error ? "InvalidConfiguration" : "ConfigurationWarning", message));
         }
+        refusedObjects = outcome.unused();
         metrics.configValid(result.valid());
         List<String> errorMessages = result.problems().stream()
                 .filter(p -> p.severity() == ConfigProblem.Severity.ERROR).map(ConfigProblem::toString).toList();
         configurationState.report(result.valid(), String.join("; ", errorMessages));
-        if (!result.valid()) {
-            long errors = errorMessages.size();
-            configState = "configuration rejected (" + errors + " error(s)); "
-                    + (configLoaded ? "keeping the last valid one" : "no valid configuration yet");
-            log.error("{}", configState);
-            settling.applied(settled); // the change is judged: Services waiting for it go on with the last valid one
-            retryPending();
-            return;
-        }
         Config config = result.config();
-        configState = "configuration valid: " + config.pools().size() + " pool(s), "
-                + config.l2Advertisements().size() + " L2Advertisement(s)";
-        log.info("{}", configState);
+        String refused = outcome.kept().size() + outcome.unused().size() == 0 ? ""
+                : "; refused: " + describe(outcome.unused()) + (outcome.kept().isEmpty() ? ""
+                        : " (kept at their last accepted version: " + describe(outcome.kept()) + ")");
+        configState = "configuration " + (result.valid() ? "valid" : "in use") + ": " + config.pools().size() + " pool(s), "
+                + config.l2Advertisements().size() + " L2Advertisement(s)" + refused;
+        if (result.valid()) {
+            log.info("{}", configState);
+        } else {
+            log.error("{}", configState);
+        }
+        configLoaded = !config.pools().isEmpty() || outcome.unused().isEmpty();
+        if (!configLoaded) {
+            configState = "every configuration object is refused: " + describe(outcome.unused());
+        }
         if (allocator == null) {
             allocator = new Allocator(config);
-            restoreFromStatus();
-            configLoaded = true;
         } else {
             for (ServiceKey released : allocator.reconfigure(config)) {
                 log.info("{} lost its addresses: the configuration no longer contains them", released);
@@ -232,26 +240,34 @@ public final class Controller implements AutoCloseable {
                         "ClearAssignment", "addresses cleared: their pool was removed or no longer contains them"));
             }
         }
+        restoreFromStatus();
         settling.applied(settled);
         services.getStore().list().forEach(s -> queue.add(new Work.ServiceChanged(ServiceMapping.keyOf(s))));
     }
 
+    private static String describe(Set<ConfigOrigin> origins) {
+        return origins.stream().map(ConfigOrigin::toString).sorted().collect(Collectors.joining(", "));
+    }
+
     /**
-     * Before the first allocation, every served Service claims the addresses in its status, so that a restart (or a
-     * Service reconciled early) can never take an address another Service already shows to its users.
+     * Before any allocation from a new configuration, every served Service claims the addresses in its status, so
+     * that a restart (or a Service reconciled early, or a pool that comes back) can never take an address another
+     * Service already shows to its users.
      */
     private void restoreFromStatus() {
         int restored = 0;
         for (Service service : services.getStore().list()) {
             ServiceView view = ServiceMapping.view(service);
-            if (view.statusIps().isEmpty()) {
+            if (view.statusIps().isEmpty() || allocator.assignmentOf(view.key()).isPresent()) {
                 continue;
             }
             if (restore(view).isPresent()) {
                 restored++;
             }
         }
-        log.info("restored {} assignment(s) from Services' status", restored);
+        if (restored > 0) {
+            log.info("restored {} assignment(s) from Services' status", restored);
+        }
     }
 
     /** Claims the addresses a Service shows; a Service with an invalid request keeps them too. */
@@ -322,6 +338,10 @@ public final class Controller implements AutoCloseable {
                     allocator.restore(request, view.statusIps());
                 }
                 Optional<Assignment> before = allocator.assignmentOf(key);
+                if (before.isEmpty() && !view.statusIps().isEmpty() && !refusedObjects.isEmpty()) {
+                    keepWhileRefused(service, view);
+                    return;
+                }
                 if (before.isEmpty() && settling.unsettled()) {
                     pending.add(key); // given its address once the configuration being applied has settled
                     return;
@@ -347,6 +367,18 @@ public final class Controller implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /**
+     * A Service shows addresses no pool in use holds, while some configuration objects are refused: they may be its
+     * pool's (after a restart nothing remembers a refused pool's last accepted version), so it keeps them, never moves.
+     */
+    private void keepWhileRefused(Service service, ServiceView view) {
+        pending.add(view.key());
+        String message = "keeping its addresses " + view.statusIps() + ": no pool in use holds them, and "
+                + describe(refusedObjects) + " is refused (see its Events); they stay until that is fixed";
+        events.record(service, EventRecorder.Type.Warning, "AllocationFailed", message);
+        log.warn("{}: {}", view.key(), message);
     }
 
     /**

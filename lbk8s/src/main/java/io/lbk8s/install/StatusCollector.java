@@ -8,7 +8,7 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
-import io.lbk8s.config.ConfigParser;
+import io.lbk8s.config.AcceptedConfig;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.ServiceL2Statuses;
 import java.util.List;
@@ -47,7 +47,7 @@ public final class StatusCollector {
                 .map(ns -> client.v1().events().inNamespace(ns).list().getItems())
                 .orElseGet(() -> client.v1().events().inAnyNamespace().list().getItems());
         List<Pod> speakers = client.pods().inNamespace(systemNamespace).withLabels(Manifests.podLabels("speaker")).list().getItems();
-        return new StatusReport.Inputs(ConfigParser.parse(ConfigResources.sources(pools, l2, configMap)), services,
+        return new StatusReport.Inputs(AcceptedConfig.NONE.accept(ConfigResources.sources(pools, l2, configMap)).result(), services,
                 list(ServiceL2Statuses.CONTEXT, systemNamespace), events, lbClass, serviceNamespace, speakers);
     }
 

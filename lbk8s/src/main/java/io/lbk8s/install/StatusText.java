@@ -17,6 +17,10 @@ public final class StatusText {
             out.append(pools);
         }
         report.configProblems().forEach(p -> out.append("configuration error: ").append(p).append('\n'));
+        if (!report.configProblems().isEmpty()) {
+            out.append("The objects above are refused; the pools listed are the valid ones. An object the controller had\n"
+                    + "accepted before it was edited stays in use at that version until it is fixed.\n");
+        }
         out.append('\n');
         if (report.services().isEmpty()) {
             out.append("No LoadBalancer Services.\n");

@@ -14,10 +14,9 @@ import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.lbk8s.address.IpAddress;
+import io.lbk8s.config.AcceptedConfig;
 import io.lbk8s.config.Config;
-import io.lbk8s.config.ConfigParser;
 import io.lbk8s.config.ConfigProblem;
-import io.lbk8s.config.ConfigResult;
 import io.lbk8s.controller.ServiceRequests;
 import io.lbk8s.health.HealthServer.Readiness;
 import io.lbk8s.ipam.ServiceKey;
@@ -84,6 +83,7 @@ public final class Speaker implements AutoCloseable {
 
     // Owned by the reconcile thread.
     private Config config;
+    private AcceptedConfig accepted = AcceptedConfig.NONE;
     private String lastConfigVerdict = "";
     private NodePlan plan = NodePlan.EMPTY;
     private NodePlan.Inputs planInputs;
@@ -239,22 +239,22 @@ public final class Speaker implements AutoCloseable {
     }
 
     private void readConfig() {
-        ConfigResult result = ConfigParser.parse(ConfigResources.sources(
+        AcceptedConfig.Outcome outcome = accepted.accept(ConfigResources.sources(
                 pools.map(i -> i.getStore().list()).orElse(List.of()),
                 l2Advertisements.map(i -> i.getStore().list()).orElse(List.of()),
                 Optional.ofNullable(configMaps.getStore().getByKey(settings.configNamespace() + "/" + ConfigResources.CONFIG_MAP_NAME))));
-        String verdict = result.valid() ? "valid" : result.problems().stream()
-                .filter(p -> p.severity() == ConfigProblem.Severity.ERROR).map(ConfigProblem::toString).toList().toString();
-        if (result.valid()) {
-            config = result.config();
-        }
+        accepted = outcome.next();
+        config = outcome.result().config();
+        String verdict = "configuration " + (outcome.result().valid() ? "valid" : "in use") + ": " + config.pools().size()
+                + " pool(s), " + config.l2Advertisements().size() + " L2Advertisement(s)"
+                + (outcome.result().valid() ? "" : "; refused, reported on their objects by the controller: " + outcome.result().problems().stream()
+                        .filter(p -> p.severity() == ConfigProblem.Severity.ERROR).map(ConfigProblem::toString).toList());
         if (!verdict.equals(lastConfigVerdict)) {
             lastConfigVerdict = verdict;
-            if (result.valid()) {
-                log.info("configuration valid: {} pool(s), {} L2Advertisement(s)", config.pools().size(), config.l2Advertisements().size());
+            if (outcome.result().valid()) {
+                log.info("{}", verdict);
             } else {
-                // the controller reports each problem on its object; the speaker keeps announcing the last valid one
-                log.error("configuration rejected, {}: {}", config == null ? "announcing nothing yet" : "keeping the last valid one", verdict);
+                log.error("{}", verdict);
             }
         }
     }

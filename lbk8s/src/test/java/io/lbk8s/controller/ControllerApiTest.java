@@ -300,7 +300,8 @@ class ControllerApiTest {
         assertThat(lb.awaitIp("after")).isEqualTo("10.5.0.201");
         assertThat(lb.ips("default", "before")).containsExactly("10.5.0.200");
         assertThat(lb.controller().readiness().ready()).isTrue();
-        assertThat(lb.controller().readiness().reason()).contains("keeping the last valid one");
+        assertThat(lb.controller().readiness().reason())
+                .contains("refused: IPAddressPool lbk8s-system/broken, IPAddressPool lbk8s-system/reversed");
 
         lb.deletePool("broken");
         lb.deletePool("reversed");
@@ -322,7 +323,8 @@ class ControllerApiTest {
                 .addNewIngress().withIp("10.5.0.205").endIngress().endLoadBalancer().endStatus().build()).updateStatus();
         lb.startController();
 
-        await().atMost(ControllerHarness.PATIENCE).until(() -> lb.controller().readiness().reason().contains("rejected"));
+        await().atMost(ControllerHarness.PATIENCE).until(() -> lb.controller().readiness().reason()
+                .contains("every configuration object is refused: ConfigMap lbk8s-system/lbk8s-config"));
         assertThat(lb.controller().readiness().ready()).isFalse();
         assertThat(lb.ips("default", "preassigned")).containsExactly("10.5.0.205");
 
