@@ -452,11 +452,23 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
       if (rp.namespace() == null) {
         meta.remove("namespace"); // the API server clears it for cluster-scoped objects
       }
+      if (!meta.path("resourceVersion").asString("").isEmpty()) {
+        throw ApiException.badRequest("resourceVersion should not be set on objects to be created");
+      }
+      for (String serverSet : SERVER_SET_ON_CREATE) {
+        meta.remove(serverSet);
+      }
+      Admission.Target target = admissionTarget(rp);
+      List<String> warnings = Admission.decode(target, body);
+      clearStatusOnCreate(rp, body);
       if (rp.group().isEmpty() && rp.plural().equals("services")) {
         serviceDefaults.applyOnCreate(body);
+      } else if (rp.group().isEmpty() && rp.plural().equals("namespaces")) {
+        Admission.namespaceOnCreate(body);
       } else if (rp.group().equals("apiextensions.k8s.io") && rp.plural().equals("customresourcedefinitions")) {
         establish(body);
       }
+      Admission.validate(target, body, Optional.empty());
       byte[] bytes = body.toString().getBytes(StandardCharsets.UTF_8);
       RecordedRequest rewritten = new RecordedRequest(request.getHttpVersion(), request.method(), request.getPath(),
           request.getHeaders(), new Buffer(bytes));
@@ -466,8 +478,46 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
             + meta.path("name").asString("") + "\" already exists", meta.path("name").asString(null), rp.group(),
             rp.plural());
       }
-      return r;
+      return withWarnings(r, warnings);
     });
+  }
+
+  /** Fields of metadata the API server sets itself on create, whatever the client sent. */
+  private static final List<String> SERVER_SET_ON_CREATE = List.of("uid", "creationTimestamp", "deletionTimestamp",
+      "deletionGracePeriodSeconds", "generation", "selfLink", "managedFields");
+
+  /**
+   * Kinds with a status subresource ignore the status sent on create (their strategies reset it), except Nodes,
+   * whose status the kubelet creates them with; Services and Namespaces get theirs from their defaults.
+   */
+  private void clearStatusOnCreate(ResourcePath rp, ObjectNode body) {
+    if (rp.group().isEmpty() && rp.plural().equals("nodes") || !hasStatusSubresource(rp)) {
+      return;
+    }
+    body.remove("status");
+    if (rp.group().isEmpty() && rp.plural().equals("pods")) {
+      body.putObject("status").put("phase", "Pending");
+    }
+  }
+
+  /** The kind written at {@code rp}, with its CRD version's schema for a custom resource. */
+  private Admission.Target admissionTarget(ResourcePath rp) {
+    Optional<String> builtIn = Discovery.builtInKind(rp.group(), rp.plural());
+    if (builtIn.isPresent() || rp.group().isEmpty()) {
+      return new Admission.Target(rp, builtIn.orElse(""), Optional.empty());
+    }
+    MockResponse c = super.handleGet(CRD_LIST_PATH + "/" + rp.plural() + "." + rp.group());
+    if (c.code() != 200) {
+      return new Admission.Target(rp, "", Optional.empty());
+    }
+    JsonNode crd = JSON.readTree(bodyString(c));
+    return new Admission.Target(rp, crd.path("spec").path("names").path("kind").asString(""),
+        Admission.schemaOf(crd, rp.version()));
+  }
+
+  private static MockResponse withWarnings(MockResponse response, List<String> warnings) {
+    warnings.forEach(w -> response.addHeader("Warning", Admission.warningHeader(w)));
+    return response;
   }
 
   /** The API server's CRD controller marks accepted CRDs NamesAccepted and Established. */
@@ -579,6 +629,8 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
    */
   private MockResponse commit(ResourcePath rp, AttributeSet key, Map.Entry<AttributeSet, String> entry,
       JsonNode current, JsonNode candidate) {
+    Admission.Target target = admissionTarget(rp);
+    List<String> warnings = Admission.decode(target, (ObjectNode) candidate);
     JsonNode currentMeta = current.path("metadata");
     String currentVersion = currentMeta.path("resourceVersion").asString("");
     String name = candidate.path("metadata").path("name").asString("");
@@ -630,6 +682,7 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
     if (!rp.isStatus() && !withoutMetadataAndStatus(current).equals(withoutMetadataAndStatus(updated))) {
       meta.put("generation", currentMeta.path("generation").asLong(0) + 1);
     }
+    Admission.validate(target, updated, Optional.of(current));
     boolean changed = !updated.equals(current);
     if (changed) {
       meta.put("resourceVersion", String.valueOf(requestResourceVersion()));
@@ -637,12 +690,12 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
     String json = updated.toString();
     if (meta.has("deletionTimestamp") && meta.path("finalizers").isEmpty()) {
       processEvent(rp.objectPath(), key, entry.getKey(), null, null);
-      return new MockResponse().setResponseCode(200).setBody(json);
+      return withWarnings(new MockResponse().setResponseCode(200).setBody(json), warnings);
     }
     if (changed) {
       processEvent(rp.objectPath(), key, entry.getKey(), null, json);
     }
-    return new MockResponse().setResponseCode(200).setBody(json);
+    return withWarnings(new MockResponse().setResponseCode(200).setBody(json), warnings);
   }
 
   private boolean hasStatusSubresource(ResourcePath rp) {
