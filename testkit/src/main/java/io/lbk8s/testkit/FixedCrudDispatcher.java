@@ -143,10 +143,7 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
     ResourcePath rp = parsed.get();
     if ((method == HttpMethod.POST || method == HttpMethod.PUT || method == HttpMethod.PATCH)
         && contentType(request).contains("protobuf")) {
-      // Only JSON (and YAML for apply) is understood. Typed client-go clients (e.g. `kubectl create service`)
-      // send protobuf and do not fall back; unstructured ones (`kubectl apply -f`) send JSON.
-      throw new ApiException(415, "UnsupportedMediaType", "the body of the request was in an unknown format - "
-          + "accepted media types include: application/json, application/yaml");
+      request = fromProtobuf(request, rp);
     }
     return switch (method) {
       case GET -> Tables.wanted(header(request, "Accept")) && !rp.isWatch() ? table(rp) : get(rp, raw);
@@ -156,6 +153,23 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
       case DELETE -> rp.isList() ? deleteCollection(rp) : delete(rp);
       default -> null;
     };
+  }
+
+  /**
+   * Typed client-go clients (e.g. {@code kubectl create namespace}) send protobuf and do not fall back to JSON; the
+   * creates of the kinds {@link ProtobufBodies} reads are turned into JSON, others get 415.
+   */
+  private static RecordedRequest fromProtobuf(RecordedRequest request, ResourcePath rp) {
+    Buffer body = request.getBody();
+    Optional<ObjectNode> json = request.method() == HttpMethod.POST && rp.isList() && body != null
+        ? ProtobufBodies.toJson(body.getBytes(), Discovery.builtInKind(rp.group(), rp.plural()).orElse(""))
+        : Optional.empty();
+    if (json.isEmpty()) {
+      throw new ApiException(415, "UnsupportedMediaType", "the body of the request was in an unknown format - "
+          + "accepted media types include: application/json, application/yaml");
+    }
+    return new RecordedRequest(request.getHttpVersion(), request.method(), request.getPath(), request.getHeaders(),
+        new Buffer(json.get().toString().getBytes(StandardCharsets.UTF_8)));
   }
 
   // ---------------------------------------------------------------- discovery and non-resource paths
@@ -197,17 +211,31 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
       return json(discovery().openApiV3Root());
     }
     if (s.length == 4 && s[0].equals("openapi") && s[1].equals("v3") && s[2].equals("api")) {
-      return json(discovery().openApiV3("", s[3]).orElseThrow(
-          () -> new ApiException(404, "NotFound", "the server could not find the requested resource")));
+      return json(openApiV3("", s[3]));
     }
     if (s.length == 5 && s[0].equals("openapi") && s[1].equals("v3") && s[2].equals("apis")) {
-      return json(discovery().openApiV3(s[3], s[4]).orElseThrow(
-          () -> new ApiException(404, "NotFound", "the server could not find the requested resource")));
+      return json(openApiV3(s[3], s[4]));
     }
     if (s[0].equals("openapi") || s[0].equals("swagger.json") || s[0].equals("metrics")) {
       throw new ApiException(404, "NotFound", "the server could not find the requested resource");
     }
     return null;
+  }
+
+  /** A group version's OpenAPI v3 document: its operations (from discovery) and its kinds' schemas. */
+  private ObjectNode openApiV3(String group, String version) {
+    Discovery d = discovery();
+    ObjectNode doc = d.openApiV3(group, version).orElseThrow(
+        () -> new ApiException(404, "NotFound", "the server could not find the requested resource"));
+    Map<String, Optional<JsonNode>> kinds = new java.util.LinkedHashMap<>();
+    for (Discovery.Resource r : d.resources()) {
+      if (r.group().equals(group) && r.version().equals(version) && !r.isSubresource()) {
+        kinds.put(r.kind(), Discovery.builtInKind(group, r.name()).isPresent() ? Optional.empty()
+            : admissionTarget(new ResourcePath(group, version, null, r.name(), null, null, Map.of())).schema());
+      }
+    }
+    doc.set("components", OpenApiSchemas.components(group, version, kinds));
+    return doc;
   }
 
   /** The discovery view of the built-in resources and of the CRDs stored right now. */
