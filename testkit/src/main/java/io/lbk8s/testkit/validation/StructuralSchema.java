@@ -49,8 +49,9 @@ public final class StructuralSchema {
     for (Iterator<Map.Entry<String, JsonNode>> it = o.properties().iterator(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> e = it.next();
       String child = path.isEmpty() ? e.getKey() : path + "." + e.getKey();
-      if (resource && ROOT_FIELDS.contains(e.getKey()) && !properties.has(e.getKey())) {
-        continue;
+      if (resource && (e.getKey().equals("metadata") || ROOT_FIELDS.contains(e.getKey())
+          && !properties.has(e.getKey()))) {
+        continue; // an embedded object's metadata is ObjectMeta, whatever the schema says
       }
       if (properties.has(e.getKey())) {
         prune(e.getValue(), properties.get(e.getKey()), child, pruned);
@@ -152,7 +153,8 @@ public final class StructuralSchema {
       for (Map.Entry<String, JsonNode> e : o.properties()) {
         String child = path.isEmpty() ? e.getKey() : path + "." + e.getKey();
         JsonNode property = schema.path("properties").path(e.getKey());
-        if (!path.isEmpty() || !ROOT_FIELDS.contains(e.getKey()) || !property.isMissingNode()) {
+        if (!path.isEmpty() || !e.getKey().equals("metadata") && (!ROOT_FIELDS.contains(e.getKey())
+            || !property.isMissingNode())) {
           validate(e.getValue(), property.isMissingNode() ? schema.path("additionalProperties") : property, child,
               errors);
         }
