@@ -487,6 +487,11 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
         meta.remove(serverSet);
       }
       Admission.Target target = admissionTarget(rp);
+      if (body.path("kind").asString("").isEmpty() && !target.kind().isEmpty()) {
+        // the API server decodes a body without kind/apiVersion as the kind of the URL
+        body.put("kind", target.kind());
+        body.put("apiVersion", rp.group().isEmpty() ? rp.version() : rp.group() + "/" + rp.version());
+      }
       List<String> warnings = Admission.decode(target, body);
       clearStatusOnCreate(rp, body);
       if (rp.group().isEmpty() && rp.plural().equals("services")) {
