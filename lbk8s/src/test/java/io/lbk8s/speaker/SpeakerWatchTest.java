@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.ServiceStatusBuilder;
@@ -39,10 +40,12 @@ class SpeakerWatchTest {
             }
             client.nodes().resource(new NodeBuilder().withNewMetadata().withName("node-1").endMetadata().withNewStatus()
                     .addNewCondition().withType("Ready").withStatus("True").endCondition().endStatus().build()).create();
-            client.pods().inNamespace(NS).resource(new PodBuilder().withNewMetadata().withName("speaker-1")
+            // The API server ignores a Pod's status on create (as the real one does); the kubelet reports it after.
+            var pod = client.pods().inNamespace(NS).resource(new PodBuilder().withNewMetadata().withName("speaker-1")
                     .withLabels(SpeakerSettings.DEFAULT_SPEAKER_LABELS).endMetadata().withNewSpec().withNodeName("node-1")
-                    .addNewContainer().withName("speaker").withImage("x").endContainer().endSpec()
-                    .withNewStatus().addNewCondition().withType("Ready").withStatus("True").endCondition().endStatus().build()).create();
+                    .addNewContainer().withName("speaker").withImage("x").endContainer().endSpec().build()).create();
+            pod.setStatus(new PodStatusBuilder().addNewCondition().withType("Ready").withStatus("True").endCondition().build());
+            client.pods().inNamespace(NS).resource(pod).updateStatus();
             try (KubernetesClient speakerClient = server.newClient();
                  Speaker speaker = new Speaker(speakerClient, new SpeakerSettings("node-1", NS, NS, Optional.of("speaker-1"),
                          SpeakerSettings.DEFAULT_SPEAKER_LABELS, Optional.empty(), false, InterfaceChoice.DEFAULT_EXCLUDED,

@@ -1,8 +1,14 @@
 package io.lbk8s.testkit;
 
 import io.fabric8.mockwebserver.http.MockResponse;
+import io.lbk8s.testkit.validation.FieldError;
+import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
+
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
 
 /** An error answered as a {@code meta/v1 Status} object, as the API server does. */
 final class ApiException extends RuntimeException {
@@ -12,14 +18,39 @@ final class ApiException extends RuntimeException {
   private final String name;
   private final String group;
   private final String kind;
+  private final List<FieldError> causes;
 
   ApiException(int code, String reason, String message, String name, String group, String kind) {
+    this(code, reason, message, name, group, kind, List.of());
+  }
+
+  private ApiException(int code, String reason, String message, String name, String group, String kind,
+      List<FieldError> causes) {
     super(message);
     this.code = code;
     this.reason = reason;
     this.name = name;
     this.group = group;
     this.kind = kind;
+    this.causes = List.copyOf(causes);
+  }
+
+  /**
+   * apimachinery's NewInvalid: {@code Service "x" is invalid: <error>} (several errors as {@code [e1, e2]}), with
+   * one cause per field error and the kind (not the resource) in its details.
+   */
+  static ApiException invalid(String kind, String group, String name, List<FieldError> errors) {
+    Set<String> messages = new LinkedHashSet<>();
+    errors.forEach(e -> messages.add(e.toString()));
+    String qualifiedKind = group.isEmpty() ? kind : kind + "." + group;
+    String aggregate = messages.size() == 1 ? messages.iterator().next() : "[" + String.join(", ", messages) + "]";
+    return new ApiException(422, "Invalid", qualifiedKind + " \"" + name + "\" is invalid: " + aggregate, name, group,
+        kind, errors);
+  }
+
+  /** The API server's answer to a body it cannot decode into {@code kind}: 400 with the decoder's words. */
+  static ApiException undecodable(String kind, String version, String error) {
+    return badRequest(kind + " in version \"" + version + "\" cannot be handled as a " + kind + ": " + error);
   }
 
   ApiException(int code, String reason, String message) {
@@ -56,7 +87,20 @@ final class ApiException extends RuntimeException {
 
   MockResponse response() {
     return new MockResponse().setResponseCode(code).setHeader("Content-Type", "application/json")
-        .setBody(body(code, reason, getMessage(), name, group, kind).toString());
+        .setBody(withCauses(body(code, reason, getMessage(), name, group, kind)).toString());
+  }
+
+  private ObjectNode withCauses(ObjectNode status) {
+    if (!causes.isEmpty() && status.get("details") instanceof ObjectNode details) {
+      ArrayNode array = details.putArray("causes");
+      for (FieldError e : causes) {
+        ObjectNode cause = array.addObject();
+        cause.put("reason", e.type().reason());
+        cause.put("message", e.body());
+        cause.put("field", e.field());
+      }
+    }
+    return status;
   }
 
   static ObjectNode body(int code, String reason, String message, String name, String group, String kind) {

@@ -143,10 +143,7 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
     ResourcePath rp = parsed.get();
     if ((method == HttpMethod.POST || method == HttpMethod.PUT || method == HttpMethod.PATCH)
         && contentType(request).contains("protobuf")) {
-      // Only JSON (and YAML for apply) is understood. Typed client-go clients (e.g. `kubectl create service`)
-      // send protobuf and do not fall back; unstructured ones (`kubectl apply -f`) send JSON.
-      throw new ApiException(415, "UnsupportedMediaType", "the body of the request was in an unknown format - "
-          + "accepted media types include: application/json, application/yaml");
+      request = fromProtobuf(request, rp);
     }
     return switch (method) {
       case GET -> Tables.wanted(header(request, "Accept")) && !rp.isWatch() ? table(rp) : get(rp, raw);
@@ -156,6 +153,23 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
       case DELETE -> rp.isList() ? deleteCollection(rp) : delete(rp);
       default -> null;
     };
+  }
+
+  /**
+   * Typed client-go clients (e.g. {@code kubectl create namespace}) send protobuf and do not fall back to JSON; the
+   * creates of the kinds {@link ProtobufBodies} reads are turned into JSON, others get 415.
+   */
+  private static RecordedRequest fromProtobuf(RecordedRequest request, ResourcePath rp) {
+    Buffer body = request.getBody();
+    Optional<ObjectNode> json = request.method() == HttpMethod.POST && rp.isList() && body != null
+        ? ProtobufBodies.toJson(body.getBytes(), Discovery.builtInKind(rp.group(), rp.plural()).orElse(""))
+        : Optional.empty();
+    if (json.isEmpty()) {
+      throw new ApiException(415, "UnsupportedMediaType", "the body of the request was in an unknown format - "
+          + "accepted media types include: application/json, application/yaml");
+    }
+    return new RecordedRequest(request.getHttpVersion(), request.method(), request.getPath(), request.getHeaders(),
+        new Buffer(json.get().toString().getBytes(StandardCharsets.UTF_8)));
   }
 
   // ---------------------------------------------------------------- discovery and non-resource paths
@@ -197,17 +211,31 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
       return json(discovery().openApiV3Root());
     }
     if (s.length == 4 && s[0].equals("openapi") && s[1].equals("v3") && s[2].equals("api")) {
-      return json(discovery().openApiV3("", s[3]).orElseThrow(
-          () -> new ApiException(404, "NotFound", "the server could not find the requested resource")));
+      return json(openApiV3("", s[3]));
     }
     if (s.length == 5 && s[0].equals("openapi") && s[1].equals("v3") && s[2].equals("apis")) {
-      return json(discovery().openApiV3(s[3], s[4]).orElseThrow(
-          () -> new ApiException(404, "NotFound", "the server could not find the requested resource")));
+      return json(openApiV3(s[3], s[4]));
     }
     if (s[0].equals("openapi") || s[0].equals("swagger.json") || s[0].equals("metrics")) {
       throw new ApiException(404, "NotFound", "the server could not find the requested resource");
     }
     return null;
+  }
+
+  /** A group version's OpenAPI v3 document: its operations (from discovery) and its kinds' schemas. */
+  private ObjectNode openApiV3(String group, String version) {
+    Discovery d = discovery();
+    ObjectNode doc = d.openApiV3(group, version).orElseThrow(
+        () -> new ApiException(404, "NotFound", "the server could not find the requested resource"));
+    Map<String, Optional<JsonNode>> kinds = new java.util.LinkedHashMap<>();
+    for (Discovery.Resource r : d.resources()) {
+      if (r.group().equals(group) && r.version().equals(version) && !r.isSubresource()) {
+        kinds.put(r.kind(), Discovery.builtInKind(group, r.name()).isPresent() ? Optional.empty()
+            : admissionTarget(new ResourcePath(group, version, null, r.name(), null, null, Map.of())).schema());
+      }
+    }
+    doc.set("components", OpenApiSchemas.components(group, version, kinds));
+    return doc;
   }
 
   /** The discovery view of the built-in resources and of the CRDs stored right now. */
@@ -452,11 +480,28 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
       if (rp.namespace() == null) {
         meta.remove("namespace"); // the API server clears it for cluster-scoped objects
       }
+      if (!meta.path("resourceVersion").asString("").isEmpty()) {
+        throw ApiException.badRequest("resourceVersion should not be set on objects to be created");
+      }
+      for (String serverSet : SERVER_SET_ON_CREATE) {
+        meta.remove(serverSet);
+      }
+      Admission.Target target = admissionTarget(rp);
+      if (body.path("kind").asString("").isEmpty() && !target.kind().isEmpty()) {
+        // the API server decodes a body without kind/apiVersion as the kind of the URL
+        body.put("kind", target.kind());
+        body.put("apiVersion", rp.group().isEmpty() ? rp.version() : rp.group() + "/" + rp.version());
+      }
+      List<String> warnings = Admission.decode(target, body);
+      clearStatusOnCreate(rp, body);
       if (rp.group().isEmpty() && rp.plural().equals("services")) {
         serviceDefaults.applyOnCreate(body);
+      } else if (rp.group().isEmpty() && rp.plural().equals("namespaces")) {
+        Admission.namespaceOnCreate(body);
       } else if (rp.group().equals("apiextensions.k8s.io") && rp.plural().equals("customresourcedefinitions")) {
         establish(body);
       }
+      Admission.validate(target, body, Optional.empty());
       byte[] bytes = body.toString().getBytes(StandardCharsets.UTF_8);
       RecordedRequest rewritten = new RecordedRequest(request.getHttpVersion(), request.method(), request.getPath(),
           request.getHeaders(), new Buffer(bytes));
@@ -466,8 +511,46 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
             + meta.path("name").asString("") + "\" already exists", meta.path("name").asString(null), rp.group(),
             rp.plural());
       }
-      return r;
+      return withWarnings(r, warnings);
     });
+  }
+
+  /** Fields of metadata the API server sets itself on create, whatever the client sent. */
+  private static final List<String> SERVER_SET_ON_CREATE = List.of("uid", "creationTimestamp", "deletionTimestamp",
+      "deletionGracePeriodSeconds", "generation", "selfLink", "managedFields");
+
+  /**
+   * Kinds with a status subresource ignore the status sent on create (their strategies reset it), except Nodes,
+   * whose status the kubelet creates them with; Services and Namespaces get theirs from their defaults.
+   */
+  private void clearStatusOnCreate(ResourcePath rp, ObjectNode body) {
+    if (rp.group().isEmpty() && rp.plural().equals("nodes") || !hasStatusSubresource(rp)) {
+      return;
+    }
+    body.remove("status");
+    if (rp.group().isEmpty() && rp.plural().equals("pods")) {
+      body.putObject("status").put("phase", "Pending");
+    }
+  }
+
+  /** The kind written at {@code rp}, with its CRD version's schema for a custom resource. */
+  private Admission.Target admissionTarget(ResourcePath rp) {
+    Optional<String> builtIn = Discovery.builtInKind(rp.group(), rp.plural());
+    if (builtIn.isPresent() || rp.group().isEmpty()) {
+      return new Admission.Target(rp, builtIn.orElse(""), Optional.empty());
+    }
+    MockResponse c = super.handleGet(CRD_LIST_PATH + "/" + rp.plural() + "." + rp.group());
+    if (c.code() != 200) {
+      return new Admission.Target(rp, "", Optional.empty());
+    }
+    JsonNode crd = JSON.readTree(bodyString(c));
+    return new Admission.Target(rp, crd.path("spec").path("names").path("kind").asString(""),
+        Admission.schemaOf(crd, rp.version()));
+  }
+
+  private static MockResponse withWarnings(MockResponse response, List<String> warnings) {
+    warnings.forEach(w -> response.addHeader("Warning", Admission.warningHeader(w)));
+    return response;
   }
 
   /** The API server's CRD controller marks accepted CRDs NamesAccepted and Established. */
@@ -579,6 +662,8 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
    */
   private MockResponse commit(ResourcePath rp, AttributeSet key, Map.Entry<AttributeSet, String> entry,
       JsonNode current, JsonNode candidate) {
+    Admission.Target target = admissionTarget(rp);
+    List<String> warnings = Admission.decode(target, (ObjectNode) candidate);
     JsonNode currentMeta = current.path("metadata");
     String currentVersion = currentMeta.path("resourceVersion").asString("");
     String name = candidate.path("metadata").path("name").asString("");
@@ -630,6 +715,7 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
     if (!rp.isStatus() && !withoutMetadataAndStatus(current).equals(withoutMetadataAndStatus(updated))) {
       meta.put("generation", currentMeta.path("generation").asLong(0) + 1);
     }
+    Admission.validate(target, updated, Optional.of(current));
     boolean changed = !updated.equals(current);
     if (changed) {
       meta.put("resourceVersion", String.valueOf(requestResourceVersion()));
@@ -637,12 +723,12 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
     String json = updated.toString();
     if (meta.has("deletionTimestamp") && meta.path("finalizers").isEmpty()) {
       processEvent(rp.objectPath(), key, entry.getKey(), null, null);
-      return new MockResponse().setResponseCode(200).setBody(json);
+      return withWarnings(new MockResponse().setResponseCode(200).setBody(json), warnings);
     }
     if (changed) {
       processEvent(rp.objectPath(), key, entry.getKey(), null, json);
     }
-    return new MockResponse().setResponseCode(200).setBody(json);
+    return withWarnings(new MockResponse().setResponseCode(200).setBody(json), warnings);
   }
 
   private boolean hasStatusSubresource(ResourcePath rp) {

@@ -9,7 +9,7 @@ import java.util.Set;
 
 /**
  * What the API server's Service strategy and allocators do on create: a cluster IP from
- * 10.96.0.0/12 (sequential from 10.96.0.10), node ports from 30000-32767 for NodePort and
+ * 10.96.0.0/12 (sequential from 10.96.0.10), or fd00:10:96::/108 for IPv6 (the cluster is dual-stack), node ports from 30000-32767 for NodePort and
  * LoadBalancer services, and defaults for type, ipFamilies, ipFamilyPolicy, sessionAffinity,
  * internalTrafficPolicy and externalTrafficPolicy. Status is reset to an empty load balancer status.
  * Not thread safe; the dispatcher calls it under its write lock.
@@ -19,6 +19,7 @@ final class ServiceDefaults {
   private static final long CIDR_BASE = ipv4("10.96.0.0");
   private static final long CIDR_SIZE = 1L << 20;
   private long nextIp = 10;
+  private long nextIp6 = 10;
   private int nextNodePort = 30000;
   private final Set<String> usedIps = new HashSet<>();
   private final Set<Integer> usedNodePorts = new HashSet<>();
@@ -32,11 +33,20 @@ final class ServiceDefaults {
       type = "ClusterIP";
       spec.put("type", type);
     }
+    if (!spec.has("sessionAffinity")) {
+      spec.put("sessionAffinity", "None");
+    }
     if (!type.equals("ExternalName")) {
       String clusterIp = spec.path("clusterIP").asString("");
+      boolean dualStack = spec.path("ipFamilyPolicy").asString("").endsWith("DualStack");
       if (clusterIp.isEmpty()) {
-        clusterIp = allocateIp();
+        String family = spec.path("ipFamilies").path(0).asString("IPv4");
+        clusterIp = allocateIp(family);
         spec.put("clusterIP", clusterIp);
+        ArrayNode ips = spec.putArray("clusterIPs").add(clusterIp);
+        if (dualStack) {
+          ips.add(allocateIp(spec.path("ipFamilies").path(1).asString(family.equals("IPv4") ? "IPv6" : "IPv4")));
+        }
       } else {
         usedIps.add(clusterIp);
       }
@@ -44,13 +54,13 @@ final class ServiceDefaults {
         spec.putArray("clusterIPs").add(clusterIp);
       }
       if (!spec.has("ipFamilies") || spec.get("ipFamilies").isEmpty()) {
-        spec.putArray("ipFamilies").add(clusterIp.contains(":") ? "IPv6" : "IPv4");
+        ArrayNode families = spec.putArray("ipFamilies");
+        for (JsonNode ip : spec.get("clusterIPs").values()) {
+          families.add(ip.asString("").contains(":") ? "IPv6" : "IPv4");
+        }
       }
       if (!spec.has("ipFamilyPolicy")) {
         spec.put("ipFamilyPolicy", "SingleStack");
-      }
-      if (!spec.has("sessionAffinity")) {
-        spec.put("sessionAffinity", "None");
       }
       if (!spec.has("internalTrafficPolicy")) {
         spec.put("internalTrafficPolicy", "Cluster");
@@ -189,6 +199,20 @@ final class ServiceDefaults {
         spec.set(field, oldSpec.get(field).deepCopy());
       }
     }
+  }
+
+  /** The next free cluster IP of {@code family}: a dual-stack cluster, 10.96.0.0/12 and fd00:10:96::/108. */
+  private String allocateIp(String family) {
+    if (family.equals("IPv6")) {
+      while (nextIp6 < (1 << 20)) {
+        String ip = "fd00:10:96::" + Long.toHexString(nextIp6++);
+        if (usedIps.add(ip)) {
+          return ip;
+        }
+      }
+      throw new IllegalStateException("cluster IP range fd00:10:96::/108 exhausted");
+    }
+    return allocateIp();
   }
 
   private String allocateIp() {

@@ -69,7 +69,83 @@ class KubectlSmokeTest {
     }
   }
 
+  /** The issue's "done when": MetalLB-style manifests with a plain apply, refusals in the API server's words. */
+  @Test
+  void metallbManifestsApplyWithoutValidateFalseAndRefusalsReadAsOnARealCluster(@TempDir Path dir) throws Exception {
+    Assumptions.assumeTrue(Files.isExecutable(KUBECTL), "kubectl not installed");
+    try (TestApiServer server = TestApiServer.start()) {
+      server.createCrds(Path.of("..", "deploy", "crds"));
+      Path kubeconfig = server.writeKubeconfig(dir.resolve("kubeconfig"));
+      Path cache = dir.resolve("cache");
+      assertThat(kubectl(kubeconfig, cache, "create", "namespace", "metallb-system"))
+          .contains("namespace/metallb-system created");
+      Path samples = dir.resolve("samples.yaml");
+      Files.writeString(samples, """
+          apiVersion: metallb.io/v1beta1
+          kind: IPAddressPool
+          metadata: {name: lan, namespace: metallb-system}
+          spec:
+            addresses: [192.168.50.0/24, 192.168.51.10-192.168.51.20, "fd00:50::/124"]
+          ---
+          apiVersion: metallb.io/v1beta1
+          kind: IPAddressPool
+          metadata: {name: selected, namespace: metallb-system}
+          spec:
+            addresses: [10.20.0.0/24]
+            avoidBuggyIPs: true
+            serviceAllocation:
+              priority: 10
+              namespaces: [team-a]
+              namespaceSelectors: [{matchLabels: {env: prod}}]
+              serviceSelectors: [{matchExpressions: [{key: tier, operator: In, values: [web]}]}]
+          ---
+          apiVersion: metallb.io/v1beta1
+          kind: L2Advertisement
+          metadata: {name: all, namespace: metallb-system}
+          ---
+          apiVersion: metallb.io/v1beta1
+          kind: L2Advertisement
+          metadata: {name: some, namespace: metallb-system}
+          spec:
+            ipAddressPools: [lan]
+            nodeSelectors: [{matchLabels: {kubernetes.io/hostname: node-1}}]
+          """);
+      assertThat(kubectl(kubeconfig, cache, "apply", "-f", samples.toString()))
+          .contains("ipaddresspool.metallb.io/lan created", "ipaddresspool.metallb.io/selected created",
+              "l2advertisement.metallb.io/all created", "l2advertisement.metallb.io/some created");
+      assertThat(kubectl(kubeconfig, cache, "explain", "ipaddresspool.spec.addresses")).contains("<[]string>");
+      assertThat(kubectl(kubeconfig, cache, "explain", "service.spec.ports")).contains("<[]ServicePort>");
+      Path bad = dir.resolve("bad.yaml");
+      Files.writeString(bad, """
+          apiVersion: v1
+          kind: Service
+          metadata: {name: bad, namespace: default}
+          spec:
+            ports: [{port: 80, protocol: UDPk}]
+          """);
+      assertThat(kubectlFailing(kubeconfig, cache, "apply", "-f", bad.toString())).contains("The Service \"bad\" is "
+          + "invalid: spec.ports[0].protocol: Unsupported value: \"UDPk\": supported values: \"SCTP\", \"TCP\", "
+          + "\"UDP\"");
+      Files.writeString(bad, """
+          apiVersion: metallb.io/v1beta1
+          kind: IPAddressPool
+          metadata: {name: typo, namespace: metallb-system}
+          spec: {addresses: [10.0.0.0/24], autoassign: false}
+          """);
+      assertThat(kubectlFailing(kubeconfig, cache, "apply", "-f", bad.toString()))
+          .contains("strict decoding error: unknown field \"spec.autoassign\"");
+    }
+  }
+
+  private static String kubectlFailing(Path kubeconfig, Path cache, String... args) throws Exception {
+    return run(kubeconfig, cache, false, args);
+  }
+
   private static String kubectl(Path kubeconfig, Path cache, String... args) throws Exception {
+    return run(kubeconfig, cache, true, args);
+  }
+
+  private static String run(Path kubeconfig, Path cache, boolean succeeds, String... args) throws Exception {
     List<String> command = new ArrayList<>(List.of(KUBECTL.toString(), "--kubeconfig", kubeconfig.toString(),
         "--cache-dir", cache.toString(), "--request-timeout", "10s"));
     command.addAll(List.of(args));
@@ -80,7 +156,7 @@ class KubectlSmokeTest {
       p.destroyForcibly();
     }
     assertThat(done).as("kubectl %s finished", String.join(" ", args)).isTrue();
-    assertThat(p.exitValue()).as("kubectl %s: %s", String.join(" ", args), output).isZero();
+    assertThat(p.exitValue() == 0).as("kubectl %s: %s", String.join(" ", args), output).isEqualTo(succeeds);
     return output;
   }
 }

@@ -44,7 +44,8 @@ final class TestSupport {
     return client.apiextensions().v1().customResourceDefinitions().resource(ipAddressPoolCrd()).create();
   }
 
-  record Raw(int code, String body) {
+  /** @param warnings the Warning headers */
+  record Raw(int code, String body, java.util.List<String> warnings) {
     JsonNode json() {
       return tools.jackson.databind.json.JsonMapper.builder().build().readTree(body);
     }
@@ -71,7 +72,7 @@ final class TestSupport {
     try {
       HttpResponse<String> r = HTTP.send(builder.timeout(Duration.ofSeconds(5)).build(),
           HttpResponse.BodyHandlers.ofString());
-      return new Raw(r.statusCode(), r.body());
+      return new Raw(r.statusCode(), r.body(), r.headers().allValues("Warning"));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (InterruptedException e) {
