@@ -31,6 +31,16 @@ public final class AcceptedConfig {
         this.accepted = accepted;
     }
 
+    /** The state whose accepted versions are {@code accepted}: what a component recorded, read back after a restart. */
+    public static AcceptedConfig of(ConfigSources accepted) {
+        return new AcceptedConfig(accepted);
+    }
+
+    /** The version of each object in use, to record where another component (or a restart) can read it. */
+    public ConfigSources sources() {
+        return accepted;
+    }
+
     /**
      * The outcome of reading the configuration once.
      *

@@ -95,7 +95,7 @@ public final class Controller implements AutoCloseable {
         this.settings = settings;
         this.events = new EventRecorder(client, COMPONENT, System.getenv().getOrDefault("NODE_NAME", "controller"));
         this.metrics = new ControllerMetrics(registry);
-        this.configurationState = new ConfigurationStates(client, settings.namespace(), "controller");
+        this.configurationState = new ConfigurationStates(client, settings.namespace(), ConfigurationStates.CONTROLLER);
     }
 
     /** Starts the informers, waits for their first list, and starts reconciling. */
@@ -110,6 +110,7 @@ public final class Controller implements AutoCloseable {
         services = watches.inform("services", client.services().inAnyNamespace(),
                 handler(s -> queue.add(new Work.ServiceChanged(ServiceMapping.keyOf(s)))));
         synced = true;
+        configurationState.accepted().ifPresent(recorded -> accepted = AcceptedConfig.of(recorded));
         log.info("informers synced: {} services, config namespace {}", services.getStore().list().size(), ns);
         queue.add(CONFIG_CHANGED);
         worker = Thread.ofVirtual().name("reconcile").start(this::runQueue);
@@ -215,7 +216,7 @@ public final class Controller implements AutoCloseable {
         metrics.configValid(result.valid());
         List<String> errorMessages = result.problems().stream()
                 .filter(p -> p.severity() == ConfigProblem.Severity.ERROR).map(ConfigProblem::toString).toList();
-        configurationState.report(result.valid(), String.join("; ", errorMessages));
+        configurationState.report(result.valid(), String.join("; ", errorMessages), accepted.sources());
         Config config = result.config();
         String refused = outcome.kept().size() + outcome.unused().size() == 0 ? ""
                 : "; refused: " + describe(outcome.unused()) + (outcome.kept().isEmpty() ? ""

@@ -2,6 +2,7 @@ package io.lbk8s.install;
 
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
+import io.lbk8s.kube.ConfigurationStates;
 import java.util.List;
 
 /**
@@ -73,6 +74,8 @@ public final class Rbac {
             new Rule("", List.of("pods/status"), List.of("update")), // marks its own Pod not ready at shutdown
             new Rule("", List.of("configmaps"), INFORM),
             new Rule(METALLB, List.of("ipaddresspools", "l2advertisements"), INFORM),
+            // at start, the configuration objects the controller uses, so a refused edit is judged alike
+            new Rule(METALLB, List.of("configurationstates"), List.of("get"), List.of(ConfigurationStates.CONTROLLER)),
             new Rule(METALLB, List.of("servicel2statuses"), List.of("list", "get", "create", "delete")),
             new Rule(METALLB, List.of("servicel2statuses/status"), List.of("update")),
             // the failure detector's key Secret: read (and watched, for key rotation) by name only; created by the

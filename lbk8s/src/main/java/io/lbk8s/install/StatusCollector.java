@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.lbk8s.config.AcceptedConfig;
 import io.lbk8s.kube.ConfigResources;
+import io.lbk8s.kube.ConfigurationStates;
 import io.lbk8s.kube.ServiceL2Statuses;
 import java.util.List;
 import java.util.Optional;
@@ -47,8 +48,14 @@ public final class StatusCollector {
                 .map(ns -> client.v1().events().inNamespace(ns).list().getItems())
                 .orElseGet(() -> client.v1().events().inAnyNamespace().list().getItems());
         List<Pod> speakers = client.pods().inNamespace(systemNamespace).withLabels(Manifests.podLabels("speaker")).list().getItems();
-        return new StatusReport.Inputs(AcceptedConfig.NONE.accept(ConfigResources.sources(pools, l2, configMap)).result(), services,
+        return new StatusReport.Inputs(controllersView(systemNamespace).accept(ConfigResources.sources(pools, l2, configMap)).result(), services,
                 list(ServiceL2Statuses.CONTEXT, systemNamespace), events, lbClass, serviceNamespace, speakers);
+    }
+
+    /** What the controller recorded as in use, so that status judges every object as the controller does. */
+    private AcceptedConfig controllersView(String systemNamespace) {
+        return new ConfigurationStates(client, systemNamespace, ConfigurationStates.CONTROLLER).accepted()
+                .map(AcceptedConfig::of).orElse(AcceptedConfig.NONE);
     }
 
     private List<GenericKubernetesResource> list(ResourceDefinitionContext context, String namespace) {

@@ -5,16 +5,19 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.lbk8s.config.ConfigSources;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Writes a MetalLB-style ConfigurationState, so that {@code kubectl get configurationstates -n lbk8s-system} shows
- * whether the configuration a component last read was valid and, if not, why.
+ * whether the configuration a component last read was valid and, if not, why; and, in {@code acceptedObjects}, the
+ * version of each configuration object it uses, for a restart, the speakers and {@code lbk8s status} to start from.
  */
 public final class ConfigurationStates {
     private static final Logger log = LoggerFactory.getLogger(ConfigurationStates.class);
@@ -22,6 +25,9 @@ public final class ConfigurationStates {
     public static final ResourceDefinitionContext CONTEXT = new ResourceDefinitionContext.Builder()
             .withGroup("metallb.io").withVersion("v1beta1").withKind("ConfigurationState")
             .withPlural("configurationstates").withNamespaced(true).build();
+
+    /** The name of the controller's ConfigurationState, which the speakers and {@code lbk8s status} read. */
+    public static final String CONTROLLER = "controller";
 
     private final KubernetesClient client;
     private final String namespace;
@@ -34,9 +40,12 @@ public final class ConfigurationStates {
         this.name = name;
     }
 
-    /** Records the result; {@code errorSummary} is empty when valid. Failures to write are logged, never thrown. */
-    public void report(boolean valid, String errorSummary) {
-        String fingerprint = valid + "|" + errorSummary;
+    /**
+     * Records the result ({@code errorSummary} is empty when valid) and the objects in use, at the version in use.
+     * Failures to write are logged, never thrown.
+     */
+    public void report(boolean valid, String errorSummary, ConfigSources accepted) {
+        String fingerprint = valid + "|" + errorSummary + "|" + accepted;
         if (fingerprint.equals(lastWritten)) {
             return;
         }
@@ -53,6 +62,7 @@ public final class ConfigurationStates {
             current.getAdditionalProperties().put("status", Map.of(
                     "result", valid ? "Valid" : "Invalid",
                     "errorSummary", errorSummary,
+                    "acceptedObjects", AcceptedObjects.toStatus(accepted),
                     "conditions", List.of(Map.of(
                             "type", "ConfigurationValid",
                             "status", valid ? "True" : "False",
@@ -63,6 +73,23 @@ public final class ConfigurationStates {
             lastWritten = fingerprint;
         } catch (KubernetesClientException e) {
             log.warn("could not write ConfigurationState {}/{}: {}", namespace, name, e.getMessage());
+        }
+    }
+
+    /**
+     * The objects this component last recorded as in use; empty when none were recorded, the record cannot be read
+     * (a ConfigurationState CRD without the field prunes it), or the API cannot be reached.
+     */
+    public Optional<ConfigSources> accepted() {
+        try {
+            GenericKubernetesResource current = client.genericKubernetesResources(CONTEXT).inNamespace(namespace).withName(name).get();
+            if (current == null || !(current.getAdditionalProperties().get("status") instanceof Map<?, ?> status)) {
+                return Optional.empty();
+            }
+            return AcceptedObjects.fromStatus(status.get("acceptedObjects"));
+        } catch (KubernetesClientException e) {
+            log.warn("could not read ConfigurationState {}/{}: {}", namespace, name, e.getMessage());
+            return Optional.empty();
         }
     }
 }

@@ -21,6 +21,7 @@ import io.lbk8s.controller.ServiceRequests;
 import io.lbk8s.health.HealthServer.Readiness;
 import io.lbk8s.ipam.ServiceKey;
 import io.lbk8s.kube.ConfigResources;
+import io.lbk8s.kube.ConfigurationStates;
 import io.lbk8s.kube.EventRecorder;
 import io.lbk8s.kube.Informers;
 import io.lbk8s.kube.ServiceL2Statuses;
@@ -123,6 +124,8 @@ public final class Speaker implements AutoCloseable {
         endpointSlices = watches.inform("endpointslices", client.discovery().v1().endpointSlices().inAnyNamespace(), handler());
         services = watches.inform("services", client.services().inAnyNamespace(), handler());
         synced = true;
+        // judge the configuration as the controller does, even when a pool's current version is refused
+        new ConfigurationStates(client, ns, ConfigurationStates.CONTROLLER).accepted().ifPresent(recorded -> accepted = AcceptedConfig.of(recorded));
         log.info("informers synced: {} services, {} nodes, {} speaker pods", services.getStore().list().size(),
                 nodes.getStore().list().size(), speakerPods.getStore().list().size());
         if (settings.peers().enabled()) {

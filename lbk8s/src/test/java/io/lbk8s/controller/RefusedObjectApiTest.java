@@ -57,7 +57,7 @@ class RefusedObjectApiTest {
     }
 
     @Test
-    void aPoolEditedIntoSomethingInvalidKeepsServingAtItsAcceptedVersion() throws Exception {
+    void aPoolEditedIntoSomethingInvalidKeepsServingAtItsAcceptedVersion(@TempDir Path dir) throws Exception {
         lb = ControllerHarness.started();
         lb.pool("default", "10.5.0.200-10.5.0.220");
         lb.service("before");
@@ -72,18 +72,43 @@ class RefusedObjectApiTest {
         assertThat(lb.awaitIps("default", "after")).containsExactly("10.5.0.201");
         assertThat(lb.ips("default", "before")).containsExactly("10.5.0.200");
 
-        // a restart forgets the accepted version: the Service shows its address still, and nothing moves it
+        // the accepted version outlives a restart (the controller records it in its ConfigurationState), and
+        // lbk8s status judges with it too
         lb.stopController();
         lb.startController();
+        lb.service("after-restart");
+        assertThat(lb.awaitIps("default", "after-restart")).containsExactly("10.5.0.202");
+        assertThat(lb.ips("default", "before")).containsExactly("10.5.0.200");
+        assertThat(status(dir)).containsPattern("(?m)^default +10\\.5\\.0\\.200-10\\.5\\.0\\.220 ")
+                .contains("configuration error: ERROR IPAddressPool lbk8s-system/default: addresses[0] \"10.5.0.300-10.5.0.320\"");
+
+        lb.pool("default", "10.5.0.200-10.5.0.220");
+        lb.service("fixed");
+        assertThat(lb.awaitIps("default", "fixed")).containsExactly("10.5.0.203");
+        assertThat(lb.ips("default", "before")).containsExactly("10.5.0.200");
+    }
+
+    /** Nothing remembers a refused pool's addresses (its ConfigurationState lost): its Services keep them all the same. */
+    @Test
+    void withoutARecordAServiceOfARefusedPoolKeepsItsAddresses() throws Exception {
+        lb = ControllerHarness.started();
+        lb.pool("default", "10.5.0.200-10.5.0.220");
+        lb.service("before");
+        assertThat(lb.awaitIp("before")).isEqualTo("10.5.0.200");
+        lb.awaitPoolAnnotation("default", "before", "default");
+        lb.stopController();
+        lb.client.genericKubernetesResources(io.lbk8s.kube.ConfigurationStates.CONTEXT).inNamespace(NS).delete();
+        lb.pool("default", Map.of("addresses", java.util.List.of("10.5.0.300-10.5.0.320")));
+        lb.startController();
+
         Event kept = await().atMost(ControllerHarness.PATIENCE).until(() -> lb.events("default", "before").stream()
                 .filter(e -> e.getMessage().contains("no pool in use holds them")).findFirst(), java.util.Optional::isPresent).get();
         assertThat(kept.getMessage()).contains("IPAddressPool lbk8s-system/default is refused");
         assertThat(lb.ips("default", "before")).containsExactly("10.5.0.200");
-        assertThat(lb.ips("default", "after")).containsExactly("10.5.0.201");
 
         lb.pool("default", "10.5.0.200-10.5.0.220");
         lb.service("fixed");
-        assertThat(lb.awaitIps("default", "fixed")).containsExactly("10.5.0.202");
+        assertThat(lb.awaitIps("default", "fixed")).containsExactly("10.5.0.201");
         assertThat(lb.ips("default", "before")).containsExactly("10.5.0.200");
     }
 

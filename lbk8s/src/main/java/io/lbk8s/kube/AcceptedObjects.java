@@ -1,0 +1,74 @@
+package io.lbk8s.kube;
+
+import io.lbk8s.config.ConfigSources;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The configuration objects the controller uses, as it records them in its ConfigurationState
+ * ({@code status.acceptedObjects}): the last accepted version of each, so that a restarted controller, a starting
+ * speaker and {@code lbk8s status} judge a change exactly as the controller did.
+ */
+final class AcceptedObjects {
+    private AcceptedObjects() {}
+
+    static Map<String, Object> toStatus(ConfigSources accepted) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("ipAddressPools", accepted.ipAddressPools().stream().map(AcceptedObjects::object).toList());
+        out.put("l2Advertisements", accepted.l2Advertisements().stream().map(AcceptedObjects::object).toList());
+        out.put("configMaps", accepted.configMaps().stream().map(c -> {
+            Map<String, Object> map = new LinkedHashMap<>();
+            map.put("namespace", c.namespace());
+            map.put("name", c.name());
+            if (c.configYaml() != null) {
+                map.put("configYaml", c.configYaml());
+            }
+            map.put("createdAt", c.createdAt());
+            return map;
+        }).toList());
+        return out;
+    }
+
+    /** Empty when nothing was recorded or the record is not in the shape {@link #toStatus} writes. */
+    static Optional<ConfigSources> fromStatus(Object recorded) {
+        if (!(recorded instanceof Map<?, ?> map)) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(new ConfigSources(objects(map.get("ipAddressPools")), objects(map.get("l2Advertisements")),
+                    list(map.get("configMaps")).stream().map(c -> new ConfigSources.RawConfigMap(text(c, "namespace"),
+                            text(c, "name"), text(c, "configYaml"), text(c, "createdAt"))).toList()));
+        } catch (ClassCastException | NullPointerException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static Map<String, Object> object(ConfigSources.RawObject o) {
+        Map<String, Object> map = new LinkedHashMap<>();
+        map.put("namespace", o.namespace());
+        map.put("name", o.name());
+        map.put("labels", o.labels());
+        if (o.spec() != null) {
+            map.put("spec", o.spec());
+        }
+        map.put("createdAt", o.createdAt());
+        return map;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<ConfigSources.RawObject> objects(Object value) {
+        return list(value).stream().map(o -> new ConfigSources.RawObject(text(o, "namespace"), text(o, "name"),
+                (Map<String, String>) o.getOrDefault("labels", Map.of()), o.get("spec"), text(o, "createdAt"))).toList();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Map<String, Object>> list(Object value) {
+        return value == null ? List.of() : (List<Map<String, Object>>) value;
+    }
+
+    private static String text(Map<String, Object> map, String key) {
+        return (String) map.get(key);
+    }
+}

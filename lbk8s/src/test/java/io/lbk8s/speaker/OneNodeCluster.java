@@ -1,0 +1,95 @@
+package io.lbk8s.speaker;
+
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodStatusBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.ServiceStatusBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.lbk8s.peers.PeerSettings;
+import io.lbk8s.testkit.TestApiServer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A test API server holding what a speaker on {@code node-1} expects to find: the lbk8s CRDs, the namespaces
+ * {@code lbk8s-system} and {@code default}, a Ready Node and a Ready speaker Pod (its status reported after create, as
+ * the kubelet does). No interface of a test host is in TEST-NET-3, so a speaker here announces nothing: what it
+ * decided shows as its NotAnnounced Warning on each Service.
+ */
+public final class OneNodeCluster implements AutoCloseable {
+    public static final String NS = "lbk8s-system";
+    public static final String NODE = "node-1";
+    public static final String SPEAKER_POD = "speaker-1";
+
+    public final TestApiServer server;
+    public final KubernetesClient client;
+    private final List<AutoCloseable> started = new ArrayList<>();
+
+    private OneNodeCluster(TestApiServer server) throws IOException {
+        this.server = server;
+        this.client = server.client();
+        server.createCrds(Path.of("..", "deploy", "crds"));
+        for (String ns : new String[] {NS, "default"}) {
+            client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build()).create();
+        }
+        client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().withNewStatus()
+                .addNewCondition().withType("Ready").withStatus("True").endCondition().endStatus().build()).create();
+        Pod pod = client.pods().inNamespace(NS).resource(new PodBuilder().withNewMetadata().withName(SPEAKER_POD)
+                .withLabels(SpeakerSettings.DEFAULT_SPEAKER_LABELS).endMetadata().withNewSpec().withNodeName(NODE)
+                .addNewContainer().withName("speaker").withImage("x").endContainer().endSpec().build()).create();
+        pod.setStatus(new PodStatusBuilder().addNewCondition().withType("Ready").withStatus("True").endCondition().build());
+        client.pods().inNamespace(NS).resource(pod).updateStatus();
+    }
+
+    public static OneNodeCluster start() throws IOException {
+        return new OneNodeCluster(TestApiServer.start());
+    }
+
+    /** A speaker for {@code node-1} with its own client, not started; closed with the cluster. */
+    public Speaker speaker(int peerPort) {
+        KubernetesClient speakerClient = server.newClient();
+        Speaker speaker = new Speaker(speakerClient, new SpeakerSettings(NODE, NS, NS, Optional.of(SPEAKER_POD),
+                SpeakerSettings.DEFAULT_SPEAKER_LABELS, Optional.empty(), false, InterfaceChoice.DEFAULT_EXCLUDED,
+                SpeakerSettings.DEFAULT_BURST, Duration.ofSeconds(30), 1 << 20, true, PeerSettings.defaults(peerPort),
+                SpeakerSettings.DEFAULT_TAKEOVER_PROBE), new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+        started.add(speakerClient);
+        started.add(speaker);
+        return speaker;
+    }
+
+    /** A LoadBalancer Service in {@code default} whose status shows {@code ip}, as the controller would have written it. */
+    public void loadBalancer(String name, String ip) {
+        Service created = client.services().inNamespace("default").resource(new ServiceBuilder().withNewMetadata().withName(name)
+                .endMetadata().withNewSpec().withType("LoadBalancer").addNewPort().withPort(80).endPort().endSpec().build()).create();
+        created.setStatus(new ServiceStatusBuilder().withNewLoadBalancer().addNewIngress().withIp(ip).endIngress().endLoadBalancer().build());
+        client.services().inNamespace("default").resource(created).updateStatus();
+    }
+
+    /** Waits for a NotAnnounced Warning on the Service {@code default/service} whose message contains {@code text}. */
+    public void awaitNotAnnounced(String service, String text, Duration patience) {
+        await().atMost(patience).until(() -> client.v1().events().inNamespace("default").list().getItems().stream()
+                .filter(e -> service.equals(e.getInvolvedObject().getName()) && "NotAnnounced".equals(e.getReason()))
+                .map(Event::getMessage).anyMatch(m -> m.contains(text)));
+    }
+
+    @Override
+    public void close() throws Exception {
+        for (AutoCloseable closeable : started.reversed()) {
+            closeable.close();
+        }
+        server.close();
+    }
+}
