@@ -17,6 +17,9 @@ public final class StatusText {
             out.append(pools);
         }
         report.configProblems().forEach(p -> out.append("configuration error: ").append(p).append('\n'));
+        if (!report.configurationNotRead().isEmpty()) {
+            out.append("configuration not read: ").append(report.configurationNotRead()).append('\n');
+        }
         out.append('\n');
         if (report.services().isEmpty()) {
             out.append("No LoadBalancer Services.\n");
