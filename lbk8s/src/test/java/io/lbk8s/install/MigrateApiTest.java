@@ -15,6 +15,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -48,8 +49,10 @@ class MigrateApiTest {
         for (String ns : List.of(NS, METALLB)) {
             client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build()).create();
         }
-        create(ConfigResources.IP_ADDRESS_POOLS, "IPAddressPool", METALLB, "default",
-                Map.of("addresses", List.of("10.5.0.200-10.5.0.220"), "autoAssign", true));
+        Map<String, Object> spec = new LinkedHashMap<>(); // in this order, as the dry run prints it
+        spec.put("addresses", List.of("10.5.0.200-10.5.0.220"));
+        spec.put("autoAssign", true);
+        create(ConfigResources.IP_ADDRESS_POOLS, "IPAddressPool", METALLB, "default", spec);
         create(ConfigResources.L2_ADVERTISEMENTS, "L2Advertisement", METALLB, "l2", Map.of("ipAddressPools", List.of("default")));
         client.configMaps().inNamespace(METALLB).resource(new ConfigMapBuilder().withNewMetadata().withName("config")
                 .withNamespace(METALLB).endMetadata().withData(Map.of("config", LEGACY)).build()).create();
