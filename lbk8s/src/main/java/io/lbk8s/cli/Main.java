@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
         versionProvider = VersionCommand.Provider.class,
         description = "MetalLB-compatible layer-2 load balancer for bare-metal and local Kubernetes clusters.",
         subcommands = {ControllerCommand.class, SpeakerCommand.class, InstallCommand.class, UninstallCommand.class,
-                StatusCommand.class, VersionCommand.class, CommandLine.HelpCommand.class})
+                StatusCommand.class, MigrateCommand.class, VersionCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
     @CommandLine.Spec

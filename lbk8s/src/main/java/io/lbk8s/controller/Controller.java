@@ -23,6 +23,7 @@ import io.lbk8s.config.ConfigResult;
 import io.lbk8s.health.HealthServer.Readiness;
 import io.lbk8s.ipam.Allocator;
 import io.lbk8s.ipam.Assignment;
+import io.lbk8s.ipam.FailureReason;
 import io.lbk8s.ipam.Outcome;
 import io.lbk8s.ipam.ServiceKey;
 import io.lbk8s.kube.ConfigResources;
@@ -58,6 +59,8 @@ public final class Controller implements AutoCloseable {
         record ServiceChanged(ServiceKey key) implements Work {}
 
         record NamespaceChanged(String name) implements Work {}
+
+        record MisplacedConfigChanged() implements Work {}
     }
 
     private static final Work CONFIG_CHANGED = new Work.ConfigChanged();
@@ -70,6 +73,7 @@ public final class Controller implements AutoCloseable {
     private final WorkQueue<Work> queue = new WorkQueue<>();
     private final Watches watches = new Watches();
     private final ConfigSettling settling = new ConfigSettling(() -> queue.add(CONFIG_CHANGED));
+    private final MisplacedConfigWatch misplaced;
 
     private SharedIndexInformer<Service> services;
     private SharedIndexInformer<Namespace> namespaces;
@@ -96,6 +100,8 @@ public final class Controller implements AutoCloseable {
         this.events = new EventRecorder(client, COMPONENT, System.getenv().getOrDefault("NODE_NAME", "controller"));
         this.metrics = new ControllerMetrics(registry);
         this.configurationState = new ConfigurationStates(client, settings.namespace(), ConfigurationStates.CONTROLLER);
+        this.misplaced = new MisplacedConfigWatch(client, settings.namespace(), events,
+                () -> queue.add(new Work.MisplacedConfigChanged()));
     }
 
     /** Starts the informers, waits for their first list, and starts reconciling. */
@@ -109,6 +115,7 @@ public final class Controller implements AutoCloseable {
         l2Advertisements = customResources(ConfigResources.L2_ADVERTISEMENTS);
         services = watches.inform("services", client.services().inAnyNamespace(),
                 handler(s -> queue.add(new Work.ServiceChanged(ServiceMapping.keyOf(s)))));
+        misplaced.start();
         synced = true;
         configurationState.accepted().ifPresent(recorded -> accepted = AcceptedConfig.of(recorded));
         log.info("informers synced: {} services, config namespace {}", services.getStore().list().size(), ns);
@@ -162,6 +169,7 @@ public final class Controller implements AutoCloseable {
                 case Work.NamespaceChanged(String name) -> services.getStore().list().stream()
                         .filter(s -> name.equals(s.getMetadata().getNamespace()))
                         .forEach(s -> queue.add(new Work.ServiceChanged(ServiceMapping.keyOf(s))));
+                case Work.MisplacedConfigChanged _ -> retryPending(); // their AllocationFailed names what is where
             }
         } catch (KubernetesClientException e) {
             if (e.getCode() == 409) {
@@ -355,7 +363,8 @@ public final class Controller implements AutoCloseable {
                         }
                         publish(service, view, assignment);
                     }
-                    case Outcome.Failed(var reason, String message) -> {
+                    case Outcome.Failed(var reason, String failure) -> {
+                        String message = reason == FailureReason.NO_POOLS ? misplaced.noPools(failure) : failure;
                         metrics.failure(reason.name());
                         pending.add(key);
                         events.record(service, EventRecorder.Type.Warning, "AllocationFailed", message);
@@ -490,6 +499,7 @@ public final class Controller implements AutoCloseable {
             running.interrupt();
         }
         watches.close();
+        misplaced.close();
         settling.close();
         events.close();
     }

@@ -2,14 +2,15 @@ package io.lbk8s.install;
 
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
+import io.lbk8s.config.MisplacedConfig;
 import io.lbk8s.kube.ConfigurationStates;
 import java.util.List;
 
 /**
  * The permissions of each component: exactly the calls its code makes, which {@code RbacTest} checks by running the
  * controller and the speaker against a test API server and matching every request against these rules. Cluster-wide
- * rules are for objects in any namespace (Services, their Events); everything else is confined to the install
- * namespace by a Role.
+ * rules are for objects in any namespace (Services, their Events, configuration in the wrong place); everything else
+ * is confined to the install namespace by a Role.
  */
 public final class Rbac {
     private Rbac() {}
@@ -52,7 +53,11 @@ public final class Rbac {
             new Rule("", List.of("services"), List.of("get", "list", "watch", "patch")),
             new Rule("", List.of("services/status"), List.of("update")),
             new Rule("", List.of("namespaces"), INFORM), // pools' serviceAllocation selects namespaces by label
-            new Rule("", List.of("events"), List.of("create")));
+            new Rule("", List.of("events"), List.of("create")),
+            // configuration it does not read, to tell a Service without a pool where its pools are: MetalLB's
+            // resources in other namespaces, and its legacy ConfigMap, which is read by name only
+            new Rule(METALLB, List.of("ipaddresspools", "l2advertisements"), INFORM),
+            new Rule("", List.of("configmaps"), INFORM, List.of(MisplacedConfig.LEGACY_CONFIG_MAP_NAME)));
 
     public static final List<Rule> CONTROLLER_NAMESPACE = List.of(
             new Rule("", List.of("configmaps"), INFORM),

@@ -9,8 +9,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.lbk8s.config.AcceptedConfig;
+import io.lbk8s.config.MisplacedConfig;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.ConfigurationStates;
+import io.lbk8s.kube.MisplacedResources;
 import io.lbk8s.kube.ServiceL2Statuses;
 import java.util.List;
 import java.util.Optional;
@@ -49,7 +51,24 @@ public final class StatusCollector {
                 .orElseGet(() -> client.v1().events().inAnyNamespace().list().getItems());
         List<Pod> speakers = client.pods().inNamespace(systemNamespace).withLabels(Manifests.podLabels("speaker")).list().getItems();
         return new StatusReport.Inputs(controllersView(systemNamespace).accept(ConfigResources.sources(pools, l2, configMap)).result(), services,
-                list(ServiceL2Statuses.CONTEXT, systemNamespace), events, lbClass, serviceNamespace, speakers);
+                list(ServiceL2Statuses.CONTEXT, systemNamespace), events, lbClass, serviceNamespace, speakers,
+                notRead(systemNamespace));
+    }
+
+    /** What lbk8s does not read, where this user may list it: a user who may not is told nothing rather than stopped. */
+    private String notRead(String systemNamespace) {
+        try {
+            var found = MisplacedResources.found(
+                    client.genericKubernetesResources(ConfigResources.IP_ADDRESS_POOLS).inAnyNamespace().list().getItems(),
+                    client.genericKubernetesResources(ConfigResources.L2_ADVERTISEMENTS).inAnyNamespace().list().getItems(),
+                    MisplacedResources.legacyConfigMaps(client).list().getItems());
+            return MisplacedConfig.summary(systemNamespace, MisplacedConfig.misplaced(systemNamespace, found)).orElse("");
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == 403) {
+                return "";
+            }
+            throw e;
+        }
     }
 
     /** What the controller recorded as in use, so that status judges every object as the controller does. */

@@ -33,7 +33,8 @@ import java.util.TreeSet;
  * Pure: the API objects in, rows out. Counts come from the Services' status, since the controller's metrics are not
  * reachable from the CLI.
  */
-public record StatusReport(List<PoolRow> pools, List<ServiceRow> services, List<String> configProblems, List<SpeakerRow> speakers) {
+public record StatusReport(List<PoolRow> pools, List<ServiceRow> services, List<String> configProblems, List<SpeakerRow> speakers,
+        String configurationNotRead) {
 
     public record PoolRow(String name, List<String> addresses, boolean autoAssign, String size, long used, String free) {}
 
@@ -71,9 +72,16 @@ public record StatusReport(List<PoolRow> pools, List<ServiceRow> services, List<
      * @param services   every Service the reader could list, in all namespaces when allowed: a pool's use counts the
      *                   addresses of all of them, wherever they are
      * @param namespace  the namespace whose Services to list as rows; empty for all
+     * @param configurationNotRead what was found where lbk8s does not read it ({@code MisplacedConfig.summary}), or ""
      */
     public record Inputs(ConfigResult config, List<Service> services, List<GenericKubernetesResource> l2Statuses,
-            List<Event> events, Optional<String> lbClass, Optional<String> namespace, List<Pod> speakerPods) {
+            List<Event> events, Optional<String> lbClass, Optional<String> namespace, List<Pod> speakerPods,
+            String configurationNotRead) {
+        public Inputs(ConfigResult config, List<Service> services, List<GenericKubernetesResource> l2Statuses,
+                List<Event> events, Optional<String> lbClass, Optional<String> namespace, List<Pod> speakerPods) {
+            this(config, services, l2Statuses, events, lbClass, namespace, speakerPods, "");
+        }
+
         public Inputs(ConfigResult config, List<Service> services, List<GenericKubernetesResource> l2Statuses,
                 List<Event> events, Optional<String> lbClass) {
             this(config, services, l2Statuses, events, lbClass, Optional.empty(), List.of());
@@ -95,7 +103,7 @@ public record StatusReport(List<PoolRow> pools, List<ServiceRow> services, List<
                 .filter(p -> p.getSpec() != null && p.getSpec().getNodeName() != null)
                 .sorted(Comparator.comparing((Pod p) -> p.getSpec().getNodeName()))
                 .map(StatusReport::speakerRow).toList();
-        return new StatusReport(pools, rows, problems, speakers);
+        return new StatusReport(pools, rows, problems, speakers, in.configurationNotRead());
     }
 
     private static SpeakerRow speakerRow(Pod pod) {

@@ -21,6 +21,9 @@ public final class StatusText {
             out.append("The objects above are refused; the pools listed are the valid ones. An object the controller had\n"
                     + "accepted before it was edited stays in use at that version until it is fixed.\n");
         }
+        if (!report.configurationNotRead().isEmpty()) {
+            out.append("configuration not read: ").append(report.configurationNotRead()).append('\n');
+        }
         out.append('\n');
         if (report.services().isEmpty()) {
             out.append("No LoadBalancer Services.\n");

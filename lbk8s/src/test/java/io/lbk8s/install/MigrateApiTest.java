@@ -1,0 +1,204 @@
+package io.lbk8s.install;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.lbk8s.cli.Main;
+import io.lbk8s.kube.ConfigResources;
+import io.lbk8s.testkit.TestApiServer;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * {@code lbk8s status} and {@code lbk8s migrate} through the CLI against the test API server, with MetalLB's
+ * configuration where lbk8s does not read it: a pool and an L2Advertisement in metallb-system and the legacy ConfigMap.
+ */
+class MigrateApiTest {
+    static final String NS = InstallValues.DEFAULT_NAMESPACE;
+    static final String METALLB = "metallb-system";
+    static final String LEGACY = "address-pools:\n- name: legacy\n  protocol: layer2\n  addresses: [192.168.1.240-192.168.1.250]\n"
+            + "  auto-assign: false\n";
+
+    TestApiServer server;
+    KubernetesClient client;
+    Path kubeconfig;
+
+    record Run(int code, String out, String err) {}
+
+    @BeforeEach
+    void start(@TempDir Path dir) throws Exception {
+        server = TestApiServer.start();
+        client = server.client();
+        kubeconfig = server.writeKubeconfig(dir.resolve("kubeconfig"));
+        server.createCrds(Path.of("..", "deploy", "crds"));
+        for (String ns : List.of(NS, METALLB)) {
+            client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build()).create();
+        }
+        Map<String, Object> spec = new LinkedHashMap<>(); // in this order, as the dry run prints it
+        spec.put("addresses", List.of("10.5.0.200-10.5.0.220"));
+        spec.put("autoAssign", true);
+        create(ConfigResources.IP_ADDRESS_POOLS, "IPAddressPool", METALLB, "default", spec);
+        create(ConfigResources.L2_ADVERTISEMENTS, "L2Advertisement", METALLB, "l2", Map.of("ipAddressPools", List.of("default")));
+        client.configMaps().inNamespace(METALLB).resource(new ConfigMapBuilder().withNewMetadata().withName("config")
+                .withNamespace(METALLB).endMetadata().withData(Map.of("config", LEGACY)).build()).create();
+    }
+
+    @AfterEach
+    void stop() {
+        server.close();
+    }
+
+    void create(ResourceDefinitionContext context, String kind, String namespace, String name, Map<String, Object> spec) {
+        client.genericKubernetesResources(context).inNamespace(namespace).resource(new GenericKubernetesResourceBuilder()
+                .withApiVersion("metallb.io/v1beta1").withKind(kind).withNewMetadata().withName(name).withNamespace(namespace)
+                .endMetadata().addToAdditionalProperties("spec", spec).build()).create();
+    }
+
+    List<String> names(ResourceDefinitionContext context, String namespace) {
+        return client.genericKubernetesResources(context).inNamespace(namespace).list().getItems().stream()
+                .map(r -> r.getMetadata().getName()).sorted().toList();
+    }
+
+    Run lbk8s(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        var cli = new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true)
+                .setOut(new PrintWriter(out)).setErr(new PrintWriter(err));
+        List<String> all = new ArrayList<>(List.of(args));
+        all.addAll(List.of("--kubeconfig", kubeconfig.toString()));
+        return new Run(cli.execute(all.toArray(String[]::new)), out.toString(), err.toString());
+    }
+
+    @Test
+    void statusSaysWhatIsWhereLbk8sDoesNotRead() {
+        Run status = lbk8s("status");
+
+        assertThat(status.code()).isZero();
+        assertThat(status.out()).startsWith("No address pools.\nconfiguration not read: found 1 IPAddressPool(s) and "
+                + "1 L2Advertisement(s) in metallb-system and MetalLB's legacy ConfigMap metallb-system/config, which lbk8s does "
+                + "not read: run \"lbk8s migrate -n lbk8s-system --dry-run\"\n");
+    }
+
+    @Test
+    void dryRunPrintsTheObjectsAndChangesNothing() {
+        Run dry = lbk8s("migrate", "--dry-run");
+
+        assertThat(dry.code()).as(dry.err()).isZero();
+        assertThat(dry.out()).isEqualTo("""
+                ---
+                apiVersion: metallb.io/v1beta1
+                kind: IPAddressPool
+                metadata:
+                  name: default
+                  namespace: lbk8s-system
+                spec:
+                  addresses:
+                  - 10.5.0.200-10.5.0.220
+                  autoAssign: true
+                ---
+                apiVersion: metallb.io/v1beta1
+                kind: L2Advertisement
+                metadata:
+                  name: l2
+                  namespace: lbk8s-system
+                spec:
+                  ipAddressPools:
+                  - default
+                ---
+                apiVersion: metallb.io/v1beta1
+                kind: IPAddressPool
+                metadata:
+                  name: legacy
+                  namespace: lbk8s-system
+                spec:
+                  addresses:
+                  - 192.168.1.240-192.168.1.250
+                  autoAssign: false
+                ---
+                apiVersion: metallb.io/v1beta1
+                kind: L2Advertisement
+                metadata:
+                  name: legacy
+                  namespace: lbk8s-system
+                spec:
+                  ipAddressPools:
+                  - legacy
+                """);
+        assertThat(dry.err()).isEqualTo("dry run: 4 object(s) would be created in lbk8s-system; nothing changed\n");
+        assertThat(names(ConfigResources.IP_ADDRESS_POOLS, NS)).isEmpty();
+        assertThat(names(ConfigResources.L2_ADVERTISEMENTS, NS)).isEmpty();
+    }
+
+    @Test
+    void migrateCreatesTheObjectsKeepsTheOriginalsAndIsIdempotent() {
+        Run run = lbk8s("migrate");
+
+        assertThat(run.code()).as(run.err()).isZero();
+        assertThat(run.out()).isEqualTo("""
+                ipaddresspool.metallb.io/default created in lbk8s-system (from IPAddressPool metallb-system/default)
+                l2advertisement.metallb.io/l2 created in lbk8s-system (from L2Advertisement metallb-system/l2)
+                ipaddresspool.metallb.io/legacy created in lbk8s-system (from ConfigMap metallb-system/config)
+                l2advertisement.metallb.io/legacy created in lbk8s-system (from ConfigMap metallb-system/config)
+                The originals are kept. Once lbk8s status shows every Service with its address, delete them:
+                  kubectl delete configmap -n metallb-system config
+                  kubectl delete ipaddresspools.metallb.io -n metallb-system default
+                  kubectl delete l2advertisements.metallb.io -n metallb-system l2
+                """);
+        assertThat(names(ConfigResources.IP_ADDRESS_POOLS, NS)).containsExactly("default", "legacy");
+        assertThat(names(ConfigResources.L2_ADVERTISEMENTS, NS)).containsExactly("l2", "legacy");
+        GenericKubernetesResource legacy = client.genericKubernetesResources(ConfigResources.IP_ADDRESS_POOLS).inNamespace(NS)
+                .withName("legacy").get();
+        assertThat(legacy.getAdditionalProperties().get("spec"))
+                .isEqualTo(Map.of("addresses", List.of("192.168.1.240-192.168.1.250"), "autoAssign", false));
+        assertThat(names(ConfigResources.IP_ADDRESS_POOLS, METALLB)).containsExactly("default");
+        assertThat(client.configMaps().inNamespace(METALLB).withName("config").get()).isNotNull();
+        assertThat(lbk8s("status").out()).contains("legacy    192.168.1.240-192.168.1.250");
+
+        Run again = lbk8s("migrate");
+        assertThat(again.code()).as(again.err()).isZero();
+        assertThat(again.err()).contains("IPAddressPool default already in lbk8s-system with the same spec "
+                + "(from IPAddressPool metallb-system/default)");
+        assertThat(again.out()).doesNotContain("created");
+    }
+
+    @Test
+    void aNameTakenByAnotherSpecIsRefusedAndNothingIsCreated() {
+        create(ConfigResources.IP_ADDRESS_POOLS, "IPAddressPool", NS, "default", Map.of("addresses", List.of("10.5.0.100/30")));
+
+        Run run = lbk8s("migrate");
+
+        assertThat(run.code()).isEqualTo(1);
+        assertThat(run.err()).isEqualTo("error: IPAddressPool \"default\" already exists in lbk8s-system with another spec than the "
+                + "one from IPAddressPool metallb-system/default: rename or remove one of them\nnothing was created\n");
+        assertThat(names(ConfigResources.IP_ADDRESS_POOLS, NS)).containsExactly("default");
+        assertThat(names(ConfigResources.L2_ADVERTISEMENTS, NS)).isEmpty();
+    }
+
+    @Test
+    void bgpInTheLegacyConfigMapIsLeftOutWithASentenceAndExitCode2() {
+        client.configMaps().inNamespace(METALLB).withName("config").edit(c -> new ConfigMapBuilder(c).withData(Map.of("config",
+                LEGACY + "- {name: routed, protocol: bgp, addresses: [198.51.100.0/24]}\n")).build());
+
+        Run run = lbk8s("migrate", "--from", METALLB);
+
+        assertThat(run.code()).isEqualTo(2);
+        assertThat(run.err()).isEqualTo("left out: ConfigMap metallb-system/config: pool \"routed\" uses protocol \"bgp\", not layer2: "
+                + "left out, lbk8s announces with layer 2 only (move its addresses to a layer2 pool for lbk8s)\n");
+        assertThat(names(ConfigResources.IP_ADDRESS_POOLS, NS)).containsExactly("default", "legacy");
+    }
+}
