@@ -6,9 +6,13 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointConditions;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.lbk8s.speaker.EndpointState;
 import io.lbk8s.speaker.NodeState;
+import io.lbk8s.speaker.ServiceEndpoints;
 import io.lbk8s.speaker.ServiceState;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -81,32 +85,32 @@ public final class SpeakerMapping {
         return false;
     }
 
-    /** Per Service key ("namespace/name"), the nodes holding at least one ready endpoint. */
-    public static Map<String, Set<String>> nodesWithReadyEndpoints(Collection<EndpointSlice> slices) {
-        Map<String, Set<String>> result = new HashMap<>();
+    /** Per Service key ("namespace/name"), the endpoints its EndpointSlices list. */
+    public static Map<String, List<EndpointState>> endpointsByService(Collection<EndpointSlice> slices) {
+        Map<String, List<EndpointState>> result = new HashMap<>();
         for (EndpointSlice slice : slices) {
             Map<String, String> labels = slice.getMetadata().getLabels();
             String service = labels == null ? null : labels.get(SERVICE_NAME_LABEL);
             if (service == null || slice.getEndpoints() == null) {
                 continue;
             }
-            Set<String> nodes = result.computeIfAbsent(slice.getMetadata().getNamespace() + "/" + service, k -> new HashSet<>());
+            List<EndpointState> endpoints = result.computeIfAbsent(slice.getMetadata().getNamespace() + "/" + service,
+                    k -> new ArrayList<>());
             for (Endpoint endpoint : slice.getEndpoints()) {
-                // Kubernetes: an absent "ready" means ready
-                boolean ready = endpoint.getConditions() == null || !Boolean.FALSE.equals(endpoint.getConditions().getReady());
-                if (ready && endpoint.getNodeName() != null) {
-                    nodes.add(endpoint.getNodeName());
-                }
+                EndpointConditions conditions = Objects.requireNonNullElse(endpoint.getConditions(), new EndpointConditions());
+                endpoints.add(new EndpointState(Optional.ofNullable(endpoint.getNodeName()), Optional.ofNullable(conditions.getReady()),
+                        Optional.ofNullable(conditions.getServing()), Optional.ofNullable(conditions.getTerminating())));
             }
         }
         return result;
     }
 
-    public static ServiceState serviceState(Service service, Map<String, Set<String>> endpointNodes) {
+    public static ServiceState serviceState(Service service, Map<String, List<EndpointState>> endpointsByService) {
         var view = ServiceMapping.view(service);
         String key = view.key().namespace() + "/" + view.key().name();
+        boolean publishNotReady = service.getSpec() != null && Boolean.TRUE.equals(service.getSpec().getPublishNotReadyAddresses());
         return new ServiceState(view.key(), view.statusIps(), view.externalTrafficPolicy().filter("Local"::equals).isPresent(),
-                endpointNodes.getOrDefault(key, Set.of()));
+                ServiceEndpoints.of(endpointsByService.getOrDefault(key, List.of()), publishNotReady));
     }
 
     private static Map<String, String> withoutNulls(Map<String, String> map) {

@@ -22,7 +22,8 @@ import java.util.Optional;
  * the same answer, so no coordination is needed. The rule is MetalLB's: among the eligible nodes, order by
  * sha256(node + "#" + ip) and take the first; since the key is the Service's first address, Services sharing an
  * address announce from one node, and both families of a dual-stack Service go to the same node. Nodes matching
- * an L2Advertisement's preferredNodeSelectors come before the others, by summed weight.
+ * an L2Advertisement's preferredNodeSelectors come before the others, by summed weight. As in MetalLB, no node
+ * announces a Service none of whose endpoints can take traffic ({@link ServiceEndpoints}).
  */
 public final class LeaderChoice {
     private LeaderChoice() {}
@@ -56,6 +57,10 @@ public final class LeaderChoice {
             return new Announcement.Unannounced(ip, "no L2Advertisement selects pool " + Quoted.of(pool.get().name())
                     + ", so no node announces " + ip + "; create one (an empty spec selects every pool)");
         }
+        Optional<String> noEndpoint = service.endpoints().whyNoNode(ip, service.localTrafficPolicy());
+        if (noEndpoint.isPresent()) {
+            return new Announcement.Unannounced(ip, noEndpoint.get());
+        }
         Map<String, List<String>> excludedBy = new LinkedHashMap<>();
         List<NodeState> eligible = new ArrayList<>();
         for (NodeState node : nodes.stream().sorted(Comparator.comparing(NodeState::name)).toList()) {
@@ -67,7 +72,7 @@ public final class LeaderChoice {
             }
         }
         if (eligible.isEmpty()) {
-            return new Announcement.Unannounced(ip, noEligibleNode(ip, service, excludedBy, nodes.size()));
+            return new Announcement.Unannounced(ip, noEligibleNode(ip, excludedBy, nodes.size()));
         }
         NodeState leader = eligible.stream()
                 .min(Comparator.comparingInt((NodeState n) -> -preferenceWeight(n, advertisements))
@@ -114,19 +119,15 @@ public final class LeaderChoice {
         if (advertisements.stream().noneMatch(a -> a.allowsNode(node.labels()))) {
             return "is not selected by the nodeSelectors of " + names(advertisements);
         }
-        if (service.localTrafficPolicy() && !service.nodesWithReadyEndpoints().contains(node.name())) {
+        if (!service.endpoints().allows(node.name(), service.localTrafficPolicy())) {
             return "has no ready endpoint of the Service (externalTrafficPolicy: Local)";
         }
         return null;
     }
 
-    private static String noEligibleNode(IpAddress ip, ServiceState service, Map<String, List<String>> excludedBy, int nodeCount) {
+    private static String noEligibleNode(IpAddress ip, Map<String, List<String>> excludedBy, int nodeCount) {
         if (nodeCount == 0) {
             return "no node runs a ready speaker, so no node announces " + ip;
-        }
-        if (service.localTrafficPolicy() && service.nodesWithReadyEndpoints().isEmpty()) {
-            return "the Service has no ready endpoint, and with externalTrafficPolicy: Local only a node with one may announce "
-                    + ip;
         }
         if (excludedBy.size() == 1) {
             String why = excludedBy.keySet().iterator().next();

@@ -205,12 +205,12 @@ public final class Speaker implements AutoCloseable {
                 .map(n -> SpeakerMapping.nodeState(n, withSpeaker))
                 .map(n -> heard.map(h -> n.withLiveness(watch.get().liveness(n.name(), h))).orElse(n))
                 .toList();
-        Map<String, Set<String>> endpointNodes = SpeakerMapping.nodesWithReadyEndpoints(endpointSlices.getStore().list());
+        Map<String, List<EndpointState>> endpoints = SpeakerMapping.endpointsByService(endpointSlices.getStore().list());
         List<ServiceState> served = new ArrayList<>();
         for (Service service : services.getStore().list()) {
             var view = ServiceMapping.view(service);
             if (view.isLoadBalancer() && ServiceRequests.served(view, settings.lbClass()) && !view.statusIps().isEmpty()) {
-                served.add(SpeakerMapping.serviceState(service, endpointNodes));
+                served.add(SpeakerMapping.serviceState(service, endpoints));
             }
         }
         List<LinkInfo> links = Links.list();

@@ -57,6 +57,23 @@ class L2AnnouncementIT {
                 .addNewPort().withName("http").withPort(port).withProtocol("TCP").endPort().endSpec();
     }
 
+    /** Without a selector no EndpointSlice controller writes its endpoints: the test does, with {@link #endpointOn}. */
+    static ServiceBuilder withoutSelector(ServiceBuilder service) {
+        return service.editSpec().withSelector(null).endSpec();
+    }
+
+    /** The Service's one endpoint, on {@code node}, ready or not, as the EndpointSlice controller writes a Pod's. */
+    static void endpointOn(String service, TestNode node, boolean ready) {
+        var slice = new EndpointSliceBuilder().withNewMetadata().withName(service + "-slice").withNamespace("default")
+                .withLabels(Map.of("kubernetes.io/service-name", service)).endMetadata()
+                .withAddressType("IPv4")
+                .addNewEndpoint().withAddresses("10.244.0.5").withNodeName(node.name())
+                .withNewConditions().withReady(ready).withServing(ready).withTerminating(false).endConditions().endEndpoint()
+                .addNewPort().withName("http").withPort(8080).withProtocol("TCP").endPort()
+                .build();
+        cluster.client.discovery().v1().endpointSlices().resource(slice).createOr(r -> r.update());
+    }
+
     static void create(ServiceBuilder service) {
         cluster.client.services().resource(service.build()).create();
     }
@@ -124,25 +141,40 @@ class L2AnnouncementIT {
 
     @Test
     void localTrafficPolicyAnnouncesFromTheNodeWithTheEndpoint() {
-        create(loadBalancer("local", 80).editSpec().withExternalTrafficPolicy("Local").endSpec());
+        create(withoutSelector(loadBalancer("local", 80).editSpec().withExternalTrafficPolicy("Local").endSpec()));
         InetAddress ip = Sandbox.address(cluster.awaitIngressIps("default", "local", 1).getFirst());
         await("warning: no endpoint").atMost(SOON).until(() -> hasEvent("local", "Warning", "NotAnnounced",
                 "the Service has no ready endpoint, and with externalTrafficPolicy: Local"));
         assertThat(network.client().arping(ip, Duration.ofSeconds(1))).as("nobody answers without an endpoint").isEmpty();
 
         for (TestNode target : List.of(network.node(1), network.node(2))) {
-            var slice = new EndpointSliceBuilder().withNewMetadata().withName("local-slice").withNamespace("default")
-                    .withLabels(Map.of("kubernetes.io/service-name", "local")).endMetadata()
-                    .withAddressType("IPv4")
-                    .addNewEndpoint().withAddresses("10.244.0.5").withNodeName(target.name())
-                    .withNewConditions().withReady(true).endConditions().endEndpoint()
-                    .addNewPort().withName("http").withPort(8080).withProtocol("TCP").endPort()
-                    .build();
-            cluster.client.discovery().v1().endpointSlices().resource(slice).createOr(r -> r.update());
+            endpointOn("local", target, true);
             awaitArpAnswer(ip, target);
             awaitCurl("http://" + ip.getHostAddress() + "/", target);
             assertThat(announcingNode("local")).isEqualTo(target);
         }
+    }
+
+    @Test
+    void anAddressIsAnsweredOnlyWhileTheServiceHasAReadyEndpoint() {
+        create(withoutSelector(loadBalancer("unready", 80)));
+        InetAddress ip = Sandbox.address(cluster.awaitIngressIps("default", "unready", 1).getFirst());
+        await("warning: no ready endpoint").atMost(SOON).until(() -> hasEvent("unready", "Warning", "NotAnnounced",
+                "the Service has no ready endpoint (no EndpointSlice lists a ready Pod), so no node announces " + ip.getHostAddress()));
+        assertThat(network.client().arpingAll(ip, Duration.ofSeconds(2))).as("nobody answers without an endpoint").isEmpty();
+        assertThat(cluster.l2Statuses("default", "unready")).isEmpty();
+
+        endpointOn("unready", network.node(2), false);
+        assertThat(network.client().arpingAll(ip, Duration.ofSeconds(2))).as("nor while its Pod is not ready").isEmpty();
+
+        endpointOn("unready", network.node(2), true);
+        TestNode leader = announcingNode("unready");
+        awaitArpAnswer(ip, leader);
+        awaitCurl("http://" + ip.getHostAddress() + "/", leader);
+
+        cluster.client.discovery().v1().endpointSlices().inNamespace("default").withName("unready-slice").delete();
+        await("the last endpoint gone, nobody answers").atMost(SOON)
+                .until(() -> network.client().arpingAll(ip, Duration.ofSeconds(1)).isEmpty() && cluster.l2Statuses("default", "unready").isEmpty());
     }
 
     @Test

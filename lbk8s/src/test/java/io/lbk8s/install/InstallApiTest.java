@@ -248,6 +248,9 @@ class InstallApiTest {
             assertThat(install.out()).contains("waiting: deployment/lbk8s-controller: 0 of 1 available",
                     "waiting: daemonset/lbk8s-speaker: 3 of 3 nodes ready", "lbk8s is running",
                     "verify: service got [10.5.0.200]", "verify: deleted the test service");
+            // the speakers announce only a Service with a ready endpoint: the test Service gets one, a node's closed port
+            assertThat(install.out()).containsPattern("verify: gave it an endpoint, 10\\.5\\.0\\.[234]:1 on node ");
+            assertThat(client.discovery().v1().endpointSlices().inNamespace("lbk8s-system").list().getItems()).isEmpty();
             // 10.5.0.200 is not on this machine's network: the default TCP check finds no answer, and says so
             assertThat(install.out() + install.err()).containsAnyOf("verify: ok", "warning: verify: 10.5.0.200 was assigned but did not answer");
             assertThat(client.services().inNamespace("lbk8s-system").withName(Verifier.SERVICE_NAME).get()).isNull();

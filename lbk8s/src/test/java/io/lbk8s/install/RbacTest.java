@@ -4,23 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.lbk8s.controller.Controller;
 import io.lbk8s.controller.ControllerSettings;
 import io.lbk8s.ipam.ServiceKey;
-import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.ServiceL2Statuses;
-import io.lbk8s.peers.PeerSettings;
-import io.lbk8s.speaker.InterfaceChoice;
+import io.lbk8s.speaker.OneNodeCluster;
 import io.lbk8s.speaker.Speaker;
-import io.lbk8s.speaker.SpeakerSettings;
-import io.lbk8s.testkit.TestApiServer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -86,19 +78,10 @@ class RbacTest {
 
     @Test
     void theComponentsNeedExactlyTheirRules() throws Exception {
-        try (TestApiServer server = TestApiServer.start()) {
-            var client = server.client();
-            server.createCrds(Path.of("..", "deploy", "crds"));
-            client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build()).create();
-            client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("default").endMetadata().build()).create();
-            var pools = client.genericKubernetesResources(ConfigResources.IP_ADDRESS_POOLS).inNamespace(NS);
+        try (OneNodeCluster cluster = OneNodeCluster.start()) {
+            var server = cluster.server;
+            var client = cluster.client;
             Manifests.pool(InstallValues.defaults()).forEach(p -> Applier.resource(client, p).create());
-            client.nodes().resource(new NodeBuilder().withNewMetadata().withName("node-1").endMetadata().withNewStatus()
-                    .addNewCondition().withType("Ready").withStatus("True").endCondition().endStatus().build()).create();
-            client.pods().inNamespace(NS).resource(new PodBuilder().withNewMetadata().withName("speaker-1")
-                    .withLabels(SpeakerSettings.DEFAULT_SPEAKER_LABELS).endMetadata().withNewSpec().withNodeName("node-1")
-                    .addNewContainer().withName("speaker").withImage("x").endContainer().endSpec()
-                    .withNewStatus().addNewCondition().withType("Ready").withStatus("True").endCondition().endStatus().build()).create();
             client.services().inNamespace("default").resource(new ServiceBuilder().withNewMetadata().withName("web").endMetadata()
                     .withNewSpec().withType("LoadBalancer").addNewPort().withPort(80).endPort().endSpec().build()).create();
             // a stale status of this node, which the speaker cleans up
@@ -114,10 +97,7 @@ class RbacTest {
             var controller = new Controller(controllerClient, new ControllerSettings(NS, Optional.empty()),
                     new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
             var speakerClient = server.newClient();
-            var speaker = new Speaker(speakerClient, new SpeakerSettings("node-1", NS, NS, Optional.of("speaker-1"),
-                    SpeakerSettings.DEFAULT_SPEAKER_LABELS, Optional.empty(), false, InterfaceChoice.DEFAULT_EXCLUDED,
-                    SpeakerSettings.DEFAULT_BURST, Duration.ofSeconds(30), 1 << 20, true, PeerSettings.defaults(PEER_PORT),
-                    SpeakerSettings.DEFAULT_TAKEOVER_PROBE), new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+            var speaker = new Speaker(speakerClient, OneNodeCluster.settings(PEER_PORT), new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
             controller.start();
             speaker.start();
             Thread.sleep(4000); // assignment, status, events, the speaker's plan (no interface here serves 10.5.0.0/24)

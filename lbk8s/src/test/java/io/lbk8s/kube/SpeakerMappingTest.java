@@ -10,10 +10,13 @@ import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.lbk8s.address.IpAddress;
+import io.lbk8s.speaker.EndpointState;
 import io.lbk8s.speaker.NodeState;
+import io.lbk8s.speaker.ServiceEndpoints;
 import io.lbk8s.speaker.ServiceState;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -65,32 +68,44 @@ class SpeakerMappingTest {
     }
 
     @Test
-    void readyEndpointsByServiceAndNode() {
+    void endpointsByServiceWithTheirNodeAndConditions() {
         EndpointSlice slice = new EndpointSliceBuilder()
                 .withNewMetadata().withName("web-abc").withNamespace("default")
                 .withLabels(Map.of(SpeakerMapping.SERVICE_NAME_LABEL, "web")).endMetadata()
                 .withAddressType("IPv4")
                 .addNewEndpoint().withAddresses("10.1.0.1").withNodeName("n1").withNewConditions().withReady(true).endConditions().endEndpoint()
-                .addNewEndpoint().withAddresses("10.1.0.2").withNodeName("n2").withNewConditions().withReady(false).endConditions().endEndpoint()
-                .addNewEndpoint().withAddresses("10.1.0.3").withNodeName("n3").endEndpoint() // no conditions: ready
-                .addNewEndpoint().withAddresses("10.1.0.4").endEndpoint()                   // no node: ignored
+                .addNewEndpoint().withAddresses("10.1.0.2").withNodeName("n2").withNewConditions().withReady(false)
+                .withServing(true).withTerminating(true).endConditions().endEndpoint()
+                .addNewEndpoint().withAddresses("10.1.0.3").withNodeName("n3").endEndpoint() // no conditions: none said
+                .addNewEndpoint().withAddresses("10.1.0.4").endEndpoint()                   // no node
                 .build();
         EndpointSlice unlabelled = new EndpointSliceBuilder().withNewMetadata().withName("x").withNamespace("default").endMetadata()
                 .addNewEndpoint().withAddresses("10.1.0.9").withNodeName("n9").endEndpoint().build();
-        assertThat(SpeakerMapping.nodesWithReadyEndpoints(List.of(slice, unlabelled)))
-                .isEqualTo(Map.of("default/web", Set.of("n1", "n3")));
+        Optional<Boolean> unsaid = Optional.empty();
+        assertThat(SpeakerMapping.endpointsByService(List.of(slice, unlabelled))).isEqualTo(Map.of("default/web", List.of(
+                new EndpointState(Optional.of("n1"), Optional.of(true), unsaid, unsaid),
+                new EndpointState(Optional.of("n2"), Optional.of(false), Optional.of(true), Optional.of(true)),
+                new EndpointState(Optional.of("n3"), unsaid, unsaid, unsaid),
+                new EndpointState(Optional.empty(), unsaid, unsaid, unsaid))));
     }
 
     @Test
-    void serviceStateReadsStatusAndPolicy() {
+    void serviceStateReadsStatusPolicyAndEndpoints() {
         var service = new ServiceBuilder().withNewMetadata().withName("web").withNamespace("default").endMetadata()
                 .withNewSpec().withType("LoadBalancer").withExternalTrafficPolicy("Local").endSpec()
                 .withNewStatus().withNewLoadBalancer().addNewIngress().withIp("fd00::5").endIngress()
                 .addNewIngress().withIp("10.0.0.5").endIngress().addNewIngress().withHostname("lb.example").endIngress()
                 .endLoadBalancer().endStatus().build();
-        ServiceState state = SpeakerMapping.serviceState(service, Map.of("default/web", Set.of("n2")));
+        Optional<Boolean> unsaid = Optional.empty();
+        Map<String, List<EndpointState>> endpoints = Map.of("default/web", List.of(
+                new EndpointState(Optional.of("n1"), Optional.of(false), unsaid, unsaid),
+                new EndpointState(Optional.of("n2"), Optional.of(true), unsaid, unsaid)));
+        ServiceState state = SpeakerMapping.serviceState(service, endpoints);
         assertThat(state.ips()).containsExactly(IpAddress.parse("10.0.0.5").orElseThrow(), IpAddress.parse("fd00::5").orElseThrow());
         assertThat(state.localTrafficPolicy()).isTrue();
-        assertThat(state.nodesWithReadyEndpoints()).containsExactly("n2");
+        assertThat(state.endpoints()).isEqualTo(new ServiceEndpoints(true, Set.of("n2")));
+
+        service.getSpec().setPublishNotReadyAddresses(true);
+        assertThat(SpeakerMapping.serviceState(service, Map.of()).endpoints()).as("no EndpointSlice").isEqualTo(ServiceEndpoints.NONE);
     }
 }

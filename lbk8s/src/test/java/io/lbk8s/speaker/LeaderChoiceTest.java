@@ -75,13 +75,21 @@ class LeaderChoiceTest {
         return new NodeState(name, Map.of(), true, true, true);
     }
 
+    /** A ready endpoint on node-1: with externalTrafficPolicy Cluster, any node may announce. */
+    static final ServiceEndpoints SERVED = new ServiceEndpoints(true, Set.of("node-1"));
+
     static ServiceState cluster(String... ips) {
+        return cluster(SERVED, ips);
+    }
+
+    static ServiceState cluster(ServiceEndpoints endpoints, String... ips) {
         return new ServiceState(new ServiceKey("default", "web"), Arrays.stream(ips).map(LeaderChoiceTest::ip).toList(),
-                false, Set.of());
+                false, endpoints);
     }
 
     static ServiceState local(String ip, String... endpointNodes) {
-        return new ServiceState(new ServiceKey("default", "web"), List.of(ip(ip)), true, Set.of(endpointNodes));
+        return new ServiceState(new ServiceKey("default", "web"), List.of(ip(ip)), true,
+                new ServiceEndpoints(endpointNodes.length > 0, Set.of(endpointNodes)));
     }
 
     static IpAddress ip(String text) {
@@ -147,6 +155,24 @@ class LeaderChoiceTest {
                                 l2("pref", "{preferredNodeSelectors: [{weight: 10, preference: {matchLabels: {zone: b}}}]}")),
                         cluster("10.0.0.1"), List.of(new NodeState("node-1", Map.of("zone", "b"), false, false, true), node("node-2"), node("node-3")),
                         List.of("10.0.0.1 -> node-3")),
+                arguments("Cluster: a ready endpoint on any node lets the hash order choose", config(POOL, EVERYWHERE),
+                        cluster(new ServiceEndpoints(true, Set.of("node-1")), "10.0.0.1"), THREE, List.of("10.0.0.1 -> node-3")),
+                arguments("Cluster: a ready endpoint the slice places on no node counts too", config(POOL, EVERYWHERE),
+                        cluster(new ServiceEndpoints(true, Set.of()), "10.0.0.1"), THREE, List.of("10.0.0.1 -> node-3")),
+                arguments("Cluster without any ready endpoint: no node announces", config(POOL, EVERYWHERE),
+                        cluster(ServiceEndpoints.NONE, "10.0.0.1"), THREE,
+                        List.of("10.0.0.1 silent: the Service has no ready endpoint (no EndpointSlice lists a ready Pod), so no"
+                                + " node announces 10.0.0.1; it is announced as soon as one is ready")),
+                arguments("without a ready endpoint, both families of a dual-stack Service are silent", config(POOL, EVERYWHERE),
+                        cluster(ServiceEndpoints.NONE, "10.0.0.3", "fd00::200"), THREE,
+                        List.of("10.0.0.3 silent: the Service has no ready endpoint (no EndpointSlice lists a ready Pod), so no"
+                                        + " node announces 10.0.0.3; it is announced as soon as one is ready",
+                                "fd00::200 silent: the Service has no ready endpoint (no EndpointSlice lists a ready Pod), so no"
+                                        + " node announces fd00::200; it is announced as soon as one is ready")),
+                arguments("a missing L2Advertisement is said before a missing endpoint", config(POOL),
+                        cluster(ServiceEndpoints.NONE, "10.0.0.1"), THREE,
+                        List.of("10.0.0.1 silent: no L2Advertisement selects pool \"lan\", so no node announces 10.0.0.1;"
+                                + " create one (an empty spec selects every pool)")),
                 arguments("Local: only a node with a ready endpoint", config(POOL, EVERYWHERE), local("10.0.0.1", "node-1"), THREE,
                         List.of("10.0.0.1 -> node-1")),
                 arguments("Local: hash order among nodes with endpoints", config(POOL, EVERYWHERE),
@@ -211,8 +237,8 @@ class LeaderChoiceTest {
         Config config = config(POOL, EVERYWHERE);
         for (int i = 1; i <= 40; i++) {
             IpAddress ip = ip("10.0.0." + i);
-            ServiceState a = new ServiceState(new ServiceKey("default", "a"), List.of(ip), false, Set.of());
-            ServiceState b = new ServiceState(new ServiceKey("other", "b"), List.of(ip), false, Set.of());
+            ServiceState a = new ServiceState(new ServiceKey("default", "a"), List.of(ip), false, SERVED);
+            ServiceState b = new ServiceState(new ServiceKey("other", "b"), List.of(ip), false, SERVED);
             assertThat(LeaderChoice.decide(config, a, THREE, LeaderChoice.Options.DEFAULT))
                     .isEqualTo(LeaderChoice.decide(config, b, THREE, LeaderChoice.Options.DEFAULT));
         }

@@ -22,7 +22,7 @@ class NodePlanTest {
 
     static ServiceState service(String name, String... ips) {
         return new ServiceState(new ServiceKey("default", name), java.util.Arrays.stream(ips).map(LeaderChoiceTest::ip).toList(),
-                false, Set.of());
+                false, LeaderChoiceTest.SERVED);
     }
 
     static NodePlan plan(String me, Config config, List<ServiceState> services, List<NodeState> nodes, List<LinkInfo> links) {

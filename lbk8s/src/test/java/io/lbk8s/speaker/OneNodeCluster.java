@@ -3,6 +3,7 @@ package io.lbk8s.speaker;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -12,6 +13,7 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.ServiceStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.lbk8s.peers.PeerSettings;
 import io.lbk8s.testkit.TestApiServer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -21,6 +23,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -61,13 +64,24 @@ public final class OneNodeCluster implements AutoCloseable {
     /** A speaker for {@code node-1} with its own client, not started; closed with the cluster. */
     public Speaker speaker(int peerPort) {
         KubernetesClient speakerClient = server.newClient();
-        Speaker speaker = new Speaker(speakerClient, new SpeakerSettings(NODE, NS, NS, Optional.of(SPEAKER_POD),
-                SpeakerSettings.DEFAULT_SPEAKER_LABELS, Optional.empty(), false, InterfaceChoice.DEFAULT_EXCLUDED,
-                SpeakerSettings.DEFAULT_BURST, Duration.ofSeconds(30), 1 << 20, true, PeerSettings.defaults(peerPort),
-                SpeakerSettings.DEFAULT_TAKEOVER_PROBE), new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+        Speaker speaker = new Speaker(speakerClient, settings(peerPort), new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
         started.add(speakerClient);
         started.add(speaker);
         return speaker;
+    }
+
+    /** Creates a metallb.io configuration object in {@code lbk8s-system}. */
+    public void configure(ResourceDefinitionContext context, String kind, String name, Map<String, Object> spec) {
+        client.genericKubernetesResources(context).inNamespace(NS).resource(new GenericKubernetesResourceBuilder()
+                .withApiVersion("metallb.io/v1beta1").withKind(kind).withNewMetadata().withName(name).withNamespace(NS)
+                .endMetadata().addToAdditionalProperties("spec", spec).build()).create();
+    }
+
+    /** The settings of the speaker on {@code node-1}, its failure detector on {@code peerPort} (0: any free port). */
+    public static SpeakerSettings settings(int peerPort) {
+        return new SpeakerSettings(NODE, NS, NS, Optional.of(SPEAKER_POD), SpeakerSettings.DEFAULT_SPEAKER_LABELS,
+                Optional.empty(), false, InterfaceChoice.DEFAULT_EXCLUDED, SpeakerSettings.DEFAULT_BURST,
+                Duration.ofSeconds(30), 1 << 20, true, PeerSettings.defaults(peerPort), SpeakerSettings.DEFAULT_TAKEOVER_PROBE);
     }
 
     /** A LoadBalancer Service in {@code default} whose status shows {@code ip}, as the controller would have written it. */

@@ -1,7 +1,5 @@
 package io.lbk8s.speaker;
 
-import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.lbk8s.config.ConfigSources;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.ConfigurationStates;
@@ -20,10 +18,10 @@ class SpeakerConfigApiTest {
     @Test
     void aRefusedObjectDoesNotHideTheValidOnes() throws Exception {
         try (OneNodeCluster cluster = OneNodeCluster.start()) {
-            create(cluster, ConfigResources.L2_ADVERTISEMENTS, "L2Advertisement", "refused",
+            cluster.configure(ConfigResources.L2_ADVERTISEMENTS, "L2Advertisement", "refused",
                     Map.of("serviceSelectors", List.of(Map.of("matchLabels", Map.of("app", "web")))));
             cluster.speaker(0).start();
-            create(cluster, ConfigResources.IP_ADDRESS_POOLS, "IPAddressPool", "web", Map.of("addresses", List.of("203.0.113.0/28")));
+            cluster.configure(ConfigResources.IP_ADDRESS_POOLS, "IPAddressPool", "web", Map.of("addresses", List.of("203.0.113.0/28")));
             cluster.loadBalancer("web", "203.0.113.10");
             cluster.awaitNotAnnounced("web", "no L2Advertisement selects pool \"web\", so no node announces 203.0.113.10",
                     Duration.ofSeconds(15));
@@ -33,7 +31,7 @@ class SpeakerConfigApiTest {
     @Test
     void aStartingSpeakerUsesTheVersionOfARefusedPoolTheControllerKeeps() throws Exception {
         try (OneNodeCluster cluster = OneNodeCluster.start()) {
-            create(cluster, ConfigResources.IP_ADDRESS_POOLS, "IPAddressPool", "web", Map.of("addresses", List.of("203.0.113.300/28")));
+            cluster.configure(ConfigResources.IP_ADDRESS_POOLS, "IPAddressPool", "web", Map.of("addresses", List.of("203.0.113.300/28")));
             // what the controller recorded when it accepted the pool, before the edit it refuses
             ConfigSources accepted = new ConfigSources(List.of(new ConfigSources.RawObject(OneNodeCluster.NS, "web", Map.of(),
                     Map.of("addresses", List.of("203.0.113.0/28")), "2026-12-01T10:00:00Z")), List.of(), List.of());
@@ -44,12 +42,5 @@ class SpeakerConfigApiTest {
             cluster.awaitNotAnnounced("web", "no L2Advertisement selects pool \"web\", so no node announces 203.0.113.10",
                     Duration.ofSeconds(15));
         }
-    }
-
-    private static void create(OneNodeCluster cluster, ResourceDefinitionContext context, String kind, String name,
-            Map<String, Object> spec) {
-        cluster.client.genericKubernetesResources(context).inNamespace(OneNodeCluster.NS).resource(new GenericKubernetesResourceBuilder()
-                .withApiVersion("metallb.io/v1beta1").withKind(kind).withNewMetadata().withName(name)
-                .withNamespace(OneNodeCluster.NS).endMetadata().addToAdditionalProperties("spec", spec).build()).create();
     }
 }

@@ -45,7 +45,8 @@ import java.util.function.BooleanSupplier;
  * A sandbox cluster: lbk8s as it runs in a cluster, on a real layer-2 network of namespaces: the test API server as a process on the
  * host leg, the controller as a process, and a speaker process in each node namespace, each started through
  * {@code bin/lbk8s} from the built jar. The Nodes and speaker Pods a kubelet would keep up to date are written by
- * this harness: Nodes Ready, and each speaker Pod Ready once its {@code /readyz} answers 200 (its readiness probe).
+ * this harness: Nodes Ready, and each speaker Pod Ready once its {@code /readyz} answers 200 (its readiness probe); so
+ * are the EndpointSlices of Services with a selector ({@link EndpointSliceController}: every node's backend, ready).
  * The end-to-end tests, the demo and the benchmarks run on it; it never ships.
  */
 public final class Sandbox implements AutoCloseable {
@@ -64,6 +65,7 @@ public final class Sandbox implements AutoCloseable {
     public final KubernetesClient client;
     private final Process apiServer;
     private Process controller;
+    private EndpointSliceController endpointSlices;
     private final Map<String, NamespacedProcess> speakers = new LinkedHashMap<>();
     private final List<String> speakerArgs;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
@@ -91,6 +93,9 @@ public final class Sandbox implements AutoCloseable {
             // nothing started here may outlive a failed start
             speakers.values().forEach(p -> p.stop(Duration.ofSeconds(3)));
             stop(controller);
+            if (endpointSlices != null) {
+                endpointSlices.close();
+            }
             if (connected != null) {
                 connected.close();
             }
@@ -105,6 +110,7 @@ public final class Sandbox implements AutoCloseable {
             createNode(node);
             createSpeakerPod(node);
         }
+        endpointSlices = new EndpointSliceController(client, network.nodes());
         // The controller runs on the host, outside the network's namespaces: a watcher of its stdin stops it when
         // this JVM dies without closing the sandbox (as the test API server does), so it never outlives its owner.
         controller = new ProcessBuilder("/bin/bash", "-c", DIES_WITH_STDIN,
@@ -466,6 +472,7 @@ public final class Sandbox implements AutoCloseable {
             speaker.stop(Duration.ofSeconds(3));
         }
         stop(controller);
+        endpointSlices.close();
         client.close();
         stop(apiServer);
         network.close();
