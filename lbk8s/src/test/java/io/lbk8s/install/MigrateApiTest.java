@@ -110,6 +110,7 @@ class MigrateApiTest {
                   addresses:
                   - 10.5.0.200-10.5.0.220
                   autoAssign: true
+                  avoidBuggyIPs: false
                 ---
                 apiVersion: metallb.io/v1beta1
                 kind: L2Advertisement
@@ -163,8 +164,9 @@ class MigrateApiTest {
         assertThat(names(ConfigResources.L2_ADVERTISEMENTS, NS)).containsExactly("l2", "legacy");
         GenericKubernetesResource legacy = client.genericKubernetesResources(ConfigResources.IP_ADDRESS_POOLS).inNamespace(NS)
                 .withName("legacy").get();
-        assertThat(legacy.getAdditionalProperties().get("spec"))
-                .isEqualTo(Map.of("addresses", List.of("192.168.1.240-192.168.1.250"), "autoAssign", false));
+        // as stored: the API server fills in the CRD's default for avoidBuggyIPs
+        assertThat(legacy.getAdditionalProperties().get("spec")).isEqualTo(
+                Map.of("addresses", List.of("192.168.1.240-192.168.1.250"), "autoAssign", false, "avoidBuggyIPs", false));
         assertThat(names(ConfigResources.IP_ADDRESS_POOLS, METALLB)).containsExactly("default");
         assertThat(client.configMaps().inNamespace(METALLB).withName("config").get()).isNotNull();
         assertThat(lbk8s("status").out()).contains("legacy    192.168.1.240-192.168.1.250");
