@@ -4,15 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Event;
-import io.lbk8s.cli.Main;
-import java.io.PrintWriter;
-import java.io.StringWriter;
+import io.lbk8s.cli.CliRun;
+import io.lbk8s.kube.ConfigurationStates;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * One bad configuration object is refused alone, with the reason on that object, while every valid one serves, and
@@ -64,7 +64,7 @@ class RefusedObjectApiTest {
         assertThat(lb.awaitIp("before")).isEqualTo("10.5.0.200");
         lb.awaitPoolAnnotation("default", "before", "default");
 
-        lb.pool("default", Map.of("addresses", java.util.List.of("10.5.0.300-10.5.0.320")));
+        lb.pool("default", Map.of("addresses", List.of("10.5.0.300-10.5.0.320")));
         assertThat(lb.awaitEvent(NS, "default", "InvalidConfiguration").getMessage())
                 .contains("\"10.5.0.300\" is not an IP address")
                 .endsWith("lbk8s keeps using the version of this object it last accepted");
@@ -97,12 +97,12 @@ class RefusedObjectApiTest {
         assertThat(lb.awaitIp("before")).isEqualTo("10.5.0.200");
         lb.awaitPoolAnnotation("default", "before", "default");
         lb.stopController();
-        lb.client.genericKubernetesResources(io.lbk8s.kube.ConfigurationStates.CONTEXT).inNamespace(NS).delete();
-        lb.pool("default", Map.of("addresses", java.util.List.of("10.5.0.300-10.5.0.320")));
+        lb.client.genericKubernetesResources(ConfigurationStates.CONTEXT).inNamespace(NS).delete();
+        lb.pool("default", Map.of("addresses", List.of("10.5.0.300-10.5.0.320")));
         lb.startController();
 
         Event kept = await().atMost(ControllerHarness.PATIENCE).until(() -> lb.events("default", "before").stream()
-                .filter(e -> e.getMessage().contains("no pool in use holds them")).findFirst(), java.util.Optional::isPresent).get();
+                .filter(e -> e.getMessage().contains("no pool in use holds them")).findFirst(), Optional::isPresent).get();
         assertThat(kept.getMessage()).contains("IPAddressPool lbk8s-system/default is refused");
         assertThat(lb.ips("default", "before")).containsExactly("10.5.0.200");
 
@@ -113,11 +113,8 @@ class RefusedObjectApiTest {
     }
 
     private String status(Path dir) throws Exception {
-        Path kubeconfig = lb.server.writeKubeconfig(dir.resolve("kubeconfig"));
-        StringWriter out = new StringWriter();
-        int code = new CommandLine(new Main()).setOut(new PrintWriter(out)).setErr(new PrintWriter(new StringWriter()))
-                .execute("status", "--kubeconfig", kubeconfig.toString());
-        assertThat(code).as("lbk8s status exit code").isZero();
-        return out.toString();
+        CliRun status = CliRun.of(lb.server.writeKubeconfig(dir.resolve("kubeconfig")), "status");
+        assertThat(status.code()).as(status.err()).isZero();
+        return status.out();
     }
 }

@@ -10,15 +10,13 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetStatusBuilder;
 import io.fabric8.kubernetes.api.model.apps.DeploymentStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.lbk8s.cli.Main;
+import io.lbk8s.cli.CliRun;
 import io.lbk8s.controller.Controller;
 import io.lbk8s.controller.ControllerSettings;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.testkit.TestApiServer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -28,7 +26,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /** install / re-install / uninstall / verify through the CLI, against the test API server. */
 class InstallApiTest {
@@ -36,7 +33,6 @@ class InstallApiTest {
     KubernetesClient client;
     Path kubeconfig;
 
-    record Run(int code, String out, String err) {}
 
     @BeforeEach
     void start(@TempDir Path dir) {
@@ -58,20 +54,13 @@ class InstallApiTest {
         server.close();
     }
 
-    Run lbk8s(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        var cli = new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true)
-                .setOut(new PrintWriter(out)).setErr(new PrintWriter(err));
-        List<String> all = new java.util.ArrayList<>(List.of(args));
-        all.addAll(List.of("--kubeconfig", kubeconfig.toString()));
-        int code = cli.execute(all.toArray(String[]::new));
-        return new Run(code, out.toString(), err.toString());
+    CliRun lbk8s(String... args) {
+        return CliRun.of(kubeconfig, args);
     }
 
     @Test
     void installCreatesEverythingAndASecondRunChangesNothing() {
-        Run first = lbk8s("install", "--wait=false", "--docker-socket", "/nonexistent");
+        CliRun first = lbk8s("install", "--wait=false", "--docker-socket", "/nonexistent");
         assertThat(first.code()).as(first.err()).isZero();
         assertThat(first.out()).contains("cluster: Talos, 3 node(s); addresses 10.5.0.200-10.5.0.250 (chosen in 10.5.0.0/24")
                 .contains("namespace/lbk8s-system created", "deployment.apps/lbk8s-controller created",
@@ -90,7 +79,7 @@ class InstallApiTest {
         assertThat(secret.getMetadata().getLabels()).containsEntry(Manifests.MANAGED_BY_LABEL, Manifests.MANAGED_BY);
 
         int before = server.requestCount();
-        Run second = lbk8s("install", "--wait=false", "--docker-socket", "/nonexistent");
+        CliRun second = lbk8s("install", "--wait=false", "--docker-socket", "/nonexistent");
         assertThat(second.code()).as(second.err()).isZero();
         assertThat(second.out()).contains("nothing changed").doesNotContain(" created").doesNotContain(" configured")
                 .contains("secret/lbk8s-speaker-peers kept (it holds the speakers' keys, which install never replaces)")
@@ -100,7 +89,7 @@ class InstallApiTest {
                 server.recentRequests().size())).noneMatch(r -> r.startsWith("POST") || r.startsWith("PUT") || r.startsWith("PATCH"));
 
         // a changed flag changes just what it governs
-        Run third = lbk8s("install", "--wait=false", "--ignore-exclude-lb", "--docker-socket", "/nonexistent");
+        CliRun third = lbk8s("install", "--wait=false", "--ignore-exclude-lb", "--docker-socket", "/nonexistent");
         assertThat(third.out()).contains("daemonset.apps/lbk8s-speaker configured", "deployment.apps/lbk8s-controller unchanged");
         assertThat(client.apps().daemonSets().inNamespace("lbk8s-system").withName("lbk8s-speaker").get()
                 .getSpec().getTemplate().getSpec().getContainers().getFirst().getArgs()).contains("--ignore-exclude-lb");
@@ -116,7 +105,7 @@ class InstallApiTest {
     @Test
     void uninstallLeavesNothingBehind() {
         assertThat(lbk8s("install", "--wait=false", "--addresses", "10.5.0.240-10.5.0.250").code()).isZero();
-        Run un = lbk8s("uninstall");
+        CliRun un = lbk8s("uninstall");
         assertThat(un.code()).as(un.err()).isZero();
         assertThat(un.out()).contains("deployment.apps/lbk8s-controller deleted", "namespace/lbk8s-system deleted",
                 "customresourcedefinition.apiextensions.k8s.io/ipaddresspools.metallb.io deleted");
@@ -138,7 +127,7 @@ class InstallApiTest {
                 new GenericKubernetesResourceBuilder().withApiVersion("metallb.io/v1beta1").withKind("IPAddressPool")
                         .withNewMetadata().withName("mine").withNamespace("lbk8s-system").endMetadata()
                         .addToAdditionalProperties("spec", Map.of("addresses", List.of("10.5.0.100-10.5.0.110"))).build()).create();
-        Run un = lbk8s("uninstall");
+        CliRun un = lbk8s("uninstall");
         assertThat(un.code()).as(un.err()).isZero();
         assertThat(un.out()).contains("ipaddresspool.metallb.io/default deleted", "daemonset.apps/lbk8s-speaker deleted")
                 .contains("namespace/lbk8s-system kept").contains("ipaddresspools.metallb.io kept");
@@ -150,7 +139,7 @@ class InstallApiTest {
         assertThat(un.out()).contains("secret/lbk8s-speaker-peers deleted");
         assertThat(client.secrets().inNamespace("lbk8s-system").withName(Manifests.PEER_SECRET).get()).isNull();
 
-        Run purge = lbk8s("uninstall", "--purge");
+        CliRun purge = lbk8s("uninstall", "--purge");
         assertThat(purge.out()).contains("ipaddresspool.metallb.io/mine deleted (--purge)", "namespace/lbk8s-system deleted");
         assertThat(client.apiextensions().v1().customResourceDefinitions().list().getItems()).isEmpty();
     }
@@ -163,11 +152,11 @@ class InstallApiTest {
         var secret = Manifests.peerSecret("lbk8s-system", theirs);
         secret.getMetadata().setLabels(Map.of());
         client.secrets().inNamespace("lbk8s-system").resource(secret).create();
-        Run install = lbk8s("install", "--wait=false", "--docker-socket", "/nonexistent");
+        CliRun install = lbk8s("install", "--wait=false", "--docker-socket", "/nonexistent");
         assertThat(install.code()).as(install.err()).isZero();
         assertThat(install.out()).contains("secret/lbk8s-speaker-peers kept (not made by lbk8s install)");
         assertThat(peerKeys()).isEqualTo(theirs);
-        Run un = lbk8s("uninstall");
+        CliRun un = lbk8s("uninstall");
         assertThat(un.out()).contains("secret/lbk8s-speaker-peers kept (not made by lbk8s install)");
         assertThat(peerKeys()).isEqualTo(theirs);
     }
@@ -176,7 +165,7 @@ class InstallApiTest {
     void installWarnsWhenNoNodeMayAnnounce() {
         client.nodes().list().getItems().forEach(n -> client.nodes().withName(n.getMetadata().getName())
                 .edit(x -> new NodeBuilder(x).editMetadata().addToLabels(NodeFacts.EXCLUDE_LB_LABEL, "").endMetadata().build()));
-        Run run = lbk8s("install", "--wait=false", "--docker-socket", "/nonexistent");
+        CliRun run = lbk8s("install", "--wait=false", "--docker-socket", "/nonexistent");
         assertThat(run.err()).contains("warning: every node carries the label node.kubernetes.io/exclude-from-external-load-balancers")
                 .contains("--ignore-exclude-lb");
         assertThat(lbk8s("install", "--wait=false", "--ignore-exclude-lb").err()).doesNotContain("warning: every node");
@@ -184,15 +173,15 @@ class InstallApiTest {
 
     @Test
     void badInputIsOneSentenceAndANonZeroExit() {
-        Run overlap = lbk8s("install", "--wait=false", "--addresses", "10.5.0.300-10.5.0.310");
+        CliRun overlap = lbk8s("install", "--wait=false", "--addresses", "10.5.0.300-10.5.0.310");
         assertThat(overlap.code()).isEqualTo(1);
         assertThat(overlap.err()).startsWith("error: the pool 10.5.0.300-10.5.0.310 would be rejected").doesNotContain("Exception").hasLineCount(1);
         assertThat(lbk8s("install", "--timeout", "soon").err()).isEqualTo("error: --timeout: \"soon\" is not a duration like 90s, 3m or 500ms\n");
-        Run port = lbk8s("install", "--peer-port", "65536");
+        CliRun port = lbk8s("install", "--peer-port", "65536");
         assertThat(port.code()).isEqualTo(1);
         assertThat(port.err()).isEqualTo("error: --peer-port: 65536 is outside 1-65535 (0 turns the failure detector off)\n");
         assertThat(lbk8s("install", "--peer-port", "-1", "--dry-run").err()).startsWith("error: --peer-port: -1 is outside");
-        Run noApi = new InstallApiTest.Run(0, "", "");
+        CliRun noApi = new CliRun(0, "", "");
         server.close();
         noApi = lbk8s("status");
         assertThat(noApi.code()).isEqualTo(1);
@@ -227,7 +216,7 @@ class InstallApiTest {
         try {
             // the controller needs the CRDs, which install creates: start it once they exist
             Thread.ofVirtual().start(() -> { }).join();
-            Run install;
+            CliRun install;
             var holder = new Controller[1];
             Thread starter = Thread.ofVirtual().start(() -> {
                 try {
@@ -303,18 +292,18 @@ class InstallApiTest {
 
     @Test
     void serverDryRunPrintsTheManifestsForTheClusterInTheAskedFormat() throws Exception {
-        Run json = lbk8s("install", "--dry-run=server", "-o", "json", "--docker-socket", "/nonexistent");
+        CliRun json = lbk8s("install", "--dry-run=server", "-o", "json", "--docker-socket", "/nonexistent");
         assertThat(json.code()).as(json.err()).isZero();
         assertThat(json.err()).contains("addresses 10.5.0.200-10.5.0.250 (chosen in 10.5.0.0/24");
         assertThat(json.out()).startsWith("{").contains("\"kind\" : \"List\"", "\"10.5.0.200-10.5.0.250\"");
-        Run yaml = lbk8s("install", "--dry-run=server", "--output", "yaml", "--docker-socket", "/nonexistent");
+        CliRun yaml = lbk8s("install", "--dry-run=server", "--output", "yaml", "--docker-socket", "/nonexistent");
         assertThat(yaml.code()).as(yaml.err()).isZero();
         assertThat(yaml.out()).startsWith("---\n").contains("kind: IPAddressPool", "- 10.5.0.200-10.5.0.250");
         assertThat(client.namespaces().withName("lbk8s-system").get()).as("a dry run writes nothing").isNull();
         // no key in any dry run: install makes the key Secret only when it applies
         assertThat(json.out()).doesNotContain("\"Secret\"");
         assertThat(yaml.out()).doesNotContain("kind: Secret");
-        Run offline = lbk8s("install", "--dry-run", "-o", "yaml");
+        CliRun offline = lbk8s("install", "--dry-run", "-o", "yaml");
         assertThat(offline.code()).as(offline.err()).isZero();
         assertThat(offline.out()).contains("kind: DaemonSet").doesNotContain("kind: Secret");
         assertThat(ManifestOutput.SERIALIZATION.<List<io.fabric8.kubernetes.api.model.HasMetadata>>unmarshal(offline.out()))
@@ -327,7 +316,7 @@ class InstallApiTest {
     void installKeepsCrdsAndNamespaceItDidNotMakeAndPurgeLeavesThem() throws Exception {
         usersNamespaceAndCrds();
         usersPool("metallb-pool", "10.5.0.100-10.5.0.110");
-        Run install = lbk8s("install", "--wait=false", "--docker-socket", "/nonexistent");
+        CliRun install = lbk8s("install", "--wait=false", "--docker-socket", "/nonexistent");
         assertThat(install.code()).as(install.err()).isZero();
         assertThat(install.out()).contains("customresourcedefinition.apiextensions.k8s.io/ipaddresspools.metallb.io kept (not made by lbk8s install)",
                         "namespace/lbk8s-system kept (not made by lbk8s install", "ipaddresspool.metallb.io/default created")
@@ -340,7 +329,7 @@ class InstallApiTest {
                 .containsEntry("pod-security.kubernetes.io/enforce", "privileged"); // what the speaker needs, nothing more
         assertThat(lbk8s("install", "--wait=false", "--docker-socket", "/nonexistent").out()).contains("nothing changed");
 
-        Run purge = lbk8s("uninstall", "--purge");
+        CliRun purge = lbk8s("uninstall", "--purge");
         assertThat(purge.code()).as(purge.err()).isZero();
         assertThat(purge.out()).contains("ipaddresspool.metallb.io/default deleted", "deployment.apps/lbk8s-controller deleted")
                 .doesNotContain("metallb-pool deleted").doesNotContain("ipaddresspools.metallb.io deleted")
@@ -356,7 +345,7 @@ class InstallApiTest {
     void aPoolOfThePoolNameThatInstallDidNotMakeIsKeptAndUsed() throws Exception {
         usersNamespaceAndCrds();
         usersPool("default", "10.5.0.100-10.5.0.110");
-        Run install = lbk8s("install", "--wait=false", "--docker-socket", "/nonexistent");
+        CliRun install = lbk8s("install", "--wait=false", "--docker-socket", "/nonexistent");
         assertThat(install.code()).as(install.err()).isZero();
         assertThat(install.out() + install.err())
                 .contains("addresses 10.5.0.100-10.5.0.110 (", "ipaddresspool default exists and was not made by lbk8s install: kept; "
@@ -370,7 +359,7 @@ class InstallApiTest {
         assertThat(client.apps().deployments().inNamespace("lbk8s-system").withName(Manifests.CONTROLLER).get()).isNotNull();
 
         // --addresses does not override the user's pool either, and says so
-        Run withAddresses = lbk8s("install", "--wait=false", "--addresses", "10.5.0.240-10.5.0.250");
+        CliRun withAddresses = lbk8s("install", "--wait=false", "--addresses", "10.5.0.240-10.5.0.250");
         assertThat(withAddresses.code()).as(withAddresses.err()).isZero();
         assertThat(withAddresses.out() + withAddresses.err()).contains("--addresses is not applied to it", "--pool-name");
         assertThat(Installer.addressesOf(pools.withName("default").get())).containsExactly("10.5.0.100-10.5.0.110");
@@ -383,7 +372,7 @@ class InstallApiTest {
     void overlappingAddressesNameAddressesAndAClashingNameNamesPoolName() throws Exception {
         usersNamespaceAndCrds();
         usersPool("mine", "10.5.0.240-10.5.0.250");
-        Run overlap = lbk8s("install", "--wait=false", "--addresses", "10.5.0.245-10.5.0.249");
+        CliRun overlap = lbk8s("install", "--wait=false", "--addresses", "10.5.0.245-10.5.0.249");
         assertThat(overlap.code()).isEqualTo(1);
         assertThat(overlap.err()).startsWith("error: the pool 10.5.0.245-10.5.0.249 would be rejected").contains("overlaps")
                 .contains("pass other --addresses").doesNotContain("--pool-name").hasLineCount(1);
@@ -392,7 +381,7 @@ class InstallApiTest {
                 .withName(ConfigResources.CONFIG_MAP_NAME).endMetadata()
                 .addToData(ConfigResources.CONFIG_MAP_KEY, "pools:\n- name: default\n  addresses: [10.5.0.100-10.5.0.110]\n")
                 .build()).create();
-        Run clash = lbk8s("install", "--wait=false", "--addresses", "10.5.0.200-10.5.0.210");
+        CliRun clash = lbk8s("install", "--wait=false", "--addresses", "10.5.0.200-10.5.0.210");
         assertThat(clash.code()).isEqualTo(1);
         assertThat(clash.err()).contains("already defined").contains("pass another --pool-name").doesNotContain("choose other --addresses")
                 .hasLineCount(1);
@@ -414,7 +403,7 @@ class InstallApiTest {
                 Applier.resource(client, object).create();
             }
         }
-        Run install = lbk8s("install", "--wait=false", "--docker-socket", "/nonexistent");
+        CliRun install = lbk8s("install", "--wait=false", "--docker-socket", "/nonexistent");
         assertThat(install.code()).as(install.err()).isZero();
         assertThat(install.out()).contains("addresses 10.5.0.200-10.5.0.250 (kept from the existing IPAddressPool default)");
         assertThat(install.err()).contains("warning: the IPAddressPool default keeps 10.5.0.200-10.5.0.250, outside the node network "
@@ -432,7 +421,7 @@ class InstallApiTest {
         // what the help and docs promise: the same flags change nothing; a flag left out takes its default
         assertThat(lbk8s("install", "--wait=false", "--image", "10.5.0.10:5000/lbk8s:dev", "--docker-socket", "/nonexistent")
                 .code()).isZero();
-        Run again = lbk8s("install", "--wait=false", "--docker-socket", "/nonexistent");
+        CliRun again = lbk8s("install", "--wait=false", "--docker-socket", "/nonexistent");
         assertThat(again.out()).contains("deployment.apps/lbk8s-controller configured", "daemonset.apps/lbk8s-speaker configured",
                 "addresses 10.5.0.200-10.5.0.250 (kept from the existing IPAddressPool default)");
         assertThat(client.apps().deployments().inNamespace("lbk8s-system").withName(Manifests.CONTROLLER).get()

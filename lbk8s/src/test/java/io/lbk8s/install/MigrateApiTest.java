@@ -8,13 +8,10 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
-import io.lbk8s.cli.Main;
+import io.lbk8s.cli.CliRun;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.testkit.TestApiServer;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,7 +19,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * {@code lbk8s status} and {@code lbk8s migrate} through the CLI against the test API server, with MetalLB's
@@ -38,7 +34,6 @@ class MigrateApiTest {
     KubernetesClient client;
     Path kubeconfig;
 
-    record Run(int code, String out, String err) {}
 
     @BeforeEach
     void start(@TempDir Path dir) throws Exception {
@@ -74,19 +69,13 @@ class MigrateApiTest {
                 .map(r -> r.getMetadata().getName()).sorted().toList();
     }
 
-    Run lbk8s(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        var cli = new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true)
-                .setOut(new PrintWriter(out)).setErr(new PrintWriter(err));
-        List<String> all = new ArrayList<>(List.of(args));
-        all.addAll(List.of("--kubeconfig", kubeconfig.toString()));
-        return new Run(cli.execute(all.toArray(String[]::new)), out.toString(), err.toString());
+    CliRun lbk8s(String... args) {
+        return CliRun.of(kubeconfig, args);
     }
 
     @Test
     void statusSaysWhatIsWhereLbk8sDoesNotRead() {
-        Run status = lbk8s("status");
+        CliRun status = lbk8s("status");
 
         assertThat(status.code()).isZero();
         assertThat(status.out()).startsWith("No address pools.\nconfiguration not read: found 1 IPAddressPool(s) and "
@@ -96,7 +85,7 @@ class MigrateApiTest {
 
     @Test
     void dryRunPrintsTheObjectsAndChangesNothing() {
-        Run dry = lbk8s("migrate", "--dry-run");
+        CliRun dry = lbk8s("migrate", "--dry-run");
 
         assertThat(dry.code()).as(dry.err()).isZero();
         assertThat(dry.out()).isEqualTo("""
@@ -147,7 +136,7 @@ class MigrateApiTest {
 
     @Test
     void migrateCreatesTheObjectsKeepsTheOriginalsAndIsIdempotent() {
-        Run run = lbk8s("migrate");
+        CliRun run = lbk8s("migrate");
 
         assertThat(run.code()).as(run.err()).isZero();
         assertThat(run.out()).isEqualTo("""
@@ -171,7 +160,7 @@ class MigrateApiTest {
         assertThat(client.configMaps().inNamespace(METALLB).withName("config").get()).isNotNull();
         assertThat(lbk8s("status").out()).contains("legacy    192.168.1.240-192.168.1.250");
 
-        Run again = lbk8s("migrate");
+        CliRun again = lbk8s("migrate");
         assertThat(again.code()).as(again.err()).isZero();
         assertThat(again.err()).contains("IPAddressPool default already in lbk8s-system with the same spec "
                 + "(from IPAddressPool metallb-system/default)");
@@ -182,7 +171,7 @@ class MigrateApiTest {
     void aNameTakenByAnotherSpecIsRefusedAndNothingIsCreated() {
         create(ConfigResources.IP_ADDRESS_POOLS, "IPAddressPool", NS, "default", Map.of("addresses", List.of("10.5.0.100/30")));
 
-        Run run = lbk8s("migrate");
+        CliRun run = lbk8s("migrate");
 
         assertThat(run.code()).isEqualTo(1);
         assertThat(run.err()).isEqualTo("error: IPAddressPool \"default\" already exists in lbk8s-system with another spec than the "
@@ -196,7 +185,7 @@ class MigrateApiTest {
         client.configMaps().inNamespace(METALLB).withName("config").edit(c -> new ConfigMapBuilder(c).withData(Map.of("config",
                 LEGACY + "- {name: routed, protocol: bgp, addresses: [198.51.100.0/24]}\n")).build());
 
-        Run run = lbk8s("migrate", "--from", METALLB);
+        CliRun run = lbk8s("migrate", "--from", METALLB);
 
         assertThat(run.code()).isEqualTo(2);
         assertThat(run.err()).isEqualTo("left out: ConfigMap metallb-system/config: pool \"routed\" uses protocol \"bgp\", not layer2: "

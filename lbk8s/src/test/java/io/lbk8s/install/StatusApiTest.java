@@ -9,15 +9,12 @@ import io.fabric8.kubernetes.api.model.LoadBalancerIngressBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.lbk8s.cli.Main;
+import io.lbk8s.cli.CliRun;
 import io.lbk8s.controller.Annotations;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.ServiceL2Statuses;
 import io.lbk8s.testkit.TestApiServer;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +22,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.dataformat.yaml.YAMLMapper;
 
@@ -41,7 +37,6 @@ class StatusApiTest {
     KubernetesClient client;
     Path kubeconfig;
 
-    record Run(int code, String out, String err) {}
 
     @BeforeEach
     void start(@TempDir Path dir) throws Exception {
@@ -84,15 +79,8 @@ class StatusApiTest {
         server.close();
     }
 
-    Run lbk8s(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        var cli = new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true)
-                .setOut(new PrintWriter(out)).setErr(new PrintWriter(err));
-        List<String> all = new ArrayList<>(List.of(args));
-        all.addAll(List.of("--kubeconfig", kubeconfig.toString()));
-        int code = cli.execute(all.toArray(String[]::new));
-        return new Run(code, out.toString(), err.toString());
+    CliRun lbk8s(String... args) {
+        return CliRun.of(kubeconfig, args);
     }
 
     void pool(String name, boolean autoAssign, String... addresses) {
@@ -169,7 +157,7 @@ class StatusApiTest {
 
     @Test
     void statusListsPoolsWithTheirUseAndEveryLoadBalancerService() {
-        Run run = lbk8s("status");
+        CliRun run = lbk8s("status");
         assertThat(run.code()).as(run.err()).isZero();
         assertThat(run.err()).isEmpty();
         String out = run.out();
@@ -200,11 +188,11 @@ class StatusApiTest {
         pool("buggy", true, true, "10.0.0.0/24");
         service("default", "old", null, "10.0.0.1", "buggy");
 
-        Run run = lbk8s("status");
+        CliRun run = lbk8s("status");
         assertThat(run.code()).as(run.err()).isZero();
         assertThat(run.out()).containsPattern("(?m)^buggy +10\\.0\\.0\\.0/24 +true +1 +253$");
 
-        Run json = lbk8s("status", "-o", "json");
+        CliRun json = lbk8s("status", "-o", "json");
         List<Map<String, Object>> pools = (List<Map<String, Object>>) JsonMapper.builder().build()
                 .readValue(json.out(), Map.class).get("pools");
         assertThat(pools).filteredOn(p -> p.get("name").equals("buggy")).singleElement()
@@ -213,7 +201,7 @@ class StatusApiTest {
 
     @Test
     void statusOfOneNamespace() {
-        Run run = lbk8s("status", "-n", "shop");
+        CliRun run = lbk8s("status", "-n", "shop");
         assertThat(run.code()).as(run.err()).isZero();
         assertThat(row(run.out(), "shop", "db")).contains("Announced");
         assertThat(run.out()).doesNotContain("web", "queue");
@@ -223,7 +211,7 @@ class StatusApiTest {
 
     @Test
     void statusSvcExplainsOneService() {
-        Run web = lbk8s("status", "svc/web", "-n", "default");
+        CliRun web = lbk8s("status", "svc/web", "-n", "default");
         assertThat(web.code()).as(web.err()).isZero();
         assertThat(web.out()).contains(
                 "Name:              web\n",
@@ -235,7 +223,7 @@ class StatusApiTest {
                 "Announced by:\n  lb-k8s-node-3 on eth0 (servicel2status l2-default-web-lb-k8s-node-3)\n",
                 "Events: <none>\n");
 
-        Run queue = lbk8s("status", "service/queue", "-n", "default");
+        CliRun queue = lbk8s("status", "service/queue", "-n", "default");
         assertThat(queue.code()).as(queue.err()).isZero();
         write("status-svc.txt", web.out() + "\n" + queue.out());
         assertThat(queue.out()).contains("External IPs:      <pending>\n", "Pool:              <none>\n",
@@ -248,16 +236,16 @@ class StatusApiTest {
         assertThat(events.get(2)).contains("2026-01-01T09:00:30Z", "Warning", "NotAnnounced", "lbk8s-speaker");
 
         // the kubeconfig's namespace (default) when -n is not given; the pool found by address for db
-        Run db = lbk8s("status", "svc/db", "-n", "shop");
+        CliRun db = lbk8s("status", "svc/db", "-n", "shop");
         assertThat(db.out()).contains("Pool:              lan (", "State:             Announced\n", "lb-k8s-node-4 on eth0");
-        Run api = lbk8s("status", "svc/api");
+        CliRun api = lbk8s("status", "svc/api");
         assertThat(api.code()).as(api.err()).isZero();
         assertThat(api.out()).contains("State:             Assigned: no speaker may announce 10.5.0.201");
     }
 
     @Test
     void statusSvcOfANonLoadBalancerServiceSaysSo() {
-        Run plain = lbk8s("status", "svc/plain", "-n", "default");
+        CliRun plain = lbk8s("status", "svc/plain", "-n", "default");
         assertThat(plain.code()).as(plain.err()).isZero();
         assertThat(plain.out()).contains("Type:              ClusterIP\n")
                 .contains("State:             NotServed: type is ClusterIP, not LoadBalancer\n");
@@ -265,12 +253,12 @@ class StatusApiTest {
 
     @Test
     void aMissingServiceIsAOneLineError() {
-        Run run = lbk8s("status", "svc/nope", "-n", "default");
+        CliRun run = lbk8s("status", "svc/nope", "-n", "default");
         assertThat(run.code()).isNotZero();
         assertThat(run.out()).isEmpty();
         assertThat(run.err()).isEqualTo("error: service default/nope not found\n");
 
-        Run bad = lbk8s("status", "deployment/web");
+        CliRun bad = lbk8s("status", "deployment/web");
         assertThat(bad.code()).isNotZero();
         assertThat(bad.err()).isEqualTo("error: \"deployment/web\" is not svc/NAME (status explains Services only)\n");
     }
@@ -279,7 +267,7 @@ class StatusApiTest {
     @SuppressWarnings("unchecked")
     void statusAsYamlAndJson() {
         for (String format : List.of("yaml", "json")) {
-            Run run = lbk8s("status", "-o", format);
+            CliRun run = lbk8s("status", "-o", format);
             assertThat(run.code()).as(run.err()).isZero();
             Map<String, Object> report = format.equals("json")
                     ? JsonMapper.builder().build().readValue(run.out(), Map.class)
@@ -297,7 +285,7 @@ class StatusApiTest {
                     .containsEntry("nodes", List.of("lb-k8s-node-3")).containsEntry("state", "Announced");
             assertThat((List<?>) report.get("configProblems")).isEmpty();
 
-            Run one = lbk8s("status", "svc/web", "-n", "default", "-o", format);
+            CliRun one = lbk8s("status", "svc/web", "-n", "default", "-o", format);
             assertThat(one.code()).as(one.err()).isZero();
             Map<String, Object> detail = format.equals("json")
                     ? JsonMapper.builder().build().readValue(one.out(), Map.class)

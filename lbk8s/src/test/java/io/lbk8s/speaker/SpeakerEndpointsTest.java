@@ -6,19 +6,16 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.lbk8s.cli.Main;
+import io.lbk8s.cli.CliRun;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.SpeakerMapping;
 import io.lbk8s.testkit.TestApiServer;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * As MetalLB, the speaker announces a Service with {@code externalTrafficPolicy: Cluster} only once one of its
@@ -80,10 +77,8 @@ class SpeakerEndpointsTest {
 
     /** {@code lbk8s status}'s output. */
     private static String status(Path kubeconfig) {
-        StringWriter out = new StringWriter();
-        int code = new CommandLine(new Main()).setOut(new PrintWriter(out)).setErr(new PrintWriter(new StringWriter()))
-                .execute("status", "--kubeconfig", kubeconfig.toString());
-        assertThat(code).as(out.toString()).isZero();
-        return out.toString();
+        CliRun status = CliRun.of(kubeconfig, "status");
+        assertThat(status.code()).as(status.err()).isZero();
+        return status.out();
     }
 }
