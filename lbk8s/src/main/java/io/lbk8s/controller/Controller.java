@@ -84,7 +84,7 @@ public final class Controller implements AutoCloseable {
     // Owned by the reconcile thread.
     private Allocator allocator;
     private AcceptedConfig accepted = AcceptedConfig.NONE;
-    private Set<ConfigOrigin> refusedObjects = Set.of();
+    private Set<ConfigOrigin> refusedPools = Set.of(); // refused objects that define pools, with no version in use
     private final Set<ServiceKey> pending = new HashSet<>();
     private final SaidWarnings saidWarnings = new SaidWarnings();
     private long lastMetricsUpdate;
@@ -220,7 +220,8 @@ public final class Controller implements AutoCloseable {
             objectOf(problem.origin()).ifPresent(object -> events.record(object, EventRecorder.Type.Warning,
                     error ? "InvalidConfiguration" : "ConfigurationWarning", message));
         }
-        refusedObjects = outcome.unused();
+        refusedPools = outcome.unused().stream().filter(o -> o.kind() != ConfigOrigin.Kind.L2Advertisement)
+                .collect(Collectors.toUnmodifiableSet());
         metrics.configValid(result.valid());
         List<String> errorMessages = result.problems().stream()
                 .filter(p -> p.severity() == ConfigProblem.Severity.ERROR).map(ConfigProblem::toString).toList();
@@ -347,7 +348,7 @@ public final class Controller implements AutoCloseable {
                     allocator.restore(request, view.statusIps());
                 }
                 Optional<Assignment> before = allocator.assignmentOf(key);
-                if (before.isEmpty() && !view.statusIps().isEmpty() && !refusedObjects.isEmpty()) {
+                if (before.isEmpty() && !view.statusIps().isEmpty() && !refusedPools.isEmpty()) {
                     keepWhileRefused(service, view);
                     return;
                 }
@@ -380,13 +381,13 @@ public final class Controller implements AutoCloseable {
     }
 
     /**
-     * A Service shows addresses no pool in use holds, while some configuration objects are refused: they may be its
-     * pool's (after a restart nothing remembers a refused pool's last accepted version), so it keeps them, never moves.
+     * A Service shows addresses no pool in use holds, while objects that define pools are refused with no version in
+     * use (no record survived): they may hold its addresses, so it keeps them and is never moved meanwhile.
      */
     private void keepWhileRefused(Service service, ServiceView view) {
         pending.add(view.key());
-        String message = "keeping its addresses " + view.statusIps() + ": no pool in use holds them, and "
-                + describe(refusedObjects) + " is refused (see its Events); they stay until that is fixed";
+        String message = "keeping its addresses " + view.statusIps() + ": no pool in use holds them, and the refused "
+                + describe(refusedPools) + " may (see its Events); they stay until it is fixed";
         events.record(service, EventRecorder.Type.Warning, "AllocationFailed", message);
         log.warn("{}: {}", view.key(), message);
     }

@@ -103,7 +103,7 @@ class RefusedObjectApiTest {
 
         Event kept = await().atMost(ControllerHarness.PATIENCE).until(() -> lb.events("default", "before").stream()
                 .filter(e -> e.getMessage().contains("no pool in use holds them")).findFirst(), Optional::isPresent).get();
-        assertThat(kept.getMessage()).contains("IPAddressPool lbk8s-system/default is refused");
+        assertThat(kept.getMessage()).contains("the refused IPAddressPool lbk8s-system/default may");
         assertThat(lb.ips("default", "before")).containsExactly("10.5.0.200");
 
         lb.pool("default", "10.5.0.200-10.5.0.220");
