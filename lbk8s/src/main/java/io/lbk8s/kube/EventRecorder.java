@@ -104,4 +104,10 @@ public final class EventRecorder implements AutoCloseable {
         String prefix = kind + "/" + namespace + "/" + name + "/";
         lastByObject.keySet().removeIf(k -> k.startsWith(prefix));
     }
+
+    /** Forgets what was said for one reason, once it no longer holds: when it holds again, it is said again. */
+    public void forget(String kind, String namespace, String name, String reason) {
+        String prefix = kind + "/" + namespace + "/" + name + "/";
+        lastByObject.keySet().removeIf(k -> k.startsWith(prefix) && k.endsWith("|" + reason));
+    }
 }

@@ -40,6 +40,7 @@ import java.io.IOException;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -90,6 +91,7 @@ public final class Speaker implements AutoCloseable {
     private NodePlan.Inputs planInputs;
     private int stallsSeen;
     private Map<ServiceKey, Set<String>> announcedServices = Map.of();
+    private Set<ServiceKey> warnedServices = Set.of(); // those this speaker gave a NotAnnounced Warning in its last plan
     private volatile Optional<PeerWatch> peers = Optional.empty();
 
     private volatile boolean synced;
@@ -276,11 +278,19 @@ public final class Speaker implements AutoCloseable {
                 events.forget("Service", gone.namespace(), gone.name());
             }
         }
+        Set<ServiceKey> warnedNow = new HashSet<>();
         for (NodePlan.Problem problem : isolated ? List.<NodePlan.Problem>of() : next.problems()) {
+            warnedNow.add(problem.service());
             service(problem.service()).ifPresent(s -> {
                 events.record(s, EventRecorder.Type.Warning, "NotAnnounced", problem.reason());
             });
         }
+        for (ServiceKey solved : warnedServices) {
+            if (!warnedNow.contains(solved)) {
+                events.forget("Service", solved.namespace(), solved.name(), "NotAnnounced");
+            }
+        }
+        warnedServices = warnedNow;
         if (!now.equals(announcedServices)) {
             // the objects a failed node left behind go; a live node's are its own to remove
             statuses.publish(now, nodeStates.stream().filter(n -> !n.speakerReady() || !n.ready() || n.liveness() == Liveness.DEAD)

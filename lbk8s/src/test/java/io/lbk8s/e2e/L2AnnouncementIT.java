@@ -100,8 +100,12 @@ class L2AnnouncementIT {
     }
 
     static boolean hasEvent(String service, String type, String reason, String messagePart) {
-        return cluster.events("default", service).stream().anyMatch(e -> type.equals(e.getType()) && reason.equals(e.getReason())
-                && e.getMessage() != null && e.getMessage().contains(messagePart));
+        return events(service, type, reason, messagePart) > 0;
+    }
+
+    static long events(String service, String type, String reason, String messagePart) {
+        return cluster.events("default", service).stream().filter(e -> type.equals(e.getType()) && reason.equals(e.getReason())
+                && e.getMessage() != null && e.getMessage().contains(messagePart)).count();
     }
 
     @Test
@@ -153,14 +157,26 @@ class L2AnnouncementIT {
             awaitCurl("http://" + ip.getHostAddress() + "/", target);
             assertThat(announcingNode("local")).isEqualTo(target);
         }
+
+        // one speaker reports the warning; with the endpoint on another node, it had no problem meanwhile, so when
+        // the endpoint goes it must say so again
+        String reporter = cluster.events("default", "local").stream().filter(e -> "NotAnnounced".equals(e.getReason()))
+                .findFirst().orElseThrow().getSource().getHost();
+        TestNode elsewhere = network.nodes().stream().filter(n -> !n.name().equals(reporter)).findFirst().orElseThrow();
+        endpointOn("local", elsewhere, true);
+        awaitArpAnswer(ip, elsewhere);
+        cluster.client.discovery().v1().endpointSlices().inNamespace("default").withName("local-slice").delete();
+        await("the warning said again").atMost(SOON).until(() -> events("local", "Warning", "NotAnnounced",
+                "the Service has no ready endpoint, and with externalTrafficPolicy: Local") == 2);
     }
 
     @Test
     void anAddressIsAnsweredOnlyWhileTheServiceHasAReadyEndpoint() {
         create(withoutSelector(loadBalancer("unready", 80)));
         InetAddress ip = Sandbox.address(cluster.awaitIngressIps("default", "unready", 1).getFirst());
-        await("warning: no ready endpoint").atMost(SOON).until(() -> hasEvent("unready", "Warning", "NotAnnounced",
-                "the Service has no ready endpoint (no EndpointSlice lists a ready Pod), so no node announces " + ip.getHostAddress()));
+        String noEndpoint = "the Service has no ready endpoint (no EndpointSlice lists a ready Pod), so no node announces "
+                + ip.getHostAddress();
+        await("warning: no ready endpoint").atMost(SOON).until(() -> hasEvent("unready", "Warning", "NotAnnounced", noEndpoint));
         assertThat(network.client().arpingAll(ip, Duration.ofSeconds(2))).as("nobody answers without an endpoint").isEmpty();
         assertThat(cluster.l2Statuses("default", "unready")).isEmpty();
 
@@ -175,6 +191,8 @@ class L2AnnouncementIT {
         cluster.client.discovery().v1().endpointSlices().inNamespace("default").withName("unready-slice").delete();
         await("the last endpoint gone, nobody answers").atMost(SOON)
                 .until(() -> network.client().arpingAll(ip, Duration.ofSeconds(1)).isEmpty() && cluster.l2Statuses("default", "unready").isEmpty());
+        await("the same warning, said again now that it holds again").atMost(SOON)
+                .until(() -> events("unready", "Warning", "NotAnnounced", noEndpoint) == 2);
     }
 
     @Test
