@@ -3,17 +3,13 @@ package io.lbk8s.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.lbk8s.testkit.net.TestClient;
 import io.lbk8s.testkit.net.TestNode;
-import io.lbk8s.testkit.sandbox.Sandbox;
-import java.net.InetAddress;
 import java.time.Duration;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Handover as a client on the LAN sees it: when the announcing node or its speaker goes away, another node takes
@@ -21,41 +17,26 @@ import org.junit.jupiter.api.Test;
  */
 class L2FailoverIT {
     static final Duration SOON = Duration.ofSeconds(20);
-    static Sandbox cluster;
-    static InetAddress ip;
-    static TestClient client;
     TestNode leader;
 
-    @BeforeAll
-    static void startCluster() throws Exception {
-        E2ePrerequisites.check();
-        cluster = Sandbox.start(Sandbox.REPO.resolve("lbk8s/target/e2e-logs/failover-" + System.currentTimeMillis()));
-        client = cluster.network.client();
-        ip = cluster.createLoadBalancer("web");
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
+    @RegisterExtension
+    static final WebSandbox web = new WebSandbox("failover");
 
     /** Every test starts from the steady state: one leader, answering, and the client talking to it. */
     @BeforeEach
     void clientTalksToTheLeader() {
-        leader = cluster.awaitServingNode("web", ip, SOON);
-        assertThat(client.neighbor(ip)).hasValueSatisfying(n -> assertThat(n.mac()).isEqualTo(leader.mac()));
+        leader = web.cluster().awaitServingNode("web", web.ip(), SOON);
+        assertThat(web.client().neighbor(web.ip())).hasValueSatisfying(n -> assertThat(n.mac()).isEqualTo(leader.mac()));
     }
 
     @AfterEach
     void restoreLeader() {
-        cluster.network.linkUp(leader);
-        cluster.setNodeReady(leader, true);
-        if (!cluster.speaker(leader).isAlive()) {
-            cluster.restartSpeaker(leader);
-        } else if (!cluster.speakerPodReady(leader)) {
-            cluster.setSpeakerPodReady(leader, true);
+        web.cluster().network.linkUp(leader);
+        web.cluster().setNodeReady(leader, true);
+        if (!web.cluster().speaker(leader).isAlive()) {
+            web.cluster().restartSpeaker(leader);
+        } else if (!web.cluster().speakerPodReady(leader)) {
+            web.cluster().setSpeakerPodReady(leader, true);
         }
         // the address goes back to its first node (same hash order), which says so with gratuitous ARP
         awaitServedBy(leader);
@@ -63,31 +44,31 @@ class L2FailoverIT {
 
     @Test
     void leaderNodeGoesNotReady() {
-        cluster.network.linkDown(leader); // the node is gone from the LAN ...
-        cluster.setNodeReady(leader, false); // ... and the node controller notices
+        web.cluster().network.linkDown(leader); // the node is gone from the LAN ...
+        web.cluster().setNodeReady(leader, false); // ... and the node controller notices
         TestNode next = awaitTakeover();
-        assertThat(cluster.speaker(leader).isAlive()).as("the old leader's speaker still runs, and stays silent").isTrue();
+        assertThat(web.cluster().speaker(leader).isAlive()).as("the old leader's speaker still runs, and stays silent").isTrue();
         // Back on the LAN, the old node catches up with the API (its watch was cut off) and stays silent.
-        cluster.network.linkUp(leader);
+        web.cluster().network.linkUp(leader);
         await("only the new leader answers once the old node is back").atMost(SOON)
-                .until(() -> client.arpingAll(ip, Duration.ofSeconds(2)), macs -> macs.equals(java.util.List.of(next.mac())));
-        assertThat(client.neighbor(ip)).hasValueSatisfying(n -> assertThat(n.mac()).isEqualTo(next.mac()));
+                .until(() -> web.client().arpingAll(web.ip(), Duration.ofSeconds(2)), macs -> macs.equals(java.util.List.of(next.mac())));
+        assertThat(web.client().neighbor(web.ip())).hasValueSatisfying(n -> assertThat(n.mac()).isEqualTo(next.mac()));
     }
 
     @Test
     void leaderSpeakerGetsSigterm() {
-        cluster.speaker(leader).terminate();
+        web.cluster().speaker(leader).terminate();
         awaitTakeover();
-        assertThat(cluster.speaker(leader).waitFor(Duration.ofSeconds(10))).as("the speaker exits").isPresent();
-        assertThat(cluster.speakerPodReady(leader)).as("the speaker marked its own Pod not ready").isFalse();
-        assertThat(cluster.speaker(leader).log()).contains("stopped answering for 1 address(es); handing over");
+        assertThat(web.cluster().speaker(leader).waitFor(Duration.ofSeconds(10))).as("the speaker exits").isPresent();
+        assertThat(web.cluster().speakerPodReady(leader)).as("the speaker marked its own Pod not ready").isFalse();
+        assertThat(web.cluster().speaker(leader).log()).contains("stopped answering for 1 address(es); handing over");
     }
 
     @Test
     void leaderSpeakerIsKilledAndItsPodMarkedNotReady() {
-        cluster.speaker(leader).kill();
-        assertThat(cluster.speaker(leader).waitFor(Duration.ofSeconds(10))).isPresent();
-        cluster.setSpeakerPodReady(leader, false); // what the kubelet does when the readiness probe fails
+        web.cluster().speaker(leader).kill();
+        assertThat(web.cluster().speaker(leader).waitFor(Duration.ofSeconds(10))).isPresent();
+        web.cluster().setSpeakerPodReady(leader, false); // what the kubelet does when the readiness probe fails
         awaitTakeover();
     }
 
@@ -95,18 +76,18 @@ class L2FailoverIT {
     private TestNode awaitTakeover() {
         TestNode next = await("another node announces").atMost(SOON)
                 .until(L2FailoverIT::statusNode, n -> n.isPresent() && !n.get().equals(leader.name()))
-                .map(cluster::nodeNamed).orElseThrow();
+                .map(web.cluster()::nodeNamed).orElseThrow();
         awaitServedBy(next);
-        assertThat(client.neighbor(ip)).hasValueSatisfying(n -> assertThat(n.mac()).isEqualTo(next.mac()));
+        assertThat(web.client().neighbor(web.ip())).hasValueSatisfying(n -> assertThat(n.mac()).isEqualTo(next.mac()));
         return next;
     }
 
     private static void awaitServedBy(TestNode node) {
         await("curl answered by " + node.name()).atMost(SOON).pollInterval(Duration.ofMillis(50))
-                .until(() -> client.curl(ip, Duration.ofMillis(500)), body -> body.equals(Optional.of(node.backendBody())));
+                .until(() -> web.client().curl(web.ip(), Duration.ofMillis(500)), body -> body.equals(Optional.of(node.backendBody())));
     }
 
     private static Optional<String> statusNode() {
-        return cluster.announcingNode("default", "web");
+        return web.cluster().announcingNode("default", "web");
     }
 }

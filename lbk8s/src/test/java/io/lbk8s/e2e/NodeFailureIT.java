@@ -4,18 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.lbk8s.peers.PeerSettings;
-import io.lbk8s.testkit.net.TestClient;
 import io.lbk8s.testkit.net.TestNode;
 import io.lbk8s.testkit.sandbox.Sandbox;
-import java.net.InetAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A whole node fails as the LAN sees it, and nothing updates the API for it: its processes freeze, its link goes down,
@@ -28,34 +25,18 @@ class NodeFailureIT {
     static final Duration SOON = Duration.ofSeconds(20);
     /** Well above the detection time (250 ms) and the probe, well below anything the API would do (it does nothing). */
     static final Duration TAKEOVER = Duration.ofSeconds(3);
-    static Sandbox cluster;
-    static InetAddress ip;
-    static TestClient client;
     TestNode leader;
     LanWitness witness;
 
-    @BeforeAll
-    static void startCluster() throws Exception {
-        E2ePrerequisites.check();
-        cluster = Sandbox.start(Sandbox.REPO.resolve("lbk8s/target/e2e-logs/node-failure-" + System.currentTimeMillis()), 3,
-                List.of("--rejoin-hold", "500ms", "--flap-window", "10s"));
-        client = cluster.network.client();
-        ip = cluster.createLoadBalancer("web");
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
+    @RegisterExtension
+    static final WebSandbox web = new WebSandbox("node-failure", 3, List.of("--rejoin-hold", "500ms", "--flap-window", "10s"));
 
     /** Every test starts with every speaker hearing every other, one leader serving the client, and a witness. */
     @BeforeEach
     void steadyState() {
-        cluster.awaitPeersAgree(Duration.ofSeconds(60));
-        leader = cluster.awaitServingNode("web", ip, SOON);
-        witness = LanWitness.watch(cluster.network, ip, 60, cluster.logs);
+        web.cluster().awaitPeersAgree(Duration.ofSeconds(60));
+        leader = web.cluster().awaitServingNode("web", web.ip(), SOON);
+        witness = LanWitness.watch(web.cluster().network, web.ip(), 60, web.cluster().logs);
         await("the witness sees the leader answer").atMost(Duration.ofSeconds(10))
                 .until(() -> witness.macsSince(0).contains(leader.mac()));
     }
@@ -65,12 +46,12 @@ class NodeFailureIT {
         if (witness != null) {
             witness.close();
         }
-        for (TestNode node : cluster.network.nodes()) {
-            cluster.network.openFirewall(node);
-            cluster.network.linkUp(node);
-            cluster.network.thaw(node);
-            if (!cluster.speaker(node).isAlive()) {
-                cluster.restartSpeaker(node);
+        for (TestNode node : web.cluster().network.nodes()) {
+            web.cluster().network.openFirewall(node);
+            web.cluster().network.linkUp(node);
+            web.cluster().network.thaw(node);
+            if (!web.cluster().speaker(node).isAlive()) {
+                web.cluster().restartSpeaker(node);
             }
         }
     }
@@ -78,15 +59,15 @@ class NodeFailureIT {
     @Test
     void aFrozenNodeFallsSilentAndAnotherTakesOver() {
         long failedAt = Sandbox.nowMicros();
-        cluster.network.freeze(leader); // its kernel still runs the XDP program: only the fence silences it
+        web.cluster().network.freeze(leader); // its kernel still runs the XDP program: only the fence silences it
         TestNode next = awaitServedByAnother(TAKEOVER);
-        assertThat(cluster.speaker(leader).isAlive()).isTrue();
-        assertThat(cluster.speakerPodReady(leader)).as("nothing told the API").isTrue();
+        assertThat(web.cluster().speaker(leader).isAlive()).isTrue();
+        assertThat(web.cluster().speakerPodReady(leader)).as("nothing told the API").isTrue();
         assertOneMacSince(failedAt, next);
-        assertThat(client.arpingAll(ip, Duration.ofSeconds(2))).as("the frozen node stays silent").containsExactly(next.mac());
+        assertThat(web.client().arpingAll(web.ip(), Duration.ofSeconds(2))).as("the frozen node stays silent").containsExactly(next.mac());
 
         long thawedAt = Sandbox.nowMicros();
-        cluster.network.thaw(leader);
+        web.cluster().network.thaw(leader);
         awaitReturnTo(leader);
         await("the witness sees the leader answer again").atMost(Duration.ofSeconds(5))
                 .until(() -> witness.macsSince(thawedAt).contains(leader.mac()));
@@ -98,15 +79,15 @@ class NodeFailureIT {
     @Test
     void aNodeWhoseLinkGoesDownIsReplacedAndStaysSilentWhenItComesBack() {
         long failedAt = Sandbox.nowMicros();
-        cluster.network.linkDown(leader);
+        web.cluster().network.linkDown(leader);
         TestNode next = awaitServedByAnother(TAKEOVER);
         assertOneMacSince(failedAt, next);
         await("the ServiceL2Status names the new node").atMost(SOON)
-                .until(() -> cluster.announcingNode("default", "web"), n -> n.equals(Optional.of(next.name())));
-        assertThat(cluster.speaker(leader).log()).contains("is down or lost its carrier: stopped answering");
+                .until(() -> web.cluster().announcingNode("default", "web"), n -> n.equals(Optional.of(next.name())));
+        assertThat(web.cluster().speaker(leader).log()).contains("is down or lost its carrier: stopped answering");
 
         long upAt = Sandbox.nowMicros();
-        cluster.network.linkUp(leader);
+        web.cluster().network.linkUp(leader);
         awaitReturnTo(leader);
         await("the witness sees the leader answer again").atMost(Duration.ofSeconds(5))
                 .until(() -> witness.macsSince(upAt).contains(leader.mac()));
@@ -117,14 +98,14 @@ class NodeFailureIT {
     @Test
     void aKilledSpeakerIsReplacedWithoutAnyApiUpdate() {
         long failedAt = Sandbox.nowMicros();
-        cluster.speaker(leader).kill();
+        web.cluster().speaker(leader).kill();
         TestNode next = awaitServedByAnother(TAKEOVER);
-        assertThat(cluster.speakerPodReady(leader)).as("its Pod still looks Ready to the API").isTrue();
+        assertThat(web.cluster().speakerPodReady(leader)).as("its Pod still looks Ready to the API").isTrue();
         assertOneMacSince(failedAt, next);
-        assertThat(cluster.speaker(next).log()).containsPattern("peer " + leader.name() + " declared dead: silent for \\d+ ms");
+        assertThat(web.cluster().speaker(next).log()).containsPattern("peer " + leader.name() + " declared dead: silent for \\d+ ms");
 
         long restartedAt = Sandbox.nowMicros();
-        cluster.restartSpeaker(leader); // as its DaemonSet would: a new speaker, remembering nothing
+        web.cluster().restartSpeaker(leader); // as its DaemonSet would: a new speaker, remembering nothing
         awaitReturnTo(leader);
         await("the witness sees the restarted node answer").atMost(Duration.ofSeconds(5))
                 .until(() -> witness.macsSince(restartedAt).contains(leader.mac()));
@@ -135,26 +116,26 @@ class NodeFailureIT {
     @Test
     void aFrozenNodeWithItsLinkDownIsReplaced() {
         long failedAt = Sandbox.nowMicros();
-        cluster.network.freeze(leader);
-        cluster.network.linkDown(leader);
+        web.cluster().network.freeze(leader);
+        web.cluster().network.linkDown(leader);
         TestNode next = awaitServedByAnother(TAKEOVER);
         assertOneMacSince(failedAt, next);
     }
 
     @Test
     void aFlappingLinkDoesNotPullTheAddressBack() throws InterruptedException {
-        cluster.network.linkDown(leader);
+        web.cluster().network.linkDown(leader);
         TestNode next = awaitServedByAnother(TAKEOVER);
         long flappingFrom = Sandbox.nowMicros();
         for (int flap = 0; flap < 5; flap++) { // up 0.3 s, down 0.4 s: never up for the hold (0.5 s, doubling)
-            cluster.network.linkUp(leader);
+            web.cluster().network.linkUp(leader);
             Thread.sleep(300);
-            cluster.network.linkDown(leader);
+            web.cluster().network.linkDown(leader);
             Thread.sleep(400);
         }
         assertThat(witness.macsSince(flappingFrom)).as("only the node that took over answers while the other flaps")
                 .containsExactly(next.mac());
-        assertThat(client.curl(ip, Duration.ofSeconds(1))).contains(next.backendBody());
+        assertThat(web.client().curl(web.ip(), Duration.ofSeconds(1))).contains(next.backendBody());
         witness.assertNeverTwoMacs();
     }
 
@@ -165,17 +146,17 @@ class NodeFailureIT {
     @Test
     void speakersThatCannotHearEachOtherWhileTheLanIsWholeNeverAnswerTogether() throws InterruptedException {
         long cutAt = Sandbox.nowMicros();
-        cluster.network.blockUdp(leader, PeerSettings.DEFAULT_PORT);
-        List<TestNode> others = cluster.network.nodes().stream().filter(n -> !n.equals(leader)).toList();
+        web.cluster().network.blockUdp(leader, PeerSettings.DEFAULT_PORT);
+        List<TestNode> others = web.cluster().network.nodes().stream().filter(n -> !n.equals(leader)).toList();
         await("the others declare the leader dead").atMost(Duration.ofSeconds(5)).until(() -> others.stream().allMatch(o ->
-                cluster.metrics(o).map(m -> m.contains("peer=\"" + leader.name() + "\",state=\"dead\"")).orElse(false)));
+                web.cluster().metrics(o).map(m -> m.contains("peer=\"" + leader.name() + "\",state=\"dead\"")).orElse(false)));
         Thread.sleep(2000);
-        assertThat(client.curl(ip, Duration.ofSeconds(1))).as("still the leader").contains(leader.backendBody());
+        assertThat(web.client().curl(web.ip(), Duration.ofSeconds(1))).as("still the leader").contains(leader.backendBody());
         assertThat(witness.macsSince(cutAt)).containsExactly(leader.mac());
-        assertThat(others.stream().map(o -> cluster.speaker(o).log()).toList())
-                .anySatisfy(log -> assertThat(log).contains("not taking " + ip.getHostAddress() + " on eth0 yet: " + leader.mac()
+        assertThat(others.stream().map(o -> web.cluster().speaker(o).log()).toList())
+                .anySatisfy(log -> assertThat(log).contains("not taking " + web.ip().getHostAddress() + " on eth0 yet: " + leader.mac()
                         + " answers for it"));
-        cluster.network.openFirewall(leader);
+        web.cluster().network.openFirewall(leader);
         awaitReturnTo(leader); // it steps back while its peers hold it, then takes the address back
         witness.assertNeverTwoMacs();
     }
@@ -183,13 +164,15 @@ class NodeFailureIT {
     /** curl is answered by a node other than the failed leader within {@code limit}; that node. */
     private TestNode awaitServedByAnother(Duration limit) {
         return await("curl answered by another node").atMost(limit).pollInterval(Duration.ofMillis(20))
-                .until(() -> client.curl(ip, Duration.ofMillis(300)).flatMap(cluster::nodeWithBackend), n -> n.isPresent() && !n.get().equals(leader))
+                .until(() -> web.client().curl(web.ip(), Duration.ofMillis(300)).flatMap(web.cluster()::nodeWithBackend),
+                        n -> n.isPresent() && !n.get().equals(leader))
                 .orElseThrow();
     }
 
     private TestNode awaitReturnTo(TestNode node) {
         return await("the address back on " + node.name()).atMost(SOON).pollInterval(Duration.ofMillis(50))
-                .until(() -> client.curl(ip, Duration.ofMillis(300)).flatMap(cluster::nodeWithBackend), n -> n.equals(Optional.of(node)))
+                .until(() -> web.client().curl(web.ip(), Duration.ofMillis(300)).flatMap(web.cluster()::nodeWithBackend),
+                        n -> n.equals(Optional.of(node)))
                 .orElseThrow();
     }
 
@@ -199,7 +182,7 @@ class NodeFailureIT {
                 .until(() -> witness.macsSince(failedAt).contains(next.mac()));
         witness.assertNeverTwoMacs();
         assertThat(witness.macsSince(failedAt)).isSubsetOf(leader.mac(), next.mac());
-        assertThat(client.neighbor(ip)).hasValueSatisfying(n -> assertThat(n.mac()).isEqualTo(next.mac()));
+        assertThat(web.client().neighbor(web.ip())).hasValueSatisfying(n -> assertThat(n.mac()).isEqualTo(next.mac()));
     }
 
 }

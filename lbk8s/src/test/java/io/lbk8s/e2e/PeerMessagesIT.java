@@ -9,13 +9,11 @@ import io.lbk8s.peers.PeerKeys;
 import io.lbk8s.peers.PeerMessage;
 import io.lbk8s.peers.PeerSettings;
 import io.lbk8s.testkit.net.NamespacedProcess;
-import io.lbk8s.testkit.net.TestClient;
 import io.lbk8s.testkit.net.TestNode;
 import io.lbk8s.testkit.sandbox.Sandbox;
 import java.io.IOException;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -29,9 +27,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The speakers' messages as the LAN carries them. A host that is not a speaker (this test's JVM, on the host leg of
@@ -42,24 +39,9 @@ import org.junit.jupiter.api.Test;
  */
 class PeerMessagesIT {
     static final Duration SOON = Duration.ofSeconds(20);
-    static Sandbox cluster;
-    static InetAddress ip;
-    static TestClient client;
 
-    @BeforeAll
-    static void startCluster() throws Exception {
-        E2ePrerequisites.check();
-        cluster = Sandbox.start(Sandbox.REPO.resolve("lbk8s/target/e2e-logs/peer-messages-" + System.currentTimeMillis()));
-        client = cluster.network.client();
-        ip = cluster.createLoadBalancer("web");
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
+    @RegisterExtension
+    static final WebSandbox web = new WebSandbox("peer-messages");
 
     @Test
     void forgedMessagesCannotDeclareALiveLeaderDeadOrMakeItStepBack() throws Exception {
@@ -77,11 +59,11 @@ class PeerMessagesIT {
                             PeerMessage.Opinion.SILENT))), wrong));
         }
         byte[] malformed = "LBK8 not a message at all, just text".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-        Map<TestNode, Double> forgedBefore = counts(cluster.network.nodes(), "forged");
-        Map<TestNode, Double> malformedBefore = counts(cluster.network.nodes(), "malformed");
+        Map<TestNode, Double> forgedBefore = counts(web.cluster().network.nodes(), "forged");
+        Map<TestNode, Double> malformedBefore = counts(web.cluster().network.nodes(), "malformed");
         try (DatagramSocket socket = new DatagramSocket()) {
             for (int round = 0; round < 40; round++) { // 2 s
-                for (TestNode to : cluster.network.nodes()) {
+                for (TestNode to : web.cluster().network.nodes()) {
                     for (byte[] datagram : forged) {
                         send(socket, datagram, to);
                     }
@@ -90,15 +72,15 @@ class PeerMessagesIT {
                 Thread.sleep(50);
             }
         }
-        assertThat(client.curl(ip, Duration.ofSeconds(1))).as("the leader still serves").contains(leader.backendBody());
-        assertThat(client.arpingAll(ip, Duration.ofSeconds(2))).containsExactly(leader.mac());
-        for (TestNode node : cluster.network.nodes()) {
+        assertThat(web.client().curl(web.ip(), Duration.ofSeconds(1))).as("the leader still serves").contains(leader.backendBody());
+        assertThat(web.client().arpingAll(web.ip(), Duration.ofSeconds(2))).containsExactly(leader.mac());
+        for (TestNode node : web.cluster().network.nodes()) {
             assertThat(count(node, "forged")).as("forged messages dropped and counted on " + node.name())
                     .isGreaterThanOrEqualTo(forgedBefore.get(node) + 40 * forged.size());
             assertThat(count(node, "malformed")).isGreaterThanOrEqualTo(malformedBefore.get(node) + 40);
-            assertThat(cluster.metrics(node).orElseThrow()).contains("lbk8s_peers_ready 1.0");
+            assertThat(web.cluster().metrics(node).orElseThrow()).contains("lbk8s_peers_ready 1.0");
         }
-        assertThat(cluster.speaker(others.getFirst()).log()).doesNotContain("peer " + leader.name() + " left")
+        assertThat(web.cluster().speaker(others.getFirst()).log()).doesNotContain("peer " + leader.name() + " left")
                 .doesNotContain("peer " + leader.name() + " declared dead");
     }
 
@@ -108,7 +90,7 @@ class PeerMessagesIT {
         List<byte[]> recorded = recordHeartbeats(leader, 10);
         assertThat(recorded).hasSize(10);
         Map<TestNode, Double> replayedBefore = counts(others(leader), "replayed");
-        cluster.network.freeze(leader);
+        web.cluster().network.freeze(leader);
         try (DatagramSocket socket = new DatagramSocket()) {
             Thread replayer = Thread.ofVirtual().start(() -> {
                 for (int round = 0; round < 60 && !Thread.currentThread().isInterrupted(); round++) { // 3 s
@@ -124,19 +106,19 @@ class PeerMessagesIT {
             });
             TestNode next = await("another node serves despite the replays").atMost(Duration.ofSeconds(3))
                     .pollInterval(Duration.ofMillis(20))
-                    .until(() -> client.curl(ip, Duration.ofMillis(300)).flatMap(cluster::nodeWithBackend),
+                    .until(() -> web.client().curl(web.ip(), Duration.ofMillis(300)).flatMap(web.cluster()::nodeWithBackend),
                             n -> n.isPresent() && !n.get().equals(leader)).orElseThrow();
-            assertThat(client.arpingAll(ip, Duration.ofSeconds(2))).as("one MAC answers: the frozen leader is silent")
+            assertThat(web.client().arpingAll(web.ip(), Duration.ofSeconds(2))).as("one MAC answers: the frozen leader is silent")
                     .containsExactly(next.mac());
             replayer.join(Duration.ofSeconds(5));
         } finally {
-            cluster.network.thaw(leader);
+            web.cluster().network.thaw(leader);
         }
         for (TestNode other : others(leader)) {
             assertThat(count(other, "replayed")).as("replays dropped and counted on " + other.name())
                     .isGreaterThan(replayedBefore.get(other));
         }
-        await("the thawed leader is heard again").atMost(SOON).until(() -> cluster.metrics(others(leader).getFirst())
+        await("the thawed leader is heard again").atMost(SOON).until(() -> web.cluster().metrics(others(leader).getFirst())
                 .map(m -> m.contains("peer=\"" + leader.name() + "\",state=\"alive\"")).orElse(false));
     }
 
@@ -145,25 +127,25 @@ class PeerMessagesIT {
         leader();
         String old = keys().strip();
         String fresh = PeerKeys.generate(new SecureRandom());
-        long[] logSizes = cluster.network.nodes().stream().mapToLong(n -> cluster.speaker(n).log().length()).toArray();
-        Map<TestNode, Double> forgedBefore = counts(cluster.network.nodes(), "forged");
+        long[] logSizes = web.cluster().network.nodes().stream().mapToLong(n -> web.cluster().speaker(n).log().length()).toArray();
+        Map<TestNode, Double> forgedBefore = counts(web.cluster().network.nodes(), "forged");
         for (String step : List.of(old + "\n" + fresh, fresh + "\n" + old, fresh)) { // add, sign with the new one, drop the old
             setKeys(step + "\n");
             Thread.sleep(2000);
         }
-        for (int i = 0; i < cluster.network.nodes().size(); i++) {
-            TestNode node = cluster.network.nodes().get(i);
-            String since = cluster.speaker(node).log().substring((int) logSizes[i]);
+        for (int i = 0; i < web.cluster().network.nodes().size(); i++) {
+            TestNode node = web.cluster().network.nodes().get(i);
+            String since = web.cluster().speaker(node).log().substring((int) logSizes[i]);
             assertThat(since).as(node.name() + " during the rotation").doesNotContain("declared dead").contains(": 2 key(s)").contains(": 1 key(s)")
                     .doesNotContain("announces nothing");
             assertThat(count(node, "forged")).isEqualTo(forgedBefore.get(node));
         }
         // the old key is retired: what it signs is forged now
         PeerKeys retired = ((PeerKeys.Parsed.Valid) PeerKeys.parse(old)).keys();
-        TestNode to = cluster.network.nodes().getFirst();
+        TestNode to = web.cluster().network.nodes().getFirst();
         double before = count(to, "forged");
         try (DatagramSocket socket = new DatagramSocket()) {
-            send(socket, new PeerCodec().encode(new PeerMessage(PeerMessage.Kind.LEAVING, cluster.network.nodes().get(1).name(), 1, 1,
+            send(socket, new PeerCodec().encode(new PeerMessage(PeerMessage.Kind.LEAVING, web.cluster().network.nodes().get(1).name(), 1, 1,
                     System.currentTimeMillis(), false, false, List.of()), retired), to);
         }
         await().atMost(Duration.ofSeconds(5)).until(() -> count(to, "forged") > before);
@@ -174,38 +156,38 @@ class PeerMessagesIT {
         TestNode leader = leader();
         TestNode deaf = others(leader).getLast();
         for (TestNode other : others(deaf)) {
-            cluster.network.blockUdpFrom(deaf, other, PeerSettings.DEFAULT_PORT); // its firewall drops what its peers send
+            web.cluster().network.blockUdpFrom(deaf, other, PeerSettings.DEFAULT_PORT); // its firewall drops what its peers send
         }
         try {
-            cluster.restartSpeaker(deaf);
-            await("the deaf speaker reports every peer not heard").atMost(Duration.ofSeconds(20)).until(() -> cluster.metrics(deaf)
+            web.cluster().restartSpeaker(deaf);
+            await("the deaf speaker reports every peer not heard").atMost(Duration.ofSeconds(20)).until(() -> web.cluster().metrics(deaf)
                     .map(m -> others(deaf).stream().allMatch(o -> m.contains("lbk8s_peers_peer_state{peer=\"" + o.name()
                             + "\",state=\"not-heard\"} 1.0"))).orElse(false));
-            await("a PeerNotHeard event on a peer's Node").atMost(Duration.ofSeconds(30)).until(() -> cluster.client.v1().events()
+            await("a PeerNotHeard event on a peer's Node").atMost(Duration.ofSeconds(30)).until(() -> web.cluster().client.v1().events()
                     .inAnyNamespace().list().getItems().stream().anyMatch(e -> "PeerNotHeard".equals(e.getReason())
                             && e.getInvolvedObject() != null && "Node".equals(e.getInvolvedObject().getKind())
                             && e.getMessage().contains("the speaker on " + deaf.name() + " has never heard this node's speaker on UDP port "
                             + PeerSettings.DEFAULT_PORT)));
             String status = io.lbk8s.install.StatusText.report(io.lbk8s.install.StatusReport.of(
-                    new io.lbk8s.install.StatusCollector(cluster.client).read(Sandbox.NAMESPACE, Optional.empty(), Optional.empty())));
+                    new io.lbk8s.install.StatusCollector(web.cluster().client).read(Sandbox.NAMESPACE, Optional.empty(), Optional.empty())));
             assertThat(status.lines().filter(l -> l.startsWith(deaf.name() + " ")).findFirst()).hasValueSatisfying(line ->
                     assertThat(line).contains(others(deaf).getFirst().name() + " not-heard"));
             // the others hear it, and it judges them by the API: all agree on who serves, and it is served
-            TestNode serving = await("one node serves").atMost(SOON).until(() -> client.curl(ip, Duration.ofMillis(500))
-                    .flatMap(cluster::nodeWithBackend), Optional::isPresent).orElseThrow();
-            assertThat(client.arpingAll(ip, Duration.ofSeconds(2))).containsExactly(serving.mac());
+            TestNode serving = await("one node serves").atMost(SOON).until(() -> web.client().curl(web.ip(), Duration.ofMillis(500))
+                    .flatMap(web.cluster()::nodeWithBackend), Optional::isPresent).orElseThrow();
+            assertThat(web.client().arpingAll(web.ip(), Duration.ofSeconds(2))).containsExactly(serving.mac());
         } finally {
-            cluster.network.openFirewall(deaf);
+            web.cluster().network.openFirewall(deaf);
         }
     }
 
     private static String keys() {
-        var secret = cluster.client.secrets().inNamespace(Sandbox.NAMESPACE).withName(PeerSettings.DEFAULT_SECRET).get();
+        var secret = web.cluster().client.secrets().inNamespace(Sandbox.NAMESPACE).withName(PeerSettings.DEFAULT_SECRET).get();
         return new String(java.util.Base64.getDecoder().decode(secret.getData().get("keys")), java.nio.charset.StandardCharsets.UTF_8);
     }
 
     private static void setKeys(String text) {
-        cluster.client.secrets().inNamespace(Sandbox.NAMESPACE).withName(PeerSettings.DEFAULT_SECRET).edit(s -> {
+        web.cluster().client.secrets().inNamespace(Sandbox.NAMESPACE).withName(PeerSettings.DEFAULT_SECRET).edit(s -> {
             s.getData().put("keys", java.util.Base64.getEncoder().encodeToString(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
             return s;
         });
@@ -213,10 +195,10 @@ class PeerMessagesIT {
 
     /** Captures the leader's next {@code count} heartbeats on its bridge port, as a host on the LAN could. */
     private static List<byte[]> recordHeartbeats(TestNode leader, int count) throws IOException {
-        Path pcap = cluster.logs.resolve("heartbeats-" + System.nanoTime() + ".pcap");
-        NamespacedProcess tcpdump = cluster.network.start(cluster.network.bridgeNamespace(), List.of("tcpdump", "-i", leader.name(),
+        Path pcap = web.cluster().logs.resolve("heartbeats-" + System.nanoTime() + ".pcap");
+        NamespacedProcess tcpdump = web.cluster().network.start(web.cluster().network.bridgeNamespace(), List.of("tcpdump", "-i", leader.name(),
                 "-U", "-w", pcap.toString(), "-c", String.valueOf(count), "udp and src host " + leader.ipv4().getHostAddress()
-                        + " and dst port " + PeerSettings.DEFAULT_PORT), cluster.logs.resolve("tcpdump-heartbeats.log"));
+                        + " and dst port " + PeerSettings.DEFAULT_PORT), web.cluster().logs.resolve("tcpdump-heartbeats.log"));
         assertThat(tcpdump.waitFor(Duration.ofSeconds(10))).as("tcpdump captured " + count + " heartbeats").hasValue(0);
         return udpPayloads(Files.readAllBytes(pcap));
     }
@@ -250,7 +232,7 @@ class PeerMessagesIT {
     private static final Pattern DROPPED = Pattern.compile("lbk8s_peers_dropped_total\\{reason=\"([a-z-]+)\"\\} ([0-9.E]+)");
 
     private static double count(TestNode node, String reason) {
-        String metrics = cluster.metrics(node).orElseThrow();
+        String metrics = web.cluster().metrics(node).orElseThrow();
         for (Matcher m = DROPPED.matcher(metrics); m.find(); ) {
             if (m.group(1).equals(reason)) {
                 return Double.parseDouble(m.group(2));
@@ -266,11 +248,11 @@ class PeerMessagesIT {
     }
 
     private static TestNode leader() {
-        cluster.awaitPeersAgree(Duration.ofSeconds(60));
-        return cluster.awaitServingNode("web", ip, SOON);
+        web.cluster().awaitPeersAgree(Duration.ofSeconds(60));
+        return web.cluster().awaitServingNode("web", web.ip(), SOON);
     }
 
     private static List<TestNode> others(TestNode leader) {
-        return cluster.network.nodes().stream().filter(n -> !n.equals(leader)).toList();
+        return web.cluster().network.nodes().stream().filter(n -> !n.equals(leader)).toList();
     }
 }

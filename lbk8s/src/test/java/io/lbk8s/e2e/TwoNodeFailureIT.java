@@ -3,16 +3,13 @@ package io.lbk8s.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.lbk8s.testkit.net.TestClient;
 import io.lbk8s.testkit.net.TestNode;
 import io.lbk8s.testkit.sandbox.Sandbox;
-import java.net.InetAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Two nodes, one dies: no majority is left, and the survivor must still take the address (a quorum rule would leave
@@ -21,49 +18,33 @@ import org.junit.jupiter.api.Test;
  * at once and never two MACs answer even then.
  */
 class TwoNodeFailureIT {
-    static Sandbox cluster;
-    static InetAddress ip;
-    static TestClient client;
 
-    @BeforeAll
-    static void startCluster() throws Exception {
-        E2ePrerequisites.check();
-        cluster = Sandbox.start(Sandbox.REPO.resolve("lbk8s/target/e2e-logs/two-nodes-" + System.currentTimeMillis()), 2,
-                List.of("--rejoin-hold", "0"));
-        client = cluster.network.client();
-        ip = cluster.createLoadBalancer("web");
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
+    @RegisterExtension
+    static final WebSandbox web = new WebSandbox("two-nodes", 2, List.of("--rejoin-hold", "0"));
 
     @Test
     void theSurvivorTakesOverAndTheDeadNodeRejoinsWithoutTwoMacs() {
-        cluster.awaitPeersAgree(Duration.ofSeconds(60));
-        TestNode leader = cluster.awaitServingNode("web", ip, Duration.ofSeconds(20));
-        TestNode survivor = cluster.network.nodes().stream().filter(n -> !n.equals(leader)).findFirst().orElseThrow();
-        try (LanWitness witness = LanWitness.watch(cluster.network, ip, 60, cluster.logs)) {
+        web.cluster().awaitPeersAgree(Duration.ofSeconds(60));
+        TestNode leader = web.cluster().awaitServingNode("web", web.ip(), Duration.ofSeconds(20));
+        TestNode survivor = web.cluster().network.nodes().stream().filter(n -> !n.equals(leader)).findFirst().orElseThrow();
+        try (LanWitness witness = LanWitness.watch(web.cluster().network, web.ip(), 60, web.cluster().logs)) {
             await().atMost(Duration.ofSeconds(10)).until(() -> witness.macsSince(0).contains(leader.mac()));
             long failedAt = Sandbox.nowMicros();
-            cluster.network.freeze(leader);
-            cluster.network.linkDown(leader);
+            web.cluster().network.freeze(leader);
+            web.cluster().network.linkDown(leader);
             await("the survivor serves").atMost(Duration.ofSeconds(3)).pollInterval(Duration.ofMillis(20))
-                    .until(() -> client.curl(ip, Duration.ofMillis(300)), body -> body.equals(Optional.of(survivor.backendBody())));
+                    .until(() -> web.client().curl(web.ip(), Duration.ofMillis(300)), body -> body.equals(Optional.of(survivor.backendBody())));
             await().atMost(Duration.ofSeconds(5)).until(() -> witness.macsSince(failedAt).contains(survivor.mac()));
-            assertThat(cluster.metrics(survivor).orElseThrow()).contains("lbk8s_peers_ready 1.0")
+            assertThat(web.cluster().metrics(survivor).orElseThrow()).contains("lbk8s_peers_ready 1.0")
                     .contains("lbk8s_peers_peer_state{peer=\"" + leader.name() + "\",state=\"dead\"} 1.0");
 
             long backAt = Sandbox.nowMicros();
-            cluster.network.linkUp(leader);
-            cluster.network.thaw(leader);
+            web.cluster().network.linkUp(leader);
+            web.cluster().network.thaw(leader);
             await("the address back on its first node").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
-                    .until(() -> client.curl(ip, Duration.ofMillis(300)), body -> body.equals(Optional.of(leader.backendBody())));
+                    .until(() -> web.client().curl(web.ip(), Duration.ofMillis(300)), body -> body.equals(Optional.of(leader.backendBody())));
             await("its ServiceL2Status names it again").atMost(Duration.ofSeconds(20))
-                    .until(() -> cluster.announcingNode("default", "web"), node -> node.equals(Optional.of(leader.name())));
+                    .until(() -> web.cluster().announcingNode("default", "web"), node -> node.equals(Optional.of(leader.name())));
             await("the witness sees it answer again").atMost(Duration.ofSeconds(5))
                     .until(() -> witness.macsSince(backAt).contains(leader.mac()));
             witness.assertNeverTwoMacs();
