@@ -145,9 +145,6 @@ public final class ConfigParser {
         }
 
         drafts.sort(Comparator.comparing((PoolDraft d) -> d.precedence, Precedence.ORDER));
-        for (int i = 0; i < drafts.size(); i++) {
-            drafts.get(i).order = i;
-        }
 
         // Pool names are global; the first definition wins.
         Map<String, PoolDraft> byName = new HashMap<>();
@@ -443,7 +440,6 @@ public final class ConfigParser {
     private static final Comparator<RangeEntry> RANGE_ORDER = Comparator
             .comparing((RangeEntry e) -> e.range.first())
             .thenComparing(e -> e.range.last())
-            .thenComparingInt(e -> e.pool.order)
             .thenComparingInt(e -> e.index);
 
     // ---------------------------------------------------------------------------------------------------------------
@@ -892,7 +888,6 @@ public final class ConfigParser {
         final Map<String, String> labels;
         final String definedAt;
         Precedence precedence;
-        int order; // position in definition order, for deterministic sorting of equal ranges
         final List<RangeEntry> ranges = new ArrayList<>();
         boolean autoAssign = true;
         boolean avoidBuggyIPs;

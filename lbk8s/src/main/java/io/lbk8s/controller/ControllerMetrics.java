@@ -29,7 +29,7 @@ final class ControllerMetrics {
         poolInUse = MultiGauge.builder("lbk8s.pool.addresses.in.use")
                 .description("Addresses of a pool held by Services").register(registry);
         Gauge.builder("lbk8s.config.valid", configValid, AtomicInteger::get)
-                .description("1 when the last configuration read was valid, 0 when it was rejected").register(registry);
+                .description("1 when the last configuration read was valid, 0 when some object of it was refused").register(registry);
         Gauge.builder("lbk8s.services.assigned", servicesAssigned, AtomicInteger::get)
                 .description("LoadBalancer Services holding addresses").register(registry);
         for (FailureReason reason : FailureReason.values()) {
