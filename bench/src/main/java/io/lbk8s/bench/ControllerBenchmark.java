@@ -121,6 +121,7 @@ public final class ControllerBenchmark {
             var controller = new Controller(controllerClient, new ControllerSettings("lbk8s-system", Optional.empty()),
                     new SimpleMeterRegistry());
             controller.start();
+            controller.lead();
             var watch = new IpWatch();
             var informer = client.services().inNamespace("default").inform(watch);
             List<Long> micros = new ArrayList<>();

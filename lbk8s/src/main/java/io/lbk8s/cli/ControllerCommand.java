@@ -56,6 +56,7 @@ final class ControllerCommand implements Callable<Integer> {
                 stopped.countDown();
             }));
             controller.start();
+            controller.lead(); // until there is an election, every replica leads
             stopped.await();
         }
         return 0;

@@ -34,6 +34,7 @@ import io.lbk8s.kube.ServiceMapping;
 import io.lbk8s.kube.Watches;
 import io.lbk8s.kube.WorkQueue;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -92,7 +93,7 @@ public final class Controller implements AutoCloseable {
     private volatile boolean synced;
     private volatile boolean configLoaded;
     private volatile String configState = "no configuration read yet";
-    private volatile Thread worker;
+    private volatile Thread worker; // the reconcile thread while leading
 
     public Controller(KubernetesClient client, ControllerSettings settings, MeterRegistry registry) {
         this.client = client;
@@ -104,7 +105,10 @@ public final class Controller implements AutoCloseable {
                 () -> queue.add(new Work.MisplacedConfigChanged()));
     }
 
-    /** Starts the informers, waits for their first list, and starts reconciling. */
+    /**
+     * Starts the informers and waits for their first list. A standby replica stops here: its caches stay warm, so
+     * that it reconciles at once when it is elected ({@link #lead}).
+     */
     public void start() {
         String ns = settings.namespace();
         namespaces = watches.inform("namespaces", client.namespaces(),
@@ -117,10 +121,49 @@ public final class Controller implements AutoCloseable {
                 handler(s -> queue.add(new Work.ServiceChanged(ServiceMapping.keyOf(s)))));
         misplaced.start();
         synced = true;
-        configurationState.accepted().ifPresent(recorded -> accepted = AcceptedConfig.of(recorded));
         log.info("informers synced: {} services, config namespace {}", services.getStore().list().size(), ns);
+    }
+
+    /**
+     * Starts reconciling, from nothing but what the API holds: the record of accepted objects, the Services' status
+     * and the claims; what a previous term of this replica knew is not trusted (another leader may have written since).
+     */
+    public synchronized void lead() {
+        if (worker != null) {
+            return;
+        }
+        allocator = null;
+        accepted = configurationState.accepted().map(AcceptedConfig::of).orElse(AcceptedConfig.NONE);
+        refusedPools = Set.of();
+        pending.clear();
         queue.add(CONFIG_CHANGED);
-        worker = Thread.ofVirtual().name("reconcile").start(this::runQueue);
+        worker = Thread.ofVirtual().name("reconcile").unstarted(this::runQueue); // set before it runs: it checks
+        worker.start();
+        log.info("leading: reconciling every Service");
+    }
+
+    /**
+     * Stops reconciling and waits (up to 5 s) for the reconcile in progress to end, so that nothing is written
+     * after another replica may have started leading; the informers keep running.
+     */
+    public synchronized void standBy() {
+        Thread running = worker;
+        if (running == null) {
+            return;
+        }
+        worker = null;
+        running.interrupt();
+        try {
+            running.join(Duration.ofSeconds(5));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        configLoaded = false;
+        log.info("standing by: no longer reconciling");
+    }
+
+    public boolean leading() {
+        return worker != null;
     }
 
     private Optional<SharedIndexInformer<GenericKubernetesResource>> customResources(ResourceDefinitionContext context) {
@@ -139,6 +182,9 @@ public final class Controller implements AutoCloseable {
         if (down.isPresent()) {
             return new Readiness(false, "not watching " + down.get() + ": listing and watching again");
         }
+        if (!leading()) {
+            return new Readiness(true, "standby: caches in sync, ready to lead");
+        }
         if (!configLoaded) {
             return new Readiness(false, "no valid configuration loaded: " + configState);
         }
@@ -146,7 +192,7 @@ public final class Controller implements AutoCloseable {
     }
 
     private void runQueue() {
-        while (!Thread.currentThread().isInterrupted()) {
+        while (worker == Thread.currentThread() && !Thread.currentThread().isInterrupted()) {
             try {
                 Optional<Work> next = queue.take(1, TimeUnit.SECONDS);
                 next.ifPresent(this::reconcileSafely);
@@ -190,7 +236,9 @@ public final class Controller implements AutoCloseable {
         Thread.ofVirtual().start(() -> {
             try {
                 Thread.sleep(500);
-                queue.add(work);
+                if (leading()) {
+                    queue.add(work);
+                }
             } catch (InterruptedException ignored) {
                 Thread.currentThread().interrupt();
             }
@@ -495,10 +543,7 @@ public final class Controller implements AutoCloseable {
 
     @Override
     public void close() {
-        Thread running = worker;
-        if (running != null) {
-            running.interrupt();
-        }
+        standBy();
         watches.close();
         misplaced.close();
         settling.close();

@@ -63,6 +63,7 @@ final class ControllerHarness implements AutoCloseable {
         controllerClient = server.newClient();
         controller = new Controller(controllerClient, settings, registry);
         controller.start();
+        controller.lead();
     }
 
     void stopController() {
@@ -107,6 +108,7 @@ final class ControllerHarness implements AutoCloseable {
         Controller second = new Controller(ownClient, new ControllerSettings(namespace, Optional.of(lbClass)),
                 new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
         second.start();
+        second.lead();
         return new Second(namespace, ownClient, second);
     }
 

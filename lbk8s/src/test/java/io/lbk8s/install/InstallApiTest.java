@@ -226,6 +226,7 @@ class InstallApiTest {
                     holder[0] = new Controller(server.newClient(), new ControllerSettings("lbk8s-system", Optional.empty()),
                             new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
                     holder[0].start();
+                    holder[0].lead();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
@@ -257,6 +258,7 @@ class InstallApiTest {
         var controller = new Controller(server.newClient(), new ControllerSettings("lbk8s-system", Optional.empty()),
                 new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
         controller.start();
+        controller.lead();
         try {
             List<String> said = new java.util.ArrayList<>();
             Reachability answers = (ip, port) -> new Reachability.Verdict.Answered("fake: " + ip + ":" + port);

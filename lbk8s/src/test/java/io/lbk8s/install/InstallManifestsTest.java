@@ -80,7 +80,7 @@ class InstallManifestsTest {
                 switch (object) {
                     case Namespace ns -> assertThat(ns.getMetadata().getLabels())
                             .containsEntry("pod-security.kubernetes.io/enforce", "privileged");
-                    case CustomResourceDefinition crd -> assertThat(crd.getSpec().getGroup()).isEqualTo("metallb.io");
+                    case CustomResourceDefinition crd -> assertThat(crd.getSpec().getGroup()).isIn("metallb.io", "lbk8s.io");
                     case ClusterRole r -> assertThat(r.getRules()).isNotEmpty();
                     case Role r -> assertThat(r.getRules()).isNotEmpty();
                     case ClusterRoleBinding b -> assertThat(b.getSubjects().getFirst().getNamespace()).isEqualTo("lbk8s-system");

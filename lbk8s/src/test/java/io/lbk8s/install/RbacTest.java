@@ -99,6 +99,7 @@ class RbacTest {
             var speakerClient = server.newClient();
             var speaker = new Speaker(speakerClient, OneNodeCluster.settings(PEER_PORT), new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
             controller.start();
+            controller.lead();
             speaker.start();
             Thread.sleep(4000); // assignment, status, events, the speaker's plan (no interface here serves 10.5.0.0/24)
             speaker.shutdown(); // marks its Pod not ready, withdraws its ServiceL2Statuses
