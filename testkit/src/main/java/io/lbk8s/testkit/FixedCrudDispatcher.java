@@ -150,7 +150,7 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
       case POST -> create(request, rp);
       case PUT -> update(request, rp);
       case PATCH -> patch(request, rp);
-      case DELETE -> rp.isList() ? deleteCollection(rp) : delete(rp);
+      case DELETE -> rp.isList() ? deleteCollection(rp) : delete(request, rp);
       default -> null;
     };
   }
@@ -405,12 +405,35 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
     }
   }
 
-  private MockResponse delete(ResourcePath rp) {
-    MockResponse r = super.handleDelete(rp.objectPath());
-    if (r.code() == 404) {
-      throw ApiException.notFound(rp);
-    }
-    return r;
+  /**
+   * DELETE, honouring DeleteOptions' preconditions as kube-apiserver does: a uid or resourceVersion that is not the
+   * stored one gets 409 Conflict and deletes nothing (a controller deletes only the version it judged).
+   */
+  private MockResponse delete(RecordedRequest request, ResourcePath rp) {
+    return exclusive(() -> {
+      String body = readBody(request);
+      JsonNode preconditions = body == null || body.isBlank() ? null : JSON.readTree(body).path("preconditions");
+      if (preconditions != null && preconditions.isObject()) {
+        Map.Entry<AttributeSet, String> entry = findResource(getKey(rp.objectPath()));
+        if (entry == null) {
+          throw ApiException.notFound(rp);
+        }
+        JsonNode stored = JSON.readTree(entry.getValue()).path("metadata");
+        for (String field : List.of("uid", "resourceVersion")) {
+          String wanted = preconditions.path(field).asString("");
+          if (!wanted.isEmpty() && !wanted.equals(stored.path(field).asString(""))) {
+            throw new ApiException(409, "Conflict", "Operation cannot be fulfilled on " + ApiException.qualified(rp)
+                + " \"" + rp.name() + "\": the precondition " + field + " " + wanted + " does not match the stored "
+                + stored.path(field).asString(""), rp.name(), rp.group(), rp.plural());
+          }
+        }
+      }
+      MockResponse r = super.handleDelete(rp.objectPath());
+      if (r.code() == 404) {
+        throw ApiException.notFound(rp);
+      }
+      return r;
+    });
   }
 
   /** deletecollection, honouring the same selectors as list (the parent would ignore set-based ones). */
