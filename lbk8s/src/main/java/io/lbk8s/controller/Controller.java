@@ -21,8 +21,11 @@ import io.lbk8s.config.ConfigOrigin;
 import io.lbk8s.config.ConfigProblem;
 import io.lbk8s.config.ConfigResult;
 import io.lbk8s.health.HealthServer.Readiness;
+import io.lbk8s.ipam.AllocationRequest;
 import io.lbk8s.ipam.Allocator;
 import io.lbk8s.ipam.Assignment;
+import io.lbk8s.ipam.Claim;
+import io.lbk8s.ipam.ClaimHolder;
 import io.lbk8s.ipam.FailureReason;
 import io.lbk8s.ipam.Outcome;
 import io.lbk8s.ipam.ServiceKey;
@@ -30,6 +33,7 @@ import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.ConfigurationStates;
 import io.lbk8s.kube.EventRecorder;
 import io.lbk8s.kube.Informers;
+import io.lbk8s.kube.IpAddressClaims;
 import io.lbk8s.kube.ServiceMapping;
 import io.lbk8s.kube.Watches;
 import io.lbk8s.kube.WorkQueue;
@@ -38,6 +42,7 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -75,6 +80,7 @@ public final class Controller implements AutoCloseable {
     private final Watches watches = new Watches();
     private final ConfigSettling settling = new ConfigSettling(() -> queue.add(CONFIG_CHANGED));
     private final MisplacedConfigWatch misplaced;
+    private final ClaimKeeper claims;
 
     private SharedIndexInformer<Service> services;
     private SharedIndexInformer<Namespace> namespaces;
@@ -103,6 +109,7 @@ public final class Controller implements AutoCloseable {
         this.configurationState = new ConfigurationStates(client, settings.namespace(), ConfigurationStates.CONTROLLER);
         this.misplaced = new MisplacedConfigWatch(client, settings.namespace(), events,
                 () -> queue.add(new Work.MisplacedConfigChanged()));
+        this.claims = new ClaimKeeper(new IpAddressClaims(client, this::namespaceUid), this::serviceExists);
     }
 
     /**
@@ -289,7 +296,9 @@ public final class Controller implements AutoCloseable {
         if (!configLoaded) {
             configState = "every configuration object is refused: " + describe(outcome.unused());
         }
-        if (allocator == null) {
+        List<Claim> claimed = claims.all();
+        boolean firstOfTerm = allocator == null;
+        if (firstOfTerm) {
             allocator = new Allocator(config);
         } else {
             for (ServiceKey released : allocator.reconfigure(config)) {
@@ -298,7 +307,10 @@ public final class Controller implements AutoCloseable {
                         "ClearAssignment", "addresses cleared: their pool was removed or no longer contains them"));
             }
         }
-        restoreFromStatus();
+        restoreFromStatus(claimed);
+        if (firstOfTerm) {
+            rebuildFromClaims(claimed);
+        }
         settling.applied(settled);
         services.getStore().list().forEach(s -> queue.add(new Work.ServiceChanged(ServiceMapping.keyOf(s))));
     }
@@ -312,12 +324,19 @@ public final class Controller implements AutoCloseable {
      * that a restart (or a Service reconciled early, or a pool that comes back) can never take an address another
      * Service already shows to its users.
      */
-    private void restoreFromStatus() {
+    private void restoreFromStatus(List<Claim> claimed) {
+        Map<IpAddress, Claim> byAddress = claimed.stream().collect(Collectors.toMap(Claim::address, c -> c));
         int restored = 0;
         for (Service service : services.getStore().list()) {
             ServiceView view = ServiceMapping.view(service);
             if (view.statusIps().isEmpty() || allocator.assignmentOf(view.key()).isPresent()) {
                 continue;
+            }
+            ClaimHolder holder = holderOf(service);
+            boolean claimedByOthers = view.statusIps().stream().map(byAddress::get).filter(Objects::nonNull)
+                    .anyMatch(c -> !c.holders().contains(holder) && c.holders().stream().anyMatch(this::serviceExists));
+            if (claimedByOthers) {
+                continue; // its reconcile says so and gives it another address
             }
             if (restore(view).isPresent()) {
                 restored++;
@@ -330,13 +349,102 @@ public final class Controller implements AutoCloseable {
 
     /** Claims the addresses a Service shows; a Service with an invalid request keeps them too. */
     private Optional<Assignment> restore(ServiceView view) {
+        return requestOf(view).flatMap(r -> allocator.restore(r, view.statusIps()));
+    }
+
+    /** What a served Service asks for; one with an invalid request asks for what it has, without its requests. */
+    private Optional<AllocationRequest> requestOf(ServiceView view) {
         Map<String, String> labels = namespaceLabels(view.key().namespace());
-        Optional<io.lbk8s.ipam.AllocationRequest> request = switch (ServiceRequests.decide(view, labels, settings.lbClass())) {
+        return switch (ServiceRequests.decide(view, labels, settings.lbClass())) {
             case ServiceRequests.Decision.Request(var asked, var _) -> Optional.of(asked);
             case ServiceRequests.Decision.Invalid _ -> ServiceRequests.withoutItsRequests(view, labels, settings.lbClass());
             case ServiceRequests.Decision.NotServed _, ServiceRequests.Decision.OtherClass _ -> Optional.empty();
         };
-        return request.flatMap(r -> allocator.restore(r, view.statusIps()));
+    }
+
+    /**
+     * A Service shows addresses this controller does not know it holds (it started leading, or the Service came with
+     * a status): they are its own unless another Service holds their claims; then it says so and gets others.
+     */
+    private Optional<Assignment> restoreShown(Service service, ServiceView view) {
+        ClaimHolder holder = holderOf(service);
+        List<ClaimHolder> others = claims.heldByOthers(holder, view.statusIps());
+        if (!others.isEmpty()) {
+            String message = "it shows " + view.statusIps() + ", but " + describeHolders(others)
+                    + " holds the IPAddressClaim of that address; it gets another address";
+            events.record(service, EventRecorder.Type.Warning, "AddressConflict", message);
+            log.warn("{}: {}", view.key(), message);
+            return Optional.empty();
+        }
+        Optional<Assignment> restored = restore(view);
+        if (restored.isPresent() && !claims.hold(holder, restored.get(), requestOf(view).flatMap(r -> r.sharingKey())).isEmpty()) {
+            allocator.release(view.key());
+            return Optional.empty();
+        }
+        return restored;
+    }
+
+    private static String describeHolders(List<ClaimHolder> holders) {
+        return holders.stream().map(h -> h.service().toString()).collect(Collectors.joining(", "));
+    }
+
+    private static ClaimHolder holderOf(Service service) {
+        return new ClaimHolder(ServiceMapping.keyOf(service), service.getMetadata().getUid());
+    }
+
+    private Optional<String> namespaceUid(String namespace) {
+        return Optional.ofNullable(namespaces).map(i -> i.getStore().getByKey(namespace))
+                .map(n -> n.getMetadata().getUid());
+    }
+
+    /** Whether the Service a claim names exists: the cache first, then the API (the cache may lag a creation). */
+    private boolean serviceExists(ClaimHolder holder) {
+        Service cached = serviceByKey(holder.service());
+        if (cached != null && holder.uid().equals(cached.getMetadata().getUid())) {
+            return true;
+        }
+        Service live = client.services().inNamespace(holder.service().namespace()).withName(holder.service().name()).get();
+        return live != null && holder.uid().equals(live.getMetadata().getUid());
+    }
+
+    /**
+     * At the start of a term, the claims complete what the Services' status says: a Service that holds claims but
+     * shows nothing yet (its controller stopped between the two writes) gets those addresses; claims of deleted
+     * Services, or of addresses their Service no longer shows, are let go; and addresses a Service shows without a
+     * claim (written before claims existed) are claimed for it.
+     */
+    private void rebuildFromClaims(List<Claim> claimed) {
+        Map<ServiceKey, List<IpAddress>> shownNowhere = new java.util.TreeMap<>();
+        int released = 0;
+        for (Claim claim : claimed) {
+            for (ClaimHolder holder : claim.holders()) {
+                Service service = serviceByKey(holder.service());
+                boolean live = serviceExists(holder);
+                List<IpAddress> shown = service == null ? List.of() : ServiceMapping.statusIps(service);
+                if (live && shown.isEmpty() && allocator.assignmentOf(holder.service()).isEmpty()) {
+                    shownNowhere.computeIfAbsent(holder.service(), _ -> new java.util.ArrayList<>()).add(claim.address());
+                } else if (!live || !allocator.assignmentOf(holder.service()).map(a -> a.ips().contains(claim.address())).orElse(false)) {
+                    claims.release(holder.service(), List.of(claim.address()));
+                    released++;
+                }
+            }
+        }
+        shownNowhere.forEach((key, ips) -> Optional.ofNullable(serviceByKey(key))
+                .map(ServiceMapping::view).flatMap(view -> requestOf(view).flatMap(r -> allocator.restore(r, ips)))
+                .ifPresent(a -> log.info("{}: holds the claims of {}, which its status does not show yet; keeps them", key, a.ips())));
+        Set<IpAddress> held = claimed.stream().map(Claim::address).collect(Collectors.toSet());
+        int adopted = 0;
+        for (Assignment assignment : allocator.assignments().values()) {
+            if (!held.containsAll(assignment.ips())) {
+                Service service = serviceByKey(assignment.service());
+                Optional<String> sharingKey = requestOf(ServiceMapping.view(service)).flatMap(r -> r.sharingKey());
+                if (claims.hold(holderOf(service), assignment, sharingKey).isEmpty()) {
+                    adopted++;
+                }
+            }
+        }
+        log.info("address claims: {} read, {} let go, {} created for addresses shown without one", claimed.size(),
+                released, adopted);
     }
 
     private Optional<HasMetadata> objectOf(ConfigOrigin origin) {
@@ -365,7 +473,9 @@ public final class Controller implements AutoCloseable {
         }
         Service service = serviceByKey(key);
         if (service == null) {
-            if (release(key)) {
+            Optional<Assignment> held = release(key);
+            if (held.isPresent()) {
+                claims.release(key, held.get().ips());
                 log.info("{} deleted; its addresses are free", key);
             }
             saidWarnings.forget(key);
@@ -381,7 +491,7 @@ public final class Controller implements AutoCloseable {
                 warn(service, warnings);
                 metrics.failure("INVALID_REQUEST");
                 if (allocator.assignmentOf(key).isEmpty() && !view.statusIps().isEmpty()) {
-                    restore(view);
+                    restoreShown(service, view);
                 }
                 String kept = allocator.assignmentOf(key).map(a -> "; keeping its current addresses " + a.ips()).orElse("");
                 events.record(service, EventRecorder.Type.Warning, "AllocationFailed", message + kept);
@@ -393,7 +503,7 @@ public final class Controller implements AutoCloseable {
             case ServiceRequests.Decision.Request(var request, List<ServiceRequests.Warning> warnings) -> {
                 warn(service, warnings);
                 if (allocator.assignmentOf(key).isEmpty() && !view.statusIps().isEmpty()) {
-                    allocator.restore(request, view.statusIps());
+                    restoreShown(service, view);
                 }
                 Optional<Assignment> before = allocator.assignmentOf(key);
                 if (before.isEmpty() && !view.statusIps().isEmpty() && !refusedPools.isEmpty()) {
@@ -410,7 +520,7 @@ public final class Controller implements AutoCloseable {
                         if (before.isPresent() && !before.get().equals(assignment)) {
                             retryPending();
                         }
-                        publish(service, view, assignment);
+                        publish(service, view, request, assignment, before.map(Assignment::ips).orElse(List.of()));
                     }
                     case Outcome.Failed(var reason, String failure) -> {
                         String message = reason == FailureReason.NO_POOLS ? misplaced.noPools(failure) : failure;
@@ -421,7 +531,7 @@ public final class Controller implements AutoCloseable {
                         if (before.isPresent()) {
                             retryPending();
                         }
-                        clearPublished(service, view, "AllocationFailed");
+                        clearPublished(service, view, "AllocationFailed", before.map(Assignment::ips).orElse(List.of()));
                     }
                 }
             }
@@ -455,43 +565,63 @@ public final class Controller implements AutoCloseable {
 
     /** Another controller's Service: what lbk8s held for it is free again, and nothing is written to it. */
     private void forget(ServiceKey key, String why) {
-        if (release(key)) {
+        Optional<Assignment> held = release(key);
+        if (held.isPresent()) {
+            claims.release(key, held.get().ips());
             log.info("{}: {}; released its addresses here and leaves the Service to its controller", key, why);
         }
     }
 
     /**
-     * The Service waits for nothing any more, and what it held is free for those that wait (retried); whether it
-     * held anything.
+     * The Service waits for nothing any more, and what it held is free for those that wait (retried); what it held.
+     * Its claims are the caller's to let go, once its status no longer shows them.
      */
-    private boolean release(ServiceKey key) {
+    private Optional<Assignment> release(ServiceKey key) {
         pending.remove(key);
-        if (allocator.assignmentOf(key).isEmpty()) {
-            return false;
+        Optional<Assignment> held = allocator.assignmentOf(key);
+        if (held.isPresent()) {
+            allocator.release(key);
+            retryPending();
         }
-        allocator.release(key);
-        retryPending();
-        return true;
+        return held;
     }
 
     private void stopServing(Service service, ServiceView view, String why) {
         ServiceKey key = view.key();
-        boolean held = release(key);
-        if (held || view.annotations().containsKey(Annotations.ALLOCATED_FROM_POOL)) {
+        Optional<Assignment> held = release(key);
+        if (held.isPresent() || view.annotations().containsKey(Annotations.ALLOCATED_FROM_POOL)) {
             log.info("{} no longer served ({}); clearing its addresses", key, why);
             events.record(service, EventRecorder.Type.Normal, "ClearAssignment", "addresses cleared: " + why);
-            clearPublished(service, view, "ClearAssignment");
+            clearPublished(service, view, "ClearAssignment", held.map(Assignment::ips).orElse(List.of()));
         }
     }
 
-    /** Writes the pool annotation and the status, each only when it differs from what the Service shows. */
-    private void publish(Service service, ServiceView view, Assignment assignment) {
+    /**
+     * Writes the pool annotation and the status, each only when it differs from what the Service shows. A new
+     * address appears in the status only once the Service holds its claim; the claims of addresses it showed or held
+     * before are let go only once the status no longer shows them.
+     */
+    private void publish(Service service, ServiceView view, AllocationRequest request, Assignment assignment,
+            List<IpAddress> heldBefore) {
         List<String> wanted = assignment.ips().stream().map(IpAddress::toString).toList();
         List<String> shown = view.statusIps().stream().map(IpAddress::toString).toList();
         boolean statusChanges = !wanted.equals(shown) || hasHostnames(service);
         if (statusChanges) {
-            // The status first, with the resourceVersion we decided on: a stale cache gets a 409, not a lost write.
-            writeStatus(service, wanted);
+            List<ClaimHolder> others = claims.hold(holderOf(service), assignment, request.sharingKey());
+            if (!others.isEmpty()) {
+                yieldAddresses(view, assignment, others);
+                return;
+            }
+            try {
+                // With the resourceVersion we decided on: a stale cache gets a 409, not a lost write.
+                writeStatus(service, wanted);
+            } catch (KubernetesClientException e) {
+                if (e.getCode() == 409 && anotherWriterWon(service, request, assignment)) {
+                    return;
+                }
+                throw e;
+            }
+            claims.release(view.key(), without(union(view.statusIps(), heldBefore), assignment.ips()));
         }
         if (!assignment.pool().equals(view.annotations().get(Annotations.ALLOCATED_FROM_POOL))) {
             patchAnnotation(service, assignment.pool());
@@ -510,14 +640,69 @@ public final class Controller implements AutoCloseable {
                 && service.getStatus().getLoadBalancer().getIngress().stream().anyMatch(i -> i.getIp() == null);
     }
 
-    private void clearPublished(Service service, ServiceView view, String why) {
+    /** Clears the status and the annotation, then lets go of the claims of what it showed and held. */
+    private void clearPublished(Service service, ServiceView view, String why, List<IpAddress> heldBefore) {
         if (!view.statusIps().isEmpty()) {
             writeStatus(service, List.of());
             log.info("{}: status cleared ({})", view.key(), why);
         }
+        claims.release(view.key(), union(view.statusIps(), heldBefore));
         if (view.annotations().containsKey(Annotations.ALLOCATED_FROM_POOL)) {
             patchAnnotation(service, null);
         }
+    }
+
+    /**
+     * The addresses are claimed by other Services (another controller gave them, or this one's memory is behind):
+     * they are not free whatever the allocator says. The Service lets go of what it claimed in this pass, the other
+     * holders get the addresses here too when this controller knows them without any, and the Service tries again.
+     */
+    private void yieldAddresses(ServiceView view, Assignment assignment, List<ClaimHolder> others) {
+        ServiceKey key = view.key();
+        log.info("{}: {} is held by {} (IPAddressClaim); choosing again", key, assignment.ips(), describeHolders(others));
+        claims.release(key, without(assignment.ips(), view.statusIps()));
+        allocator.release(key);
+        for (ClaimHolder other : others) {
+            Service holder = serviceByKey(other.service());
+            if (holder != null && allocator.assignmentOf(other.service()).isEmpty()) {
+                requestOf(ServiceMapping.view(holder)).ifPresent(r -> allocator.restore(r, assignment.ips()));
+            }
+        }
+        pending.add(key);
+        retryLater(new Work.ServiceChanged(key));
+    }
+
+    /**
+     * The status write met a newer version of the Service. If that version shows addresses whose claims the Service
+     * holds, another controller wrote them: they are its addresses, and what this one claimed for it is let go.
+     * Otherwise (false) the reconcile is simply retried on the newer version.
+     */
+    private boolean anotherWriterWon(Service service, AllocationRequest request, Assignment assignment) {
+        ServiceKey key = ServiceMapping.keyOf(service);
+        Service live = client.services().inNamespace(key.namespace()).withName(key.name()).get();
+        if (live == null || !service.getMetadata().getUid().equals(live.getMetadata().getUid())) {
+            return false;
+        }
+        List<IpAddress> shown = ServiceMapping.statusIps(live);
+        if (Set.copyOf(shown).equals(Set.copyOf(assignment.ips()))) {
+            return true; // it shows them already (an earlier write of ours)
+        }
+        if (shown.isEmpty() || !claims.heldBy(holderOf(live), shown)) {
+            return false;
+        }
+        log.info("{}: another controller gave it {} meanwhile; keeping those, not {}", key, shown, assignment.ips());
+        claims.release(key, without(assignment.ips(), shown));
+        allocator.release(key);
+        allocator.restore(request, shown);
+        return true;
+    }
+
+    private static List<IpAddress> union(List<IpAddress> a, List<IpAddress> b) {
+        return java.util.stream.Stream.concat(a.stream(), b.stream()).distinct().toList();
+    }
+
+    private static List<IpAddress> without(List<IpAddress> from, List<IpAddress> removed) {
+        return from.stream().filter(ip -> !removed.contains(ip)).toList();
     }
 
     private void patchAnnotation(Service service, String pool) {
