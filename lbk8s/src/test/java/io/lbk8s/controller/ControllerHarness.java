@@ -101,11 +101,24 @@ final class ControllerHarness implements AutoCloseable {
         pool(name, Map.of("addresses", List.of(addresses)));
     }
 
+
     /** A second controller instance on the same API server, reading its pools in {@code namespace} and serving {@code lbClass}. */
     Second secondController(String namespace, String lbClass) {
+        return second(namespace, Optional.of(lbClass));
+    }
+
+    /**
+     * A second controller of the same class that leads too, as when an election fails (or is off), reading its pools
+     * in {@code namespace}: two allocators over the same Services.
+     */
+    Second rivalController(String namespace) {
+        return second(namespace, settings.lbClass());
+    }
+
+    private Second second(String namespace, Optional<String> lbClass) {
         client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build()).create();
         KubernetesClient ownClient = server.newClient();
-        Controller second = new Controller(ownClient, new ControllerSettings(namespace, Optional.of(lbClass)),
+        Controller second = new Controller(ownClient, new ControllerSettings(namespace, lbClass),
                 new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
         second.start();
         second.lead();
