@@ -106,6 +106,7 @@ public final class Controller implements AutoCloseable {
         this.settings = settings;
         this.events = new EventRecorder(client, COMPONENT, System.getenv().getOrDefault("NODE_NAME", "controller"));
         this.metrics = new ControllerMetrics(registry);
+        watches.measure(registry);
         this.configurationState = new ConfigurationStates(client, settings.namespace(), ConfigurationStates.CONTROLLER);
         this.misplaced = new MisplacedConfigWatch(client, settings.namespace(), events,
                 () -> queue.add(new Work.MisplacedConfigChanged()));

@@ -7,6 +7,8 @@ import io.fabric8.kubernetes.client.dsl.Informable;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -70,6 +72,16 @@ public final class Watches implements AutoCloseable {
     public Optional<String> down() {
         List<String> down = watched.stream().filter(w -> !w.informer().isWatching()).map(Watched::what).toList();
         return down.isEmpty() ? Optional.empty() : Optional.of(String.join(", ", down));
+    }
+
+    /**
+     * Publishes {@code lbk8s_api_watches_down}: how many of these watches are not watching now (the API server
+     * unreachable, or refusing), so that an outage, and the recovery after it, shows on a dashboard.
+     */
+    public void measure(MeterRegistry registry) {
+        Gauge.builder("lbk8s.api.watches.down", watched, all -> all.stream().filter(w -> !w.informer().isWatching()).count())
+                .description("Watches of the API server that are not watching now (listing and watching again)")
+                .register(registry);
     }
 
     @Override

@@ -103,6 +103,7 @@ public final class Speaker implements AutoCloseable {
         this.settings = settings;
         this.events = new EventRecorder(client, COMPONENT, settings.node());
         this.metrics = new SpeakerMetrics(registry, settings.node());
+        watches.measure(registry);
         this.statuses = new ServiceL2Statuses(client, settings.podNamespace(), settings.node());
         this.registry = registry;
         // With the detector, this node answers only while the detector renews the fence: a frozen speaker goes silent.

@@ -186,10 +186,12 @@ class ControllerApiTest {
         lb.server.dispatcher().breakWatches("", "services");
         await().atMost(ControllerHarness.PATIENCE).until(() -> !lb.controller().readiness().ready());
         assertThat(lb.controller().readiness().reason()).contains("not watching services");
+        assertThat(lb.metrics()).contains("lbk8s_api_watches_down 1.0");
         lb.service("during");
 
         lb.server.dispatcher().mendWatches("", "services");
         await().atMost(Duration.ofSeconds(40)).until(() -> lb.controller().readiness().ready());
+        assertThat(lb.metrics()).contains("lbk8s_api_watches_down 0.0");
         assertThat(lb.awaitIp("during")).as("created while the watch was down").isEqualTo("10.5.0.201");
         lb.service("after");
         assertThat(lb.awaitIp("after")).isEqualTo("10.5.0.202");
