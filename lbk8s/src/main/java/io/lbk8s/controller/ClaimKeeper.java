@@ -110,12 +110,4 @@ final class ClaimKeeper {
     List<Claim> all() {
         return claims.list();
     }
-
-    void create(Claim claim) {
-        claims.create(claim);
-    }
-
-    void release(Claim claim, ServiceKey service) {
-        release(service, List.of(claim.address()));
-    }
 }

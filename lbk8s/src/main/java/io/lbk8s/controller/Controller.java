@@ -39,15 +39,18 @@ import io.lbk8s.kube.Watches;
 import io.lbk8s.kube.WorkQueue;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -415,7 +418,7 @@ public final class Controller implements AutoCloseable {
      * claim (written before claims existed) are claimed for it.
      */
     private void rebuildFromClaims(List<Claim> claimed) {
-        Map<ServiceKey, List<IpAddress>> shownNowhere = new java.util.TreeMap<>();
+        Map<ServiceKey, List<IpAddress>> shownNowhere = new TreeMap<>();
         int released = 0;
         for (Claim claim : claimed) {
             for (ClaimHolder holder : claim.holders()) {
@@ -423,7 +426,7 @@ public final class Controller implements AutoCloseable {
                 boolean live = serviceExists(holder);
                 List<IpAddress> shown = service == null ? List.of() : ServiceMapping.statusIps(service);
                 if (live && shown.isEmpty() && allocator.assignmentOf(holder.service()).isEmpty()) {
-                    shownNowhere.computeIfAbsent(holder.service(), _ -> new java.util.ArrayList<>()).add(claim.address());
+                    shownNowhere.computeIfAbsent(holder.service(), _ -> new ArrayList<>()).add(claim.address());
                 } else if (!live || !allocator.assignmentOf(holder.service()).map(a -> a.ips().contains(claim.address())).orElse(false)) {
                     claims.release(holder.service(), List.of(claim.address()));
                     released++;
@@ -699,7 +702,7 @@ public final class Controller implements AutoCloseable {
     }
 
     private static List<IpAddress> union(List<IpAddress> a, List<IpAddress> b) {
-        return java.util.stream.Stream.concat(a.stream(), b.stream()).distinct().toList();
+        return Stream.concat(a.stream(), b.stream()).distinct().toList();
     }
 
     private static List<IpAddress> without(List<IpAddress> from, List<IpAddress> removed) {

@@ -9,6 +9,8 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.ipam.Claim;
 import io.lbk8s.kube.IpAddressClaims;
+import io.lbk8s.kube.ServiceMapping;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -164,10 +166,10 @@ class ClaimsApiTest {
                 IntStream.range(0, count).forEach(i -> pool.submit(() -> lb.service("s" + i)));
             }
             Map<String, List<String>> seen = new HashMap<>();
-            await().atMost(ControllerHarness.PATIENCE.multipliedBy(2)).pollInterval(java.time.Duration.ofMillis(50)).until(() -> {
+            await().atMost(ControllerHarness.PATIENCE.multipliedBy(2)).pollInterval(Duration.ofMillis(50)).until(() -> {
                 Map<String, String> now = new HashMap<>();
                 for (Service s : lb.client.services().inNamespace("default").list().getItems()) {
-                    List<String> ips = io.lbk8s.kube.ServiceMapping.statusIps(s).stream().map(Object::toString).toList();
+                    List<String> ips = ServiceMapping.statusIps(s).stream().map(Object::toString).toList();
                     ips.forEach(ip -> {
                         String other = now.put(ip, s.getMetadata().getName());
                         assertThat(other).as("%s shown by %s and %s", ip, other, s.getMetadata().getName()).isNull();
