@@ -32,18 +32,21 @@ final class ClaimKeeper {
         this.exists = exists;
     }
 
+    /** An address of the assignment whose claim other live Services hold. */
+    record Refusal(IpAddress address, List<ClaimHolder> holders) {}
+
     /**
-     * Holds a claim on every address of the assignment. Returns the Services that hold one of them instead (nothing
-     * when every claim is held); claims taken before a refusal are kept: the next pass uses or releases them.
+     * Holds a claim on every address of the assignment; empty when it does, else the first address other Services
+     * hold. Claims taken before a refusal are kept: the caller lets them go.
      */
-    List<ClaimHolder> hold(ClaimHolder holder, Assignment assignment, Optional<String> sharingKey) {
+    Optional<Refusal> hold(ClaimHolder holder, Assignment assignment, Optional<String> sharingKey) {
         for (IpAddress ip : assignment.ips()) {
             List<ClaimHolder> others = hold(holder, ip, assignment.pool(), sharingKey);
             if (!others.isEmpty()) {
-                return others;
+                return Optional.of(new Refusal(ip, others));
             }
         }
-        return List.of();
+        return Optional.empty();
     }
 
     private List<ClaimHolder> hold(ClaimHolder holder, IpAddress ip, String pool, Optional<String> sharingKey) {

@@ -40,6 +40,7 @@ import io.lbk8s.kube.WorkQueue;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -97,6 +98,9 @@ public final class Controller implements AutoCloseable {
     private Set<ConfigOrigin> refusedPools = Set.of(); // refused objects that define pools, with no version in use
     private final Set<ServiceKey> pending = new HashSet<>();
     private final SaidWarnings saidWarnings = new SaidWarnings();
+    private record Yield(ServiceKey service, IpAddress address) {}
+    private static final int YIELDS_BEFORE_LEFTOVER = 3;
+    private final Map<Yield, Integer> yielded = new HashMap<>(); // refusals in a row, forgotten once the Service is shown
     private long lastMetricsUpdate;
 
     private volatile boolean synced;
@@ -147,6 +151,7 @@ public final class Controller implements AutoCloseable {
         accepted = configurationState.accepted().map(AcceptedConfig::of).orElse(AcceptedConfig.NONE);
         refusedPools = Set.of();
         pending.clear();
+        yielded.clear();
         queue.add(CONFIG_CHANGED);
         worker = Thread.ofVirtual().name("reconcile").unstarted(this::runQueue); // set before it runs: it checks
         worker.start();
@@ -381,7 +386,7 @@ public final class Controller implements AutoCloseable {
             return Optional.empty();
         }
         Optional<Assignment> restored = restore(view);
-        if (restored.isPresent() && !claims.hold(holder, restored.get(), requestOf(view).flatMap(r -> r.sharingKey())).isEmpty()) {
+        if (restored.isPresent() && claims.hold(holder, restored.get(), requestOf(view).flatMap(r -> r.sharingKey())).isPresent()) {
             allocator.release(view.key());
             return Optional.empty();
         }
@@ -442,7 +447,7 @@ public final class Controller implements AutoCloseable {
             if (!held.containsAll(assignment.ips())) {
                 Service service = serviceByKey(assignment.service());
                 Optional<String> sharingKey = requestOf(ServiceMapping.view(service)).flatMap(r -> r.sharingKey());
-                if (claims.hold(holderOf(service), assignment, sharingKey).isEmpty()) {
+                if (claims.hold(holderOf(service), assignment, sharingKey).isEmpty()) { // else its reconcile says why
                     adopted++;
                 }
             }
@@ -483,6 +488,7 @@ public final class Controller implements AutoCloseable {
                 log.info("{} deleted; its addresses are free", key);
             }
             saidWarnings.forget(key);
+            yielded.keySet().removeIf(y -> y.service().equals(key));
             events.forget("Service", key.namespace(), key.name());
             return;
         }
@@ -611,9 +617,9 @@ public final class Controller implements AutoCloseable {
         List<String> shown = view.statusIps().stream().map(IpAddress::toString).toList();
         boolean statusChanges = !wanted.equals(shown) || hasHostnames(service);
         if (statusChanges) {
-            List<ClaimHolder> others = claims.hold(holderOf(service), assignment, request.sharingKey());
-            if (!others.isEmpty()) {
-                yieldAddresses(view, assignment, others);
+            Optional<ClaimKeeper.Refusal> refused = claims.hold(holderOf(service), assignment, request.sharingKey());
+            if (refused.isPresent()) {
+                yieldAddress(view, assignment, refused.get());
                 return;
             }
             try {
@@ -626,6 +632,7 @@ public final class Controller implements AutoCloseable {
                 throw e;
             }
             claims.release(view.key(), without(union(view.statusIps(), heldBefore), assignment.ips()));
+            yielded.keySet().removeIf(y -> y.service().equals(view.key()));
         }
         if (!assignment.pool().equals(view.annotations().get(Annotations.ALLOCATED_FROM_POOL))) {
             patchAnnotation(service, assignment.pool());
@@ -657,19 +664,33 @@ public final class Controller implements AutoCloseable {
     }
 
     /**
-     * The addresses are claimed by other Services (another controller gave them, or this one's memory is behind):
-     * they are not free whatever the allocator says. The Service lets go of what it claimed in this pass, the other
-     * holders get the addresses here too when this controller knows them without any, and the Service tries again.
+     * An address is claimed by other Services (another controller gave it, or this one's memory is behind): it is
+     * not free whatever the allocator says. The Service lets go of what it claimed in this pass, the holder gets the
+     * address in this controller's memory when it holds nothing here, and the Service tries again. A holder that
+     * holds other addresses here and does not show this one keeps a leftover claim (its controller stopped between
+     * the claim and the status): after {@link #YIELDS_BEFORE_LEFTOVER} refusals it is let go.
      */
-    private void yieldAddresses(ServiceView view, Assignment assignment, List<ClaimHolder> others) {
+    private void yieldAddress(ServiceView view, Assignment assignment, ClaimKeeper.Refusal refusal) {
         ServiceKey key = view.key();
-        log.info("{}: {} is held by {} (IPAddressClaim); choosing again", key, assignment.ips(), describeHolders(others));
+        IpAddress ip = refusal.address();
+        log.info("{}: {} is held by {} (IPAddressClaim); choosing again", key, ip, describeHolders(refusal.holders()));
         claims.release(key, without(assignment.ips(), view.statusIps()));
         allocator.release(key);
-        for (ClaimHolder other : others) {
+        int yields = yielded.merge(new Yield(key, ip), 1, Integer::sum);
+        for (ClaimHolder other : refusal.holders()) {
             Service holder = serviceByKey(other.service());
-            if (holder != null && allocator.assignmentOf(other.service()).isEmpty()) {
-                requestOf(ServiceMapping.view(holder)).ifPresent(r -> allocator.restore(r, assignment.ips()));
+            if (holder == null) {
+                continue;
+            }
+            Optional<Assignment> held = allocator.assignmentOf(other.service());
+            if (held.isEmpty()) {
+                requestOf(ServiceMapping.view(holder)).ifPresent(r -> allocator.restore(r, List.of(ip)));
+            } else if (!held.get().ips().contains(ip) && yields >= YIELDS_BEFORE_LEFTOVER
+                    && !ServiceMapping.statusIps(holder).contains(ip)) {
+                log.info("{}: its IPAddressClaim of {} is a leftover (it holds {}); letting it go", other.service(), ip,
+                        held.get().ips());
+                claims.release(other.service(), List.of(ip));
+                yielded.remove(new Yield(key, ip));
             }
         }
         pending.add(key);
