@@ -72,6 +72,11 @@ final class InstallCommand implements Callable<Integer> {
             description = "UDP port of the speakers' failure detector, between nodes (default: ${DEFAULT-VALUE}; 0 turns it off).")
     int peerPort;
 
+    @Option(names = "--controller-replicas", defaultValue = "" + InstallValues.DEFAULT_CONTROLLER_REPLICAS, paramLabel = "N",
+            description = "How many controllers run: one leads, the others stand by to take over within seconds "
+                    + "(default: ${DEFAULT-VALUE}; 1 runs a single controller).")
+    int controllerReplicas;
+
     @Option(names = "--dry-run", arity = "0..1", fallbackValue = "client", defaultValue = "none",
             description = "Print the manifests, apply nothing. client (the default when given): no cluster access, the example "
                     + "range unless --addresses; server: read the cluster to choose the range.")
@@ -117,10 +122,14 @@ final class InstallCommand implements Callable<Integer> {
         if (peerPort < 0 || peerPort > 65535) {
             throw new InstallProblem("--peer-port: " + peerPort + " is outside 1-65535 (0 turns the failure detector off)");
         }
+        if (controllerReplicas < 1) {
+            throw new InstallProblem("--controller-replicas: " + controllerReplicas + " is below 1 (without a controller no Service gets "
+                    + "an address)");
+        }
         InstallValues values = InstallValues.defaults().withNamespace(namespace).withPoolName(poolName)
                 .withLbClass(Optional.ofNullable(lbClass).filter(s -> !s.isBlank()))
                 .withIgnoreExcludeLb(ignoreExcludeLb).withSpeakerNetAdmin(speakerNetAdmin)
-                .withSpeakerArpInKernel(speakerArpInKernel).withPeerPort(peerPort);
+                .withSpeakerArpInKernel(speakerArpInKernel).withPeerPort(peerPort).withControllerReplicas(controllerReplicas);
         if (image != null) {
             values = values.withImage(image);
         }

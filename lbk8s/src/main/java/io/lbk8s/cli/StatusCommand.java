@@ -20,7 +20,8 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 @Command(name = "status", mixinStandardHelpOptions = true,
-        description = {"Show the address pools with their use, and every LoadBalancer Service with its address, pool and announcing node.",
+        description = {"Show which controller leads, the address pools with their use, and every LoadBalancer Service with its address, "
+                + "pool and announcing node.",
                 "Says why a pending Service is pending. `status svc/NAME -n NS` explains one Service."})
 final class StatusCommand implements Callable<Integer> {
     private static final Pattern SERVICE = Pattern.compile("(?:svc|service|services)/([a-z0-9]([-a-z0-9.]*[a-z0-9])?)");

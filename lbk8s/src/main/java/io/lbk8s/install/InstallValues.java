@@ -11,6 +11,7 @@ import java.util.Optional;
  * @param speakerNetAdmin  also grant CAP_NET_ADMIN, only needed for receive buffers beyond the system limit
  * @param speakerArpInKernel also grant CAP_BPF and CAP_NET_ADMIN, so the speaker answers ARP in the kernel (XDP)
  * @param peerPort         the UDP port of the speakers' failure detector (heartbeats between nodes); 0 turns it off
+ * @param controllerReplicas how many controllers run: one leads (a Lease), the others stand by to take over
  */
 public record InstallValues(
         String namespace,
@@ -24,6 +25,7 @@ public record InstallValues(
         boolean speakerArpInKernel,
         int metricsPort,
         int peerPort,
+        int controllerReplicas,
         Resources controllerResources,
         Resources speakerResources) {
 
@@ -33,6 +35,8 @@ public record InstallValues(
     public static final List<String> EXAMPLE_ADDRESSES = List.of("10.5.0.200-10.5.0.250");
     /** The speakers' heartbeat port (UDP, between nodes); 0 turns the failure detector off. */
     public static final int DEFAULT_PEER_PORT = PeerSettings.DEFAULT_PORT;
+    /** A leader and a standby: addresses keep being assigned while one controller's node is down. */
+    public static final int DEFAULT_CONTROLLER_REPLICAS = 2;
 
     /** Requests and memory limit; no CPU limit, so that a busy node does not throttle ARP answers. */
     public record Resources(String cpuRequest, String memoryRequest, String memoryLimit) {}
@@ -43,52 +47,57 @@ public record InstallValues(
 
     public static InstallValues defaults() {
         return new InstallValues(DEFAULT_NAMESPACE, IMAGE_REPOSITORY + ":" + Version.current(), "IfNotPresent",
-                EXAMPLE_ADDRESSES, "default", Optional.empty(), false, false, false, 7472, DEFAULT_PEER_PORT,
+                EXAMPLE_ADDRESSES, "default", Optional.empty(), false, false, false, 7472, DEFAULT_PEER_PORT, DEFAULT_CONTROLLER_REPLICAS,
                 new Resources("50m", "96Mi", "256Mi"), new Resources("50m", "96Mi", "256Mi"));
     }
 
     public InstallValues withNamespace(String value) {
         return new InstallValues(value, image, imagePullPolicy, addresses, poolName, lbClass, ignoreExcludeLb, speakerNetAdmin,
-                speakerArpInKernel, metricsPort, peerPort, controllerResources, speakerResources);
+                speakerArpInKernel, metricsPort, peerPort, controllerReplicas, controllerResources, speakerResources);
     }
 
     public InstallValues withImage(String value) {
         return new InstallValues(namespace, value, imagePullPolicy, addresses, poolName, lbClass, ignoreExcludeLb, speakerNetAdmin,
-                speakerArpInKernel, metricsPort, peerPort, controllerResources, speakerResources);
+                speakerArpInKernel, metricsPort, peerPort, controllerReplicas, controllerResources, speakerResources);
     }
 
     public InstallValues withAddresses(List<String> value) {
         return new InstallValues(namespace, image, imagePullPolicy, value, poolName, lbClass, ignoreExcludeLb, speakerNetAdmin,
-                speakerArpInKernel, metricsPort, peerPort, controllerResources, speakerResources);
+                speakerArpInKernel, metricsPort, peerPort, controllerReplicas, controllerResources, speakerResources);
     }
 
     public InstallValues withPoolName(String value) {
         return new InstallValues(namespace, image, imagePullPolicy, addresses, value, lbClass, ignoreExcludeLb, speakerNetAdmin,
-                speakerArpInKernel, metricsPort, peerPort, controllerResources, speakerResources);
+                speakerArpInKernel, metricsPort, peerPort, controllerReplicas, controllerResources, speakerResources);
     }
 
     public InstallValues withLbClass(Optional<String> value) {
         return new InstallValues(namespace, image, imagePullPolicy, addresses, poolName, value, ignoreExcludeLb, speakerNetAdmin,
-                speakerArpInKernel, metricsPort, peerPort, controllerResources, speakerResources);
+                speakerArpInKernel, metricsPort, peerPort, controllerReplicas, controllerResources, speakerResources);
     }
 
     public InstallValues withIgnoreExcludeLb(boolean value) {
         return new InstallValues(namespace, image, imagePullPolicy, addresses, poolName, lbClass, value, speakerNetAdmin,
-                speakerArpInKernel, metricsPort, peerPort, controllerResources, speakerResources);
+                speakerArpInKernel, metricsPort, peerPort, controllerReplicas, controllerResources, speakerResources);
     }
 
     public InstallValues withSpeakerNetAdmin(boolean value) {
         return new InstallValues(namespace, image, imagePullPolicy, addresses, poolName, lbClass, ignoreExcludeLb, value,
-                speakerArpInKernel, metricsPort, peerPort, controllerResources, speakerResources);
+                speakerArpInKernel, metricsPort, peerPort, controllerReplicas, controllerResources, speakerResources);
     }
 
     public InstallValues withSpeakerArpInKernel(boolean value) {
         return new InstallValues(namespace, image, imagePullPolicy, addresses, poolName, lbClass, ignoreExcludeLb, speakerNetAdmin,
-                value, metricsPort, peerPort, controllerResources, speakerResources);
+                value, metricsPort, peerPort, controllerReplicas, controllerResources, speakerResources);
     }
 
     public InstallValues withPeerPort(int value) {
         return new InstallValues(namespace, image, imagePullPolicy, addresses, poolName, lbClass, ignoreExcludeLb, speakerNetAdmin,
-                speakerArpInKernel, metricsPort, value, controllerResources, speakerResources);
+                speakerArpInKernel, metricsPort, value, controllerReplicas, controllerResources, speakerResources);
+    }
+
+    public InstallValues withControllerReplicas(int value) {
+        return new InstallValues(namespace, image, imagePullPolicy, addresses, poolName, lbClass, ignoreExcludeLb, speakerNetAdmin,
+                speakerArpInKernel, metricsPort, peerPort, value, controllerResources, speakerResources);
     }
 }

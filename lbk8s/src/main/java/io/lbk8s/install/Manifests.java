@@ -26,6 +26,7 @@ import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
@@ -80,6 +81,7 @@ public final class Manifests {
         objects.add(roleBinding(values, CONTROLLER, "controller"));
         objects.add(roleBinding(values, SPEAKER, "speaker"));
         objects.add(controller(values));
+        objects.add(controllerDisruptionBudget(values));
         objects.add(speaker(values));
         objects.addAll(pool(values));
         return List.copyOf(objects);
@@ -171,24 +173,47 @@ public final class Manifests {
     static HasMetadata controller(InstallValues values) {
         List<String> args = new ArrayList<>(List.of("controller", "--metrics-port=" + values.metricsPort()));
         values.lbClass().ifPresent(c -> args.add("--lb-class=" + c));
+        // POD_NAME: the replica's identity in the leader election's Lease
         Container container = container(values, "controller", args, values.controllerResources(),
                 new SecurityContextBuilder().withAllowPrivilegeEscalation(false).withReadOnlyRootFilesystem(true)
                         .withRunAsNonRoot(true).withRunAsUser(65532L).withRunAsGroup(65532L)
                         .withNewCapabilities().withDrop("ALL").endCapabilities().build(),
-                List.of(fieldEnv("POD_NAMESPACE", "metadata.namespace"), fieldEnv("NODE_NAME", "spec.nodeName")),
+                List.of(fieldEnv("POD_NAME", "metadata.name"), fieldEnv("POD_NAMESPACE", "metadata.namespace"),
+                        fieldEnv("NODE_NAME", "spec.nodeName")),
                 false);
         PodSpec pod = podSpec(CONTROLLER, container)
                 .withNewSecurityContext().withRunAsNonRoot(true).withFsGroup(65532L)
                 .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile().endSecurityContext()
+                // the standby is worth little on the leader's node: the node's loss would take both. Preferred, not
+                // required, so that a one-node cluster still runs both replicas
+                .withNewAffinity().withNewPodAntiAffinity().addNewPreferredDuringSchedulingIgnoredDuringExecution().withWeight(100)
+                .withNewPodAffinityTerm().withNewLabelSelector().withMatchLabels(podLabels("controller")).endLabelSelector()
+                .withTopologyKey("kubernetes.io/hostname").endPodAffinityTerm()
+                .endPreferredDuringSchedulingIgnoredDuringExecution().endPodAntiAffinity().endAffinity()
                 // the controller reschedules anywhere; it must not sit on a NoExecute-tainted node forever
                 .build();
         return new DeploymentBuilder().withMetadata(meta(CONTROLLER, values.namespace(), "controller"))
                 .withNewSpec()
-                .withReplicas(1)
-                // one controller at a time: it has no leader election, two would race for the same addresses
-                .withNewStrategy().withType("Recreate").endStrategy()
+                .withReplicas(values.controllerReplicas())
+                // Two controllers at once are safe: one leads (the Lease), and even two leaders cannot hand out one
+                // address twice (each address is an IPAddressClaim, which the API server creates once). So a rolling
+                // update, and one that starts the new replica before it stops an old one (maxUnavailable 0): a standby
+                // is there to take over when the leader is stopped, at every step of the rollout
+                .withNewStrategy().withType("RollingUpdate").withNewRollingUpdate()
+                .withMaxSurge(new IntOrString(1)).withMaxUnavailable(new IntOrString(0)).endRollingUpdate().endStrategy()
                 .withNewSelector().withMatchLabels(podLabels("controller")).endSelector()
                 .withNewTemplate().withNewMetadata().withLabels(podLabels("controller")).endMetadata().withSpec(pod).endTemplate()
+                .endSpec().build();
+    }
+
+    /**
+     * A node drain evicts one controller at a time, so that the other keeps assigning addresses. maxUnavailable rather
+     * than minAvailable: with a single replica a drain still goes through (minAvailable 1 would block it for good).
+     */
+    static HasMetadata controllerDisruptionBudget(InstallValues values) {
+        return new PodDisruptionBudgetBuilder().withMetadata(meta(CONTROLLER, values.namespace(), "controller"))
+                .withNewSpec().withMaxUnavailable(new IntOrString(1))
+                .withNewSelector().withMatchLabels(podLabels("controller")).endSelector()
                 .endSpec().build();
     }
 

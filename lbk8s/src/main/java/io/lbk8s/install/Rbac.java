@@ -45,6 +45,8 @@ public final class Rbac {
     }
 
     private static final String METALLB = "metallb.io";
+    private static final String LBK8S = "lbk8s.io";
+    private static final String COORDINATION = "coordination.k8s.io";
     private static final List<String> INFORM = List.of("list", "watch");
 
     /** Every Service's address is the controller's to write; Events go to the Service's namespace. */
@@ -57,9 +59,15 @@ public final class Rbac {
             // configuration it does not read, to tell a Service without a pool where its pools are: MetalLB's
             // resources in other namespaces, and its legacy ConfigMap, which is read by name only
             new Rule(METALLB, List.of("ipaddresspools", "l2advertisements"), INFORM),
-            new Rule("", List.of("configmaps"), INFORM, List.of(MisplacedConfig.LEGACY_CONFIG_MAP_NAME)));
+            new Rule("", List.of("configmaps"), INFORM, List.of(MisplacedConfig.LEGACY_CONFIG_MAP_NAME)),
+            // an IPAddressClaim for every address before it appears in a Service's status (cluster-scoped: named
+            // after the address, so that the API server refuses a second claim on it); released with the Service
+            new Rule(LBK8S, List.of("ipaddressclaims"), List.of("get", "list", "watch", "create", "update", "patch", "delete")));
 
     public static final List<Rule> CONTROLLER_NAMESPACE = List.of(
+            // the leader election's Lease, read and renewed by name only; create cannot be confined to a name
+            new Rule(COORDINATION, List.of("leases"), List.of("get", "update"), List.of(ControllerState.LEASE)),
+            new Rule(COORDINATION, List.of("leases"), List.of("create")),
             new Rule("", List.of("configmaps"), INFORM),
             new Rule(METALLB, List.of("ipaddresspools", "l2advertisements"), INFORM),
             new Rule(METALLB, List.of("configurationstates"), List.of("get", "create")),

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
@@ -14,6 +15,7 @@ import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.ConfigurationStates;
 import io.lbk8s.kube.MisplacedResources;
 import io.lbk8s.kube.ServiceL2Statuses;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
@@ -52,7 +54,29 @@ public final class StatusCollector {
         List<Pod> speakers = client.pods().inNamespace(systemNamespace).withLabels(Manifests.podLabels("speaker")).list().getItems();
         return new StatusReport.Inputs(controllersView(systemNamespace).accept(ConfigResources.sources(pools, l2, configMap)).result(), services,
                 list(ServiceL2Statuses.CONTEXT, systemNamespace), events, lbClass, serviceNamespace, speakers,
-                notRead(systemNamespace));
+                notRead(systemNamespace), lease(systemNamespace), claims(), Instant.now());
+    }
+
+    private StatusReport.LeaseRead lease(String systemNamespace) {
+        try {
+            Lease lease = client.leases().inNamespace(systemNamespace).withName(ControllerState.LEASE).get();
+            return lease == null ? new StatusReport.LeaseRead.Missing() : new StatusReport.LeaseRead.Found(lease);
+        } catch (KubernetesClientException e) {
+            return new StatusReport.LeaseRead.Unreadable(e.getCode() == 403 ? "no permission to get leases in " + systemNamespace
+                    : "the API server answered " + e.getCode());
+        }
+    }
+
+    /** How many IPAddressClaims there are; none known when their CRD is missing or this user may not list them. */
+    private Optional<Integer> claims() {
+        try {
+            return Optional.of(client.genericKubernetesResources(ControllerState.CLAIMS).list().getItems().size());
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == 403 || e.getCode() == 404) {
+                return Optional.empty();
+            }
+            throw e;
+        }
     }
 
     /** What lbk8s does not read, where this user may list it: a user who may not is told nothing rather than stopped. */

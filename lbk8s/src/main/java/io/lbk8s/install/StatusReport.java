@@ -4,6 +4,8 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.address.IpRange;
 import io.lbk8s.config.AddressPool;
@@ -18,6 +20,9 @@ import io.lbk8s.kube.ServiceL2Statuses;
 import io.lbk8s.kube.ServiceMapping;
 import io.lbk8s.kube.SpeakerMapping;
 import java.math.BigInteger;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -28,13 +33,34 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * {@code lbk8s status}, computed: pools with their use, every LoadBalancer Service with its address, pool and
- * announcing node, and for each one that is not fully served the reason lbk8s gave (its latest Warning event).
+ * {@code lbk8s status}, computed: which controller leads (its Lease), pools with their use, every LoadBalancer Service
+ * with its address, pool and announcing node, and for each one that is not fully served the reason lbk8s gave (its
+ * latest Warning event).
  * Pure: the API objects in, rows out. Counts come from the Services' status, since the controller's metrics are not
  * reachable from the CLI.
  */
-public record StatusReport(List<PoolRow> pools, List<ServiceRow> services, List<String> configProblems, List<SpeakerRow> speakers,
-        String configurationNotRead) {
+public record StatusReport(ControllerRow controller, List<PoolRow> pools, List<ServiceRow> services, List<String> configProblems,
+        List<SpeakerRow> speakers, String configurationNotRead) {
+
+    /**
+     * Which controller replica leads, and the address claims against the addresses Services show.
+     *
+     * @param leader    the holder of a Lease renewed within its duration, or "" when no replica leads
+     * @param lease     what the Lease says, in words: why there is no leader, or when the leader last renewed it
+     * @param claims    the IPAddressClaims, or empty when they could not be listed (no CRD, no permission)
+     * @param addresses the distinct addresses in the status of the Services lbk8s serves
+     */
+    public record ControllerRow(String leader, String lease, Optional<Integer> claims, long addresses) {}
+
+    /** The controllers' Lease, as the status command could read it. */
+    public sealed interface LeaseRead {
+        record Found(Lease lease) implements LeaseRead {}
+
+        record Missing() implements LeaseRead {}
+
+        /** @param why the API server's refusal, e.g. no permission */
+        record Unreadable(String why) implements LeaseRead {}
+    }
 
     public record PoolRow(String name, List<String> addresses, boolean autoAssign, String size, long used, String free) {}
 
@@ -76,17 +102,7 @@ public record StatusReport(List<PoolRow> pools, List<ServiceRow> services, List<
      */
     public record Inputs(ConfigResult config, List<Service> services, List<GenericKubernetesResource> l2Statuses,
             List<Event> events, Optional<String> lbClass, Optional<String> namespace, List<Pod> speakerPods,
-            String configurationNotRead) {
-        public Inputs(ConfigResult config, List<Service> services, List<GenericKubernetesResource> l2Statuses,
-                List<Event> events, Optional<String> lbClass, Optional<String> namespace, List<Pod> speakerPods) {
-            this(config, services, l2Statuses, events, lbClass, namespace, speakerPods, "");
-        }
-
-        public Inputs(ConfigResult config, List<Service> services, List<GenericKubernetesResource> l2Statuses,
-                List<Event> events, Optional<String> lbClass) {
-            this(config, services, l2Statuses, events, lbClass, Optional.empty(), List.of());
-        }
-    }
+            String configurationNotRead, LeaseRead lease, Optional<Integer> claims, Instant now) {}
 
     public static StatusReport of(Inputs in) {
         List<Service> lbServices = in.services().stream()
@@ -103,7 +119,47 @@ public record StatusReport(List<PoolRow> pools, List<ServiceRow> services, List<
                 .filter(p -> p.getSpec() != null && p.getSpec().getNodeName() != null)
                 .sorted(Comparator.comparing((Pod p) -> p.getSpec().getNodeName()))
                 .map(StatusReport::speakerRow).toList();
-        return new StatusReport(pools, rows, problems, speakers, in.configurationNotRead());
+        long addresses = lbServices.stream().filter(s -> ServiceRequests.served(ServiceMapping.view(s), in.lbClass()))
+                .flatMap(s -> ServiceMapping.statusIps(s).stream()).distinct().count();
+        Leadership leadership = leader(in.lease(), in.now());
+        ControllerRow controller = new ControllerRow(leadership.leader(), leadership.lease(), in.claims(), addresses);
+        return new StatusReport(controller, pools, rows, problems, speakers, in.configurationNotRead());
+    }
+
+    /** Who leads, judged here: the holder of a Lease renewed no longer ago than its duration, by this machine's clock. */
+    record Leadership(String leader, String lease) {}
+
+    static Leadership leader(LeaseRead read, Instant now) {
+        return switch (read) {
+            case LeaseRead.Missing() -> new Leadership("", "no Lease " + ControllerState.LEASE
+                    + ": leader election is off (--leader-elect=false), or no controller has started");
+            case LeaseRead.Unreadable(String why) -> new Leadership("", "the Lease " + ControllerState.LEASE + " could not be read: " + why);
+            case LeaseRead.Found(Lease lease) -> {
+                LeaseSpec spec = Optional.ofNullable(lease.getSpec()).orElseGet(LeaseSpec::new);
+                String holder = Objects.toString(spec.getHolderIdentity(), "");
+                Optional<Instant> renewed = Optional.ofNullable(spec.getRenewTime()).or(() -> Optional.ofNullable(spec.getAcquireTime()))
+                        .map(ZonedDateTime::toInstant);
+                if (holder.isBlank()) {
+                    yield new Leadership("", "the Lease has no holder: the last leader stepped down");
+                }
+                if (renewed.isEmpty() || spec.getLeaseDurationSeconds() == null) {
+                    yield new Leadership("", holder + " holds the Lease, but it has no renewTime or leaseDurationSeconds to judge it by");
+                }
+                Duration age = Duration.between(renewed.get(), now);
+                String ago = age.isNegative() ? "just now" : seconds(age) + " ago";
+                Duration valid = Duration.ofSeconds(spec.getLeaseDurationSeconds());
+                if (age.compareTo(valid) <= 0) {
+                    yield new Leadership(holder, "renewed " + ago);
+                }
+                yield new Leadership("", holder + " last renewed the Lease " + ago + ", longer than its " + seconds(valid)
+                        + ": it stopped or cannot reach the API server, and no standby took over");
+            }
+        };
+    }
+
+    /** Whole seconds below a minute, then minutes: "1s", "42s", "3m". */
+    private static String seconds(Duration d) {
+        return d.toSeconds() < 120 ? d.toSeconds() + "s" : d.toMinutes() + "m";
     }
 
     private static SpeakerRow speakerRow(Pod pod) {

@@ -27,14 +27,23 @@ public final class StatusText {
         out.append('\n');
         if (report.services().isEmpty()) {
             out.append("No LoadBalancer Services.\n");
-            return out.toString();
+        } else {
+            Table services = new Table("NAMESPACE", "NAME", "EXTERNAL-IP", "POOL", "NODE", "STATE", "REASON");
+            report.services().forEach(s -> services.row(s.namespace(), s.name(), s.ips().isEmpty() ? "<pending>" : String.join(",", s.ips()),
+                    dash(s.pool()), s.nodes().isEmpty() ? "-" : String.join(",", s.nodes()), s.state().name(), dash(s.reason())));
+            out.append(services);
+            speakers(report, out);
         }
-        Table services = new Table("NAMESPACE", "NAME", "EXTERNAL-IP", "POOL", "NODE", "STATE", "REASON");
-        report.services().forEach(s -> services.row(s.namespace(), s.name(), s.ips().isEmpty() ? "<pending>" : String.join(",", s.ips()),
-                dash(s.pool()), s.nodes().isEmpty() ? "-" : String.join(",", s.nodes()), s.state().name(), dash(s.reason())));
-        out.append(services);
-        speakers(report, out);
+        controller(report.controller(), out);
         return out.toString();
+    }
+
+    /** Which replica leads; the claims only when they could be counted. */
+    private static void controller(StatusReport.ControllerRow c, StringBuilder out) {
+        out.append("\nController leader: ").append(c.leader().isEmpty() ? "none (" + c.lease() + ")" : c.leader() + " (" + c.lease() + ")")
+                .append('\n');
+        c.claims().ifPresent(n -> out.append("Address claims: ").append(n).append(" IPAddressClaim(s); ").append(c.addresses())
+                .append(" address(es) in Services' status\n"));
     }
 
     /** Each speaker and what its failure detector hears: a peer "not-heard" is judged by the API alone. */

@@ -14,9 +14,10 @@ import java.util.function.Consumer;
 
 /**
  * {@code lbk8s uninstall}: deletes what install made (objects labelled {@code app.kubernetes.io/managed-by:
- * lbk8s-install}). The user's IPAddressPools and L2Advertisements survive unless purging: so do the CRDs (deleting a
- * CRD deletes every object of its kind) and the namespace holding them. Even when purging, a CRD or namespace install
- * did not make (MetalLB's, the user's) stays, and so do the user's pools under them.
+ * lbk8s-install}), and the controllers' IPAddressClaims. The user's IPAddressPools and L2Advertisements survive unless
+ * purging: so do their CRDs (deleting a CRD deletes every object of its kind) and the namespace holding them. Even
+ * when purging, a CRD or namespace install did not make (MetalLB's, the user's) stays, and so do the user's pools
+ * under them.
  */
 public final class Uninstaller {
 
@@ -66,6 +67,12 @@ public final class Uninstaller {
         for (HasMetadata object : installed.reversed()) {
             switch (object) {
                 case Namespace ns -> results.add(report(say, namespace(ns, purge)));
+                // the claims are the controllers' own records, never the user's: they go whoever made their CRD,
+                // after the controllers (which would claim again) and before the CRD (which takes them along)
+                case CustomResourceDefinition crd when crd.getMetadata().getName().equals(ControllerState.CLAIMS_CRD) -> {
+                    results.add(report(say, deleteClaims()));
+                    results.add(report(say, delete(crd)));
+                }
                 case CustomResourceDefinition crd when !purge && userObjects > 0 -> results.add(report(say,
                         new Result(Applier.Objects.displayName(crd), Action.kept, userObjects
                                 + " IPAddressPool/L2Advertisement object(s) not made by install exist; --purge deletes them too")));
@@ -110,6 +117,25 @@ public final class Uninstaller {
         }
         resource.delete();
         return new Result(display, Action.deleted, "");
+    }
+
+    /** Every IPAddressClaim, in one request: a cluster may hold thousands. */
+    private Result deleteClaims() {
+        String display = ControllerState.CLAIMS_CRD;
+        int claims;
+        try {
+            claims = client.genericKubernetesResources(ControllerState.CLAIMS).list().getItems().size();
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == 404) {
+                return new Result(display, Action.absent, ""); // an install from before the claims
+            }
+            throw e;
+        }
+        if (claims == 0) {
+            return new Result(display, Action.absent, "");
+        }
+        client.genericKubernetesResources(ControllerState.CLAIMS).delete();
+        return new Result(claims + " " + display, Action.deleted, "");
     }
 
     /** The user's pools and advertisements in any namespace: what deleting the CRDs would destroy. */

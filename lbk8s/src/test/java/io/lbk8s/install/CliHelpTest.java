@@ -40,7 +40,7 @@ class CliHelpTest {
         Run help = lbk8s("--help");
         assertThat(help.code()).isZero();
         // the top-level help shows only the first description line of each subcommand: it must be a whole sentence
-        assertThat(help.flat()).containsPattern("status Show the address pools [^.]* announcing node\\. ");
+        assertThat(help.flat()).containsPattern("status Show which controller leads, the address pools [^.]* announcing node\\. ");
     }
 
     @Test

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import java.io.IOException;
@@ -64,11 +65,11 @@ class HelmChartTest {
             "ignoreExcludeLB", true,
             "image", Map.of("repository", "registry.example/lbk8s", "tag", "dev", "pullPolicy", "Always"),
             "metrics", Map.of("port", 7473),
-            "controller", Map.of("resources", resources("100m", "128Mi", "512Mi")),
+            "controller", Map.of("replicas", 3, "resources", resources("100m", "128Mi", "512Mi")),
             "speaker", Map.of("netAdmin", true, "arpInKernel", true, "peerPort", 7950, "resources", resources("20m", "64Mi", "128Mi")));
 
     static final InstallValues CUSTOM_EQUIVALENT = new InstallValues(NS, "registry.example/lbk8s:dev", "Always",
-            List.of("192.0.2.10-192.0.2.20", "2001:db8::10-2001:db8::20"), "lan", Optional.of("example.com/l2"), true, true, true, 7473, 7950,
+            List.of("192.0.2.10-192.0.2.20", "2001:db8::10-2001:db8::20"), "lan", Optional.of("example.com/l2"), true, true, true, 7473, 7950, 3,
             new InstallValues.Resources("100m", "128Mi", "512Mi"), new InstallValues.Resources("20m", "64Mi", "128Mi"));
 
     static Map<String, Object> resources(String cpu, String memory, String memoryLimit) {
@@ -162,6 +163,9 @@ class HelmChartTest {
                 .filter(o -> !"Namespace".equals(o.getKind())).toList(); // namespace.create is false by default
         assertSameObjects(objects, expected);
         assertThat(objects).noneMatch(o -> o.getKind().equals("IPAddressPool") || o.getKind().equals("Namespace"));
+        // a leader and a standby, evicted one at a time (also covered by the equality above)
+        assertThat(find(objects, Deployment.class, Manifests.CONTROLLER).getSpec().getReplicas()).isEqualTo(2);
+        assertThat(find(objects, PodDisruptionBudget.class, Manifests.CONTROLLER).getSpec().getMaxUnavailable().getIntVal()).isEqualTo(1);
     }
 
     @Test
@@ -192,6 +196,7 @@ class HelmChartTest {
         Deployment controller = find(objects, Deployment.class, Manifests.CONTROLLER);
         assertThat(controller.getSpec().getTemplate().getSpec().getContainers().getFirst().getArgs())
                 .containsExactly("controller", "--metrics-port=7473", "--lb-class=example.com/l2");
+        assertThat(controller.getSpec().getReplicas()).isEqualTo(3);
         var pool = objects.stream().filter(o -> o.getKind().equals("IPAddressPool")).findFirst().orElseThrow();
         assertThat(pool.getMetadata().getName()).isEqualTo("lan");
     }

@@ -95,6 +95,19 @@ class InstallApiTest {
                 .getSpec().getTemplate().getSpec().getContainers().getFirst().getArgs()).contains("--ignore-exclude-lb");
     }
 
+    /** An IPAddressClaim as the controller makes one: named after its address, cluster-scoped. */
+    void claim(String address) {
+        client.genericKubernetesResources(ControllerState.CLAIMS).resource(new GenericKubernetesResourceBuilder()
+                .withApiVersion("lbk8s.io/v1alpha1").withKind("IPAddressClaim").withNewMetadata().withName(address).endMetadata()
+                .addToAdditionalProperties("spec", Map.of("address", address, "pool", "default",
+                        "services", List.of(Map.of("namespace", "default", "name", "web-" + address, "uid", "uid-" + address))))
+                .build()).create();
+    }
+
+    List<GenericKubernetesResource> claims() {
+        return client.genericKubernetesResources(ControllerState.CLAIMS).list().getItems();
+    }
+
     /** The speakers' key Secret's {@code keys}, decoded. */
     String peerKeys() {
         var secret = client.secrets().inNamespace("lbk8s-system").withName(Manifests.PEER_SECRET).get();
@@ -105,10 +118,16 @@ class InstallApiTest {
     @Test
     void uninstallLeavesNothingBehind() {
         assertThat(lbk8s("install", "--wait=false", "--addresses", "10.5.0.240-10.5.0.250").code()).isZero();
+        claim("10.5.0.240");
+        claim("10.5.0.241");
         CliRun un = lbk8s("uninstall");
         assertThat(un.code()).as(un.err()).isZero();
         assertThat(un.out()).contains("deployment.apps/lbk8s-controller deleted", "namespace/lbk8s-system deleted",
-                "customresourcedefinition.apiextensions.k8s.io/ipaddresspools.metallb.io deleted");
+                "customresourcedefinition.apiextensions.k8s.io/ipaddresspools.metallb.io deleted",
+                "poddisruptionbudget.policy/lbk8s-controller deleted");
+        // the claims after the controllers (which would claim again), then their CRD
+        assertThat(un.out()).containsSubsequence("deployment.apps/lbk8s-controller deleted", "2 ipaddressclaims.lbk8s.io deleted",
+                "customresourcedefinition.apiextensions.k8s.io/ipaddressclaims.lbk8s.io deleted");
         // the key Secret goes after the speakers (which could otherwise make a new one) and before the namespace
         assertThat(un.out()).containsSubsequence("daemonset.apps/lbk8s-speaker deleted", "secret/lbk8s-speaker-peers deleted",
                 "namespace/lbk8s-system deleted");
@@ -131,6 +150,9 @@ class InstallApiTest {
         assertThat(un.code()).as(un.err()).isZero();
         assertThat(un.out()).contains("ipaddresspool.metallb.io/default deleted", "daemonset.apps/lbk8s-speaker deleted")
                 .contains("namespace/lbk8s-system kept").contains("ipaddresspools.metallb.io kept");
+        // the claims' CRD holds nothing of the user's: it goes though the pools' CRDs stay
+        assertThat(un.out()).contains("customresourcedefinition.apiextensions.k8s.io/ipaddressclaims.lbk8s.io deleted");
+        assertThat(client.apiextensions().v1().customResourceDefinitions().withName(ControllerState.CLAIMS_CRD).get()).isNull();
         var pools = client.genericKubernetesResources(ConfigResources.IP_ADDRESS_POOLS).inNamespace("lbk8s-system");
         assertThat(pools.list().getItems()).extracting(p -> p.getMetadata().getName()).containsExactly("mine");
         assertThat(client.apps().deployments().inNamespace("lbk8s-system").list().getItems()).isEmpty();
@@ -181,6 +203,9 @@ class InstallApiTest {
         assertThat(port.code()).isEqualTo(1);
         assertThat(port.err()).isEqualTo("error: --peer-port: 65536 is outside 1-65535 (0 turns the failure detector off)\n");
         assertThat(lbk8s("install", "--peer-port", "-1", "--dry-run").err()).startsWith("error: --peer-port: -1 is outside");
+        CliRun replicas = lbk8s("install", "--controller-replicas", "0", "--dry-run");
+        assertThat(replicas.code()).isEqualTo(1);
+        assertThat(replicas.err()).isEqualTo("error: --controller-replicas: 0 is below 1 (without a controller no Service gets an address)\n");
         CliRun noApi = new CliRun(0, "", "");
         server.close();
         noApi = lbk8s("status");
@@ -201,7 +226,7 @@ class InstallApiTest {
                 Thread.sleep(1500); // long enough to be seen waiting
                 var d = deployments.withName(Manifests.CONTROLLER).get();
                 d.setStatus(new DeploymentStatusBuilder().withObservedGeneration(d.getMetadata().getGeneration())
-                        .withReplicas(1).withUpdatedReplicas(1).withAvailableReplicas(1).withReadyReplicas(1).build());
+                        .withReplicas(2).withUpdatedReplicas(2).withAvailableReplicas(2).withReadyReplicas(2).build());
                 deployments.resource(d).updateStatus();
                 var ds = daemonSets.withName(Manifests.SPEAKER).get();
                 ds.setStatus(new DaemonSetStatusBuilder().withObservedGeneration(ds.getMetadata().getGeneration())
@@ -235,7 +260,7 @@ class InstallApiTest {
             starter.join();
             controller = holder[0];
             assertThat(install.code()).as(install.out() + install.err()).isZero();
-            assertThat(install.out()).contains("waiting: deployment/lbk8s-controller: 0 of 1 available",
+            assertThat(install.out()).contains("waiting: deployment/lbk8s-controller: 0 of 2 available",
                     "waiting: daemonset/lbk8s-speaker: 3 of 3 nodes ready", "lbk8s is running",
                     "verify: service got [10.5.0.200]", "verify: deleted the test service");
             // the speakers announce only a Service with a ready endpoint: the test Service gets one, a node's closed port
@@ -330,9 +355,14 @@ class InstallApiTest {
         assertThat(ns.getMetadata().getLabels()).doesNotContainKey(Manifests.MANAGED_BY_LABEL)
                 .containsEntry("pod-security.kubernetes.io/enforce", "privileged"); // what the speaker needs, nothing more
         assertThat(lbk8s("install", "--wait=false", "--docker-socket", "/nonexistent").out()).contains("nothing changed");
+        claim("10.5.0.200");
 
         CliRun purge = lbk8s("uninstall", "--purge");
         assertThat(purge.code()).as(purge.err()).isZero();
+        // the controllers' claims go even under a CRD install did not make, which stays
+        assertThat(purge.out()).contains("1 ipaddressclaims.lbk8s.io deleted",
+                "customresourcedefinition.apiextensions.k8s.io/ipaddressclaims.lbk8s.io kept (not made by lbk8s install)");
+        assertThat(claims()).isEmpty();
         assertThat(purge.out()).contains("ipaddresspool.metallb.io/default deleted", "deployment.apps/lbk8s-controller deleted")
                 .doesNotContain("metallb-pool deleted").doesNotContain("ipaddresspools.metallb.io deleted")
                 .doesNotContain("namespace/lbk8s-system deleted");
@@ -416,6 +446,19 @@ class InstallApiTest {
         assertThat(lbk8s("install", "--wait=false", "--addresses", "172.18.0.200-172.18.0.250", "--docker-socket", "/nonexistent")
                 .code()).isZero();
         assertThat(lbk8s("install", "--wait=false", "--docker-socket", "/nonexistent").err()).doesNotContain("outside");
+    }
+
+    @Test
+    void controllerReplicasAreTwoUnlessAsked() {
+        var deployments = client.apps().deployments().inNamespace("lbk8s-system");
+        assertThat(lbk8s("install", "--wait=false", "--docker-socket", "/nonexistent").code()).isZero();
+        assertThat(deployments.withName(Manifests.CONTROLLER).get().getSpec().getReplicas()).isEqualTo(2);
+        CliRun one = lbk8s("install", "--wait=false", "--controller-replicas", "1", "--docker-socket", "/nonexistent");
+        assertThat(one.code()).as(one.err()).isZero();
+        assertThat(one.out()).contains("deployment.apps/lbk8s-controller configured", "poddisruptionbudget.policy/lbk8s-controller unchanged");
+        assertThat(deployments.withName(Manifests.CONTROLLER).get().getSpec().getReplicas()).isEqualTo(1);
+        CliRun dryRun = lbk8s("install", "--dry-run", "--controller-replicas", "3");
+        assertThat(dryRun.out()).contains("kind: Deployment").contains("  replicas: 3\n");
     }
 
     @Test

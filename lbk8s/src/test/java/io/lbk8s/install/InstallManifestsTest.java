@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.Role;
@@ -86,6 +87,8 @@ class InstallManifestsTest {
                     case ClusterRoleBinding b -> assertThat(b.getSubjects().getFirst().getNamespace()).isEqualTo("lbk8s-system");
                     case RoleBinding b -> assertThat(b.getRoleRef().getName()).isEqualTo(b.getMetadata().getName());
                     case Deployment d -> assertControllerPod(d.getSpec().getTemplate().getSpec());
+                    case PodDisruptionBudget pdb -> assertThat(pdb.getSpec().getSelector().getMatchLabels())
+                            .isEqualTo(Manifests.podLabels("controller"));
                     case DaemonSet ds -> assertSpeakerPod(ds.getSpec().getTemplate().getSpec(), ds.getSpec().getTemplate().getMetadata().getLabels());
                     case GenericKubernetesResource g -> assertThat(g.getKind()).isIn("IPAddressPool", "L2Advertisement");
                     default -> assertThat(object.getKind()).isEqualTo("ServiceAccount");
@@ -108,8 +111,9 @@ class InstallManifestsTest {
         assertThat(c.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
         assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
         assertThat(c.getPorts().getFirst().getContainerPort()).isEqualTo(7472);
-        assertThat(c.getEnv()).anyMatch(e -> e.getName().equals("POD_NAMESPACE")
-                && e.getValueFrom().getFieldRef().getFieldPath().equals("metadata.namespace"));
+        // POD_NAME: the replica's identity in the leader election's Lease
+        assertThat(c.getEnv()).extracting(e -> e.getName() + "=" + e.getValueFrom().getFieldRef().getFieldPath())
+                .contains("POD_NAME=metadata.name", "POD_NAMESPACE=metadata.namespace");
         assertThat(pod.getServiceAccountName()).isEqualTo(Manifests.CONTROLLER);
     }
 
@@ -135,6 +139,36 @@ class InstallManifestsTest {
         });
         // the speaker finds its peers by these (SpeakerSettings.DEFAULT_SPEAKER_LABELS)
         assertThat(labels).containsAllEntriesOf(io.lbk8s.speaker.SpeakerSettings.DEFAULT_SPEAKER_LABELS);
+    }
+
+    @Test
+    void twoControllersByDefaultThatRollAndDrainOneAtATimeOnDifferentNodes() {
+        List<HasMetadata> objects = Manifests.render(InstallValues.defaults());
+        Deployment controller = objects.stream().filter(o -> o instanceof Deployment).map(o -> (Deployment) o).findFirst().orElseThrow();
+        assertThat(controller.getSpec().getReplicas()).isEqualTo(2);
+        // a new replica starts (and is ready: a standby is) before an old one stops, so one always stands by
+        assertThat(controller.getSpec().getStrategy().getType()).isEqualTo("RollingUpdate");
+        assertThat(controller.getSpec().getStrategy().getRollingUpdate().getMaxUnavailable().getIntVal()).isZero();
+        assertThat(controller.getSpec().getStrategy().getRollingUpdate().getMaxSurge().getIntVal()).isEqualTo(1);
+        // on different nodes where there are several, preferred so that a one-node cluster runs both
+        var pod = controller.getSpec().getTemplate().getSpec();
+        assertThat(pod.getAffinity().getPodAntiAffinity().getRequiredDuringSchedulingIgnoredDuringExecution()).isNullOrEmpty();
+        var preferred = pod.getAffinity().getPodAntiAffinity().getPreferredDuringSchedulingIgnoredDuringExecution();
+        assertThat(preferred).singleElement().satisfies(term -> {
+            assertThat(term.getPodAffinityTerm().getTopologyKey()).isEqualTo("kubernetes.io/hostname");
+            assertThat(term.getPodAffinityTerm().getLabelSelector().getMatchLabels())
+                    .isEqualTo(controller.getSpec().getTemplate().getMetadata().getLabels());
+        });
+        // a drain evicts one at a time, and still goes through with a single replica
+        PodDisruptionBudget budget = objects.stream().filter(o -> o instanceof PodDisruptionBudget).map(o -> (PodDisruptionBudget) o)
+                .findFirst().orElseThrow();
+        assertThat(budget.getMetadata().getNamespace()).isEqualTo(InstallValues.DEFAULT_NAMESPACE);
+        assertThat(budget.getSpec().getMaxUnavailable().getIntVal()).isEqualTo(1);
+        assertThat(budget.getSpec().getMinAvailable()).isNull();
+        assertThat(budget.getSpec().getSelector().getMatchLabels()).isEqualTo(controller.getSpec().getSelector().getMatchLabels());
+
+        var one = (Deployment) Manifests.controller(InstallValues.defaults().withControllerReplicas(1));
+        assertThat(one.getSpec().getReplicas()).isEqualTo(1);
     }
 
     @Test

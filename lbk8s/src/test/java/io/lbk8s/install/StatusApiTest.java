@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.LoadBalancerIngressBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.lbk8s.cli.CliRun;
 import io.lbk8s.controller.Annotations;
@@ -15,6 +16,8 @@ import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.ServiceL2Statuses;
 import io.lbk8s.testkit.TestApiServer;
 import java.nio.file.Path;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -295,5 +298,74 @@ class StatusApiTest {
             assertThat((List<Map<String, Object>>) detail.get("announcements")).singleElement()
                     .satisfies(a -> assertThat(a).containsEntry("node", "lb-k8s-node-3").containsEntry("interfaces", List.of("eth0")));
         }
+    }
+
+    // ---- the controllers: who leads, and the address claims ----
+
+    /** The Lease as the leader election writes it: holder, duration, and when it was last renewed. */
+    void lease(String holder, int durationSeconds, ZonedDateTime renewed) {
+        var leases = client.leases().inNamespace(NS);
+        leases.withName(ControllerState.LEASE).delete();
+        leases.resource(new LeaseBuilder().withNewMetadata().withName(ControllerState.LEASE).withNamespace(NS).endMetadata()
+                .withNewSpec().withHolderIdentity(holder).withLeaseDurationSeconds(durationSeconds)
+                .withAcquireTime(renewed.minusMinutes(5)).withRenewTime(renewed).endSpec().build()).create();
+    }
+
+    void claim(String address) {
+        client.genericKubernetesResources(ControllerState.CLAIMS).resource(new GenericKubernetesResourceBuilder()
+                .withApiVersion("lbk8s.io/v1alpha1").withKind("IPAddressClaim").withNewMetadata().withName(address).endMetadata()
+                .addToAdditionalProperties("spec", Map.of("address", address, "pool", "lan",
+                        "services", List.of(Map.of("namespace", "default", "name", "web", "uid", "uid-web")))).build()).create();
+    }
+
+    String controllerLines() {
+        CliRun run = lbk8s("status");
+        assertThat(run.code()).as(run.err()).isZero();
+        // the last paragraph
+        String out = run.out().stripTrailing();
+        return out.substring(out.lastIndexOf("\n\n") + 2);
+    }
+
+    @Test
+    void statusSaysWhichControllerLeadsAndWhenNoneDoes() {
+        // no Lease: election off, or nothing started
+        assertThat(controllerLines()).startsWith("Controller leader: none (no Lease lbk8s-controller: leader election is off "
+                + "(--leader-elect=false), or no controller has started)");
+
+        // renewed just now, valid 3 s: its holder leads
+        lease("lbk8s-controller-7d9f8-x2b4q", 3, ZonedDateTime.now(ZoneOffset.UTC));
+        assertThat(controllerLines().lines().findFirst().orElseThrow())
+                .matches("Controller leader: lbk8s-controller-7d9f8-x2b4q \\(renewed [0-3]s ago\\)");
+
+        // not renewed for a minute: nobody leads, and the holder is named
+        lease("lbk8s-controller-7d9f8-x2b4q", 3, ZonedDateTime.now(ZoneOffset.UTC).minusSeconds(60));
+        assertThat(controllerLines()).containsPattern("^Controller leader: none \\(lbk8s-controller-7d9f8-x2b4q last renewed the Lease "
+                + "6[0-3]s ago, longer than its 3s: it stopped or cannot reach the API server, and no standby took over\\)");
+
+        // released by a leader that stopped cleanly
+        lease("", 3, ZonedDateTime.now(ZoneOffset.UTC));
+        assertThat(controllerLines()).startsWith("Controller leader: none (the Lease has no holder: the last leader stepped down)");
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void statusCountsTheAddressClaimsAgainstTheAddressesServicesShow() {
+        // web, api and db show an address; other (another class) shows none
+        assertThat(controllerLines()).contains("\nAddress claims: 0 IPAddressClaim(s); 3 address(es) in Services' status");
+        claim("10.5.0.200");
+        claim("10.5.0.201");
+        assertThat(controllerLines()).contains("\nAddress claims: 2 IPAddressClaim(s); 3 address(es) in Services' status");
+        // an address two Services share counts once, as it has one claim
+        Service shared = service("shop", "db-replica", null, "10.5.0.241", "lan");
+        assertThat(shared.getStatus().getLoadBalancer().getIngress()).isNotEmpty();
+        assertThat(controllerLines()).contains("; 3 address(es) in Services' status");
+
+        lease("lbk8s-controller-7d9f8-x2b4q", 3, ZonedDateTime.now(ZoneOffset.UTC));
+        CliRun json = lbk8s("status", "-o", "json");
+        assertThat(json.code()).as(json.err()).isZero();
+        Map<String, Object> controller = (Map<String, Object>) JsonMapper.builder().build().readValue(json.out(), Map.class).get("controller");
+        assertThat(controller).containsEntry("leader", "lbk8s-controller-7d9f8-x2b4q").containsEntry("claims", 2)
+                .containsEntry("addresses", 3);
+        assertThat(controllerLines()).startsWith("Controller leader: lbk8s-controller-7d9f8-x2b4q (renewed ");
     }
 }
