@@ -62,7 +62,7 @@ public final class Rbac {
             new Rule("", List.of("configmaps"), INFORM, List.of(MisplacedConfig.LEGACY_CONFIG_MAP_NAME)),
             // an IPAddressClaim for every address before it appears in a Service's status (cluster-scoped: named
             // after the address, so that the API server refuses a second claim on it); released with the Service
-            new Rule(LBK8S, List.of("ipaddressclaims"), List.of("get", "list", "watch", "create", "update", "patch", "delete")));
+            new Rule(LBK8S, List.of("ipaddressclaims"), List.of("get", "list", "create", "update", "delete")));
 
     public static final List<Rule> CONTROLLER_NAMESPACE = List.of(
             // the leader election's Lease, read and renewed by name only; create cannot be confined to a name
