@@ -105,6 +105,7 @@ public final class Controller implements AutoCloseable {
 
     private volatile boolean synced;
     private volatile boolean configLoaded;
+    private volatile String claimsMissing; // why no address can be shown, until a reconcile succeeds again
     private volatile String configState = "no configuration read yet";
     private volatile Thread worker; // the reconcile thread while leading
 
@@ -201,6 +202,10 @@ public final class Controller implements AutoCloseable {
         if (!leading()) {
             return new Readiness(true, "standby: caches in sync, ready to lead");
         }
+        String missing = claimsMissing;
+        if (missing != null) {
+            return new Readiness(false, missing);
+        }
         if (!configLoaded) {
             return new Readiness(false, "no valid configuration loaded: " + configState);
         }
@@ -225,14 +230,13 @@ public final class Controller implements AutoCloseable {
 
     private void reconcileSafely(Work work) {
         try {
-            switch (work) {
-                case Work.ConfigChanged _ -> reconcileConfig();
-                case Work.ServiceChanged(ServiceKey key) -> reconcileService(key);
-                case Work.NamespaceChanged(String name) -> services.getStore().list().stream()
-                        .filter(s -> name.equals(s.getMetadata().getNamespace()))
-                        .forEach(s -> queue.add(new Work.ServiceChanged(ServiceMapping.keyOf(s))));
-                case Work.MisplacedConfigChanged _ -> retryPending(); // their AllocationFailed names what is where
+            reconcile(work);
+        } catch (IpAddressClaims.MissingCrd e) {
+            if (claimsMissing == null) {
+                log.error("{}", e.getMessage());
             }
+            claimsMissing = e.getMessage();
+            retryLater(work);
         } catch (KubernetesClientException e) {
             if (e.getCode() == 409) {
                 // Our cache is behind a write (often our own); the newer version is on its way and is reconciled again.
@@ -245,6 +249,20 @@ public final class Controller implements AutoCloseable {
         } catch (RuntimeException e) {
             log.error("reconcile of {} failed unexpectedly, will retry", work, e);
             retryLater(work);
+        }
+    }
+
+    private void reconcile(Work work) {
+        switch (work) {
+            case Work.ConfigChanged _ -> reconcileConfig();
+            case Work.ServiceChanged(ServiceKey key) -> reconcileService(key);
+            case Work.NamespaceChanged(String name) -> services.getStore().list().stream()
+                    .filter(s -> name.equals(s.getMetadata().getNamespace()))
+                    .forEach(s -> queue.add(new Work.ServiceChanged(ServiceMapping.keyOf(s))));
+            case Work.MisplacedConfigChanged _ -> retryPending(); // their AllocationFailed names what is where
+        }
+        if (work instanceof Work.ConfigChanged) {
+            claimsMissing = null; // it lists the claims: they are served again
         }
     }
 

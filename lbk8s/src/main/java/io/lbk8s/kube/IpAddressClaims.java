@@ -37,6 +37,14 @@ public final class IpAddressClaims {
         record Exists(Claim claim) implements Created {}
     }
 
+    /** The API server does not serve IPAddressClaims: its CRD was not applied (an upgrade without the new CRDs). */
+    public static final class MissingCrd extends KubernetesClientException {
+        MissingCrd() {
+            super("the IPAddressClaim CRD (ipaddressclaims.lbk8s.io) is not installed, and no address is shown without "
+                    + "a claim: apply this version's CRDs (lbk8s install, or kubectl apply -f deploy/crds/)", 404, null);
+        }
+    }
+
     private final KubernetesClient client;
     private final Function<String, Optional<String>> namespaceUid;
 
@@ -47,8 +55,12 @@ public final class IpAddressClaims {
     }
 
     public List<Claim> list() {
-        return client.genericKubernetesResources(CONTEXT).list().getItems().stream()
-                .map(IpAddressClaims::toClaim).flatMap(Optional::stream).toList();
+        try {
+            return client.genericKubernetesResources(CONTEXT).list().getItems().stream()
+                    .map(IpAddressClaims::toClaim).flatMap(Optional::stream).toList();
+        } catch (KubernetesClientException e) {
+            throw e.getCode() == 404 ? new MissingCrd() : e;
+        }
     }
 
     public Optional<Claim> get(IpAddress address) {
@@ -62,6 +74,9 @@ public final class IpAddressClaims {
             return new Created.Done(toClaim(client.genericKubernetesResources(CONTEXT).resource(toResource(claim)).create())
                     .orElseThrow());
         } catch (KubernetesClientException e) {
+            if (e.getCode() == 404) {
+                throw new MissingCrd();
+            }
             if (e.getCode() != 409) {
                 throw e;
             }

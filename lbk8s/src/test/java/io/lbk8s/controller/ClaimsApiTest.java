@@ -10,6 +10,8 @@ import io.lbk8s.address.IpAddress;
 import io.lbk8s.ipam.Claim;
 import io.lbk8s.kube.IpAddressClaims;
 import io.lbk8s.kube.ServiceMapping;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -20,6 +22,7 @@ import java.util.concurrent.Executors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * IPAddressClaims as a user sees them with {@code kubectl get ipaddressclaims}: one per address shown in a Service's
@@ -151,6 +154,31 @@ class ClaimsApiTest {
         assertThat(lb.ips("default", "owner")).containsExactly("10.5.0.200");
         assertThat(lb.awaitEvent("default", "copy", "AddressConflict").getMessage())
                 .contains("[10.5.0.200]").contains("default/owner holds the IPAddressClaim").contains("gets another address");
+    }
+
+    @Test
+    void withoutTheClaimsCrdNoAddressIsShownAndReadinessSaysWhatToApply(@TempDir Path crds) throws Exception {
+        try (var files = Files.list(Path.of("..", "deploy", "crds"))) {
+            for (Path crd : files.filter(f -> !f.getFileName().toString().startsWith("lbk8s.io_")).toList()) {
+                Files.copy(crd, crds.resolve(crd.getFileName()));
+            }
+        }
+        lb = new ControllerHarness(ControllerHarness.DEFAULT_NAMESPACE, Optional.empty(), crds);
+        lb.startController();
+        lb.pool("default", "10.5.0.200-10.5.0.210");
+        lb.service("web");
+
+        await().atMost(ControllerHarness.PATIENCE).until(() -> lb.controller().readiness().reason(),
+                reason -> reason.contains("the IPAddressClaim CRD (ipaddressclaims.lbk8s.io) is not installed"));
+        assertThat(lb.controller().readiness().ready()).isFalse();
+        assertThat(lb.controller().readiness().reason()).contains("kubectl apply -f deploy/crds/");
+        assertThat(lb.ips("default", "web")).isEmpty();
+
+        Path upgrade = Files.createDirectory(crds.resolve("upgrade"));
+        Files.copy(Path.of("..", "deploy", "crds", "lbk8s.io_ipaddressclaims.yaml"), upgrade.resolve("lbk8s.io_ipaddressclaims.yaml"));
+        lb.server.createCrds(upgrade);
+        assertThat(lb.awaitIp("web")).isEqualTo("10.5.0.200");
+        await().atMost(ControllerHarness.PATIENCE).until(() -> lb.controller().readiness().ready());
     }
 
     @Test

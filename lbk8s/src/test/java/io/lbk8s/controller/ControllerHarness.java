@@ -43,10 +43,15 @@ final class ControllerHarness implements AutoCloseable {
     PrometheusMeterRegistry registry;
 
     ControllerHarness(String namespace, Optional<String> lbClass) throws IOException {
+        this(namespace, lbClass, Path.of("..", "deploy", "crds"));
+    }
+
+    /** With the CRDs of {@code crds} only (e.g. an upgrade that did not apply a new one). */
+    ControllerHarness(String namespace, Optional<String> lbClass, Path crds) throws IOException {
         this.namespace = namespace;
         server = TestApiServer.start();
         client = server.client();
-        server.createCrds(Path.of("..", "deploy", "crds"));
+        server.createCrds(crds);
         client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build()).create();
         client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("default").endMetadata().build()).create();
         settings = new ControllerSettings(namespace, lbClass);

@@ -141,6 +141,11 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
       throw new ApiException(404, "NotFound", "the server could not find the requested resource");
     }
     ResourcePath rp = parsed.get();
+    if (!rp.group().isEmpty() && Discovery.builtInKind(rp.group(), rp.plural()).isEmpty()
+        && super.handleGet(CRD_LIST_PATH + "/" + rp.plural() + "." + rp.group()).code() != 200) {
+      // kube-apiserver serves a custom resource only while its CRD exists
+      throw new ApiException(404, "NotFound", "the server could not find the requested resource");
+    }
     if ((method == HttpMethod.POST || method == HttpMethod.PUT || method == HttpMethod.PATCH)
         && contentType(request).contains("protobuf")) {
       request = fromProtobuf(request, rp);

@@ -88,6 +88,21 @@ class DiscoveryTest extends WithServer {
   }
 
   @Test
+  void aCustomResourceIsServedOnlyWhileItsCrdExists() {
+    String pools = "/apis/metallb.io/v1beta1/namespaces/default/ipaddresspools";
+    assertThat(TestSupport.get(server, pools).code()).isEqualTo(404);
+    TestSupport.Raw create = TestSupport.send(server, "POST", pools, "application/json",
+        "{\"apiVersion\":\"metallb.io/v1beta1\",\"kind\":\"IPAddressPool\",\"metadata\":{\"name\":\"p\"},"
+            + "\"spec\":{\"addresses\":[\"10.0.0.0/24\"]}}");
+    assertThat(create.code()).isEqualTo(404);
+    assertThat(create.json().path("message").asString()).isEqualTo("the server could not find the requested resource");
+
+    TestSupport.createIpAddressPoolCrd(client);
+
+    assertThat(TestSupport.get(server, pools).code()).isEqualTo(200);
+  }
+
+  @Test
   void unknownGroupVersionIs404WithStatus() {
     TestSupport.Raw r = TestSupport.get(server, "/apis/nope.example.com/v1");
     assertThat(r.code()).isEqualTo(404);
