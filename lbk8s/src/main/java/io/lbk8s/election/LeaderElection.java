@@ -149,7 +149,14 @@ public final class LeaderElection implements AutoCloseable {
             failed(newTerm ? "take" : "renew", e);
             return Outcome.DONE;
         }
-        see(Optional.of(written), System.nanoTime());
+        long answered = System.nanoTime();
+        see(Optional.of(written), answered);
+        if (!leading && answered - sent >= settings.renewDeadline().toNanos()) {
+            // Leading on a term already past its renew deadline would only mean stopping at once; renew first.
+            log.info("{} took the Lease, but its write took {}ms: it leads once a renewal answers in time", identity,
+                    Duration.ofNanos(answered - sent).toMillis());
+            return Outcome.DONE;
+        }
         lastRenewedNanos = Optional.of(sent);
         if (!leading) {
             startLeading(why);
@@ -270,7 +277,7 @@ public final class LeaderElection implements AutoCloseable {
     public void close() {
         loop.interrupt();
         try {
-            if (!loop.join(settings.leaseDuration().plusSeconds(5))) {
+            if (loop.isAlive() && !loop.join(settings.leaseDuration().plusSeconds(5))) { // never started: nothing to wait for
                 log.warn("{}: the election loop did not end in time", identity);
             }
         } catch (InterruptedException e) {

@@ -60,22 +60,25 @@ class LeaderElectionApiTest {
         return candidates.stream().filter(Candidate::leading).toList();
     }
 
-    static long millisSince(long nanos) {
-        return Duration.ofNanos(System.nanoTime() - nanos).toMillis();
+    /** Between two readings of System.nanoTime(): the tests time what the candidates' callbacks recorded, not their polls. */
+    static long millisBetween(long fromNanos, long toNanos) {
+        return Duration.ofNanos(toNanos - fromNanos).toMillis();
     }
 
     @Test
     void exactlyOneOfThreeCandidatesLeadsAndAllNameIt() {
         List<Candidate> all = List.of(candidate("a"), candidate("b"), candidate("c"));
         await().atMost(PATIENCE).until(() -> leaders(all).size() == 1);
+        // Over three lease durations, never two at once (a machine that stalls for longer than the renew deadline
+        // may make the leader step down and lead again, which is right, so the test does not count terms).
+        await().during(LEASE.multipliedBy(3)).atMost(LEASE.multipliedBy(4)).until(() -> leaders(all).size() <= 1);
+        await().atMost(PATIENCE).until(() -> leaders(all).size() == 1);
         Candidate leader = leaders(all).getFirst();
-        // Over three lease durations nothing changes hands: one leader, named by the Lease and by every candidate.
-        await().during(LEASE.multipliedBy(3)).atMost(LEASE.multipliedBy(4)).until(() ->
-                leaders(all).equals(List.of(leader)) && leader.name.equals(lease().getHolderIdentity())
-                        && all.stream().allMatch(c -> c.election.leader().equals(Optional.of(leader.name))));
-        assertThat(all).allSatisfy(c -> assertThat(c.starts()).isEqualTo(c == leader ? 1 : 0));
+        await().atMost(PATIENCE).until(() -> leader.name.equals(lease().getHolderIdentity())
+                && all.stream().allMatch(c -> c.election.leader().equals(Optional.of(leader.name))));
         assertThat(leader.metrics()).contains("lbk8s_controller_leader 1.0");
-        assertThat(all.stream().filter(c -> c != leader)).allSatisfy(c -> assertThat(c.metrics()).contains("lbk8s_controller_leader 0.0"));
+        assertThat(all.stream().filter(c -> c != leader))
+                .allSatisfy(c -> assertThat(c.metrics()).contains("lbk8s_controller_leader 0.0"));
     }
 
     @Test
@@ -90,7 +93,7 @@ class LeaderElectionApiTest {
         long closed = System.nanoTime();
         await().atMost(PATIENCE).until(b::leading);
         // Waiting out the lease would take 1 s; a released Lease is taken at the standby's next read.
-        assertThat(millisSince(closed)).isLessThan(RETRY.toMillis() + 400);
+        assertThat(millisBetween(closed, b.lastChange(true).orElseThrow())).isLessThan(RETRY.toMillis() + 400);
         assertThat(a.lastChange(false).orElseThrow()).isLessThan(b.lastChange(true).orElseThrow());
         assertThat(lease().getHolderIdentity()).isEqualTo("b");
         assertThat(lease().getLeaseTransitions()).isEqualTo(transitions + 1);
@@ -110,7 +113,7 @@ class LeaderElectionApiTest {
         LeaseSpec left = lease();
         assertThat(left.getHolderIdentity()).as("a kill does not release").isEqualTo("a");
         await().atMost(PATIENCE).until(b::leading);
-        long takeover = millisSince(killed);
+        long takeover = millisBetween(killed, b.lastChange(true).orElseThrow());
         LeaseSpec taken = lease();
         long afterLastRenewal = Duration.between(left.getRenewTime(), taken.getAcquireTime()).toMillis();
         assertThat(taken.getHolderIdentity()).isEqualTo("b");
@@ -130,7 +133,7 @@ class LeaderElectionApiTest {
         a.client.close(); // every request of a fails from now on; its election keeps running
         long cutOff = System.nanoTime();
         await().atMost(PATIENCE).until(() -> !a.leading());
-        long stoppedAfter = millisSince(cutOff);
+        long stoppedAfter = millisBetween(cutOff, a.lastChange(false).orElseThrow());
         assertThat(stoppedAfter).as("a stopped leading %d ms after losing the API", stoppedAfter)
                 .isLessThanOrEqualTo(QUICK.renewDeadline().plus(RETRY).toMillis());
         await().atMost(PATIENCE).until(b::leading);
@@ -153,7 +156,7 @@ class LeaderElectionApiTest {
             proxy.stall(); // a's requests get no answer (its client would wait longer than the lease)
             long cutOff = System.nanoTime();
             await().atMost(PATIENCE).until(() -> !a.leading());
-            long stoppedAfter = millisSince(cutOff);
+            long stoppedAfter = millisBetween(cutOff, a.lastChange(false).orElseThrow());
             assertThat(stoppedAfter).as("a stopped leading %d ms after its requests began to hang", stoppedAfter)
                     .isLessThanOrEqualTo(QUICK.renewDeadline().plus(RETRY).toMillis());
             await().atMost(PATIENCE).until(b::leading);
@@ -199,7 +202,7 @@ class LeaderElectionApiTest {
         long killed = System.nanoTime();
         // Its renewTime is an hour in b's future; b goes by the Lease not changing any more.
         await().atMost(PATIENCE).until(b::leading);
-        long takeover = millisSince(killed);
+        long takeover = millisBetween(killed, b.lastChange(true).orElseThrow());
         assertThat(takeover).as("b led %d ms after the kill", takeover)
                 .isBetween(LEASE.minus(RETRY).toMillis(), LEASE.multipliedBy(2).plus(RETRY).toMillis());
     }
