@@ -11,8 +11,10 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.lbk8s.config.AcceptedConfig;
 import io.lbk8s.config.MisplacedConfig;
+import io.lbk8s.controller.ElectedController;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.ConfigurationStates;
+import io.lbk8s.kube.IpAddressClaims;
 import io.lbk8s.kube.MisplacedResources;
 import io.lbk8s.kube.ServiceL2Statuses;
 import java.time.Instant;
@@ -59,7 +61,7 @@ public final class StatusCollector {
 
     private StatusReport.LeaseRead lease(String systemNamespace) {
         try {
-            Lease lease = client.leases().inNamespace(systemNamespace).withName(ControllerState.LEASE).get();
+            Lease lease = client.leases().inNamespace(systemNamespace).withName(ElectedController.LEASE_NAME).get();
             return lease == null ? new StatusReport.LeaseRead.Missing() : new StatusReport.LeaseRead.Found(lease);
         } catch (KubernetesClientException e) {
             return new StatusReport.LeaseRead.Unreadable(e.getCode() == 403 ? "no permission to get leases in " + systemNamespace
@@ -70,7 +72,7 @@ public final class StatusCollector {
     /** How many IPAddressClaims there are; none known when their CRD is missing or this user may not list them. */
     private Optional<Integer> claims() {
         try {
-            return Optional.of(client.genericKubernetesResources(ControllerState.CLAIMS).list().getItems().size());
+            return Optional.of(client.genericKubernetesResources(IpAddressClaims.CONTEXT).list().getItems().size());
         } catch (KubernetesClientException e) {
             if (e.getCode() == 403 || e.getCode() == 404) {
                 return Optional.empty();

@@ -12,6 +12,7 @@ import io.lbk8s.config.AddressPool;
 import io.lbk8s.config.ConfigProblem;
 import io.lbk8s.config.ConfigResult;
 import io.lbk8s.controller.Annotations;
+import io.lbk8s.controller.ElectedController;
 import io.lbk8s.controller.ServiceRequests;
 import io.lbk8s.controller.ServiceView;
 import io.lbk8s.ipam.UsableAddresses;
@@ -131,9 +132,9 @@ public record StatusReport(ControllerRow controller, List<PoolRow> pools, List<S
 
     static Leadership leader(LeaseRead read, Instant now) {
         return switch (read) {
-            case LeaseRead.Missing() -> new Leadership("", "no Lease " + ControllerState.LEASE
+            case LeaseRead.Missing() -> new Leadership("", "no Lease " + ElectedController.LEASE_NAME
                     + ": leader election is off (--leader-elect=false), or no controller has started");
-            case LeaseRead.Unreadable(String why) -> new Leadership("", "the Lease " + ControllerState.LEASE + " could not be read: " + why);
+            case LeaseRead.Unreadable(String why) -> new Leadership("", "the Lease " + ElectedController.LEASE_NAME + " could not be read: " + why);
             case LeaseRead.Found(Lease lease) -> {
                 LeaseSpec spec = Optional.ofNullable(lease.getSpec()).orElseGet(LeaseSpec::new);
                 String holder = Objects.toString(spec.getHolderIdentity(), "");

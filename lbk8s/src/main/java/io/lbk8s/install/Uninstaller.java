@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.lbk8s.kube.ConfigResources;
+import io.lbk8s.kube.IpAddressClaims;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -69,7 +70,7 @@ public final class Uninstaller {
                 case Namespace ns -> results.add(report(say, namespace(ns, purge)));
                 // the claims are the controllers' own records, never the user's: they go whoever made their CRD,
                 // after the controllers (which would claim again) and before the CRD (which takes them along)
-                case CustomResourceDefinition crd when crd.getMetadata().getName().equals(ControllerState.CLAIMS_CRD) -> {
+                case CustomResourceDefinition crd when crd.getMetadata().getName().equals(IpAddressClaims.CRD) -> {
                     results.add(report(say, deleteClaims()));
                     results.add(report(say, delete(crd)));
                 }
@@ -121,10 +122,10 @@ public final class Uninstaller {
 
     /** Every IPAddressClaim, in one request: a cluster may hold thousands. */
     private Result deleteClaims() {
-        String display = ControllerState.CLAIMS_CRD;
+        String display = IpAddressClaims.CRD;
         int claims;
         try {
-            claims = client.genericKubernetesResources(ControllerState.CLAIMS).list().getItems().size();
+            claims = client.genericKubernetesResources(IpAddressClaims.CONTEXT).list().getItems().size();
         } catch (KubernetesClientException e) {
             if (e.getCode() == 404) {
                 return new Result(display, Action.absent, ""); // an install from before the claims
@@ -134,7 +135,7 @@ public final class Uninstaller {
         if (claims == 0) {
             return new Result(display, Action.absent, "");
         }
-        client.genericKubernetesResources(ControllerState.CLAIMS).delete();
+        client.genericKubernetesResources(IpAddressClaims.CONTEXT).delete();
         return new Result(claims + " " + display, Action.deleted, "");
     }
 

@@ -28,6 +28,7 @@ public final class IpAddressClaims {
     public static final ResourceDefinitionContext CONTEXT = new ResourceDefinitionContext.Builder()
             .withGroup("lbk8s.io").withVersion("v1alpha1").withKind("IPAddressClaim")
             .withPlural("ipaddressclaims").withNamespaced(false).build();
+    public static final String CRD = CONTEXT.getPlural() + "." + CONTEXT.getGroup();
 
     /** What a create found. */
     public sealed interface Created {

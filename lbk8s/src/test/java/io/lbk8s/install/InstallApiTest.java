@@ -1,5 +1,6 @@
 package io.lbk8s.install;
 
+import io.lbk8s.kube.IpAddressClaims;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -97,7 +98,7 @@ class InstallApiTest {
 
     /** An IPAddressClaim as the controller makes one: named after its address, cluster-scoped. */
     void claim(String address) {
-        client.genericKubernetesResources(ControllerState.CLAIMS).resource(new GenericKubernetesResourceBuilder()
+        client.genericKubernetesResources(IpAddressClaims.CONTEXT).resource(new GenericKubernetesResourceBuilder()
                 .withApiVersion("lbk8s.io/v1alpha1").withKind("IPAddressClaim").withNewMetadata().withName(address).endMetadata()
                 .addToAdditionalProperties("spec", Map.of("address", address, "pool", "default",
                         "services", List.of(Map.of("namespace", "default", "name", "web-" + address, "uid", "uid-" + address))))
@@ -105,7 +106,7 @@ class InstallApiTest {
     }
 
     List<GenericKubernetesResource> claims() {
-        return client.genericKubernetesResources(ControllerState.CLAIMS).list().getItems();
+        return client.genericKubernetesResources(IpAddressClaims.CONTEXT).list().getItems();
     }
 
     /** The speakers' key Secret's {@code keys}, decoded. */
@@ -152,7 +153,7 @@ class InstallApiTest {
                 .contains("namespace/lbk8s-system kept").contains("ipaddresspools.metallb.io kept");
         // the claims' CRD holds nothing of the user's: it goes though the pools' CRDs stay
         assertThat(un.out()).contains("customresourcedefinition.apiextensions.k8s.io/ipaddressclaims.lbk8s.io deleted");
-        assertThat(client.apiextensions().v1().customResourceDefinitions().withName(ControllerState.CLAIMS_CRD).get()).isNull();
+        assertThat(client.apiextensions().v1().customResourceDefinitions().withName(IpAddressClaims.CRD).get()).isNull();
         var pools = client.genericKubernetesResources(ConfigResources.IP_ADDRESS_POOLS).inNamespace("lbk8s-system");
         assertThat(pools.list().getItems()).extracting(p -> p.getMetadata().getName()).containsExactly("mine");
         assertThat(client.apps().deployments().inNamespace("lbk8s-system").list().getItems()).isEmpty();

@@ -1,5 +1,7 @@
 package io.lbk8s.install;
 
+import io.lbk8s.controller.ElectedController;
+import io.lbk8s.kube.IpAddressClaims;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.EventBuilder;
@@ -305,14 +307,14 @@ class StatusApiTest {
     /** The Lease as the leader election writes it: holder, duration, and when it was last renewed. */
     void lease(String holder, int durationSeconds, ZonedDateTime renewed) {
         var leases = client.leases().inNamespace(NS);
-        leases.withName(ControllerState.LEASE).delete();
-        leases.resource(new LeaseBuilder().withNewMetadata().withName(ControllerState.LEASE).withNamespace(NS).endMetadata()
+        leases.withName(ElectedController.LEASE_NAME).delete();
+        leases.resource(new LeaseBuilder().withNewMetadata().withName(ElectedController.LEASE_NAME).withNamespace(NS).endMetadata()
                 .withNewSpec().withHolderIdentity(holder).withLeaseDurationSeconds(durationSeconds)
                 .withAcquireTime(renewed.minusMinutes(5)).withRenewTime(renewed).endSpec().build()).create();
     }
 
     void claim(String address) {
-        client.genericKubernetesResources(ControllerState.CLAIMS).resource(new GenericKubernetesResourceBuilder()
+        client.genericKubernetesResources(IpAddressClaims.CONTEXT).resource(new GenericKubernetesResourceBuilder()
                 .withApiVersion("lbk8s.io/v1alpha1").withKind("IPAddressClaim").withNewMetadata().withName(address).endMetadata()
                 .addToAdditionalProperties("spec", Map.of("address", address, "pool", "lan",
                         "services", List.of(Map.of("namespace", "default", "name", "web", "uid", "uid-web")))).build()).create();

@@ -71,6 +71,9 @@ public final class Discovery {
     }
     r.add(res("apps", "v1", "controllerrevisions", "controllerrevision", "ControllerRevision", true, ALL, List.of()));
     r.add(res("discovery.k8s.io", "v1", "endpointslices", "endpointslice", "EndpointSlice", true, ALL, List.of()));
+    r.add(res("policy", "v1", "poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget", true, ALL,
+        List.of("pdb")));
+    r.add(res("policy", "v1", "poddisruptionbudgets/status", "", "PodDisruptionBudget", true, STATUS_VERBS, List.of()));
     r.add(res("coordination.k8s.io", "v1", "leases", "lease", "Lease", true, ALL, List.of()));
     r.add(res("events.k8s.io", "v1", "events", "event", "Event", true, ALL, List.of("ev")));
     r.add(res("apiextensions.k8s.io", "v1", "customresourcedefinitions", "customresourcedefinition",
