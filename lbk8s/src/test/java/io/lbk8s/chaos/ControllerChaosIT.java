@@ -87,7 +87,7 @@ class ControllerChaosIT {
     void twoControllersLeadingAtOnceOverTheSamePool() throws Exception {
         List<String> pool = pool(300);
         ControllerReplica a = cluster.startReplica("controller-a", ControllerReplicas.electionOff());
-        Sandbox.poll("the first replica to lead", STARTUP, a::saysLeading);
+        cluster.awaitLeading(STARTUP, a);
         try (ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor()) {
             Future<?> creating = executor.submit(() -> {
                 cluster.createConcurrently(names("svc-", 300), CREATORS, Duration.ofMillis(200));
@@ -95,7 +95,7 @@ class ControllerChaosIT {
             });
             Thread.sleep(1_000);
             ControllerReplica b = cluster.startReplica("controller-b", ControllerReplicas.electionOff());
-            Sandbox.poll("both replicas to lead", STARTUP, () -> a.saysLeading() && b.saysLeading());
+            cluster.awaitLeading(STARTUP, a, b);
             creating.get(STARTUP.toSeconds(), TimeUnit.SECONDS);
         }
 

@@ -159,6 +159,18 @@ public final class ControllerReplicas implements AutoCloseable {
         return leading.size() == 1 ? Optional.of(leading.getFirst()) : Optional.empty();
     }
 
+    /** Waits until each of {@code replicas} says it leads; fails at once, with its log, if one exits. */
+    public void awaitLeading(Duration timeout, ControllerReplica... replicas) {
+        Sandbox.poll(List.of(replicas) + " to lead", timeout, () -> {
+            for (ControllerReplica r : replicas) {
+                if (!r.isAlive()) {
+                    throw new IllegalStateException(r + " exited; its log ends with\n" + r.logTail(10));
+                }
+            }
+            return List.of(replicas).stream().allMatch(ControllerReplica::saysLeading);
+        });
+    }
+
     /** Waits (polling, up to {@code timeout}) for a leader that satisfies {@code which}. */
     public ControllerReplica awaitLeader(Duration timeout, Predicate<ControllerReplica> which) {
         ControllerReplica[] found = new ControllerReplica[1];
