@@ -30,6 +30,7 @@ import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArraySet;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -58,6 +59,8 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
   private final Set<SelectorWatch> selectorWatches = new CopyOnWriteArraySet<>();
   private final Set<String> brokenWatches = new CopyOnWriteArraySet<>();
   private final ServiceDefaults serviceDefaults = new ServiceDefaults();
+  /** Kept for watches that resume; a real API server's watch cache holds a few thousand changes per kind. */
+  private final WatchHistory history = new WatchHistory(10_000);
   private volatile String serverAddress = "127.0.0.1:443";
 
   @SuppressWarnings("this-escape") // locked() only stores the lock; nothing of this class is used yet
@@ -68,6 +71,7 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
     if (writeLock == null) {
       throw new IllegalStateException("could not obtain the CRUD dispatcher's write lock");
     }
+    history.forgetAll(requestResourceVersion()); // as on a real server, even the first list has a version (not 0: "any")
   }
 
   @Override
@@ -263,6 +267,18 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
     return json(200, body);
   }
 
+  private static JsonNode tree(String json) {
+    return json == null ? null : JSON.readTree(json);
+  }
+
+  private static long parseResourceVersion(String version) {
+    try {
+      return Long.parseLong(version);
+    } catch (NumberFormatException e) {
+      throw ApiException.badRequest("invalid resourceVersion " + version);
+    }
+  }
+
   private static String bodyString(MockResponse r) {
     return new String(r.getBody().getBytes(), StandardCharsets.UTF_8);
   }
@@ -288,7 +304,12 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
     } catch (IllegalArgumentException e) {
       throw ApiException.badRequest(e.getMessage());
     }
-    MockResponse r = super.handleGet(rp.objectPath());
+    // The list and the version it is at, from one moment: a watch resumes from that version.
+    long[] version = new long[1];
+    MockResponse r = exclusive(() -> {
+      version[0] = history.current();
+      return super.handleGet(rp.objectPath());
+    });
     if (r.code() != 200 || r.getBody() == null || r.getBody().size() == 0) {
       return r;
     }
@@ -296,6 +317,8 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
     if (!(body instanceof ObjectNode list) || !list.has("items")) {
       return r;
     }
+    (list.get("metadata") instanceof ObjectNode m ? m : list.putObject("metadata"))
+        .put("resourceVersion", String.valueOf(version[0]));
     ArrayNode kept = JsonNodeFactory.instance.arrayNode();
     for (JsonNode item : list.path("items").values()) {
       if (Selectors.matchesLabels(labels, item) && Selectors.matchesFields(fields, item)) {
@@ -337,8 +360,9 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
     }
     ResourcePath collection = new ResourcePath(rp.group(), rp.version(), rp.namespace(), rp.plural(), null, null,
         Map.of());
-    SelectorWatch watch = new SelectorWatch(collection, labels, fields, selectorWatches,
-        w -> exclusive(() -> {
+    String since = rp.query().getOrDefault("resourceVersion", "");
+    Consumer<SelectorWatch> start = since.isEmpty() || since.equals("0")
+        ? w -> exclusive(() -> {
           MockResponse r = super.handleGet(collection.objectPath());
           JsonNode list = JSON.readTree(bodyString(r));
           for (JsonNode item : list.path("items").values()) {
@@ -348,7 +372,16 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
             }
           }
           return null;
-        }));
+        })
+        : w -> exclusive(() -> {
+          long version = parseResourceVersion(since);
+          history.since(version).ifPresentOrElse(
+              changes -> changes.forEach(c -> w.change(c.group(), c.plural(), c.namespace(), tree(c.before()),
+                  tree(c.after()))),
+              () -> w.expire("too old resource version: " + version + " (" + history.current() + ")"));
+          return null;
+        });
+    SelectorWatch watch = new SelectorWatch(collection, labels, fields, selectorWatches, start);
     selectorWatches.add(watch);
     return new MockResponse().withWebSocketUpgrade(watch);
   }
@@ -386,7 +419,7 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
       io.fabric8.kubernetes.api.model.GenericKubernetesResource resource, String newState) {
     String existing = oldAttributes == null ? null : map.get(oldAttributes);
     super.processEvent(path, pathAttributes, oldAttributes, resource, newState);
-    if (selectorWatches.isEmpty() || java.util.Objects.equals(existing, newState)) {
+    if (java.util.Objects.equals(existing, newState)) {
       return;
     }
     Optional<ResourcePath> rp = ResourcePath.parse(path);
@@ -395,19 +428,30 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
     }
     JsonNode before = existing == null ? null : JSON.readTree(existing);
     JsonNode after = newState == null ? null : JSON.readTree(newState);
+    long version;
+    if (after == null) {
+      // as kube-apiserver does, a deletion has a resourceVersion of its own, which its DELETED event carries
+      version = requestResourceVersion();
+      ((ObjectNode) before.path("metadata")).put("resourceVersion", String.valueOf(version));
+    } else {
+      version = Long.parseLong(after.path("metadata").path("resourceVersion").asString("0"));
+    }
     String ns = after != null ? after.path("metadata").path("namespace").asString(rp.get().namespace())
         : before.path("metadata").path("namespace").asString(rp.get().namespace());
+    history.record(new WatchHistory.Change(version, rp.get().group(), rp.get().plural(), ns,
+        after == null ? before.toString() : existing, newState));
     for (SelectorWatch w : selectorWatches) {
-      boolean old = w.matches(rp.get().group(), rp.get().plural(), ns, before);
-      boolean now = w.matches(rp.get().group(), rp.get().plural(), ns, after);
-      if (old && now) {
-        w.event("MODIFIED", after);
-      } else if (old) {
-        w.event("DELETED", before);
-      } else if (now) {
-        w.event("ADDED", after);
-      }
+      w.change(rp.get().group(), rp.get().plural(), ns, before, after);
     }
+  }
+
+  @Override
+  public void reset() {
+    exclusive(() -> {
+      super.reset();
+      history.forgetAll(requestResourceVersion());
+      return null;
+    });
   }
 
   /**

@@ -34,7 +34,7 @@ final class SelectorWatch extends WebSocketListener {
     t.setDaemon(true);
     return t;
   });
-  private final List<String> pending = new ArrayList<>();
+  private final List<Consumer<WebSocket>> pending = new ArrayList<>();
   private WebSocket socket;
 
   SelectorWatch(ResourcePath rp, List<Selectors.Requirement> labels, List<Selectors.Requirement> fields,
@@ -67,6 +67,39 @@ final class SelectorWatch extends WebSocketListener {
     queue(event.toString());
   }
 
+  /**
+   * The event a change of an object means to this watch: MODIFIED while it matches, DELETED when it stops matching
+   * (or is deleted), ADDED when it starts to; nothing when it matches neither before nor after.
+   */
+  void change(String group, String plural, String namespace, JsonNode before, JsonNode after) {
+    boolean old = matches(group, plural, namespace, before);
+    boolean now = matches(group, plural, namespace, after);
+    if (old && now) {
+      event("MODIFIED", after);
+    } else if (old) {
+      event("DELETED", before);
+    } else if (now) {
+      event("ADDED", after);
+    }
+  }
+
+  /**
+   * The resourceVersion to resume from is older than the changes the server keeps: an ERROR event with 410 Gone, as
+   * kube-apiserver sends, then the close; the client lists again.
+   */
+  void expire(String message) {
+    ObjectNode status = JsonNodeFactory.instance.objectNode();
+    status.put("kind", "Status");
+    status.put("apiVersion", "v1");
+    status.putObject("metadata");
+    status.put("status", "Failure");
+    status.put("message", message);
+    status.put("reason", "Expired");
+    status.put("code", 410);
+    event("ERROR", status);
+    inOrder(ws -> ws.close(1000, ""));
+  }
+
   /** Whether this watch is on group/plural (any namespace, any selector). */
   boolean watches(String group, String plural) {
     return this.group.equals(group) && this.plural.equals(plural);
@@ -79,18 +112,23 @@ final class SelectorWatch extends WebSocketListener {
    */
   void cutMidEvent() {
     queue("{\"type\":\"MODIFIED\",\"object\":{\"kind\":\"" + plural + "\",\"metadata\":{\"na");
-    onSender(ws -> ws.close(1000, ""));
+    inOrder(ws -> ws.close(1000, ""));
   }
 
   /** Sends {@code text} in order after what was queued before, or keeps it until the socket is open. */
   private void queue(String text) {
+    inOrder(ws -> ws.send(text));
+  }
+
+  /** Runs {@code action} on the socket in order after what was queued before, or keeps it until the socket is open. */
+  private void inOrder(Consumer<WebSocket> action) {
     synchronized (this) {
       if (socket == null) {
-        pending.add(text);
+        pending.add(action);
         return;
       }
     }
-    onSender(ws -> ws.send(text));
+    onSender(action);
   }
 
   /** Runs {@code action} on the open socket, on the sender thread, after everything queued before it. */
@@ -113,13 +151,13 @@ final class SelectorWatch extends WebSocketListener {
   @Override
   public void onOpen(WebSocket webSocket, Response response) {
     initialSync.accept(this); // queues ADDED events (under the write lock) before anything newer
-    List<String> buffered;
+    List<Consumer<WebSocket>> buffered;
     synchronized (this) {
       socket = webSocket;
       buffered = new ArrayList<>(pending);
       pending.clear();
     }
-    buffered.forEach(text -> onSender(ws -> ws.send(text)));
+    buffered.forEach(this::onSender);
   }
 
   @Override

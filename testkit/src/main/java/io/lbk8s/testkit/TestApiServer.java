@@ -153,7 +153,6 @@ public final class TestApiServer implements AutoCloseable {
     return c;
   }
 
-  /** Writes a kubeconfig for this server (usable by kubectl and {@code Config.fromKubeconfig}); returns file. */
   /**
    * Creates every CustomResourceDefinition found in the YAML or JSON files below {@code dir} (other kinds are
    * skipped with a line on stderr) and returns how many were created.
@@ -188,11 +187,13 @@ public final class TestApiServer implements AutoCloseable {
     return created;
   }
 
+  /** Writes a kubeconfig for this server (usable by kubectl and {@code Config.fromKubeconfig}); returns file. */
   public Path writeKubeconfig(Path file) {
     return writeKubeconfig(file, url);
   }
 
-  static Path writeKubeconfig(Path file, String url) {
+  /** Writes a kubeconfig for an API server at {@code url}: this one behind a proxy, say. */
+  public static Path writeKubeconfig(Path file, String url) {
     String yaml = """
         apiVersion: v1
         kind: Config

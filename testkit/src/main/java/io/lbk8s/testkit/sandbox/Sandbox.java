@@ -149,7 +149,7 @@ public final class Sandbox implements AutoCloseable {
      * jobs /dev/null as stdin, so the watcher reads the real one through fd 3, with a builtin so that no process of
      * its own is left behind.
      */
-    private static final String DIES_WITH_STDIN = "exec 3<&0; \"$@\" & child=$!; "
+    static final String DIES_WITH_STDIN = "exec 3<&0; \"$@\" & child=$!; "
             + "(while read -r -u 3 _; do :; done; kill $child 2>/dev/null) & watcher=$!; "
             + "trap 'kill $child 2>/dev/null; wait $child; kill $watcher 2>/dev/null' TERM INT; "
             + "wait $child; status=$?; kill $watcher 2>/dev/null; exit $status";
