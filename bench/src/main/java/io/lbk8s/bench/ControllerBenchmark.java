@@ -10,7 +10,9 @@ import io.lbk8s.controller.Controller;
 import io.lbk8s.controller.ControllerSettings;
 import io.lbk8s.kube.ServiceMapping;
 import io.lbk8s.testkit.TestApiServer;
+import io.lbk8s.testkit.sandbox.Sandbox;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -40,7 +42,10 @@ public final class ControllerBenchmark {
         }
     }
 
-    private static void prepare(KubernetesClient client, int poolSize) {
+    /** The CRDs of deploy/crds (the controller needs its IPAddressClaims), the namespaces and a ConfigMap pool. */
+    private static void prepare(TestApiServer server, int poolSize) throws IOException {
+        server.createCrds(Sandbox.REPO.resolve("deploy/crds"));
+        KubernetesClient client = server.client();
         client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("lbk8s-system").endMetadata().build()).create();
         client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("default").endMetadata().build()).create();
         String range = poolSize <= 65536 ? "10.20.0.0/16" : "10.0.0.0/8";
@@ -117,7 +122,7 @@ public final class ControllerBenchmark {
     static void latency(int count) throws Exception {
         try (TestApiServer server = TestApiServer.start(); KubernetesClient client = server.client();
                 KubernetesClient controllerClient = server.newClient()) {
-            prepare(client, count);
+            prepare(server, count);
             var controller = new Controller(controllerClient, new ControllerSettings("lbk8s-system", Optional.empty()),
                     new SimpleMeterRegistry());
             controller.start();
@@ -151,7 +156,7 @@ public final class ControllerBenchmark {
     /** The controller runs as its own JVM with the flags of its Deployment; this process is the API server. */
     static void scale(int count, Path launcher) throws Exception {
         try (TestApiServer server = TestApiServer.start(); KubernetesClient client = server.client()) {
-            prepare(client, count);
+            prepare(server, count);
             Path kubeconfig = Files.createTempFile("lbk8s-bench", ".kubeconfig");
             server.writeKubeconfig(kubeconfig);
             var watch = new IpWatch();
