@@ -3,6 +3,7 @@ package io.lbk8s.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.lbk8s.testkit.net.TestNode;
 import io.lbk8s.testkit.sandbox.Sandbox;
@@ -104,7 +105,7 @@ class ApiOutageIT {
         assertThat(nodes).allSatisfy(n -> assertThat(cluster.speaker(n).isAlive()).as("the speaker on %s", n.name()).isTrue());
     }
 
-    static io.fabric8.kubernetes.api.model.Service loadBalancer(String name) {
+    static Service loadBalancer(String name) {
         return new ServiceBuilder().withNewMetadata().withName(name).withNamespace("default").endMetadata()
                 .withNewSpec().withType("LoadBalancer").withSelector(Map.of("app", name))
                 .addNewPort().withPort(80).withProtocol("TCP").endPort().endSpec().build();
