@@ -37,6 +37,7 @@ import io.lbk8s.peers.Liveness;
 import io.lbk8s.peers.Membership;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -63,6 +64,12 @@ public final class Speaker implements AutoCloseable {
     private static final String PLAN = "plan";
     /** Interfaces and their addresses change without an API event; look again this often. */
     private static final long RELOOK_MILLIS = 5_000;
+    /**
+     * After this long without a watch event the speaker asks the API server for its version, and after this long
+     * unanswered says it is not watching: ~0.2 requests a second per node in a quiet cluster, none in a busy one.
+     */
+    private static final Duration API_QUIET = Duration.ofSeconds(5);
+    private static final Duration API_PATIENCE = Duration.ofSeconds(3);
 
     private final KubernetesClient client;
     private final SpeakerSettings settings;
@@ -126,6 +133,7 @@ public final class Speaker implements AutoCloseable {
         l2Advertisements = customResources(ConfigResources.L2_ADVERTISEMENTS);
         endpointSlices = watches.inform("endpointslices", client.discovery().v1().endpointSlices().inAnyNamespace(), handler());
         services = watches.inform("services", client.services().inAnyNamespace(), handler());
+        watches.checkApi(client, API_QUIET, API_PATIENCE);
         synced = true;
         // judge the configuration as the controller does, even when a pool's current version is refused
         new ConfigurationStates(client, ns, ConfigurationStates.CONTROLLER).accepted().ifPresent(recorded -> accepted = AcceptedConfig.of(recorded));
@@ -160,7 +168,7 @@ public final class Speaker implements AutoCloseable {
         }
         // A broken watch is said, not made unready: the leader choice reads the speakers' readiness, and an API server
         // restart breaks every speaker's watches at once; unready speakers everywhere would withdraw every address.
-        String watching = watches.down().map(d -> "; not watching " + d + ": listing and watching again").orElse("");
+        String watching = watches.down().map(d -> "; not watching " + d + ": " + watches.whyDown()).orElse("");
         return new Readiness(true, "ready: announcing " + plan.announced().size() + " address(es) from node " + settings.node()
                 + peers.map(PeerWatch::readinessNote).orElse("") + watching);
     }

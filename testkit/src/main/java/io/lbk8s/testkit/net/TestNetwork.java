@@ -322,7 +322,19 @@ public final class TestNetwork implements AutoCloseable {
         "udp", "dport", Integer.toString(port), "drop");
   }
 
-  /** Removes what {@link #blockUdp} and {@link #blockUdpFrom} added on the node. */
+  /**
+   * A firewall on the node that drops TCP to and from {@code port} of {@code server} (both directions), as a network
+   * partition between the node and that server would: nothing is refused, packets just go unanswered.
+   */
+  public void blockTcp(TestNode node, InetAddress server, int port) {
+    String family = server instanceof Inet6Address ? "ip6" : "ip";
+    nft(node, "add", "rule", "inet", Topology.KUBE_PROXY_TABLE, "firewall-out", family, "daddr", Addressing.text(server),
+        "tcp", "dport", Integer.toString(port), "drop");
+    nft(node, "add", "rule", "inet", Topology.KUBE_PROXY_TABLE, "firewall-in", family, "saddr", Addressing.text(server),
+        "tcp", "sport", Integer.toString(port), "drop");
+  }
+
+  /** Removes what {@link #blockUdp}, {@link #blockUdpFrom} and {@link #blockTcp} added on the node. */
   public void openFirewall(TestNode node) {
     for (String chain : List.of("firewall-in", "firewall-out")) {
       nft(node, "flush", "chain", "inet", Topology.KUBE_PROXY_TABLE, chain);

@@ -120,7 +120,7 @@ record Topology(Names names, Addressing addressing, int nodeCount) {
   /**
    * Port 80 of every pool address goes to this node's backend, as kube-proxy does for a Service's
    * load-balancer IP; the (empty) input chain is where {@code blockService} adds its rule, the firewall chains where
-   * {@code blockUdp} adds its own.
+   * {@code blockUdp} and {@code blockTcp} add theirs.
    */
   String kubeProxyRules(int node) {
     return """
