@@ -136,6 +136,7 @@ public final class Controller implements AutoCloseable {
         services = watches.inform("services", client.services().inAnyNamespace(),
                 handler(s -> queue.add(new Work.ServiceChanged(ServiceMapping.keyOf(s)))));
         misplaced.start();
+        watches.checkApi(client); // a partition that drops packets fails no watch: /readyz and the metric say so
         synced = true;
         log.info("informers synced: {} services, config namespace {}", services.getStore().list().size(), ns);
     }

@@ -79,6 +79,15 @@ public final class Watches implements AutoCloseable {
         }
     }
 
+    /** How long the watches may bring nothing before the API server is asked, and how long it has to answer. */
+    private static final Duration API_QUIET = Duration.ofSeconds(5);
+    private static final Duration API_PATIENCE = Duration.ofSeconds(3);
+
+    /** {@link #checkApi(KubernetesClient, Duration, Duration)} with 5 s of quiet and 3 s of patience. */
+    public void checkApi(KubernetesClient client) {
+        checkApi(client, API_QUIET, API_PATIENCE);
+    }
+
     /**
      * From now on, once the watches have brought nothing for {@code quiet}, asks the API server for its version
      * (waiting at most {@code patience}); unanswered, every watch counts as down until the API server answers again.

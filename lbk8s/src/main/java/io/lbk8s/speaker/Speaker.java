@@ -37,7 +37,6 @@ import io.lbk8s.peers.Liveness;
 import io.lbk8s.peers.Membership;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -68,8 +67,6 @@ public final class Speaker implements AutoCloseable {
      * After this long without a watch event the speaker asks the API server for its version, and after this long
      * unanswered says it is not watching: ~0.2 requests a second per node in a quiet cluster, none in a busy one.
      */
-    private static final Duration API_QUIET = Duration.ofSeconds(5);
-    private static final Duration API_PATIENCE = Duration.ofSeconds(3);
 
     private final KubernetesClient client;
     private final SpeakerSettings settings;
@@ -133,7 +130,7 @@ public final class Speaker implements AutoCloseable {
         l2Advertisements = customResources(ConfigResources.L2_ADVERTISEMENTS);
         endpointSlices = watches.inform("endpointslices", client.discovery().v1().endpointSlices().inAnyNamespace(), handler());
         services = watches.inform("services", client.services().inAnyNamespace(), handler());
-        watches.checkApi(client, API_QUIET, API_PATIENCE);
+        watches.checkApi(client);
         synced = true;
         // judge the configuration as the controller does, even when a pool's current version is refused
         new ConfigurationStates(client, ns, ConfigurationStates.CONTROLLER).accepted().ifPresent(recorded -> accepted = AcceptedConfig.of(recorded));
