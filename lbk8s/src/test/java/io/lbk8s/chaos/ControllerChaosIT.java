@@ -128,7 +128,8 @@ class ControllerChaosIT {
             assertThat(a.status()).isEqualTo(503);
             assertThat(a.body()).contains("not watching");
         });
-        assertThat(controller.metrics()).as("/metrics still answers during the cut").isPresent();
+        assertThat(controller.metrics()).as("/metrics during the cut: the watches are down").hasValueSatisfying(m ->
+                assertThat(m).containsPattern("(?m)^lbk8s_api_watches_down [1-9]"));
 
         cluster.proxy.restore();
         long restoredAt = System.nanoTime();
@@ -139,6 +140,7 @@ class ControllerChaosIT {
         assertThat(addressesOf(during)).as("the 5 addresses released during the cut are reused").containsAll(freed);
         Sandbox.poll("/readyz to say ready again", Duration.ofSeconds(15),
                 () -> controller.readyz().filter(a -> a.status() == 200).isPresent());
+        assertThat(controller.metrics()).hasValueSatisfying(m -> assertThat(m).contains("lbk8s_api_watches_down 0.0"));
     }
 
     // ---- the scenario of (a) ----
