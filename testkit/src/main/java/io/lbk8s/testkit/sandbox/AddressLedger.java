@@ -149,15 +149,17 @@ public final class AddressLedger implements AutoCloseable {
      */
     public boolean awaitAllAssigned(int services, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
+        while (true) { // checked at least once, so that a zero timeout asks "now?"
             synchronized (this) {
                 if (current.size() == services && unassigned().isEmpty()) {
                     return true;
                 }
             }
+            if (System.nanoTime() >= deadline) {
+                return false;
+            }
             Thread.sleep(50);
         }
-        return false;
     }
 
     @Override
