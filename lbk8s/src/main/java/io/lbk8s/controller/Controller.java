@@ -449,10 +449,14 @@ public final class Controller implements AutoCloseable {
                 Service service = serviceByKey(holder.service());
                 boolean live = serviceExists(holder);
                 List<IpAddress> shown = service == null ? List.of() : ServiceMapping.statusIps(service);
-                if (live && shown.isEmpty() && allocator.assignmentOf(holder.service()).isEmpty()) {
+                Optional<Assignment> held = allocator.assignmentOf(holder.service());
+                if (live && (shown.contains(claim.address()) || held.map(a -> a.ips().contains(claim.address())).orElse(false))) {
+                    continue; // in use (shown even when no pool holds it now: kept while its pool is refused)
+                }
+                if (live && shown.isEmpty() && held.isEmpty()) {
                     shownNowhere.computeIfAbsent(holder.service(), _ -> new ArrayList<>()).add(claim.address());
-                } else if (!live || !allocator.assignmentOf(holder.service()).map(a -> a.ips().contains(claim.address())).orElse(false)) {
-                    claims.release(holder.service(), List.of(claim.address()));
+                } else {
+                    claims.release(holder.service(), List.of(claim.address())); // gone, or shows and holds others
                     released++;
                 }
             }

@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.ipam.Claim;
 import io.lbk8s.kube.IpAddressClaims;
@@ -94,10 +96,9 @@ class ClaimsApiTest {
         lb.service("web");
         assertThat(lb.awaitIp("web")).isEqualTo("10.5.0.200");
 
-        lb.client.services().inNamespace("default").withName("web").edit(s -> {
-            s.getMetadata().setAnnotations(Map.of("metallb.io/loadBalancerIPs", "10.5.0.207"));
-            return s;
-        });
+        // a merge patch, as kubectl annotate sends it: no resourceVersion, so the controller's own writes do not race it
+        lb.client.services().inNamespace("default").withName("web").patch(PatchContext.of(PatchType.JSON_MERGE),
+                "{\"metadata\":{\"annotations\":{\"metallb.io/loadBalancerIPs\":\"10.5.0.207\"}}}");
 
         await().atMost(ControllerHarness.PATIENCE).until(() -> lb.ips("default", "web"), List.of("10.5.0.207")::equals);
         await().atMost(ControllerHarness.PATIENCE).until(() -> claims().stream().map(c -> c.address().toString()).toList(),
