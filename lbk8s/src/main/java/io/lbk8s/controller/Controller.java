@@ -95,6 +95,7 @@ public final class Controller implements AutoCloseable {
     // Owned by the reconcile thread.
     private Allocator allocator;
     private AcceptedConfig accepted = AcceptedConfig.NONE;
+    private boolean claimsRebuilt; // this term rebuilt its allocations from the claims
     private Set<ConfigOrigin> refusedPools = Set.of(); // refused objects that define pools, with no version in use
     private final Set<ServiceKey> pending = new HashSet<>();
     private final SaidWarnings saidWarnings = new SaidWarnings();
@@ -150,6 +151,7 @@ public final class Controller implements AutoCloseable {
             return;
         }
         allocator = null;
+        claimsRebuilt = false;
         accepted = configurationState.accepted().map(AcceptedConfig::of).orElse(AcceptedConfig.NONE);
         refusedPools = Set.of();
         pending.clear();
@@ -325,8 +327,7 @@ public final class Controller implements AutoCloseable {
             configState = "every configuration object is refused: " + describe(outcome.unused());
         }
         List<Claim> claimed = claims.all();
-        boolean firstOfTerm = allocator == null;
-        if (firstOfTerm) {
+        if (allocator == null) {
             allocator = new Allocator(config);
         } else {
             for (ServiceKey released : allocator.reconfigure(config)) {
@@ -336,8 +337,9 @@ public final class Controller implements AutoCloseable {
             }
         }
         restoreFromStatus(claimed);
-        if (firstOfTerm) {
+        if (!claimsRebuilt) {
             rebuildFromClaims(claimed);
+            claimsRebuilt = true; // only once it went through: a failure is retried with the next pass
         }
         settling.applied(settled);
         services.getStore().list().forEach(s -> queue.add(new Work.ServiceChanged(ServiceMapping.keyOf(s))));
