@@ -86,11 +86,10 @@ final class ClaimKeeper {
         return ips.stream().allMatch(ip -> claims.get(ip).map(c -> c.holders().contains(holder)).orElse(false));
     }
 
-    /** The live Services other than this one that hold a claim on one of the addresses (read now). */
+    /** The live Services that hold the claim of one of the addresses and this one does not share (read now). */
     List<ClaimHolder> heldByOthers(ClaimHolder holder, List<IpAddress> ips) {
         return ips.stream().flatMap(ip -> claims.get(ip).stream())
-                .flatMap(c -> c.holders().stream())
-                .filter(h -> !h.equals(holder) && exists.test(h))
+                .flatMap(c -> c.heldByOthers(holder, exists).stream())
                 .distinct().toList();
     }
 

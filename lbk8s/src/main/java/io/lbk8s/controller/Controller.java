@@ -364,7 +364,7 @@ public final class Controller implements AutoCloseable {
             }
             ClaimHolder holder = holderOf(service);
             boolean claimedByOthers = view.statusIps().stream().map(byAddress::get).filter(Objects::nonNull)
-                    .anyMatch(c -> !c.holders().contains(holder) && c.holders().stream().anyMatch(this::serviceExists));
+                    .anyMatch(c -> !c.heldByOthers(holder, this::serviceExists).isEmpty());
             if (claimedByOthers) {
                 continue; // its reconcile says so and gives it another address
             }
@@ -406,8 +406,9 @@ public final class Controller implements AutoCloseable {
             log.warn("{}: {}", view.key(), message);
             return Optional.empty();
         }
-        Optional<Assignment> restored = restore(view);
-        if (restored.isPresent() && claims.hold(holder, restored.get(), requestOf(view).flatMap(r -> r.sharingKey())).isPresent()) {
+        Optional<AllocationRequest> request = requestOf(view);
+        Optional<Assignment> restored = request.flatMap(r -> allocator.restore(r, view.statusIps()));
+        if (restored.isPresent() && claims.hold(holder, restored.get(), request.get().sharingKey()).isPresent()) {
             allocator.release(view.key());
             return Optional.empty();
         }

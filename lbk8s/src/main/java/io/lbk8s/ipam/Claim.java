@@ -60,7 +60,7 @@ public record Claim(IpAddress address, String pool, Optional<String> sharingKey,
         if (holders.contains(wanting)) {
             return new Decision.Held();
         }
-        List<ClaimHolder> live = holders.stream().filter(exists).toList();
+        List<ClaimHolder> live = heldByOthers(wanting, exists);
         if (live.isEmpty()) {
             return new Decision.Stale();
         }
@@ -68,6 +68,14 @@ public record Claim(IpAddress address, String pool, Optional<String> sharingKey,
             return new Decision.Join();
         }
         return new Decision.HeldByOthers(live);
+    }
+
+    /**
+     * The live Services that hold the address instead of {@code wanting}: none when it is one of the holders (alone or
+     * sharing), else every holder that still exists.
+     */
+    public List<ClaimHolder> heldByOthers(ClaimHolder wanting, Predicate<ClaimHolder> exists) {
+        return holders.contains(wanting) ? List.of() : holders.stream().filter(exists).toList();
     }
 
     public boolean heldBy(ServiceKey service) {

@@ -92,6 +92,14 @@ class ClaimTest {
     }
 
     @Test
+    void aSharerIsNotHeldOffByTheServicesItSharesWith() {
+        Claim shared = new Claim(IpAddress.parse("10.0.0.1").orElseThrow(), "p", Optional.of("k"), List.of(DNS, WEB), "1");
+        assertThat(shared.heldByOthers(WEB, Set.of(DNS, WEB)::contains)).isEmpty();
+        assertThat(shared.heldByOthers(API, Set.of(DNS, WEB)::contains)).containsExactly(DNS, WEB);
+        assertThat(shared.heldByOthers(API, Set.of(WEB)::contains)).containsExactly(WEB);
+    }
+
+    @Test
     void removingTheLastHolderLeavesNoClaim() {
         Claim shared = new Claim(IpAddress.parse("10.0.0.1").orElseThrow(), "p", Optional.of("k"), List.of(DNS), "7").with(WEB);
         assertThat(shared.holders()).containsExactly(DNS, WEB);
