@@ -1,5 +1,6 @@
 package io.lbk8s.testkit;
 
+import io.fabric8.kubernetes.client.server.mock.KubernetesAttributesExtractor;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.mockwebserver.crud.AttributeSet;
 import io.fabric8.mockwebserver.dsl.HttpMethod;
@@ -56,6 +57,8 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
   private static final String CRD_LIST_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
 
   private volatile Lock writeLock;
+  private volatile Lock readLock;
+  private final StoreIndex index = new StoreIndex();
   private final Set<SelectorWatch> selectorWatches = new CopyOnWriteArraySet<>();
   private final Set<String> brokenWatches = new CopyOnWriteArraySet<>();
   private final ServiceDefaults serviceDefaults = new ServiceDefaults();
@@ -78,6 +81,8 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
   protected void locked(Lock lock) {
     if (writeLock == null && lock instanceof ReentrantReadWriteLock.WriteLock) {
       writeLock = lock;
+    } else if (readLock == null && lock instanceof ReentrantReadWriteLock.ReadLock) {
+      readLock = lock;
     }
   }
 
@@ -413,12 +418,48 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
     brokenWatches.remove(group + "/" + plural);
   }
 
-  /** Also feeds {@link SelectorWatch}es; always called under the write lock. */
+  /** Finds one object by its key in the {@link StoreIndex}, where the parent scans the whole store. */
+  @Override
+  public Map.Entry<AttributeSet, String> findResource(AttributeSet key) {
+    return switch (index.find(key)) {
+      case StoreIndex.Lookup.Found(AttributeSet stored) -> {
+        String value = map.get(stored);
+        yield value == null ? super.findResource(key) : Map.entry(stored, value);
+      }
+      case StoreIndex.Lookup.Absent() -> null;
+      case StoreIndex.Lookup.Unknown() -> super.findResource(key);
+    };
+  }
+
+  /** A GET of one object is a lookup by key; the parent lists the whole store to answer it. */
+  @Override
+  public MockResponse handleGet(String path) {
+    AttributeSet key = getKey(path);
+    if (!key.containsKey("name") || readLock == null) {
+      return super.handleGet(path);
+    }
+    readLock.lock();
+    try {
+      Map.Entry<AttributeSet, String> entry = findResource(key);
+      return entry == null ? new MockResponse().setResponseCode(404)
+          : new MockResponse().setResponseCode(200).setBody(entry.getValue());
+    } finally {
+      readLock.unlock();
+    }
+  }
+
+  /** Also keeps the {@link StoreIndex} and feeds {@link SelectorWatch}es; always called under the write lock. */
   @Override
   public void processEvent(String path, AttributeSet pathAttributes, AttributeSet oldAttributes,
       io.fabric8.kubernetes.api.model.GenericKubernetesResource resource, String newState) {
     String existing = oldAttributes == null ? null : map.get(oldAttributes);
     super.processEvent(path, pathAttributes, oldAttributes, resource, newState);
+    if (oldAttributes != null && existing != null) {
+      index.removed(oldAttributes);
+    }
+    if (newState != null) {
+      index.stored(storedKey(pathAttributes, resource, newState));
+    }
     if (java.util.Objects.equals(existing, newState)) {
       return;
     }
@@ -445,10 +486,19 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
     }
   }
 
+  /** The key the parent stored {@code newState} under, computed as it does. */
+  private AttributeSet storedKey(AttributeSet pathAttributes,
+      io.fabric8.kubernetes.api.model.GenericKubernetesResource resource, String newState) {
+    KubernetesAttributesExtractor extractor = (KubernetesAttributesExtractor) attributeExtractor;
+    AttributeSet key = resource != null ? extractor.extract(resource) : extractor.fromResource(newState);
+    return key.containsKey("plural") ? key : AttributeSet.merge(pathAttributes, key);
+  }
+
   @Override
   public void reset() {
     exclusive(() -> {
       super.reset();
+      index.clear();
       history.forgetAll(requestResourceVersion());
       return null;
     });
