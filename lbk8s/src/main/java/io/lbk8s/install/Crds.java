@@ -20,7 +20,8 @@ public final class Crds {
             "metallb.io_l2advertisements.yaml",
             "metallb.io_servicel2statuses.yaml",
             "metallb.io_configurationstates.yaml",
-            "lbk8s.io_ipaddressclaims.yaml");
+            "lbk8s.io_ipaddressclaims.yaml",
+            "lbk8s.io_addressconflicts.yaml");
 
     public static List<CustomResourceDefinition> load() {
         List<CustomResourceDefinition> crds = new ArrayList<>();

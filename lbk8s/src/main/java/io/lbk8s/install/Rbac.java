@@ -63,7 +63,9 @@ public final class Rbac {
             new Rule("", List.of("configmaps"), INFORM, List.of(MisplacedConfig.LEGACY_CONFIG_MAP_NAME)),
             // an IPAddressClaim for every address before it appears in a Service's status (cluster-scoped: named
             // after the address, so that the API server refuses a second claim on it); released with the Service
-            new Rule(LBK8S, List.of("ipaddressclaims"), List.of("get", "list", "create", "update", "delete")));
+            new Rule(LBK8S, List.of("ipaddressclaims"), List.of("get", "list", "create", "update", "delete")),
+            // the speakers' AddressConflicts: no conflicted address goes to a Service
+            new Rule(LBK8S, List.of("addressconflicts"), INFORM));
 
     public static final List<Rule> CONTROLLER_NAMESPACE = List.of(
             // the leader election's Lease, read and renewed by name only; create cannot be confined to a name
@@ -79,7 +81,9 @@ public final class Rbac {
             new Rule("", List.of("nodes"), INFORM),
             new Rule("", List.of("services"), INFORM),
             new Rule("discovery.k8s.io", List.of("endpointslices"), INFORM),
-            new Rule("", List.of("events"), List.of("create")));
+            new Rule("", List.of("events"), List.of("create")),
+            // another host on a pool address: reported (and refreshed, then deleted) by the speaker that saw it
+            new Rule(LBK8S, List.of("addressconflicts"), List.of("get", "list", "watch", "create", "update", "delete")));
 
     public static final List<Rule> SPEAKER_NAMESPACE = List.of(
             new Rule("", List.of("pods"), List.of("list", "watch", "get")), // get: its own Pod, at shutdown

@@ -1,0 +1,133 @@
+package io.lbk8s.kube;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.lbk8s.address.IpAddress;
+import io.lbk8s.conflict.AddressConflict;
+import io.lbk8s.ipam.Claim;
+import io.lbk8s.ipam.ServiceKey;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * AddressConflicts in the API server, one per address, named as the address's IPAddressClaim is. Speakers write them
+ * (a create, a refresh of lastSeen, a delete once the address is quiet); the controller and {@code lbk8s status} read
+ * them. They have no owner: a cluster-scoped object cannot be owned by a speaker's Pod, so a conflict whose speaker
+ * is gone turns stale instead ({@link AddressConflict#liveAt}).
+ */
+public final class AddressConflicts {
+    public static final ResourceDefinitionContext CONTEXT = new ResourceDefinitionContext.Builder()
+            .withGroup("lbk8s.io").withVersion("v1alpha1").withKind("AddressConflict")
+            .withPlural("addressconflicts").withNamespaced(false).build();
+    public static final String CRD = CONTEXT.getPlural() + "." + CONTEXT.getGroup();
+
+    private final KubernetesClient client;
+
+    public AddressConflicts(KubernetesClient client) {
+        this.client = client;
+    }
+
+    public List<AddressConflict> list() {
+        return client.genericKubernetesResources(CONTEXT).list().getItems().stream()
+                .map(AddressConflicts::toConflict).flatMap(Optional::stream).toList();
+    }
+
+    public Optional<AddressConflict> get(IpAddress address) {
+        return Optional.ofNullable(client.genericKubernetesResources(CONTEXT).withName(Claim.nameOf(address)).get())
+                .flatMap(AddressConflicts::toConflict);
+    }
+
+    /**
+     * Writes the conflict: creates it, or replaces the one there (another speaker's, or this one's older version) with
+     * it, keeping that one's firstSeen. Returns what was written.
+     */
+    public AddressConflict report(AddressConflict conflict) {
+        Optional<AddressConflict> there = get(conflict.address());
+        try {
+            if (there.isEmpty()) {
+                return toConflict(client.genericKubernetesResources(CONTEXT).resource(toResource(conflict, "")).create())
+                        .orElseThrow();
+            }
+            AddressConflict merged = new AddressConflict(conflict.address(), conflict.mac(), conflict.node(),
+                    conflict.phase(), conflict.service(), there.get().firstSeen(), conflict.lastSeen(), there.get().version());
+            return toConflict(client.genericKubernetesResources(CONTEXT).resource(toResource(merged, merged.version()))
+                    .update()).orElseThrow();
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == 409) {
+                return report(conflict); // another speaker wrote it meanwhile: on top of theirs
+            }
+            throw e;
+        }
+    }
+
+    /** Deletes the conflict of {@code address}; nothing when it is gone already. */
+    public void clear(IpAddress address) {
+        try {
+            client.genericKubernetesResources(CONTEXT).withName(Claim.nameOf(address)).delete();
+        } catch (KubernetesClientException e) {
+            if (e.getCode() != 404) {
+                throw e;
+            }
+        }
+    }
+
+    static GenericKubernetesResource toResource(AddressConflict conflict, String version) {
+        Map<String, Object> spec = new LinkedHashMap<>();
+        spec.put("address", conflict.address().toString());
+        spec.put("mac", conflict.mac());
+        spec.put("node", conflict.node());
+        spec.put("phase", conflict.phase().name());
+        conflict.service().ifPresent(s -> spec.put("service", s.namespace() + "/" + s.name()));
+        spec.put("firstSeen", conflict.firstSeen().truncatedTo(ChronoUnit.SECONDS).toString());
+        spec.put("lastSeen", conflict.lastSeen().truncatedTo(ChronoUnit.SECONDS).toString());
+        return new GenericKubernetesResourceBuilder()
+                .withApiVersion("lbk8s.io/v1alpha1").withKind("AddressConflict")
+                .withNewMetadata().withName(Claim.nameOf(conflict.address()))
+                .withResourceVersion(version.isEmpty() ? null : version)
+                .withLabels(Map.of("app.kubernetes.io/managed-by", "lbk8s-speaker")).endMetadata()
+                .withAdditionalProperties(Map.of("spec", spec)).build();
+    }
+
+    /** The conflict an object holds; empty for one that is not well-formed (never written by lbk8s). */
+    public static Optional<AddressConflict> toConflict(GenericKubernetesResource resource) {
+        if (!(resource.getAdditionalProperties().get("spec") instanceof Map<?, ?> spec)) {
+            return Optional.empty();
+        }
+        Optional<IpAddress> address = spec.get("address") instanceof String text ? IpAddress.parse(text) : Optional.empty();
+        if (address.isEmpty() || !Claim.nameOf(address.get()).equals(resource.getMetadata().getName())
+                || !(spec.get("mac") instanceof String mac) || !(spec.get("node") instanceof String node)) {
+            return Optional.empty();
+        }
+        AddressConflict.Phase phase = "Announced".equals(spec.get("phase")) ? AddressConflict.Phase.Announced
+                : AddressConflict.Phase.Probe;
+        Optional<ServiceKey> service = spec.get("service") instanceof String s && s.indexOf('/') > 0
+                ? Optional.of(new ServiceKey(s.substring(0, s.indexOf('/')), s.substring(s.indexOf('/') + 1)))
+                : Optional.empty();
+        Optional<Instant> lastSeen = instant(spec.get("lastSeen"));
+        if (lastSeen.isEmpty()) {
+            return Optional.empty();
+        }
+        Instant firstSeen = instant(spec.get("firstSeen")).filter(f -> !f.isAfter(lastSeen.get())).orElse(lastSeen.get());
+        return Optional.of(new AddressConflict(address.get(), mac, node, phase, service, firstSeen, lastSeen.get(),
+                Optional.ofNullable(resource.getMetadata().getResourceVersion()).orElse("")));
+    }
+
+    private static Optional<Instant> instant(Object value) {
+        if (!(value instanceof String text)) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(Instant.parse(text));
+        } catch (DateTimeParseException e) {
+            return Optional.empty();
+        }
+    }
+}
