@@ -59,6 +59,11 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
   private volatile Lock writeLock;
   private volatile Lock readLock;
   private final StoreIndex index = new StoreIndex();
+  /** {@link #discovery()} lists the CRDs, a scan of the whole store; kept until a CRD changes. */
+  private volatile CachedDiscovery discoveryCache;
+  private final java.util.concurrent.atomic.AtomicLong crdChanges = new java.util.concurrent.atomic.AtomicLong();
+
+  private record CachedDiscovery(long crdChanges, Discovery discovery) {}
   private final Set<SelectorWatch> selectorWatches = new CopyOnWriteArraySet<>();
   private final Set<String> brokenWatches = new CopyOnWriteArraySet<>();
   private final ServiceDefaults serviceDefaults = new ServiceDefaults();
@@ -151,7 +156,7 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
     }
     ResourcePath rp = parsed.get();
     if (!rp.group().isEmpty() && Discovery.builtInKind(rp.group(), rp.plural()).isEmpty()
-        && super.handleGet(CRD_LIST_PATH + "/" + rp.plural() + "." + rp.group()).code() != 200) {
+        && handleGet(CRD_LIST_PATH + "/" + rp.plural() + "." + rp.group()).code() != 200) {
       // kube-apiserver serves a custom resource only while its CRD exists
       throw new ApiException(404, "NotFound", "the server could not find the requested resource");
     }
@@ -254,13 +259,20 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
 
   /** The discovery view of the built-in resources and of the CRDs stored right now. */
   public Discovery discovery() {
+    long changes = crdChanges.get();
+    CachedDiscovery cached = discoveryCache;
+    if (cached != null && cached.crdChanges() == changes) {
+      return cached.discovery();
+    }
     MockResponse r = super.handleGet(CRD_LIST_PATH);
     List<JsonNode> crds = new ArrayList<>();
     if (r.code() == 200 && r.getBody() != null) {
       JsonNode list = JSON.readTree(bodyString(r));
       list.path("items").values().forEach(crds::add);
     }
-    return Discovery.of(crds);
+    Discovery fresh = Discovery.of(crds);
+    discoveryCache = new CachedDiscovery(changes, fresh);
+    return fresh;
   }
 
   private static MockResponse json(int code, JsonNode body) {
@@ -295,7 +307,7 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
       return watch(rp);
     }
     if (!rp.isList()) {
-      MockResponse r = super.handleGet(rp.objectPath());
+      MockResponse r = handleGet(rp.objectPath());
       if (r.code() == 404) {
         throw ApiException.notFound(rp);
       }
@@ -460,6 +472,9 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
     if (newState != null) {
       index.stored(storedKey(pathAttributes, resource, newState));
     }
+    if (path.startsWith(CRD_LIST_PATH)) {
+      crdChanges.incrementAndGet();
+    }
     if (java.util.Objects.equals(existing, newState)) {
       return;
     }
@@ -499,6 +514,7 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
     exclusive(() -> {
       super.reset();
       index.clear();
+      crdChanges.incrementAndGet();
       history.forgetAll(requestResourceVersion());
       return null;
     });
@@ -572,7 +588,7 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
     }
     JsonNode crd = null;
     if (!rp.group().isEmpty() && Discovery.builtInKind(rp.group(), rp.plural()).isEmpty()) {
-      MockResponse c = super.handleGet(CRD_LIST_PATH + "/" + rp.plural() + "." + rp.group());
+      MockResponse c = handleGet(CRD_LIST_PATH + "/" + rp.plural() + "." + rp.group());
       if (c.code() == 200) {
         crd = JSON.readTree(bodyString(c));
       }
@@ -661,7 +677,7 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
     if (builtIn.isPresent() || rp.group().isEmpty()) {
       return new Admission.Target(rp, builtIn.orElse(""), Optional.empty());
     }
-    MockResponse c = super.handleGet(CRD_LIST_PATH + "/" + rp.plural() + "." + rp.group());
+    MockResponse c = handleGet(CRD_LIST_PATH + "/" + rp.plural() + "." + rp.group());
     if (c.code() != 200) {
       return new Admission.Target(rp, "", Optional.empty());
     }
