@@ -44,6 +44,10 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  *       ConfigMap, list order. So a newly applied pool that clashes is the one refused, never the pool in use.</li>
  *   <li>Pool names are global: a name defined twice (by two IPAddressPools in any namespaces, by an IPAddressPool
  *       and the ConfigMap, or twice in the ConfigMap) is an error on every definition after the first.</li>
+ *   <li>A range that includes any address of a {@link SpecialPurposeRanges special-purpose block} (loopback,
+ *       multicast, link-local, ...), even one, refuses its pool like any bad entry: the pool keeps the version
+ *       accepted before, if any, and the other pools are unaffected. The message names the blocks and which
+ *       addresses of the range lie in them, so that the range can be rewritten without them.</li>
  *   <li>No two ranges may overlap, inside one pool or between pools. Pools are taken in definition order; a range
  *       that overlaps a range of an earlier pool that was kept refuses its pool. O(n log n).</li>
  *   <li>Objects with an ERROR are left out of the {@link Config}; the rest are in it, pools and L2Advertisements
@@ -310,6 +314,8 @@ public final class ConfigParser {
                             scope.warn(entryPath + " " + Quoted.of(text) + ": host bits are set; this means "
                                     + range.first() + "/" + prefixOf(text));
                         }
+                        // kept in the draft all the same, so that an overlap with another pool is reported too
+                        SpecialPurposeRanges.problem(range).ifPresent(why -> scope.error(entryPath + " " + Quoted.of(text) + ": " + why));
                         draft.ranges.add(new RangeEntry(range, i, entryPath, draft));
                     }
                 }
