@@ -4,13 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Event;
+import io.lbk8s.cli.CliRun;
 import io.lbk8s.kube.KindNetwork;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -68,6 +71,30 @@ class ExclusionsApiTest {
         await().atMost(ControllerHarness.PATIENCE).until(lb::metrics, m -> m.contains("lbk8s_pool_excluded_addresses{pool=\"kind\"} 4.0")
                 && m.contains("lbk8s_pool_addresses{pool=\"kind\"} 2.0"));
         assertThat(lb.events(NS, "kind")).filteredOn(e -> e.getReason().equals("AddressesExcluded")).hasSize(1);
+    }
+
+    @Test
+    void statusListsEachPoolsExcludedAddressesAndCountsWithoutThem(@TempDir Path dir) throws Exception {
+        kind();
+        lb.pool("kind", "172.18.0.0-172.18.0.5");
+        lb.pool("other", "10.9.0.0/30");
+        lb.pool("loopback", "127.0.0.0/8");
+        lb.service("web");
+        assertThat(lb.awaitIp("web")).isEqualTo("172.18.0.4");
+
+        CliRun status = CliRun.of(lb.server.writeKubeconfig(dir.resolve("kubeconfig")), "status");
+
+        assertThat(status.code()).as(status.err()).isZero();
+        assertThat(status.out())
+                .containsPattern("(?m)^kind +172\\.18\\.0\\.0-172\\.18\\.0\\.5 +true +1 +1 *$")
+                .containsPattern("(?m)^other +10\\.9\\.0\\.0/30 +true +0 +4 *$")
+                .contains("pool kind: 4 address(es) never given to a Service: 172.18.0.0 (network address of 172.18.0.0/16), "
+                        + "172.18.0.1 (gateway of nodes control-plane and worker-1), 172.18.0.2 (InternalIP of node control-plane;"
+                        + " address on eth0 of node control-plane; an endpoint of the Kubernetes API server), 172.18.0.3"
+                        + " (InternalIP of node worker-1; address on eth0 of node worker-1)\n")
+                .doesNotContain("pool other:")
+                .contains("configuration error: ERROR IPAddressPool lbk8s-system/loopback: addresses[0] \"127.0.0.0/8\": includes"
+                        + " addresses that are never a host's, so never a Service's: 127.0.0.0/8 (loopback (RFC 1122), never leaves a host)");
     }
 
     static Stream<Arguments> singleAddressPools() {
