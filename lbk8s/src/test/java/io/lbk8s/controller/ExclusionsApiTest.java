@@ -186,6 +186,22 @@ class ExclusionsApiTest {
     }
 
     @Test
+    void aSubnetASpeakerReportsLaterMovesTheServiceOnItsNetworkAddress() throws Exception {
+        kind();
+        KindNetwork kind = new KindNetwork(lb.client, NS);
+        kind.bareNode("edge", "InternalIP", "10.20.0.5"); // its speaker has not started yet
+        lb.pool("edge", "10.20.0.0-10.20.0.3");
+        lb.service("web");
+        assertThat(lb.awaitIp("web")).isEqualTo("10.20.0.0");
+
+        kind.speaker("edge", "10.20.0.5/24", "10.20.0.1");
+
+        await().atMost(ControllerHarness.PATIENCE).until(() -> lb.ips("default", "web"), List.of("10.20.0.2")::equals);
+        assertThat(lb.awaitEvent("default", "web", "AddressExcluded").getMessage()).isEqualTo("10.20.0.0 (network address"
+                + " of 10.20.0.0/24) is never given to a Service; it moves to 10.20.0.2 from pool edge");
+    }
+
+    @Test
     void aServiceShowingATakenAddressAtStartMovesToAFreeOne() throws Exception {
         kind();
         lb.stopController();

@@ -28,6 +28,14 @@ public final class KindNetwork {
 
     /** A Node with these addresses ("InternalIP", "172.18.0.3", ...) and its speaker Pod on eth0 with the InternalIP. */
     public void node(String name, String... typesAndAddresses) {
+        String internal = bareNode(name, typesAndAddresses);
+        if (internal != null) {
+            speaker(name, internal + "/16", GATEWAY);
+        }
+    }
+
+    /** A Node with these addresses and no speaker (yet); its first InternalIP. */
+    public String bareNode(String name, String... typesAndAddresses) {
         NodeBuilder node = new NodeBuilder().withNewMetadata().withName(name).endMetadata().withNewStatus()
                 .addNewCondition().withType("Ready").withStatus("True").endCondition().endStatus();
         String internal = null;
@@ -39,15 +47,18 @@ public final class KindNetwork {
             }
         }
         client.nodes().resource(node.build()).create();
-        if (internal != null) {
-            NodeNetwork network = new NodeNetwork(List.of(new NodeNetwork.Link("eth0", "02:42:ac:12:00:02",
-                    List.of(internal + "/16"))), List.of(GATEWAY));
-            client.pods().inNamespace(namespace).resource(new PodBuilder().withNewMetadata().withName("speaker-" + name)
-                    .withLabels(SpeakerSettings.DEFAULT_SPEAKER_LABELS)
-                    .withAnnotations(Map.of(NodeNetwork.ANNOTATION, network.toAnnotation())).endMetadata()
-                    .withNewSpec().withNodeName(name).addNewContainer().withName("speaker").withImage("x").endContainer()
-                    .endSpec().build()).create();
-        }
+        return internal;
+    }
+
+    /** The node's speaker Pod, with its node-network annotation: eth0 with this address/prefix, this gateway. */
+    public void speaker(String node, String prefix, String gateway) {
+        NodeNetwork network = new NodeNetwork(List.of(new NodeNetwork.Link("eth0", "02:42:ac:12:00:02", List.of(prefix))),
+                List.of(gateway));
+        client.pods().inNamespace(namespace).resource(new PodBuilder().withNewMetadata().withName("speaker-" + node)
+                .withLabels(SpeakerSettings.DEFAULT_SPEAKER_LABELS)
+                .withAnnotations(Map.of(NodeNetwork.ANNOTATION, network.toAnnotation())).endMetadata()
+                .withNewSpec().withNodeName(node).addNewContainer().withName("speaker").withImage("x").endContainer()
+                .endSpec().build()).create();
     }
 
     /** Adds an address to a Node, as the kubelet would report a new one. */
