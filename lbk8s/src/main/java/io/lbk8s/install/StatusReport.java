@@ -28,6 +28,7 @@ import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -65,9 +66,9 @@ public record StatusReport(ControllerRow controller, List<PoolRow> pools, List<S
         record Unreadable(String why) implements LeaseRead {}
     }
 
-    /** @param excluded the pool's addresses never given to a Service, with why, in address order */
+    /** @param excluded the pool's addresses never given to a Service (as text), with why, in address order */
     public record PoolRow(String name, List<String> addresses, boolean autoAssign, String size, long used, String free,
-            Map<IpAddress, String> excluded) {}
+            Map<String, String> excluded) {}
 
     public enum State {
         /** has an address and a node answers for it */
@@ -213,7 +214,13 @@ public record StatusReport(ControllerRow controller, List<PoolRow> pools, List<S
         services.forEach(s -> ServiceMapping.statusIps(s).stream().filter(pool::contains).forEach(used::add));
         long takingRoom = used.stream().filter(ip -> !pool.forbids(ip) && !excludedHere.containsKey(ip)).count();
         return new PoolRow(pool.name(), pool.ranges().stream().map(IpRange::text).toList(), pool.autoAssign(),
-                count(size), used.size(), count(size.subtract(BigInteger.valueOf(takingRoom))), excludedHere);
+                count(size), used.size(), count(size.subtract(BigInteger.valueOf(takingRoom))), asText(excludedHere));
+    }
+
+    private static Map<String, String> asText(Map<IpAddress, String> excluded) {
+        Map<String, String> text = new LinkedHashMap<>();
+        excluded.forEach((ip, why) -> text.put(ip.toString(), why));
+        return text;
     }
 
     /** IPv6 pools can be astronomically large; beyond a trillion, a power of two says enough. */

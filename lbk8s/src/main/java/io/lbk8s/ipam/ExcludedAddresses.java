@@ -93,9 +93,9 @@ public final class ExcludedAddresses {
      * "172.18.0.1 (gateway of node a), 172.18.0.2 (InternalIP of node a)": the first {@link #LISTED} addresses, then
      * "and N more", so that a message stays short however many there are.
      */
-    public static String describe(Map<IpAddress, String> excluded) {
+    public static String describe(Map<?, String> excluded) {
         List<String> items = new ArrayList<>();
-        for (Map.Entry<IpAddress, String> e : excluded.entrySet()) {
+        for (Map.Entry<?, String> e : excluded.entrySet()) {
             if (items.size() == LISTED) {
                 break;
             }

@@ -95,6 +95,10 @@ class ExclusionsApiTest {
                 .doesNotContain("pool other:")
                 .contains("configuration error: ERROR IPAddressPool lbk8s-system/loopback: addresses[0] \"127.0.0.0/8\": includes"
                         + " addresses that are never a host's, so never a Service's: 127.0.0.0/8 (loopback (RFC 1122), never leaves a host)");
+
+        CliRun json = CliRun.of(lb.server.writeKubeconfig(dir.resolve("kubeconfig")), "status", "-o", "json");
+        assertThat(json.code()).as(json.err()).isZero();
+        assertThat(json.out()).contains("\"size\" : \"2\"", "\"172.18.0.1\" : \"gateway of nodes control-plane and worker-1\"");
     }
 
     static Stream<Arguments> singleAddressPools() {
