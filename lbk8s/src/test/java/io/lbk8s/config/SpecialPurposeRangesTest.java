@@ -81,6 +81,45 @@ class SpecialPurposeRangesTest {
         assertThat(result.config().pools()).singleElement().satisfies(p -> assertThat(p.ranges()).hasSize(1));
     }
 
+    static final String MIXED = ConfigParserTest.poolCreated("mixed", "2026-12-01T10:00:00Z", "{addresses: [10.0.0.0/28, 127.0.0.1]}");
+
+    /** An upgrade: a version of lbk8s that accepted everything recorded this pool as in use. */
+    @Test
+    void aPoolAcceptedBeforeKeepsItsOtherEntriesAndIsToldToRemoveTheSpecialOne() {
+        AcceptedConfig recordedByOlderVersion = AcceptedConfig.of(ConfigParserTest.manifests(MIXED));
+
+        AcceptedConfig.Outcome outcome = recordedByOlderVersion.accept(ConfigParserTest.manifests(MIXED));
+
+        assertThat(outcome.result().valid()).isTrue();
+        assertThat(outcome.result().config().pools()).singleElement()
+                .satisfies(p -> assertThat(p.ranges()).extracting(r -> r.text()).containsExactly("10.0.0.0/28"));
+        assertThat(outcome.result().problems()).extracting(ConfigProblem::toString).containsExactly(
+                "WARNING IPAddressPool metallb-system/mixed: addresses[1] \"127.0.0.1\": includes addresses that are never a"
+                        + " host's, so never a Service's: 127.0.0.0/8 (loopback (RFC 1122), never leaves a host); this pool was"
+                        + " accepted before lbk8s refused such addresses, so lbk8s keeps using it without this entry: remove the entry");
+    }
+
+    @Test
+    void theSamePoolAppliedNewIsRefusedWhole() {
+        AcceptedConfig.Outcome outcome = AcceptedConfig.NONE.accept(ConfigParserTest.manifests(MIXED));
+
+        assertThat(outcome.result().config().pools()).isEmpty();
+        assertThat(outcome.unused()).extracting(Object::toString).containsExactly("IPAddressPool metallb-system/mixed");
+        assertThat(outcome.result().problems()).extracting(ConfigProblem::toString).singleElement()
+                .satisfies(p -> assertThat(p).startsWith("ERROR IPAddressPool metallb-system/mixed: addresses[1] \"127.0.0.1\""));
+    }
+
+    @Test
+    void anAcceptedPoolOfOnlySpecialAddressesIsRefused() {
+        String loopback = ConfigParserTest.poolCreated("lo", "2026-12-01T10:00:00Z", "{addresses: [127.0.0.0/8]}");
+
+        AcceptedConfig.Outcome outcome = AcceptedConfig.of(ConfigParserTest.manifests(loopback)).accept(ConfigParserTest.manifests(loopback));
+
+        assertThat(outcome.result().config().pools()).isEmpty();
+        assertThat(outcome.result().problems()).extracting(ConfigProblem::toString).last().isEqualTo(
+                "ERROR IPAddressPool metallb-system/lo: addresses: every entry holds special-purpose addresses, so the pool has none to give");
+    }
+
     @Test
     void onlyTheEntryWithSpecialAddressesIsNamedAndEveryBlockItTouches() {
         ConfigResult result = ConfigParser.parse(ConfigParserTest.manifests(
