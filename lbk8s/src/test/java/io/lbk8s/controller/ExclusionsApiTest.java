@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Event;
 import io.lbk8s.cli.CliRun;
+import io.lbk8s.kube.ConfigResources;
+import io.lbk8s.kube.ConfigurationStates;
 import io.lbk8s.kube.KindNetwork;
 import java.nio.file.Path;
 import java.util.List;
@@ -217,6 +219,28 @@ class ExclusionsApiTest {
         await().atMost(ControllerHarness.PATIENCE).until(() -> lb.ips("default", "old"), List.of("172.18.0.4")::equals);
         assertThat(lb.awaitEvent("default", "old", "AddressExcluded").getMessage()).isEqualTo("172.18.0.3 (InternalIP of"
                 + " node worker-1; address on eth0 of node worker-1) is never given to a Service; it moves to 172.18.0.4 from pool p");
+    }
+
+    /** A pool an older lbk8s accepted with a loopback entry: the upgrade keeps the rest of it, and its Services. */
+    @Test
+    void anUpgradeKeepsAnAcceptedPoolWithoutItsSpecialEntryAndItsServicesAddresses() throws Exception {
+        lb = new ControllerHarness(NS, Optional.empty());
+        lb.pool("mixed", "10.5.0.200-10.5.0.210", "127.0.0.1");
+        lb.service("web");
+        lb.setIngress("default", "web", "10.5.0.200");
+        new ConfigurationStates(lb.client, NS, ConfigurationStates.CONTROLLER).report(true, "", ConfigResources.sources(
+                lb.client.genericKubernetesResources(ConfigResources.IP_ADDRESS_POOLS).inNamespace(NS).list().getItems(),
+                List.of(), Optional.empty()));
+        lb.startController();
+        lb.service("new");
+
+        assertThat(lb.awaitIp("new")).isEqualTo("10.5.0.201");
+        assertThat(lb.ips("default", "web")).containsExactly("10.5.0.200");
+        assertThat(lb.awaitEvent(NS, "mixed", "ConfigurationWarning").getMessage()).isEqualTo("addresses[1] \"127.0.0.1\":"
+                + " includes addresses that are never a host's, so never a Service's: 127.0.0.0/8 (loopback (RFC 1122), never"
+                + " leaves a host); this pool was accepted before lbk8s refused such addresses, so lbk8s keeps using it without"
+                + " this entry: remove the entry");
+        assertThat(lb.events("default", "web")).extracting(Event::getReason).doesNotContain("ClearAssignment", "AllocationFailed");
     }
 
     @Test
