@@ -118,6 +118,19 @@ class ExclusionsTest {
     }
 
     @Test
+    void aLongListIsCutAfterTenAddressesWithACount() {
+        ExcludedAddresses.Builder many = ExcludedAddresses.builder();
+        for (int i = 1; i <= 25; i++) {
+            many.add(ip("10.0.0." + i), "r" + i);
+        }
+
+        String text = ExcludedAddresses.describe(many.build().all());
+
+        assertThat(text).startsWith("10.0.0.1 (r1), 10.0.0.2 (r2), ").endsWith("10.0.0.10 (r10) and 15 more")
+                .doesNotContain("10.0.0.11");
+    }
+
+    @Test
     void eachSourceKeepsItsReasonWhenJoined() {
         ExcludedAddresses nodes = Exclusions.of(KIND);
         ExcludedAddresses conflicts = ExcludedAddresses.builder().add(ip("172.18.0.3"), "answered by another host").build();
