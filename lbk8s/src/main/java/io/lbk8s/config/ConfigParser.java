@@ -44,6 +44,12 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  *       ConfigMap, list order. So a newly applied pool that clashes is the one refused, never the pool in use.</li>
  *   <li>Pool names are global: a name defined twice (by two IPAddressPools in any namespaces, by an IPAddressPool
  *       and the ConfigMap, or twice in the ConfigMap) is an error on every definition after the first.</li>
+ *   <li>A range that includes any address of a {@link SpecialPurposeRanges special-purpose block} (loopback,
+ *       multicast, link-local, ...), even one, refuses its pool like any bad entry: the pool keeps the version
+ *       accepted before, if any, and the other pools are unaffected. The message names the blocks and which
+ *       addresses of the range lie in them, so that the range can be rewritten without them. In an established
+ *       pool (accepted before lbk8s refused such ranges: an upgrade) the entry is dropped with a WARNING instead,
+ *       so that the Services holding its other addresses keep them.</li>
  *   <li>No two ranges may overlap, inside one pool or between pools. Pools are taken in definition order; a range
  *       that overlaps a range of an earlier pool that was kept refuses its pool. O(n log n).</li>
  *   <li>Objects with an ERROR are left out of the {@link Config}; the rest are in it, pools and L2Advertisements
@@ -144,6 +150,9 @@ public final class ConfigParser {
             drafts.addAll(fromMap);
         }
 
+        for (PoolDraft draft : drafts) {
+            judgeSpecialPurpose(draft, established.contains(draft.scope.origin));
+        }
         drafts.sort(Comparator.comparing((PoolDraft d) -> d.precedence, Precedence.ORDER));
 
         // Pool names are global; the first definition wins.
@@ -310,7 +319,11 @@ public final class ConfigParser {
                             scope.warn(entryPath + " " + Quoted.of(text) + ": host bits are set; this means "
                                     + range.first() + "/" + prefixOf(text));
                         }
-                        draft.ranges.add(new RangeEntry(range, i, entryPath, draft));
+                        RangeEntry entry = new RangeEntry(range, i, entryPath, draft);
+                        // judged once the parser knows whether the pool is established (see judgeSpecialPurpose); in
+                        // the draft meanwhile, so that an overlap with another pool is reported too
+                        SpecialPurposeRanges.problem(range).ifPresent(why -> draft.special.add(new SpecialEntry(entry, why)));
+                        draft.ranges.add(entry);
                     }
                 }
             }
@@ -340,6 +353,28 @@ public final class ConfigParser {
                 scope.error(path(base, "avoidBuggyIPs")
                         + ": excludes every address of the pool (IPv4 addresses ending in .0 or .255), so it has none to assign");
             }
+        }
+    }
+
+    /**
+     * An entry with special-purpose addresses refuses its pool, as any bad entry does. Only in a pool accepted before
+     * lbk8s refused them (established, unchanged since) is it dropped with a warning instead, and the pool keeps its
+     * other entries: an upgrade never takes away the addresses Services hold in them.
+     */
+    private static void judgeSpecialPurpose(PoolDraft draft, boolean established) {
+        for (SpecialEntry special : draft.special) {
+            RangeEntry entry = special.entry();
+            String where = entry.path() + " " + Quoted.of(entry.range().text()) + ": " + special.why();
+            if (!established) {
+                draft.scope.error(where);
+                continue;
+            }
+            draft.scope.warn(where + "; this pool was accepted before lbk8s refused such addresses, so lbk8s keeps"
+                    + " using it without this entry: remove the entry");
+            draft.ranges.remove(entry);
+        }
+        if (established && !draft.special.isEmpty() && draft.ranges.isEmpty()) {
+            draft.scope.error("addresses: every entry holds special-purpose addresses, so the pool has none to give");
         }
     }
 
@@ -889,6 +924,7 @@ public final class ConfigParser {
         final String definedAt;
         Precedence precedence;
         final List<RangeEntry> ranges = new ArrayList<>();
+        final List<SpecialEntry> special = new ArrayList<>();
         boolean autoAssign = true;
         boolean avoidBuggyIPs;
         Optional<ServiceAllocation> serviceAllocation = Optional.empty();
@@ -907,6 +943,9 @@ public final class ConfigParser {
     }
 
     private record RangeEntry(IpRange range, int index, String path, PoolDraft pool) {}
+
+    /** An entry with special-purpose addresses, and the message saying which. */
+    private record SpecialEntry(RangeEntry entry, String why) {}
 
     /**
      * Where a pool stands in definition order: the first of two conflicting pools wins. An object without a creation

@@ -5,6 +5,9 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
 import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -16,6 +19,7 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.config.AcceptedConfig;
+import io.lbk8s.config.AddressPool;
 import io.lbk8s.config.Config;
 import io.lbk8s.config.ConfigOrigin;
 import io.lbk8s.config.ConfigProblem;
@@ -26,9 +30,12 @@ import io.lbk8s.ipam.Allocator;
 import io.lbk8s.ipam.Assignment;
 import io.lbk8s.ipam.Claim;
 import io.lbk8s.ipam.ClaimHolder;
+import io.lbk8s.ipam.ExcludedAddresses;
+import io.lbk8s.ipam.Exclusions;
 import io.lbk8s.ipam.FailureReason;
 import io.lbk8s.ipam.Outcome;
 import io.lbk8s.ipam.ServiceKey;
+import io.lbk8s.kube.ClusterAddresses;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.ConfigurationStates;
 import io.lbk8s.kube.EventRecorder;
@@ -37,6 +44,7 @@ import io.lbk8s.kube.IpAddressClaims;
 import io.lbk8s.kube.ServiceMapping;
 import io.lbk8s.kube.Watches;
 import io.lbk8s.kube.WorkQueue;
+import io.lbk8s.speaker.SpeakerSettings;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -71,9 +79,13 @@ public final class Controller implements AutoCloseable {
         record NamespaceChanged(String name) implements Work {}
 
         record MisplacedConfigChanged() implements Work {}
+
+        /** A Node, a speaker Pod's node-network annotation or the API server's endpoints changed. */
+        record ClusterAddressesChanged() implements Work {}
     }
 
     private static final Work CONFIG_CHANGED = new Work.ConfigChanged();
+    private static final Work CLUSTER_ADDRESSES_CHANGED = new Work.ClusterAddressesChanged();
 
     private final KubernetesClient client;
     private final ControllerSettings settings;
@@ -91,6 +103,9 @@ public final class Controller implements AutoCloseable {
     private SharedIndexInformer<ConfigMap> configMaps;
     private Optional<SharedIndexInformer<GenericKubernetesResource>> pools = Optional.empty();
     private Optional<SharedIndexInformer<GenericKubernetesResource>> l2Advertisements = Optional.empty();
+    private SharedIndexInformer<Node> nodes;
+    private SharedIndexInformer<Pod> speakerPods;
+    private SharedIndexInformer<EndpointSlice> apiServerSlices;
 
     // Owned by the reconcile thread.
     private Allocator allocator;
@@ -102,6 +117,7 @@ public final class Controller implements AutoCloseable {
     private record Yield(ServiceKey service, IpAddress address) {}
     private static final int YIELDS_BEFORE_LEFTOVER = 3;
     private final Map<Yield, Integer> yielded = new HashMap<>(); // refusals in a row, forgotten once the Service is shown
+    private final Map<String, Map<IpAddress, String>> reportedExclusions = new HashMap<>(); // by pool, as last said
     private long lastMetricsUpdate;
 
     private volatile boolean synced;
@@ -136,6 +152,12 @@ public final class Controller implements AutoCloseable {
         l2Advertisements = customResources(ConfigResources.L2_ADVERTISEMENTS);
         services = watches.inform("services", client.services().inAnyNamespace(),
                 handler(s -> queue.add(new Work.ServiceChanged(ServiceMapping.keyOf(s)))));
+        // what no Service may get: the nodes' addresses, their subnets' and gateways (from the speakers), the API server
+        nodes = watches.inform("nodes", client.nodes(), handler(n -> queue.add(CLUSTER_ADDRESSES_CHANGED)));
+        speakerPods = watches.inform("speaker pods", client.pods().inNamespace(ns)
+                .withLabels(SpeakerSettings.DEFAULT_SPEAKER_LABELS), handler(p -> queue.add(CLUSTER_ADDRESSES_CHANGED)));
+        apiServerSlices = watches.inform("the API server's endpointslices", ClusterAddresses.apiServerSlices(client),
+                handler(e -> queue.add(CLUSTER_ADDRESSES_CHANGED)));
         misplaced.start();
         watches.checkApi(client); // a partition that drops packets fails no watch: /readyz and the metric say so
         synced = true;
@@ -156,6 +178,7 @@ public final class Controller implements AutoCloseable {
         refusedPools = Set.of();
         pending.clear();
         yielded.clear();
+        reportedExclusions.clear();
         queue.add(CONFIG_CHANGED);
         worker = Thread.ofVirtual().name("reconcile").unstarted(this::runQueue); // set before it runs: it checks
         worker.start();
@@ -263,6 +286,11 @@ public final class Controller implements AutoCloseable {
                     .filter(s -> name.equals(s.getMetadata().getNamespace()))
                     .forEach(s -> queue.add(new Work.ServiceChanged(ServiceMapping.keyOf(s))));
             case Work.MisplacedConfigChanged _ -> retryPending(); // their AllocationFailed names what is where
+            case Work.ClusterAddressesChanged _ -> {
+                if (allocator != null) {
+                    applyExclusions();
+                }
+            }
         }
         if (work instanceof Work.ConfigChanged) {
             claimsMissing = null; // it lists the claims: they are served again
@@ -336,6 +364,7 @@ public final class Controller implements AutoCloseable {
                         "ClearAssignment", "addresses cleared: their pool was removed or no longer contains them"));
             }
         }
+        applyExclusions(); // before any Service is restored or given an address
         restoreFromStatus(claimed);
         if (!claimsRebuilt) {
             rebuildFromClaims(claimed);
@@ -343,6 +372,46 @@ public final class Controller implements AutoCloseable {
         }
         settling.applied(settled);
         services.getStore().list().forEach(s -> queue.add(new Work.ServiceChanged(ServiceMapping.keyOf(s))));
+    }
+
+    /**
+     * Computes the excluded addresses from the caches and hands them to the allocator. A Service holding one that
+     * became excluded is reconciled again: it moves, or is refused when it asked for that address, and is told why.
+     * Each pool whose excluded addresses changed gets a Warning Event listing them (once per change) and a log line.
+     */
+    private void applyExclusions() {
+        ExcludedAddresses excluded = Exclusions.of(ClusterAddresses.inputs(nodes.getStore().list(),
+                speakerPods.getStore().list(), apiServerSlices.getStore().list()));
+        Set<ServiceKey> released = allocator.exclude(excluded);
+        for (ServiceKey key : released) {
+            log.info("{} holds an address that is now excluded; choosing again", key);
+            queue.add(new Work.ServiceChanged(key));
+        }
+        if (!released.isEmpty()) {
+            retryPending();
+        }
+        Set<String> poolNames = new HashSet<>();
+        for (AddressPool pool : allocator.config().pools()) {
+            poolNames.add(pool.name());
+            Map<IpAddress, String> now = allocator.excludedIn(pool.name());
+            Map<IpAddress, String> before = reportedExclusions.getOrDefault(pool.name(), Map.of());
+            if (now.equals(before)) {
+                continue;
+            }
+            reportedExclusions.put(pool.name(), now);
+            String subject = pool.origin().kind() == ConfigOrigin.Kind.IPAddressPool ? "" : "pool " + pool.name() + ": ";
+            if (now.isEmpty()) {
+                log.info("pool {}: no address is excluded any more", pool.name());
+                objectOf(pool.origin()).ifPresent(o -> events.record(o, EventRecorder.Type.Normal, "AddressesExcluded",
+                        subject + "no address of this pool is excluded any more"));
+                continue;
+            }
+            String message = subject + now.size() + " address(es) of this pool are never given to a Service: "
+                    + ExcludedAddresses.describe(now);
+            log.warn("pool {}: {} address(es) excluded: {}", pool.name(), now.size(), ExcludedAddresses.describe(now));
+            objectOf(pool.origin()).ifPresent(o -> events.record(o, EventRecorder.Type.Warning, "AddressesExcluded", message));
+        }
+        reportedExclusions.keySet().retainAll(poolNames);
     }
 
     private static String describe(Set<ConfigOrigin> origins) {
@@ -550,7 +619,10 @@ public final class Controller implements AutoCloseable {
                     pending.add(key); // given its address once the configuration being applied has settled
                     return;
                 }
-                switch (allocator.assign(request)) {
+                Map<IpAddress, String> lost = excludedOf(union(view.statusIps(), before.map(Assignment::ips).orElse(List.of())));
+                Outcome outcome = allocator.assign(request);
+                tellExcluded(service, lost, outcome);
+                switch (outcome) {
                     case Outcome.Assigned(Assignment assignment) -> {
                         pending.remove(key);
                         if (before.isPresent() && !before.get().equals(assignment)) {
@@ -572,6 +644,31 @@ public final class Controller implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /** Which of these addresses are excluded, with why. */
+    private Map<IpAddress, String> excludedOf(List<IpAddress> ips) {
+        Map<IpAddress, String> excluded = new TreeMap<>();
+        ips.forEach(ip -> allocator.whyExcluded(ip).ifPresent(why -> excluded.put(ip, why)));
+        return excluded;
+    }
+
+    /**
+     * A Service that showed or held an excluded address is told it lost it, why, and what it has instead; one that
+     * asked for it reads why in its AllocationFailed too.
+     */
+    private void tellExcluded(Service service, Map<IpAddress, String> lost, Outcome outcome) {
+        if (lost.isEmpty()) {
+            return;
+        }
+        String why = ExcludedAddresses.describe(lost) + (lost.size() == 1 ? " is" : " are") + " never given to a Service";
+        String message = switch (outcome) {
+            case Outcome.Assigned(Assignment a) -> why + "; it moves to " + a.ips().stream().map(IpAddress::toString)
+                    .collect(Collectors.joining(", ")) + " from pool " + a.pool();
+            case Outcome.Failed(var reason, String failure) -> why + "; it has no address now: " + failure;
+        };
+        events.record(service, EventRecorder.Type.Warning, "AddressExcluded", message);
+        log.warn("{}: {}", ServiceMapping.keyOf(service), message);
     }
 
     /**

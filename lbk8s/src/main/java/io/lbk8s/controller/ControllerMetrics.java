@@ -19,6 +19,7 @@ final class ControllerMetrics {
     private final MeterRegistry registry;
     private final MultiGauge poolTotal;
     private final MultiGauge poolInUse;
+    private final MultiGauge poolExcluded;
     private final AtomicInteger configValid = new AtomicInteger();
     private final AtomicInteger servicesAssigned = new AtomicInteger();
 
@@ -28,6 +29,10 @@ final class ControllerMetrics {
                 .description("Addresses a pool can hand out").register(registry);
         poolInUse = MultiGauge.builder("lbk8s.pool.addresses.in.use")
                 .description("Addresses of a pool held by Services").register(registry);
+        poolExcluded = MultiGauge.builder("lbk8s.pool.excluded.addresses")
+                .description("Addresses of a pool never given to a Service: a node's, its gateway's, the API server's, "
+                        + "its subnet's network or broadcast address (the pool's AddressesExcluded Event says which)")
+                .register(registry);
         Gauge.builder("lbk8s.config.valid", configValid, AtomicInteger::get)
                 .description("1 when the last configuration read was valid, 0 when some object of it was refused").register(registry);
         Gauge.builder("lbk8s.services.assigned", servicesAssigned, AtomicInteger::get)
@@ -51,16 +56,17 @@ final class ControllerMetrics {
     }
 
     /** Gauges hold their values weakly, so the figures live here, strongly, one pair per pool. */
-    private record PoolFigures(AtomicLong total, AtomicLong inUse) {}
+    private record PoolFigures(AtomicLong total, AtomicLong inUse, AtomicLong excluded) {}
 
     private final Map<String, PoolFigures> pools = new ConcurrentHashMap<>();
 
     void usage(List<PoolUsage> usage, int assigned) {
         Set<String> before = Set.copyOf(pools.keySet());
         for (PoolUsage pool : usage) {
-            PoolFigures figures = pools.computeIfAbsent(pool.pool(), _ -> new PoolFigures(new AtomicLong(), new AtomicLong()));
+            PoolFigures figures = pools.computeIfAbsent(pool.pool(), _ -> new PoolFigures(new AtomicLong(), new AtomicLong(), new AtomicLong()));
             figures.total().set(pool.total());
             figures.inUse().set(pool.inUse());
+            figures.excluded().set(pool.excluded());
         }
         pools.keySet().retainAll(usage.stream().map(PoolUsage::pool).collect(java.util.stream.Collectors.toSet()));
         if (!before.equals(pools.keySet())) {
@@ -68,6 +74,8 @@ final class ControllerMetrics {
                     e.getValue().total(), AtomicLong::get)).toList(), true);
             poolInUse.register(pools.entrySet().stream().map(e -> MultiGauge.Row.of(Tags.of("pool", e.getKey()),
                     e.getValue().inUse(), AtomicLong::get)).toList(), true);
+            poolExcluded.register(pools.entrySet().stream().map(e -> MultiGauge.Row.of(Tags.of("pool", e.getKey()),
+                    e.getValue().excluded(), AtomicLong::get)).toList(), true);
         }
         servicesAssigned.set(assigned);
     }

@@ -65,7 +65,10 @@ public final class Rbac {
             // after the address, so that the API server refuses a second claim on it); released with the Service
             new Rule(LBK8S, List.of("ipaddressclaims"), List.of("get", "list", "create", "update", "delete")),
             // the speakers' AddressConflicts: no conflicted address goes to a Service
-            new Rule(LBK8S, List.of("addressconflicts"), INFORM));
+            new Rule(LBK8S, List.of("addressconflicts"), INFORM),
+            // addresses no Service may get: the Nodes' own, and the API server's (EndpointSlices of default/kubernetes)
+            new Rule("", List.of("nodes"), INFORM),
+            new Rule("discovery.k8s.io", List.of("endpointslices"), INFORM));
 
     public static final List<Rule> CONTROLLER_NAMESPACE = List.of(
             // the leader election's Lease, read and renewed by name only; create cannot be confined to a name
@@ -74,7 +77,9 @@ public final class Rbac {
             new Rule("", List.of("configmaps"), INFORM),
             new Rule(METALLB, List.of("ipaddresspools", "l2advertisements"), INFORM),
             new Rule(METALLB, List.of("configurationstates"), List.of("get", "create")),
-            new Rule(METALLB, List.of("configurationstates/status"), List.of("update")));
+            new Rule(METALLB, List.of("configurationstates/status"), List.of("update")),
+            // the speakers' Pods, whose annotation says their node's subnets and gateways: never a Service's address
+            new Rule("", List.of("pods"), INFORM));
 
     /** The speaker reads who may announce (Nodes, EndpointSlices) and what (Services); it writes only Events there. */
     public static final List<Rule> SPEAKER_CLUSTER = List.of(

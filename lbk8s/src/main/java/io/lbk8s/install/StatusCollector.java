@@ -12,6 +12,8 @@ import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.lbk8s.config.AcceptedConfig;
 import io.lbk8s.config.MisplacedConfig;
 import io.lbk8s.controller.ElectedController;
+import io.lbk8s.ipam.Exclusions;
+import io.lbk8s.kube.ClusterAddresses;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.ConfigurationStates;
 import io.lbk8s.kube.IpAddressClaims;
@@ -56,7 +58,20 @@ public final class StatusCollector {
         List<Pod> speakers = client.pods().inNamespace(systemNamespace).withLabels(Manifests.podLabels("speaker")).list().getItems();
         return new StatusReport.Inputs(controllersView(systemNamespace).accept(ConfigResources.sources(pools, l2, configMap)).result(), services,
                 list(ServiceL2Statuses.CONTEXT, systemNamespace), events, lbClass, serviceNamespace, speakers,
-                notRead(systemNamespace), lease(systemNamespace), claims(), Instant.now());
+                notRead(systemNamespace), lease(systemNamespace), claims(), Instant.now(), clusterAddresses(speakers));
+    }
+
+    /** What the excluded addresses are computed from; nothing when this user may not list Nodes or EndpointSlices. */
+    private Optional<Exclusions.Inputs> clusterAddresses(List<Pod> speakers) {
+        try {
+            return Optional.of(ClusterAddresses.inputs(client.nodes().list().getItems(), speakers,
+                    ClusterAddresses.apiServerSlices(client).list().getItems()));
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == 403) {
+                return Optional.empty();
+            }
+            throw e;
+        }
     }
 
     private StatusReport.LeaseRead lease(String systemNamespace) {

@@ -15,6 +15,8 @@ import io.lbk8s.controller.Annotations;
 import io.lbk8s.controller.ElectedController;
 import io.lbk8s.controller.ServiceRequests;
 import io.lbk8s.controller.ServiceView;
+import io.lbk8s.ipam.ExcludedAddresses;
+import io.lbk8s.ipam.Exclusions;
 import io.lbk8s.ipam.UsableAddresses;
 import io.lbk8s.kube.PeerViewAnnotation;
 import io.lbk8s.kube.ServiceL2Statuses;
@@ -26,6 +28,7 @@ import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -63,7 +66,9 @@ public record StatusReport(ControllerRow controller, List<PoolRow> pools, List<S
         record Unreadable(String why) implements LeaseRead {}
     }
 
-    public record PoolRow(String name, List<String> addresses, boolean autoAssign, String size, long used, String free) {}
+    /** @param excluded the pool's addresses never given to a Service (as text), with why, in address order */
+    public record PoolRow(String name, List<String> addresses, boolean autoAssign, String size, long used, String free,
+            Map<String, String> excluded) {}
 
     public enum State {
         /** has an address and a node answers for it */
@@ -100,17 +105,21 @@ public record StatusReport(ControllerRow controller, List<PoolRow> pools, List<S
      *                   addresses of all of them, wherever they are
      * @param namespace  the namespace whose Services to list as rows; empty for all
      * @param configurationNotRead what was found where lbk8s does not read it ({@code MisplacedConfig.summary}), or ""
+     * @param clusterAddresses     what the excluded addresses are computed from, as the controller does; empty when
+     *                             this user may not list Nodes or EndpointSlices
      */
     public record Inputs(ConfigResult config, List<Service> services, List<GenericKubernetesResource> l2Statuses,
             List<Event> events, Optional<String> lbClass, Optional<String> namespace, List<Pod> speakerPods,
-            String configurationNotRead, LeaseRead lease, Optional<Integer> claims, Instant now) {}
+            String configurationNotRead, LeaseRead lease, Optional<Integer> claims, Instant now,
+            Optional<Exclusions.Inputs> clusterAddresses) {}
 
     public static StatusReport of(Inputs in) {
         List<Service> lbServices = in.services().stream()
                 .filter(s -> ServiceMapping.view(s).isLoadBalancer())
                 .sorted(Comparator.comparing((Service s) -> s.getMetadata().getNamespace()).thenComparing(s -> s.getMetadata().getName()))
                 .toList();
-        List<PoolRow> pools = in.config().config().pools().stream().map(p -> poolRow(p, lbServices)).toList();
+        ExcludedAddresses excluded = excluded(in);
+        List<PoolRow> pools = in.config().config().pools().stream().map(p -> poolRow(p, lbServices, excluded)).toList();
         List<ServiceRow> rows = lbServices.stream()
                 .filter(s -> in.namespace().map(ns -> ns.equals(s.getMetadata().getNamespace())).orElse(true))
                 .map(s -> row(s, in)).toList();
@@ -176,7 +185,7 @@ public record StatusReport(ControllerRow controller, List<PoolRow> pools, List<S
         return found.map(service -> {
             ServiceRow row = row(service, in);
             List<Service> lbServices = in.services().stream().filter(s -> ServiceMapping.view(s).isLoadBalancer()).toList();
-            Optional<PoolRow> pool = in.config().config().pool(row.pool()).map(p -> poolRow(p, lbServices));
+            Optional<PoolRow> pool = in.config().config().pool(row.pool()).map(p -> poolRow(p, lbServices, excluded(in)));
             List<Announcement> announcements = statusesOf(service, in.l2Statuses()).stream().map(StatusReport::announcement).toList();
             List<EventLine> events = eventsOf(service, in.events()).stream()
                     .map(e -> new EventLine(time(e), e.getType(), e.getReason(), e.getMessage(),
@@ -188,17 +197,30 @@ public record StatusReport(ControllerRow controller, List<PoolRow> pools, List<S
         });
     }
 
+    /** The addresses no Service gets, computed as the controller computes them; none known without the objects. */
+    private static ExcludedAddresses excluded(Inputs in) {
+        return in.clusterAddresses().map(Exclusions::of).orElse(ExcludedAddresses.NONE);
+    }
+
     /**
-     * A pool's size is what the allocator can hand out from it (avoidBuggyIPs' .0 and .255 left out), counted as the
-     * allocator counts it; an address a Service shows that the pool would not hand out is used but takes no room.
+     * A pool's size is what the allocator can hand out from it (avoidBuggyIPs' .0 and .255 and the excluded addresses
+     * left out), counted as the allocator counts it; an address a Service shows that the pool would not hand out is
+     * used but takes no room.
      */
-    private static PoolRow poolRow(AddressPool pool, List<Service> services) {
-        BigInteger size = BigInteger.valueOf(UsableAddresses.of(pool));
+    private static PoolRow poolRow(AddressPool pool, List<Service> services, ExcludedAddresses excluded) {
+        BigInteger size = BigInteger.valueOf(UsableAddresses.of(pool, excluded));
+        Map<IpAddress, String> excludedHere = UsableAddresses.excludedIn(pool, excluded);
         Set<IpAddress> used = new TreeSet<>();
         services.forEach(s -> ServiceMapping.statusIps(s).stream().filter(pool::contains).forEach(used::add));
-        long takingRoom = used.stream().filter(ip -> !pool.forbids(ip)).count();
+        long takingRoom = used.stream().filter(ip -> !pool.forbids(ip) && !excludedHere.containsKey(ip)).count();
         return new PoolRow(pool.name(), pool.ranges().stream().map(IpRange::text).toList(), pool.autoAssign(),
-                count(size), used.size(), count(size.subtract(BigInteger.valueOf(takingRoom))));
+                count(size), used.size(), count(size.subtract(BigInteger.valueOf(takingRoom))), asText(excludedHere));
+    }
+
+    private static Map<String, String> asText(Map<IpAddress, String> excluded) {
+        Map<String, String> text = new LinkedHashMap<>();
+        excluded.forEach((ip, why) -> text.put(ip.toString(), why));
+        return text;
     }
 
     /** IPv6 pools can be astronomically large; beyond a trillion, a power of two says enough. */

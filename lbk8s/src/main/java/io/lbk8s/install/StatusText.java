@@ -1,5 +1,6 @@
 package io.lbk8s.install;
 
+import io.lbk8s.ipam.ExcludedAddresses;
 import java.util.List;
 
 /** The status command's human output. Pure. */
@@ -15,6 +16,9 @@ public final class StatusText {
             report.pools().forEach(p -> pools.row(p.name(), String.join(",", p.addresses()), String.valueOf(p.autoAssign()),
                     String.valueOf(p.used()), p.free()));
             out.append(pools);
+            report.pools().stream().filter(p -> !p.excluded().isEmpty()).forEach(p -> out.append("pool ").append(p.name())
+                    .append(": ").append(p.excluded().size()).append(" address(es) never given to a Service: ")
+                    .append(ExcludedAddresses.describe(p.excluded())).append('\n'));
         }
         report.configProblems().forEach(p -> out.append("configuration error: ").append(p).append('\n'));
         if (!report.configProblems().isEmpty()) {

@@ -71,6 +71,11 @@ import java.util.stream.Collectors;
  * it is released and its Service returned, so that the controller assigns it again. A Service whose request names
  * the old pool of a moved assignment no longer fits on its next {@link #assign} (the requested pool is gone).
  *
+ * <h2>Excluded addresses</h2>
+ * Addresses given to {@link #exclude} (a node's own address, its gateway, the API server; see {@link Exclusions}) are
+ * never handed out: new assignments skip them, a request for one fails ({@link FailureReason#IP_EXCLUDED}), and an
+ * assignment holding one when it becomes excluded is released. They do not count in a pool's total.
+ *
  * <h2>Cost</h2>
  * Per range a paged bitset (4096 addresses a page, created on first use) with a lowest-possibly-free hint: taking
  * the lowest free address is amortised O(1), a /64 costs nothing until used. Assignments and address holders live
@@ -83,6 +88,7 @@ public final class Allocator {
     private record Held(AllocationRequest request, Assignment assignment) {}
 
     private Config config;
+    private ExcludedAddresses excluded = ExcludedAddresses.NONE;
     private List<PoolState> pools = List.of();
     private Map<String, PoolState> byName = Map.of();
     /** Auto-assign pools with a serviceAllocation, in priority order. */
@@ -111,7 +117,7 @@ public final class Allocator {
         List<PoolState> states = new ArrayList<>();
         Map<String, PoolState> names = new HashMap<>();
         for (AddressPool pool : newConfig.pools()) {
-            PoolState state = new PoolState(pool);
+            PoolState state = new PoolState(pool, excluded);
             states.add(state);
             names.put(pool.name(), state);
         }
@@ -191,6 +197,34 @@ public final class Allocator {
             take(h.request(), target, kept);
         }
         return released;
+    }
+
+    /**
+     * Replaces the addresses never handed out. Assignments holding a newly excluded address are released and their
+     * Services returned (whether they asked for it or not: their next {@link #assign} says so, or gives another);
+     * every other assignment stays as it is. Nothing happens when the set is unchanged.
+     */
+    public Set<ServiceKey> exclude(ExcludedAddresses next) {
+        if (next.equals(excluded)) {
+            return Set.of();
+        }
+        excluded = Objects.requireNonNull(next);
+        return reconfigure(config);
+    }
+
+    public ExcludedAddresses excluded() {
+        return excluded;
+    }
+
+    /** Why the address is never handed out, if it is excluded. */
+    public Optional<String> whyExcluded(IpAddress ip) {
+        return excluded.why(ip);
+    }
+
+    /** The excluded addresses of a pool (those it would otherwise hand out), with why; empty for an unknown pool. */
+    public Map<IpAddress, String> excludedIn(String pool) {
+        PoolState state = byName.get(pool);
+        return state == null ? Map.of() : state.excluded;
     }
 
     private static boolean keeps(PoolState pool, AllocationRequest request, List<IpAddress> ips) {
@@ -411,8 +445,7 @@ public final class Allocator {
                 for (PoolState pool : candidates) {
                     if (pool.hasBothFamilies()) {
                         IpFamily full = pick(pool, primary, request) == null ? primary : secondary;
-                        each.add("pool " + Quoted.of(pool.name) + " has no free " + full + " address (" + pool.inUse()
-                                + " of " + pool.total() + " in use)");
+                        each.add("pool " + Quoted.of(pool.name) + " has no free " + full + " address " + fullness(pool));
                     }
                 }
                 return new Outcome.Failed(FailureReason.POOL_EXHAUSTED, each.size() == 1 ? each.getFirst()
@@ -536,6 +569,13 @@ public final class Allocator {
                         + ip.lastByte() + ", which pool " + Quoted.of(pool.name) + " avoids (avoidBuggyIPs: true)");
             }
         }
+        for (IpAddress ip : ips) {
+            Optional<String> why = excluded.why(ip);
+            if (why.isPresent()) {
+                return new Outcome.Failed(FailureReason.IP_EXCLUDED, "requested IP " + ip
+                        + " is never given to a Service: it is taken (" + why.get() + ")");
+            }
+        }
         if (!allows(pool.pool, request)) {
             return new Outcome.Failed(FailureReason.POOL_NOT_ALLOWED, "requested IP " + ips.getFirst()
                     + " is in pool " + Quoted.of(pool.name) + ", which its serviceAllocation reserves for other Services ("
@@ -609,6 +649,9 @@ public final class Allocator {
             return "pool gone";
         }
         for (IpAddress ip : a.ips()) {
+            if (excluded.contains(ip)) {
+                return "address excluded";
+            }
             if (!pool.usable(ip)) {
                 return "address left its pool";
             }
@@ -906,10 +949,31 @@ public final class Allocator {
         String what = family != null && pools.stream().anyMatch(PoolState::hasBothFamilies)
                 ? "no free " + family + " address" : "no free address";
         List<String> each = pools.stream()
-                .map(p -> "pool " + Quoted.of(p.name) + " has " + what + " (" + p.inUse() + " of " + p.total() + " in use)")
+                .map(p -> "pool " + Quoted.of(p.name) + " has " + what + " " + fullness(p))
                 .toList();
         String message = each.size() == 1 ? each.getFirst() : summary + ": " + String.join(", ", each);
         return new Outcome.Failed(FailureReason.POOL_EXHAUSTED, message);
+    }
+
+    /** At most this many excluded addresses are named in an allocation failure; the pool's Event lists more. */
+    private static final int EXCLUDED_NAMED = 3;
+
+    /** "(3 of 4 in use)", and the excluded addresses when the pool has any: they may be why it is full. */
+    private static String fullness(PoolState pool) {
+        String inUse = pool.inUse() + " of " + pool.total() + " in use";
+        if (pool.excluded.isEmpty()) {
+            return "(" + inUse + ")";
+        }
+        Map<IpAddress, String> named = new java.util.LinkedHashMap<>();
+        for (Map.Entry<IpAddress, String> e : pool.excluded.entrySet()) {
+            if (named.size() == EXCLUDED_NAMED) {
+                break;
+            }
+            named.put(e.getKey(), e.getValue());
+        }
+        int more = pool.excluded.size() - named.size();
+        return "(" + inUse + "; " + pool.excluded.size() + " more never given to a Service: "
+                + ExcludedAddresses.describe(named) + (more > 0 ? " and " + more + " more" : "") + ")";
     }
 
     private static String join(List<?> items) {

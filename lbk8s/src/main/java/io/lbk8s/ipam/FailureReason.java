@@ -18,6 +18,8 @@ public enum FailureReason {
     IP_IN_USE,
     /** A requested IP ends in .0 or .255 in a pool with avoidBuggyIPs. */
     IP_FORBIDDEN,
+    /** A requested IP is excluded ({@link ExcludedAddresses}): a node, its gateway or the API server answers for it. */
+    IP_EXCLUDED,
     /** The family policy cannot be met: RequireDualStack without a dual-stack candidate pool, or a family no candidate pool has. */
     FAMILY_UNAVAILABLE,
     /**

@@ -4,7 +4,9 @@ import io.lbk8s.address.IpAddress;
 import io.lbk8s.address.IpFamily;
 import io.lbk8s.address.IpRange;
 import io.lbk8s.config.AddressPool;
+import java.util.Collections;
 import java.util.List;
+import java.util.NavigableMap;
 
 /** One configured pool and the usage of its ranges. */
 final class PoolState {
@@ -18,7 +20,10 @@ final class PoolState {
     /** Distinct addresses of this pool in use. */
     private long inUse;
 
-    PoolState(AddressPool pool) {
+    /** Addresses of this pool never handed out, with why; marked used in the ranges, without a holder. */
+    final NavigableMap<IpAddress, String> excluded;
+
+    PoolState(AddressPool pool, ExcludedAddresses exclusions) {
         this.pool = pool;
         this.name = pool.name();
         List<IpRange> list = pool.ranges();
@@ -26,7 +31,15 @@ final class PoolState {
         for (int i = 0; i < ranges.length; i++) {
             ranges[i] = new RangeState(list.get(i), pool.avoidBuggyIPs());
         }
-        this.total = UsableAddresses.of(pool);
+        this.excluded = Collections.unmodifiableNavigableMap(UsableAddresses.excludedIn(pool, exclusions));
+        for (IpAddress ip : excluded.keySet()) {
+            for (RangeState r : ranges) {
+                if (r.contains(ip)) {
+                    r.mark(ip); // taken for good: lowestFree never returns it
+                }
+            }
+        }
+        this.total = UsableAddresses.of(pool, exclusions);
         this.hasV4 = pool.hasFamily(IpFamily.IPv4);
         this.hasV6 = pool.hasFamily(IpFamily.IPv6);
     }
@@ -56,9 +69,9 @@ final class PoolState {
         return false;
     }
 
-    /** Whether the address can be handed out from this pool: inside it and not forbidden by avoidBuggyIPs. */
+    /** Whether the address can be handed out from this pool: inside it, not forbidden by avoidBuggyIPs, not excluded. */
     boolean usable(IpAddress ip) {
-        return contains(ip) && !pool.forbids(ip);
+        return contains(ip) && !pool.forbids(ip) && !excluded.containsKey(ip);
     }
 
     /** Marks the address used in every range of this pool that contains it (ranges of one pool may overlap). */
@@ -75,6 +88,9 @@ final class PoolState {
     }
 
     void clear(IpAddress ip) {
+        if (excluded.containsKey(ip)) {
+            return; // stays taken: it is never handed out
+        }
         boolean changed = false;
         for (RangeState r : ranges) {
             if (r.contains(ip)) {
@@ -100,6 +116,6 @@ final class PoolState {
     }
 
     PoolUsage usage() {
-        return new PoolUsage(name, total, inUse);
+        return new PoolUsage(name, total, inUse, excluded.size());
     }
 }

@@ -26,7 +26,7 @@ class AcceptedConfigTest {
     static final String A_MOVED = poolCreated("a", "2026-12-01T10:00:00Z", "{addresses: [10.0.2.0/28]}");
     static final String B = poolCreated("b", "2026-12-02T10:00:00Z", "{addresses: [10.0.1.0/28]}");
     static final String C_OVER_OLD_A = poolCreated("c", "2026-12-03T10:00:00Z", "{addresses: [10.0.0.8/29]}");
-    static final String ALL = poolCreated("all", "2026-12-03T10:00:00Z", "{addresses: [0.0.0.0/0]}");
+    static final String ALL = poolCreated("all", "2026-12-03T10:00:00Z", "{addresses: [10.0.0.0/8]}");
     static final String BAD_L2 = l2("bad", "{serviceSelectors: [{matchLabels: {a: b}}]}");
     static final String GOOD_L2 = l2("good", "{ipAddressPools: [a]}");
 
@@ -46,7 +46,7 @@ class AcceptedConfigTest {
                         expect(List.of("a: 10.0.0.0/28", "b: 10.0.1.0/28"), List.of(), List.of())),
                 step("a new pool over every address is refused alone; the pools in use stay", A + B, A + B + ALL,
                         expect(List.of("a: 10.0.0.0/28", "b: 10.0.1.0/28"), List.of(), List.of("IPAddressPool metallb-system/all"),
-                                "ERROR IPAddressPool metallb-system/all: addresses[0] \"0.0.0.0/0\" overlaps addresses[0] \"10.0.0.0/28\" of pool \"a\" (IPAddressPool metallb-system/a)")),
+                                "ERROR IPAddressPool metallb-system/all: addresses[0] \"10.0.0.0/8\" overlaps addresses[0] \"10.0.0.0/28\" of pool \"a\" (IPAddressPool metallb-system/a)")),
                 step("an invalid L2Advertisement is refused alone", A, A + BAD_L2 + GOOD_L2,
                         expect(List.of("a: 10.0.0.0/28"), List.of(), List.of("L2Advertisement metallb-system/bad"),
                                 "ERROR L2Advertisement metallb-system/bad: serviceSelectors is not supported by lbk8s: remove it (ignoring it would announce every Service of the selected pools)")),

@@ -37,10 +37,10 @@ class RefusedObjectApiTest {
         lb.service("before");
         assertThat(lb.awaitIp("before")).isEqualTo("10.5.0.200");
 
-        lb.pool("all", "0.0.0.0/0");
+        lb.pool("all", "10.0.0.0/8");
         lb.pool("later", "10.6.0.10-10.6.0.20");
         assertThat(lb.awaitEvent(NS, "all", "InvalidConfiguration").getMessage())
-                .contains("\"0.0.0.0/0\" overlaps addresses[0] \"10.5.0.200-10.5.0.220\" of pool \"default\"")
+                .contains("\"10.0.0.0/8\" overlaps addresses[0] \"10.5.0.200-10.5.0.220\" of pool \"default\"")
                 .endsWith("lbk8s does not use this object until it is fixed");
         lb.service("default", "asks-later", b -> b.editMetadata().addToAnnotations(Annotations.METALLB_POOL, "later").endMetadata());
         assertThat(lb.awaitIps("default", "asks-later")).containsExactly("10.6.0.10");
@@ -53,7 +53,7 @@ class RefusedObjectApiTest {
         assertThat(status).containsPattern("(?m)^default +10\\.5\\.0\\.200-10\\.5\\.0\\.220 ")
                 .containsPattern("(?m)^later +10\\.6\\.0\\.10-10\\.6\\.0\\.20 ")
                 .doesNotContainPattern("(?m)^all ")
-                .contains("configuration error: ERROR IPAddressPool lbk8s-system/all: addresses[0] \"0.0.0.0/0\" overlaps");
+                .contains("configuration error: ERROR IPAddressPool lbk8s-system/all: addresses[0] \"10.0.0.0/8\" overlaps");
     }
 
     @Test

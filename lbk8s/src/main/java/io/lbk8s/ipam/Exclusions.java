@@ -1,0 +1,137 @@
+package io.lbk8s.ipam;
+
+import io.lbk8s.address.IpAddress;
+import io.lbk8s.address.IpFamily;
+import io.lbk8s.address.IpRange;
+import io.lbk8s.address.NodeNetwork;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Which addresses of the cluster's own network a Service must never get, because a node, its router or the API
+ * server already answers for them: a Service there would make two hosts answer ARP/NDP for one address. Exact
+ * addresses only, never whole ranges near them (MetalLB reverted such a check for its false positives, #2779):
+ * <ul>
+ *   <li>every Node's InternalIP and ExternalIP ({@code status.addresses});</li>
+ *   <li>from each speaker's view of its node ({@link NodeNetwork}): the node's own address on each link, the
+ *       network and broadcast addresses of each IPv4 subnet up to /30 (a /31 or /32 has neither, RFC 3021), the
+ *       subnet-router anycast address (the all-zeros host, RFC 4291) of each IPv6 subnet up to /126, and the
+ *       default gateways. A /32 or /128 on a link is not the node's address on a network (kube-proxy's IPVS
+ *       dummy interface carries every Service address that way), so it is left alone;</li>
+ *   <li>the API server's endpoints (the EndpointSlices of Service default/kubernetes).</li>
+ * </ul>
+ * Unreadable values are skipped. Pure.
+ */
+public final class Exclusions {
+    private Exclusions() {}
+
+    /** One of a Node's {@code status.addresses}: type (InternalIP, ExternalIP, Hostname, ...) and address. */
+    public record NodeAddress(String node, String type, String address) {}
+
+    /**
+     * What the exclusions are computed from.
+     *
+     * @param networks  each node's network as its speaker wrote it, by node name
+     * @param apiServer the addresses of the API server's endpoints
+     */
+    public record Inputs(List<NodeAddress> nodeAddresses, Map<String, NodeNetwork> networks, List<String> apiServer) {
+        public Inputs {
+            nodeAddresses = List.copyOf(nodeAddresses);
+            networks = Map.copyOf(networks);
+            apiServer = List.copyOf(apiServer);
+        }
+    }
+
+    public static final String API_SERVER = "an endpoint of the Kubernetes API server";
+    private static final int NAMED_NODES = 3;
+
+    public static ExcludedAddresses of(Inputs in) {
+        // per address, per role ("InternalIP", "gateway", ...): the nodes, so that one gateway of 50 nodes reads once
+        Map<IpAddress, Map<String, Set<String>>> byNode = new TreeMap<>();
+        ExcludedAddresses.Builder others = ExcludedAddresses.builder();
+        for (NodeAddress a : in.nodeAddresses()) {
+            if ("InternalIP".equals(a.type()) || "ExternalIP".equals(a.type())) {
+                address(a.address()).ifPresent(ip -> add(byNode, ip, a.type(), a.node()));
+            }
+        }
+        in.networks().forEach((node, network) -> {
+            for (NodeNetwork.Link link : network.links()) {
+                for (String prefix : link.prefixes()) {
+                    subnet(prefix).ifPresent(s -> {
+                        if (s.hostBits() < 2) {
+                            return;
+                        }
+                        add(byNode, s.address(), "address on " + link.name(), node);
+                        IpRange range = s.range();
+                        String cidr = range.first() + "/" + (s.address().family().bits() - s.hostBits());
+                        if (s.address().isV4()) {
+                            others.add(range.first(), "network address of " + cidr);
+                            others.add(range.last(), "broadcast address of " + cidr);
+                        } else {
+                            others.add(range.first(), "subnet-router anycast address of " + cidr);
+                        }
+                    });
+                }
+            }
+            for (String gateway : network.gateways()) {
+                address(gateway).ifPresent(ip -> add(byNode, ip, "gateway", node));
+            }
+        });
+        for (String endpoint : in.apiServer()) {
+            address(endpoint).ifPresent(ip -> others.add(ip, API_SERVER));
+        }
+        ExcludedAddresses.Builder nodes = ExcludedAddresses.builder();
+        byNode.forEach((ip, roles) -> roles.forEach((role, names) -> nodes.add(ip, role + " of " + nodesText(names))));
+        return nodes.build().plus(others.build());
+    }
+
+    private static void add(Map<IpAddress, Map<String, Set<String>>> byNode, IpAddress ip, String role, String node) {
+        byNode.computeIfAbsent(ip, _ -> new TreeMap<>()).computeIfAbsent(role, _ -> new TreeSet<>()).add(node);
+    }
+
+    /** "node a", "nodes a, b and c", "nodes a, b, c and 4 more". */
+    private static String nodesText(Set<String> names) {
+        List<String> list = new ArrayList<>(names);
+        if (list.size() == 1) {
+            return "node " + list.getFirst();
+        }
+        if (list.size() <= NAMED_NODES) {
+            return "nodes " + String.join(", ", list.subList(0, list.size() - 1)) + " and " + list.getLast();
+        }
+        return "nodes " + String.join(", ", list.subList(0, NAMED_NODES)) + " and " + (list.size() - NAMED_NODES) + " more";
+    }
+
+    private static Optional<IpAddress> address(String text) {
+        return text == null ? Optional.empty() : IpAddress.parse(text.strip());
+    }
+
+    /** An address on a link with its prefix: the address itself and how many host bits its subnet has. */
+    private record Subnet(IpAddress address, int hostBits) {
+        IpRange range() {
+            return IpRange.cidr(address, address.family().bits() - hostBits, address + "/" + (address.family().bits() - hostBits));
+        }
+    }
+
+    private static Optional<Subnet> subnet(String text) {
+        if (text == null) {
+            return Optional.empty();
+        }
+        int slash = text.indexOf('/');
+        if (slash < 0) {
+            return Optional.empty();
+        }
+        Optional<IpAddress> ip = address(text.substring(0, slash));
+        String length = text.substring(slash + 1).strip();
+        if (ip.isEmpty() || !length.matches("\\d{1,3}")) {
+            return Optional.empty();
+        }
+        int bits = ip.get().family() == IpFamily.IPv4 ? 32 : 128;
+        int prefix = Integer.parseInt(length);
+        return prefix > bits ? Optional.empty() : Optional.of(new Subnet(ip.get(), bits - prefix));
+    }
+}
