@@ -159,6 +159,15 @@ public final class ConflictWatch {
         return entries.values().stream().map(Entry::nextProbe).min(Instant::compareTo);
     }
 
+    /**
+     * Takes up a conflict this node reported before it restarted, so that it still clears once the other host has
+     * left: not announced, probed at once.
+     */
+    public void adopt(AddressConflict conflict, Instant now) {
+        entries.putIfAbsent(conflict.address(), new Entry(conflict.address(), conflict.phase(), Stage.WITHDRAWN,
+                conflict.mac(), conflict.firstSeen(), conflict.lastSeen(), conflict.lastSeen(), Instant.MIN, 1, 0, now));
+    }
+
     /** Forgets {@code ip} without clearing it (it can no longer be probed here: its report turns stale). */
     public void forget(IpAddress ip) {
         entries.remove(ip);
