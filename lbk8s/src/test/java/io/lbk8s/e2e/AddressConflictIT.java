@@ -35,6 +35,11 @@ import org.junit.jupiter.api.Test;
  */
 class AddressConflictIT {
     static final Duration SOON = Duration.ofSeconds(15);
+    /**
+     * Background commands run on a thread of their own: on the common pool (one thread on 2 CPUs) they would hold up
+     * the API client's own asynchronous work, and the test would see the Event late.
+     */
+    static final java.util.concurrent.Executor OWN_THREAD = task -> Thread.ofPlatform().daemon().start(task);
     static Sandbox cluster;
     static TestNetwork network;
     static TestClient foreign;
@@ -104,7 +109,7 @@ class AddressConflictIT {
             foreignTakes(ip);
             long before = Sandbox.nowMicros();
             var arping = CompletableFuture.supplyAsync(() -> foreign.run(Duration.ofSeconds(5), "arping", "-U", "-c", "1", "-w", "1",
-                    "-I", "eth0", "-s", ip.getHostAddress(), ip.getHostAddress()));
+                    "-I", "eth0", "-s", ip.getHostAddress(), ip.getHostAddress()), OWN_THREAD);
             awaitEvent("claimed", "Warning", "AddressConflict", "another host, MAC " + foreign.mac() + ", claimed " + text(ip)
                     + " while node " + leader.name() + " announced it: node " + leader.name() + " defended it once");
             long seen = Sandbox.nowMicros();
@@ -142,7 +147,7 @@ class AddressConflictIT {
         // then says so, as a host taking an address does (the kernel does not on its own, with nodad)
         var advertisement = CompletableFuture.supplyAsync(() -> foreign.run(Duration.ofSeconds(20),
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "--enable-native-access=ALL-UNNAMED",
-                "-cp", classPath(), ForeignAdvertisement.class.getName(), "eth0", text(ip)));
+                "-cp", classPath(), ForeignAdvertisement.class.getName(), "eth0", text(ip)), OWN_THREAD);
         awaitEvent("claimed6", "Warning", "AddressConflict", "another host, MAC " + foreign.mac() + ", claimed " + text(ip)
                 + " while node " + leader.name() + " announced it");
         long seen = Sandbox.nowMicros();
