@@ -125,6 +125,11 @@ public record NodeNetwork(List<Link> links, List<IpAddress> gateways) {
         return Optional.empty();
     }
 
+    /** Whether {@code ip} is an address of one of the links. */
+    public boolean holds(IpAddress ip) {
+        return links.stream().flatMap(l -> l.prefixes().stream()).anyMatch(p -> p.address().equals(ip));
+    }
+
     /** The MACs of the links, as written. */
     public List<String> macs() {
         return links.stream().map(Link::mac).toList();

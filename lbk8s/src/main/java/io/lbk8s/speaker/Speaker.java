@@ -44,6 +44,7 @@ import java.io.IOException;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -51,6 +52,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -295,10 +297,11 @@ public final class Speaker implements AutoCloseable {
         List<LinkInfo> links = Links.list();
         NodeNetwork network = NodeNetworkAnnotation.of(links, DefaultGateways.read(), settings.excludedInterfaces());
         nodeNetworkAnnotation.publish(network);
-        conflicts.speakerMacs(speakerMacs(links));
+        Map<String, NodeNetwork> published = publishedNetworks();
+        conflicts.speakerMacs(speakerMacs(links, published));
         NodePlan.Inputs inputs = new NodePlan.Inputs(settings.node(), config == null ? Config.EMPTY : config, served,
                 nodeStates, new LeaderChoice.Options(settings.ignoreExcludeLabel()), links, settings.excludedInterfaces());
-        NodePlan next = withhold(NodePlan.compute(inputs), network);
+        NodePlan next = withhold(NodePlan.compute(inputs), network, published);
         if (stopping) {
             return;
         }
@@ -323,30 +326,43 @@ public final class Speaker implements AutoCloseable {
                 nodes.getStore().list().stream().collect(Collectors.toMap(n -> n.getMetadata().getName(), n -> n))));
     }
 
-    /** Every speaker's MACs, from their Pods' node-network annotations, and this node's own. */
-    private Set<MacAddress> speakerMacs(List<LinkInfo> links) {
-        Set<MacAddress> macs = new HashSet<>();
-        links.stream().filter(l -> !l.loopback()).forEach(l -> macs.add(l.mac()));
+    /** What every speaker published on its Pod ({@link NodeNetwork#ANNOTATION}), by node. */
+    private Map<String, NodeNetwork> publishedNetworks() {
+        Map<String, NodeNetwork> published = new HashMap<>();
         for (Pod pod : speakerPods.getStore().list()) {
             Map<String, String> annotations = pod.getMetadata().getAnnotations();
-            if (annotations != null) {
-                NodeNetwork.parse(annotations.get(NodeNetwork.ANNOTATION)).ifPresent(n -> n.macs().forEach(m -> macs.add(MacAddress.parse(m))));
+            String node = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+            if (annotations != null && node != null) {
+                NodeNetwork.parse(annotations.get(NodeNetwork.ANNOTATION)).ifPresent(n -> published.put(node, n));
             }
         }
+        return published;
+    }
+
+    /** Every speaker's MACs, and this node's own. */
+    private static Set<MacAddress> speakerMacs(List<LinkInfo> links, Map<String, NodeNetwork> published) {
+        Set<MacAddress> macs = new HashSet<>();
+        links.stream().filter(l -> !l.loopback()).forEach(l -> macs.add(l.mac()));
+        published.values().forEach(n -> n.macs().forEach(m -> macs.add(MacAddress.parse(m))));
         return macs;
     }
 
     /**
      * This node never answers for its own addresses, its gateways, or its subnets' network and broadcast addresses,
-     * even when the controller assigned one: a Warning on the Service (and a log line once) says why.
+     * nor for another node's address (that node's kernel answers for it, with a speaker's MAC), even when the
+     * controller assigned one: a Warning on the Service (and a log line once) says why.
      */
-    private NodePlan withhold(NodePlan next, NodeNetwork network) {
-        NodePlan kept = next.withheld(ip -> network.reserved(ip).map(why -> why + "; lbk8s will not announce it from node " + settings.node()));
+    private NodePlan withhold(NodePlan next, NodeNetwork network, Map<String, NodeNetwork> published) {
+        Function<IpAddress, Optional<String>> refused = ip -> network.reserved(ip).or(() -> published.entrySet().stream()
+                        .filter(e -> !e.getKey().equals(settings.node()) && e.getValue().holds(ip)).map(e -> ip + " is the address of node " + e.getKey())
+                        .sorted().findFirst())
+                .map(why -> why + "; lbk8s will not announce it from node " + settings.node());
+        NodePlan kept = next.withheld(refused);
         Set<IpAddress> withheld = new HashSet<>(next.announced().keySet());
         withheld.removeAll(kept.announced().keySet());
         for (IpAddress ip : withheld) {
             if (!withheldWarned.contains(ip)) {
-                log.warn("not announcing {}: {}", ip, network.reserved(ip).orElse(""));
+                log.warn("not announcing {}: {}", ip, refused.apply(ip).orElse(""));
             }
         }
         withheldWarned = withheld;

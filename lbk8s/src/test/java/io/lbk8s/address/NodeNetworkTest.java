@@ -34,6 +34,8 @@ class NodeNetworkTest {
         assertThat(NodeNetwork.parse(EXAMPLE)).contains(example());
         assertThat(NodeNetwork.parse(example().toAnnotation())).contains(example());
         assertThat(example().macs()).containsExactly("02:42:ac:12:00:02");
+        assertThat(example().holds(ip("fc00::2"))).isTrue();
+        assertThat(example().holds(ip("172.18.0.1"))).as("a gateway is not the node's").isFalse();
     }
 
     static Stream<Arguments> unreadable() {

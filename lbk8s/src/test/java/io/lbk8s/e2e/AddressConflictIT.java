@@ -187,6 +187,31 @@ class AddressConflictIT {
     }
 
     @Test
+    void aNodesOwnAddressAndItsSubnetsNetworkAddressAreNeverAnnounced() {
+        // a careless pool: node-1's own address and the subnet's network address
+        TestNode node1 = network.node(1);
+        InetAddress nodeAddress = node1.ipv4();
+        InetAddress subnetAddress = Sandbox.address(network.ipv4Subnet().substring(0, network.ipv4Subnet().indexOf('/')));
+        cluster.createMetallb("IPAddressPool", "careless", "{autoAssign: false, addresses: ['" + nodeAddress.getHostAddress()
+                + "/32', '" + subnetAddress.getHostAddress() + "/32']}");
+        cluster.createMetallb("L2Advertisement", "careless", "{ipAddressPools: [careless]}");
+        createService("node-address", nodeAddress);
+        createService("subnet-address", subnetAddress);
+
+        awaitEvent("node-address", "Warning", "NotAnnounced", nodeAddress.getHostAddress() + " is ");
+        assertThat(event("node-address", "Warning", "NotAnnounced", "").orElseThrow().getMessage())
+                .matches(java.util.regex.Pattern.quote(nodeAddress.getHostAddress())
+                        + " is (this node's address \\(on eth0\\)|the address of node node-1); lbk8s will not announce it from node node-\\d");
+        awaitEvent("subnet-address", "Warning", "NotAnnounced", subnetAddress.getHostAddress() + " is the network address of this node's subnet "
+                + network.ipv4Subnet() + "; lbk8s will not announce it from node ");
+        assertThat(network.client().arpingAll(nodeAddress, Duration.ofSeconds(2))).as("only node-1's own kernel answers")
+                .containsExactly(node1.mac());
+        assertThat(network.client().arpingAll(subnetAddress, Duration.ofSeconds(2))).as("nobody answers").isEmpty();
+        assertThat(conflicts.get(IpAddress.of(nodeAddress))).as("not a conflict").isEmpty();
+        assertThat(conflicts.get(IpAddress.of(subnetAddress))).as("not a conflict").isEmpty();
+    }
+
+    @Test
     void speakersPublishTheirNodesNetworkOnTheirPods() {
         TestNode node = network.node(1);
         await("the node-network annotation").atMost(SOON).until(() -> Optional.ofNullable(cluster.client.pods()
