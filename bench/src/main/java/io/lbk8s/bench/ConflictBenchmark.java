@@ -38,7 +38,7 @@ public final class ConflictBenchmark {
             return;
         }
         int trials = quick ? 3 : 10;
-        int services = quick ? 10 : 40;
+        int services = quick ? 10 : 40; // with the trials' addresses, at most the pool's 51
         Path logs = Files.createTempDirectory("lbk8s-conflict-bench");
         List<Long> probeOn;
         try (Sandbox sandbox = Sandbox.start(logs.resolve("probe"), TestNetwork.DEFAULT_NODE_COUNT, List.of("--gratuitous-refresh", "0"))) {
@@ -46,12 +46,12 @@ public final class ConflictBenchmark {
             List<Long> latencies = eventLatencies(sandbox, trials);
             row("speaker", "another host's first gratuitous ARP for an announced address → Warning Event in the API"
                     + " (target ≤ 1 s), p50 / max of " + trials, millis(latencies));
-            probeOn = createToCurl(sandbox, services, 20);
+            probeOn = createToCurl(sandbox, services, trials);
         }
         List<Long> probeOff;
         try (Sandbox sandbox = Sandbox.start(logs.resolve("no-probe"), TestNetwork.DEFAULT_NODE_COUNT, List.of("--takeover-probe", "0"))) {
             pool(sandbox);
-            probeOff = createToCurl(sandbox, services, 20);
+            probeOff = createToCurl(sandbox, services, trials);
         }
         row("speaker", "Service created → first curl answered, p50 / p99 / max of " + services + ", probe on (130 ms)",
                 percentiles(probeOn));
