@@ -285,6 +285,11 @@ final class Announcer implements AutoCloseable {
         replan.run();
     }
 
+    /** The addresses this node leaves alone because another host uses them. */
+    Set<IpAddress> inConflict() {
+        return conflicts.inConflict().stream().filter(ip -> !conflicts.mayAnnounce(ip)).collect(Collectors.toUnmodifiableSet());
+    }
+
     /** Hears other hosts claim what this node announces on {@code link}; without it, conflicts are seen at probe time only. */
     private void listen(LinkInfo link) {
         try {

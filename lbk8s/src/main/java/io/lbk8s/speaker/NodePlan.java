@@ -125,6 +125,16 @@ public record NodePlan(Map<IpAddress, Announced> announced, List<Problem> proble
         return kept.size() == announced.size() ? this : new NodePlan(kept, more);
     }
 
+    /** This plan without {@code addresses}, and without problems about them. */
+    public NodePlan without(Set<IpAddress> addresses) {
+        if (addresses.stream().noneMatch(announced::containsKey)) {
+            return this;
+        }
+        Map<IpAddress, Announced> kept = new TreeMap<>(announced);
+        kept.keySet().removeAll(addresses);
+        return new NodePlan(kept, problems.stream().filter(p -> !addresses.contains(p.ip())).toList());
+    }
+
     /** The Services this node announces, with the names of the interfaces each is answered on. */
     public Map<ServiceKey, Set<String>> interfacesByService() {
         Map<ServiceKey, Set<String>> result = new TreeMap<>();

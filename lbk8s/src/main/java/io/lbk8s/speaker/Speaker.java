@@ -321,7 +321,9 @@ public final class Speaker implements AutoCloseable {
         plan = next;
         planInputs = inputs;
         // A speaker that hears none of its peers cannot tell a dead cluster from its own cut link: it reports nothing.
-        tellUsers(next, heard.map(Membership.Snapshot::isolated).orElse(false), nodeStates);
+        // what users see (ServiceL2Status, Events, metrics) leaves out what another host makes this node withhold
+        NodePlan shown = next.without(announcer.inConflict());
+        tellUsers(shown, heard.map(Membership.Snapshot::isolated).orElse(false), nodeStates);
         heard.ifPresent(h -> watch.get().tellUsers(h, withSpeaker,
                 nodes.getStore().list().stream().collect(Collectors.toMap(n -> n.getMetadata().getName(), n -> n))));
     }

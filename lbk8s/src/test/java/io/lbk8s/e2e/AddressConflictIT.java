@@ -81,6 +81,7 @@ class AddressConflictIT {
                 + ip.getHostAddress() + " on the network of node " + reporter.name() + ": node " + reporter.name()
                 + " does not announce it while that host uses it");
         assertThat(network.client().arpingAll(ip, Duration.ofSeconds(2))).as("only the other host answers").containsExactly(foreign.mac());
+        assertThat(cluster.l2Statuses("default", "taken")).as("no ServiceL2Status says a node announces it").isEmpty();
         assertThat(cluster.metrics(reporter)).hasValueSatisfying(m -> assertThat(m).containsPattern(
                 "lbk8s_speaker_address_conflicts\\{address=\"" + quoted(ip) + "\",node=\"" + reporter.name() + "\"} 1"));
 
@@ -127,12 +128,14 @@ class AddressConflictIT {
             assertThat(defences).as("one defence: a gratuitous request and reply from the leader").hasSize(2);
         }
         assertThat(network.client().arpingAll(ip, Duration.ofSeconds(2))).as("the leader stopped answering").containsExactly(foreign.mac());
+        await("no ServiceL2Status says a node announces it").atMost(SOON).until(() -> cluster.l2Statuses("default", "claimed").isEmpty());
 
         foreignLeaves(ip);
         await("the conflict cleared").atMost(SOON).until(() -> conflicts.get(IpAddress.of(ip)).isEmpty());
         awaitEvent("claimed", "Normal", "AddressConflictCleared", ip.getHostAddress() + " is quiet again");
         await("the leader answers again").atMost(SOON)
                 .until(() -> network.client().arpingAll(ip, Duration.ofSeconds(1)), macs -> macs.equals(List.of(leader.mac())));
+        assertThat(announcingNode("claimed")).isEqualTo(leader);
     }
 
     @Test

@@ -138,5 +138,7 @@ class NodePlanTest {
                 new NodePlan.Problem(new ServiceKey("default", "gw"), ip("10.0.0.1"), "10.0.0.1 is this node's gateway"),
                 new NodePlan.Problem(new ServiceKey("default", "gw-dns"), ip("10.0.0.1"), "10.0.0.1 is this node's gateway"));
         assertThat(plan.withheld(x -> java.util.Optional.empty())).isSameAs(plan);
+        assertThat(plan.without(Set.of(ip("10.0.0.1"))).announced()).containsOnlyKeys(ip("10.0.0.200"));
+        assertThat(plan.without(Set.of(ip("10.9.9.9")))).isSameAs(plan);
     }
 }
