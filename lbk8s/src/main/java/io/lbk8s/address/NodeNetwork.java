@@ -3,33 +3,136 @@ package io.lbk8s.address;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Pattern;
 import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * A node's network as its speaker sees it, written by the speaker on its own Pod as the annotation {@value #ANNOTATION}:
- * {@code {"links":[{"name":"eth0","mac":"02:42:ac:12:00:02","prefixes":["172.18.0.2/16","fc00::2/64"]}],
- * "gateways":["172.18.0.1","fc00::1"]}}. The controller reads it to keep the subnets' network and broadcast
- * addresses and the gateways out of Services. Pure codec: text in, record out.
+ * What a speaker publishes about its node's network on its own Pod, as the annotation {@value #ANNOTATION}: the
+ * interfaces it announces on (their MACs, so that no speaker takes another speaker's answer for a foreign host's; their
+ * prefixes) and its default gateways (so that the controller keeps them, and the subnets' network and broadcast
+ * addresses, out of pools). Pure: the JSON codec and the rules on it.
  *
- * @param links    each interface, with its addresses as {@code address/prefix-length}
- * @param gateways the default gateways, one per family at most
+ * <pre>{"links":[{"name":"eth0","mac":"02:42:ac:12:00:02","prefixes":["172.18.0.2/16","fc00::2/64"]}],"gateways":["172.18.0.1","fc00::1"]}</pre>
  */
-public record NodeNetwork(List<Link> links, List<String> gateways) {
+public record NodeNetwork(List<Link> links, List<IpAddress> gateways) {
     public static final String ANNOTATION = "lbk8s.io/node-network";
     private static final JsonMapper JSON = JsonMapper.builder().build();
+    private static final Pattern MAC = Pattern.compile("[0-9a-f]{2}(:[0-9a-f]{2}){5}");
 
     public NodeNetwork {
         links = List.copyOf(links);
         gateways = List.copyOf(gateways);
     }
 
-    public record Link(String name, String mac, List<String> prefixes) {
+    /** @param mac lower case, colon separated, as {@code ip link} shows it */
+    public record Link(String name, String mac, List<Prefix> prefixes) {
         public Link {
+            mac = mac.toLowerCase(Locale.ROOT);
+            if (!MAC.matcher(mac).matches()) {
+                throw new IllegalArgumentException("not a MAC address: " + mac);
+            }
             prefixes = List.copyOf(prefixes);
         }
+    }
+
+    /** An address of an interface with its prefix length, as {@code 172.18.0.2/16}. */
+    public record Prefix(IpAddress address, int length) {
+        public Prefix {
+            if (length < 0 || length > address.family().bits()) {
+                throw new IllegalArgumentException("prefix length " + length + " for " + address);
+            }
+        }
+
+        public static Optional<Prefix> parse(String text) {
+            int slash = text.indexOf('/');
+            if (slash < 0) {
+                return Optional.empty();
+            }
+            try {
+                int length = Integer.parseInt(text.substring(slash + 1));
+                return IpAddress.parse(text.substring(0, slash))
+                        .filter(a -> length >= 0 && length <= a.family().bits())
+                        .map(a -> new Prefix(a, length));
+            } catch (NumberFormatException e) {
+                return Optional.empty();
+            }
+        }
+
+        /** The first address of the prefix. */
+        public IpAddress network() {
+            return withHostBits(false);
+        }
+
+        /** The last address of the prefix (IPv4's broadcast address). */
+        public IpAddress last() {
+            return withHostBits(true);
+        }
+
+        public boolean contains(IpAddress ip) {
+            return ip.family() == address.family() && ip.compareTo(network()) >= 0 && ip.compareTo(last()) <= 0;
+        }
+
+        private IpAddress withHostBits(boolean set) {
+            int bits = address.family().bits();
+            int hostBits = bits - length;
+            long highMask = hostBits <= 64 ? 0 : hostBits >= 128 ? -1L : (1L << (hostBits - 64)) - 1;
+            long lowMask = hostBits >= 64 ? -1L : (1L << hostBits) - 1;
+            if (bits == 32) {
+                lowMask &= 0xffff_ffffL;
+            }
+            long high = set ? address.high() | highMask : address.high() & ~highMask;
+            long low = set ? address.low() | lowMask : address.low() & ~lowMask;
+            if (bits == 32) {
+                low &= 0xffff_ffffL;
+            }
+            return new IpAddress(address.family(), high, low);
+        }
+
+        @Override
+        public String toString() {
+            return address + "/" + length;
+        }
+    }
+
+    /**
+     * Why a speaker on this node must never answer for {@code ip}, if it must not: it is an address of this node, one
+     * of its default gateways, or the network or broadcast address of one of its IPv4 subnets (an IPv6 subnet's first
+     * address is its subnet-router anycast address).
+     */
+    public Optional<String> reserved(IpAddress ip) {
+        if (gateways.contains(ip)) {
+            return Optional.of(ip + " is this node's gateway");
+        }
+        for (Link link : links) {
+            for (Prefix prefix : link.prefixes()) {
+                if (prefix.address().equals(ip)) {
+                    return Optional.of(ip + " is this node's address (on " + link.name() + ")");
+                }
+                boolean smallV4 = ip.isV4() && prefix.length() >= 31; // RFC 3021: /31 and /32 have no such addresses
+                if (prefix.contains(ip) && !smallV4 && prefix.network().equals(ip)) {
+                    return Optional.of(ip + " is the network address of this node's subnet " + prefix.network() + "/" + prefix.length());
+                }
+                if (prefix.contains(ip) && !smallV4 && ip.isV4() && prefix.last().equals(ip)) {
+                    return Optional.of(ip + " is the broadcast address of this node's subnet " + prefix.network() + "/" + prefix.length());
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Whether {@code ip} is an address of one of the links. */
+    public boolean holds(IpAddress ip) {
+        return links.stream().flatMap(l -> l.prefixes().stream()).anyMatch(p -> p.address().equals(ip));
+    }
+
+    /** The MACs of the links, as written. */
+    public List<String> macs() {
+        return links.stream().map(Link::mac).toList();
     }
 
     public String toAnnotation() {
@@ -38,54 +141,64 @@ public record NodeNetwork(List<Link> links, List<String> gateways) {
             Map<String, Object> tree = new LinkedHashMap<>();
             tree.put("name", link.name());
             tree.put("mac", link.mac());
-            tree.put("prefixes", link.prefixes());
+            tree.put("prefixes", link.prefixes().stream().map(Prefix::toString).toList());
             linkTrees.add(tree);
         }
         Map<String, Object> tree = new LinkedHashMap<>();
         tree.put("links", linkTrees);
-        tree.put("gateways", gateways);
+        tree.put("gateways", gateways.stream().map(IpAddress::toString).toList());
         return JSON.writeValueAsString(tree);
     }
 
-    /** The network in an annotation's text; empty when the text is not such JSON (a speaker of another version). */
+    /** The network an annotation describes; empty when it is not one (not JSON, a bad address, MAC or prefix). */
     public static Optional<NodeNetwork> parse(String text) {
-        if (text == null || text.isBlank()) {
+        if (text == null) {
             return Optional.empty();
         }
         try {
-            if (!(JSON.readValue(text, Object.class) instanceof Map<?, ?> tree)) {
+            JsonNode tree = JSON.readTree(text);
+            if (tree == null || !tree.isObject()) {
                 return Optional.empty();
             }
             List<Link> links = new ArrayList<>();
-            if (tree.get("links") instanceof List<?> list) {
-                for (Object item : list) {
-                    if (!(item instanceof Map<?, ?> link) || !(link.get("name") instanceof String name)) {
+            for (JsonNode link : array(tree.get("links"))) {
+                JsonNode name = link.get("name");
+                JsonNode mac = link.get("mac");
+                if (name == null || !name.isString() || mac == null || !mac.isString()
+                        || !MAC.matcher(mac.asString().toLowerCase(Locale.ROOT)).matches()) {
+                    return Optional.empty();
+                }
+                List<Prefix> prefixes = new ArrayList<>();
+                for (JsonNode prefix : array(link.get("prefixes"))) {
+                    Optional<Prefix> parsed = prefix.isString() ? Prefix.parse(prefix.asString()) : Optional.empty();
+                    if (parsed.isEmpty()) {
                         return Optional.empty();
                     }
-                    String mac = link.get("mac") instanceof String m ? m : "";
-                    links.add(new Link(name, mac, strings(link.get("prefixes"))));
+                    prefixes.add(parsed.get());
                 }
-            } else if (tree.get("links") != null) {
-                return Optional.empty();
+                links.add(new Link(name.asString(), mac.asString(), prefixes));
             }
-            if (tree.get("gateways") != null && !(tree.get("gateways") instanceof List<?>)) {
-                return Optional.empty();
+            List<IpAddress> gateways = new ArrayList<>();
+            for (JsonNode gateway : array(tree.get("gateways"))) {
+                Optional<IpAddress> parsed = gateway.isString() ? IpAddress.parse(gateway.asString()) : Optional.empty();
+                if (parsed.isEmpty()) {
+                    return Optional.empty();
+                }
+                gateways.add(parsed.get());
             }
-            return Optional.of(new NodeNetwork(links, strings(tree.get("gateways"))));
-        } catch (JacksonException e) {
+            return Optional.of(new NodeNetwork(links, gateways));
+        } catch (JacksonException | IllegalArgumentException e) {
             return Optional.empty();
         }
     }
 
-    private static List<String> strings(Object value) {
-        List<String> out = new ArrayList<>();
-        if (value instanceof List<?> list) {
-            for (Object item : list) {
-                if (item instanceof String s) {
-                    out.add(s);
-                }
-            }
+    private static Iterable<JsonNode> array(JsonNode node) {
+        if (node == null || node.isNull()) {
+            return List.of();
         }
-        return out;
+        if (!node.isArray()) {
+            throw new IllegalArgumentException("not an array: " + node);
+        }
+        return node;
     }
 }

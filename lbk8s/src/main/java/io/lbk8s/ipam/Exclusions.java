@@ -61,25 +61,22 @@ public final class Exclusions {
         }
         in.networks().forEach((node, network) -> {
             for (NodeNetwork.Link link : network.links()) {
-                for (String prefix : link.prefixes()) {
-                    subnet(prefix).ifPresent(s -> {
-                        if (s.hostBits() < 2) {
-                            return;
-                        }
-                        add(byNode, s.address(), "address on " + link.name(), node);
-                        IpRange range = s.range();
-                        String cidr = range.first() + "/" + (s.address().family().bits() - s.hostBits());
-                        if (s.address().isV4()) {
-                            others.add(range.first(), "network address of " + cidr);
-                            others.add(range.last(), "broadcast address of " + cidr);
-                        } else {
-                            others.add(range.first(), "subnet-router anycast address of " + cidr);
-                        }
-                    });
+                for (NodeNetwork.Prefix prefix : link.prefixes()) {
+                    if (prefix.address().family().bits() - prefix.length() < 2) {
+                        continue; // a /31, /32, /127 or /128 has no network or broadcast address (RFC 3021)
+                    }
+                    add(byNode, prefix.address(), "address on " + link.name(), node);
+                    String cidr = prefix.network() + "/" + prefix.length();
+                    if (prefix.address().isV4()) {
+                        others.add(prefix.network(), "network address of " + cidr);
+                        others.add(prefix.last(), "broadcast address of " + cidr);
+                    } else {
+                        others.add(prefix.network(), "subnet-router anycast address of " + cidr);
+                    }
                 }
             }
-            for (String gateway : network.gateways()) {
-                address(gateway).ifPresent(ip -> add(byNode, ip, "gateway", node));
+            for (IpAddress gateway : network.gateways()) {
+                add(byNode, gateway, "gateway", node);
             }
         });
         for (String endpoint : in.apiServer()) {
@@ -108,30 +105,5 @@ public final class Exclusions {
 
     private static Optional<IpAddress> address(String text) {
         return text == null ? Optional.empty() : IpAddress.parse(text.strip());
-    }
-
-    /** An address on a link with its prefix: the address itself and how many host bits its subnet has. */
-    private record Subnet(IpAddress address, int hostBits) {
-        IpRange range() {
-            return IpRange.cidr(address, address.family().bits() - hostBits, address + "/" + (address.family().bits() - hostBits));
-        }
-    }
-
-    private static Optional<Subnet> subnet(String text) {
-        if (text == null) {
-            return Optional.empty();
-        }
-        int slash = text.indexOf('/');
-        if (slash < 0) {
-            return Optional.empty();
-        }
-        Optional<IpAddress> ip = address(text.substring(0, slash));
-        String length = text.substring(slash + 1).strip();
-        if (ip.isEmpty() || !length.matches("\\d{1,3}")) {
-            return Optional.empty();
-        }
-        int bits = ip.get().family() == IpFamily.IPv4 ? 32 : 128;
-        int prefix = Integer.parseInt(length);
-        return prefix > bits ? Optional.empty() : Optional.of(new Subnet(ip.get(), bits - prefix));
     }
 }

@@ -1,7 +1,6 @@
 package io.lbk8s.net;
 
 import io.lbk8s.address.IpAddress;
-import io.lbk8s.address.IpFamily;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -34,9 +33,6 @@ public final class AddressProbe implements AutoCloseable {
     /** Sockets need one, but every receive here follows poll(2) and does not block. */
     private static final Duration RECEIVE_TIMEOUT = Duration.ofMillis(100);
     private static final int FRAME_BUFFER = 2048;
-
-    /** Who claims an address. */
-    private record Claim(IpAddress address, MacAddress mac) {}
 
     private final LinkInfo link;
     private final PacketSocket arpSocket;
@@ -148,7 +144,7 @@ public final class AddressProbe implements AutoCloseable {
                 }
                 // bounded by the next event too, so that a flood cannot hold the second probe or the end back
                 for (int n; System.nanoTime() - until < 0 && (n = sockets[i].receiveNow(frame)) >= 0; ) {
-                    Claim claim = sockets[i] == arpSocket ? arpClaim(frame, n) : neighborClaim(frame, n);
+                    Claim claim = sockets[i] == arpSocket ? Claim.ofArp(frame, n) : Claim.ofNeighborDiscovery(frame, n);
                     if (claim != null && asked.contains(claim.address()) && !ours.contains(claim.mac())) {
                         found.putIfAbsent(claim.address(), claim.mac());
                     }
@@ -165,40 +161,6 @@ public final class AddressProbe implements AutoCloseable {
         for (IpAddress ip : v6) {
             ndpSocket.send(frame, NdpPacket.encodeDuplicateAddressProbe(frame, ip, link.mac()));
         }
-    }
-
-    /** The address an ARP frame claims for its sender: its sender IP, or for a probe (sender 0.0.0.0) its target. */
-    private static Claim arpClaim(MemorySegment frame, int length) {
-        if (ArpPacket.check(frame, length) != ArpPacket.Verdict.OK) {
-            return null;
-        }
-        int address = ArpPacket.senderIpv4(frame);
-        if (address == 0 && ArpPacket.operation(frame) == ArpPacket.REQUEST) {
-            address = ArpPacket.targetIpv4(frame);
-        }
-        if (address == 0) {
-            return null;
-        }
-        return new Claim(IpAddress.v4(address & 0xffff_ffffL), new MacAddress(ArpPacket.senderMac(frame)));
-    }
-
-    /**
-     * The address a neighbor discovery frame claims: an advertisement's target (for the MAC in its target
-     * link-layer option, else its Ethernet source), or the target of another host's duplicate address detection.
-     */
-    private static Claim neighborClaim(MemorySegment frame, int length) {
-        long mac;
-        if (NdpPacket.checkAdvertisement(frame, length) == NdpPacket.Verdict.OK) {
-            long option = NdpPacket.targetLinkLayerAddress(frame);
-            mac = option >= 0 ? option : NdpPacket.ethernetSource(frame);
-        } else if (NdpPacket.checkSolicitation(frame, length) == NdpPacket.Verdict.OK
-                && NdpPacket.isUnspecifiedSource(frame)) {
-            mac = NdpPacket.ethernetSource(frame);
-        } else {
-            return null;
-        }
-        IpAddress target = new IpAddress(IpFamily.IPv6, NdpPacket.targetHigh(frame), NdpPacket.targetLow(frame));
-        return new Claim(target, new MacAddress(mac));
     }
 
     /** Closes the sockets, after a probe under way has ended. */

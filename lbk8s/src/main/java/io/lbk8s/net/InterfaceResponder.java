@@ -225,6 +225,9 @@ public final class InterfaceResponder implements AutoCloseable {
         if (ArpPacket.senderMac(request) == mac.bits()) {
             return null; // our own gratuitous request, or the kernel asking on our behalf
         }
+        if (ArpPacket.senderIpv4(request) == ArpPacket.targetIpv4(request)) {
+            return null; // another host's gratuitous request: an announcement, not a question (and a conflict to notice)
+        }
         AddressCounters counters = announced.v4(ArpPacket.targetIpv4(request));
         if (counters == null) {
             return null;

@@ -25,7 +25,7 @@ import java.nio.ByteOrder;
  * The XDP program that answers ARP requests in the kernel, in the receive path, for the IPv4 addresses held in a
  * hash map (key: the address in network order; value: a 64-bit count of answers). It applies the same rules as
  * {@link InterfaceResponder}: an Ethernet/IPv4 request (opcode 1), sent to broadcast or to our MAC, not sent by us,
- * for an address in the map. It turns that frame into the reply in place and sends it back out of the interface
+ * not gratuitous (sender IP = target IP), for an address in the map. It turns that frame into the reply in place and sends it back out of the interface
  * (XDP_TX); everything else goes on to the stack and the raw sockets (XDP_PASS).
  *
  * <p>With a {@link Fence}, it answers only before the fence's deadline, read from the fence's one-entry array map and
@@ -68,8 +68,10 @@ final class XdpArpProgram {
                 // not our own request (a gratuitous one, or the kernel asking for us)
                 .label("not-from-us").load(WORD, R2, R7, 22).load(HALF, R3, R7, 26)
                 .jumpIf(NE_32, R2, macHead, "lookup").jumpIf(EQ, R3, macTail, PASS)
-                // the target address, kept on the stack as the map key
+                // the target address, kept on the stack as the map key; a gratuitous request (sender IP = target IP)
+                // is another host's announcement, not a question: it passes on, to the stack and the claim listener
                 .label("lookup").load(WORD, R2, R7, 38).store(WORD, R10, -4, R2)
+                .load(WORD, R3, R7, 28).jumpIfRegister(EQ, R2, R3, PASS)
                 .loadMap(R1, mapFd).moveRegister(R2, R10).addImmediate(R2, -4).call(MAP_LOOKUP_ELEM)
                 .jumpIf(EQ, R0, 0, PASS)
                 .moveRegister(R6, R0); // the address's count survives the helper calls of the fence check

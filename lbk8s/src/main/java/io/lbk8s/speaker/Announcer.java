@@ -3,6 +3,7 @@ package io.lbk8s.speaker;
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.net.ArpPacket;
 import io.lbk8s.net.BpfProgram;
+import io.lbk8s.net.ClaimListener;
 import io.lbk8s.net.InterfaceResponder;
 import io.lbk8s.net.LinkInfo;
 import io.lbk8s.net.Links;
@@ -31,8 +32,10 @@ import org.slf4j.LoggerFactory;
  * periodically.
  *
  * <p>Before it answers for an address it did not answer for, it asks the LAN ({@link TakeoverProbes}), and leaves an
- * address alone while another MAC answers for it. It also watches the links it answers on: one that goes down or
- * loses its carrier stops answering at once, and the plan is made again.
+ * address alone while another MAC answers for it; when that MAC is no speaker's, that is an address conflict
+ * ({@link Conflicts}), and so is another host claiming an address this node announces, which a {@link ClaimListener}
+ * per interface hears. It also watches the links it answers on: one that goes down or loses its carrier stops
+ * answering at once, and the plan is made again.
  */
 final class Announcer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Announcer.class);
@@ -53,6 +56,7 @@ final class Announcer implements AutoCloseable {
     private final Runnable replan;
     private final ScheduledExecutorService timer;
     private final TakeoverProbes probes;
+    private final Conflicts conflicts;
 
     /** ifindex to the addresses answered there, as last handed to the responders; replaced whole. */
     private volatile Map<Integer, Set<IpAddress>> table = Map.of();
@@ -60,12 +64,14 @@ final class Announcer implements AutoCloseable {
     // Owned by the caller's (reconcile) thread, and by the timer for refresh reads.
     private final Map<Integer, InterfaceResponder> responders = new HashMap<>();
     private final Map<Integer, LinkInfo> linksInUse = new HashMap<>();
+    private final Map<Integer, ClaimListener> listeners = new HashMap<>();
     private volatile String rawSocketFailure;
     private volatile String responderFailure;
 
     /** {@code replan} asks for the plan to be made again (after a deferral's pause, or when a link went down). */
-    Announcer(SpeakerMetrics metrics, Options options, Runnable replan) {
+    Announcer(SpeakerMetrics metrics, Options options, Conflicts conflicts, Runnable replan) {
         this.metrics = metrics;
+        this.conflicts = conflicts;
         this.options = options;
         this.probes = new TakeoverProbes(metrics, options.takeoverProbe());
         this.replan = replan;
@@ -115,6 +121,8 @@ final class Announcer implements AutoCloseable {
                 links.put(link.index(), link);
             }
         }
+        // an address another host uses is not announced until the conflict clears
+        next.values().forEach(ips -> ips.removeIf(ip -> !conflicts.mayAnnounce(ip)));
         Map<Integer, Set<IpAddress>> before = table;
         String problem = null;
         for (LinkInfo link : links.values()) {
@@ -122,11 +130,13 @@ final class Announcer implements AutoCloseable {
             if (existing != null && !linksInUse.get(link.index()).mac().equals(link.mac())) {
                 closeQuietly(existing); // the interface was replaced (same index, new MAC): answer with the new MAC
                 responders.remove(link.index());
+                Optional.ofNullable(listeners.remove(link.index())).ifPresent(ClaimListener::close);
             }
             if (!responders.containsKey(link.index())) {
                 try {
                     InterfaceResponder responder = InterfaceResponder.start(link, metrics, options.responder());
                     responders.put(link.index(), responder);
+                    listen(link);
                     log.info("answering ARP and NDP on interface {} ({}, index {}); ARP {}", link.name(), link.mac(), link.index(),
                             responder.answersArpInKernel() ? "in the kernel (XDP)"
                                     : "from the raw socket (in the kernel: " + responder.arpInKernelProblem() + ")");
@@ -146,6 +156,7 @@ final class Announcer implements AutoCloseable {
         probeBeforeTaking(next, before, fromFailedNodes);
         responderFailure = answer(next, next, problem);
         table = freeze(next);
+        listenForClaims();
 
         for (var entry : table.entrySet()) {
             InterfaceResponder responder = responders.get(entry.getKey());
@@ -185,7 +196,13 @@ final class Announcer implements AutoCloseable {
             var entry = it.next();
             if (!table.containsKey(entry.getKey())) {
                 InterfaceResponder idle = entry.getValue();
-                Thread.ofVirtual().name("close-" + idle.link().name()).start(() -> closeQuietly(idle));
+                ClaimListener listener = listeners.remove(entry.getKey());
+                Thread.ofVirtual().name("close-" + idle.link().name()).start(() -> {
+                    closeQuietly(idle);
+                    if (listener != null) {
+                        listener.close();
+                    }
+                });
                 linksInUse.remove(entry.getKey());
                 it.remove();
             }
@@ -223,8 +240,10 @@ final class Announcer implements AutoCloseable {
             if (ours == null) {
                 ours = Links.list().stream().map(LinkInfo::mac).collect(Collectors.toSet());
             }
-            TakeoverProbes.Verdict verdict = probes.probe(linksInUse.get(entry.getKey()), fresh, fromFailedNodes, ours);
-            entry.getValue().removeAll(verdict.contested());
+            LinkInfo link = linksInUse.get(entry.getKey());
+            TakeoverProbes.Verdict verdict = probes.probe(link, fresh, fromFailedNodes, ours);
+            entry.getValue().removeAll(verdict.contested().keySet());
+            verdict.contested().forEach((ip, mac) -> conflicts.takeoverAnswered(link, ip, mac));
             if (verdict.retryAfter().isPresent() && (retry == null || verdict.retryAfter().get().compareTo(retry) < 0)) {
                 retry = verdict.retryAfter().get();
             }
@@ -261,8 +280,74 @@ final class Announcer implements AutoCloseable {
         Map<Integer, Set<IpAddress>> without = new HashMap<>(table);
         without.remove(link.index());
         table = Map.copyOf(without);
+        listenForClaims();
         log.warn("interface {} is down or lost its carrier: stopped answering for {} there", link.name(), had);
         replan.run();
+    }
+
+    /** The addresses this node leaves alone because another host uses them. */
+    Set<IpAddress> inConflict() {
+        return conflicts.inConflict().stream().filter(ip -> !conflicts.mayAnnounce(ip)).collect(Collectors.toUnmodifiableSet());
+    }
+
+    /** Hears other hosts claim what this node announces on {@code link}; without it, conflicts are seen at probe time only. */
+    private void listen(LinkInfo link) {
+        try {
+            listeners.put(link.index(), ClaimListener.start(link, (on, ip, mac) -> conflicts.heard(on, ip, mac)));
+        } catch (IOException e) {
+            log.warn("cannot listen for other hosts using the addresses announced on {}: {}", link.name(), e.getMessage());
+        }
+    }
+
+    private void listenForClaims() {
+        listeners.forEach((index, listener) -> {
+            try {
+                listener.listenFor(table.getOrDefault(index, Set.of()));
+            } catch (IOException e) {
+                log.warn("cannot listen for other hosts using the addresses announced on {}: {}", listener.link().name(), e.getMessage());
+            }
+        });
+    }
+
+    /** Stops answering for {@code ip} on every interface now: another host insists on it. */
+    synchronized void withdraw(IpAddress ip) {
+        Map<Integer, Set<IpAddress>> without = new HashMap<>();
+        table.forEach((index, ips) -> {
+            Set<IpAddress> rest = new HashSet<>(ips);
+            if (rest.remove(ip)) {
+                InterfaceResponder responder = responders.get(index);
+                if (responder != null) {
+                    try {
+                        responder.announce(rest);
+                        if (!ip.isV4()) {
+                            responder.leaveSolicitedNode(ip);
+                        }
+                    } catch (IOException e) {
+                        withdrawQuietly(responder);
+                        log.error("cannot set what interface {} answers for: {}", responder.link().name(), e.getMessage());
+                        return;
+                    }
+                    log.info("stopped announcing {} on {}", ip, responder.link().name());
+                }
+            }
+            without.put(index, rest);
+        });
+        table = freeze(without);
+        listenForClaims();
+    }
+
+    /** One gratuitous ARP / unsolicited NA for {@code ip} from every interface that announces it. */
+    void defend(IpAddress ip) {
+        Map<Integer, InterfaceResponder> current;
+        synchronized (this) {
+            current = Map.copyOf(responders);
+        }
+        table.forEach((index, ips) -> {
+            InterfaceResponder responder = current.get(index);
+            if (responder != null && ips.contains(ip)) {
+                send(responder, ip);
+            }
+        });
     }
 
     private void burst(InterfaceResponder responder, IpAddress ip) {
@@ -305,6 +390,7 @@ final class Announcer implements AutoCloseable {
     synchronized void withdrawAll() {
         table = Map.of();
         responders.values().forEach(Announcer::withdrawQuietly);
+        listenForClaims();
     }
 
     private static void withdrawQuietly(InterfaceResponder responder) {
@@ -322,6 +408,8 @@ final class Announcer implements AutoCloseable {
         timer.shutdownNow();
         responders.values().forEach(Announcer::closeQuietly);
         responders.clear();
+        listeners.values().forEach(ClaimListener::close);
+        listeners.clear();
     }
 
     private static void closeQuietly(InterfaceResponder responder) {

@@ -107,6 +107,34 @@ public record NodePlan(Map<IpAddress, Announced> announced, List<Problem> proble
         return Set.copyOf(fromFailed);
     }
 
+    /**
+     * This plan without the addresses {@code refused} gives a reason for: each of their Services gets that reason as
+     * a problem instead.
+     */
+    public NodePlan withheld(java.util.function.Function<IpAddress, java.util.Optional<String>> refused) {
+        Map<IpAddress, Announced> kept = new TreeMap<>();
+        List<Problem> more = new ArrayList<>(problems);
+        for (Announced a : announced.values()) {
+            java.util.Optional<String> why = refused.apply(a.ip());
+            if (why.isPresent()) {
+                a.services().stream().sorted().forEach(s -> more.add(new Problem(s, a.ip(), why.get())));
+            } else {
+                kept.put(a.ip(), a);
+            }
+        }
+        return kept.size() == announced.size() ? this : new NodePlan(kept, more);
+    }
+
+    /** This plan without {@code addresses}, and without problems about them. */
+    public NodePlan without(Set<IpAddress> addresses) {
+        if (addresses.stream().noneMatch(announced::containsKey)) {
+            return this;
+        }
+        Map<IpAddress, Announced> kept = new TreeMap<>(announced);
+        kept.keySet().removeAll(addresses);
+        return new NodePlan(kept, problems.stream().filter(p -> !addresses.contains(p.ip())).toList());
+    }
+
     /** The Services this node announces, with the names of the interfaces each is answered on. */
     public Map<ServiceKey, Set<String>> interfacesByService() {
         Map<ServiceKey, Set<String>> result = new TreeMap<>();

@@ -14,12 +14,14 @@ import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.lbk8s.address.IpAddress;
+import io.lbk8s.address.NodeNetwork;
 import io.lbk8s.config.AcceptedConfig;
 import io.lbk8s.config.Config;
 import io.lbk8s.config.ConfigProblem;
 import io.lbk8s.controller.ServiceRequests;
 import io.lbk8s.health.HealthServer.Readiness;
 import io.lbk8s.ipam.ServiceKey;
+import io.lbk8s.kube.AddressConflicts;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.ConfigurationStates;
 import io.lbk8s.kube.EventRecorder;
@@ -29,9 +31,11 @@ import io.lbk8s.kube.ServiceMapping;
 import io.lbk8s.kube.SpeakerMapping;
 import io.lbk8s.kube.Watches;
 import io.lbk8s.kube.WorkQueue;
+import io.lbk8s.net.DefaultGateways;
 import io.lbk8s.net.Fence;
 import io.lbk8s.net.LinkInfo;
 import io.lbk8s.net.Links;
+import io.lbk8s.net.MacAddress;
 import io.lbk8s.net.ResponderOptions;
 import io.lbk8s.peers.Liveness;
 import io.lbk8s.peers.Membership;
@@ -40,6 +44,7 @@ import java.io.IOException;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -47,6 +52,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -74,6 +80,9 @@ public final class Speaker implements AutoCloseable {
     private final SpeakerMetrics metrics;
     private final ServiceL2Statuses statuses;
     private final Announcer announcer;
+    private final Conflicts conflicts;
+    private final AddressConflicts conflictObjects;
+    private final NodeNetworkAnnotation nodeNetworkAnnotation;
     private final MeterRegistry registry;
     private final Fence fence;
     private final WorkQueue<String> queue = new WorkQueue<>();
@@ -86,12 +95,14 @@ public final class Speaker implements AutoCloseable {
     private SharedIndexInformer<ConfigMap> configMaps;
     private Optional<SharedIndexInformer<GenericKubernetesResource>> pools = Optional.empty();
     private Optional<SharedIndexInformer<GenericKubernetesResource>> l2Advertisements = Optional.empty();
+    private Optional<SharedIndexInformer<GenericKubernetesResource>> addressConflicts = Optional.empty();
 
     // Owned by the reconcile thread.
     private Config config;
     private AcceptedConfig accepted = AcceptedConfig.NONE;
     private String lastConfigVerdict = "";
-    private NodePlan plan = NodePlan.EMPTY;
+    private volatile NodePlan plan = NodePlan.EMPTY; // read by the conflicts' threads
+    private Set<IpAddress> withheldWarned = Set.of(); // this node's own addresses the controller assigned, warned once
     private NodePlan.Inputs planInputs;
     private int stallsSeen;
     private Map<ServiceKey, Set<String>> announcedServices = Map.of();
@@ -112,10 +123,38 @@ public final class Speaker implements AutoCloseable {
         this.registry = registry;
         // With the detector, this node answers only while the detector renews the fence: a frozen speaker goes silent.
         this.fence = settings.peers().enabled() ? Fence.renewable() : Fence.unlimited();
+        this.conflictObjects = new AddressConflicts(client);
+        this.conflicts = new Conflicts(settings.node(), metrics, events, Optional.of(conflictObjects), new Conflicts.Hooks() {
+            @Override
+            public boolean leads(IpAddress ip) {
+                return plan.announced().containsKey(ip);
+            }
+
+            @Override
+            public Optional<Service> serviceOf(IpAddress ip) {
+                return serviceHolding(ip);
+            }
+
+            @Override
+            public void withdraw(IpAddress ip) {
+                announcer.withdraw(ip);
+            }
+
+            @Override
+            public void defend(IpAddress ip) {
+                announcer.defend(ip);
+            }
+
+            @Override
+            public void replan() {
+                queue.add(PLAN);
+            }
+        });
         this.announcer = new Announcer(metrics, new Announcer.Options(settings.takeoverBurst(), settings.gratuitousRefresh(),
                 ResponderOptions.DEFAULTS.withReceiveBufferBytes(settings.receiveBufferBytes())
                         .withArpInKernel(settings.arpInKernel()).withFence(fence), settings.takeoverProbe()),
-                () -> queue.add(PLAN));
+                conflicts, () -> queue.add(PLAN));
+        this.nodeNetworkAnnotation = new NodeNetworkAnnotation(client, settings.podNamespace(), settings.podName());
     }
 
     public void start() {
@@ -130,6 +169,7 @@ public final class Speaker implements AutoCloseable {
         l2Advertisements = customResources(ConfigResources.L2_ADVERTISEMENTS);
         endpointSlices = watches.inform("endpointslices", client.discovery().v1().endpointSlices().inAnyNamespace(), handler());
         services = watches.inform("services", client.services().inAnyNamespace(), handler());
+        adoptConflicts();
         watches.checkApi(client);
         synced = true;
         // judge the configuration as the controller does, even when a pool's current version is refused
@@ -141,6 +181,39 @@ public final class Speaker implements AutoCloseable {
         }
         queue.add(PLAN);
         worker = Thread.ofPlatform().name("speaker-reconcile").start(this::runQueue);
+    }
+
+    /**
+     * The AddressConflicts this node reported before it restarted are probed again, so that they clear once the other
+     * host leaves (they would only turn stale otherwise).
+     */
+    private void adoptConflicts() {
+        try {
+            addressConflicts = Optional.of(Watches.resilient(AddressConflicts.CRD, client.genericKubernetesResources(AddressConflicts.CONTEXT),
+                    Informers.onAnyChange(any -> { })));
+        } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+            log.warn("cannot read {} (is the CRD installed?): {}; address conflicts are reported in Events and logs only",
+                    AddressConflicts.CRD, e.getMessage());
+            return;
+        }
+        List<io.lbk8s.conflict.AddressConflict> mine = addressConflicts.get().getStore().list().stream()
+                .map(AddressConflicts::toConflict).flatMap(Optional::stream)
+                .filter(c -> c.node().equals(settings.node())).toList();
+        conflicts.adopt(mine, Links.list());
+    }
+
+    /** The Service whose status shows {@code ip}, one this node announces it for first. */
+    private Optional<Service> serviceHolding(IpAddress ip) {
+        NodePlan.Announced announced = plan.announced().get(ip);
+        if (announced != null && !announced.services().isEmpty()) {
+            Optional<Service> led = service(announced.services().iterator().next());
+            if (led.isPresent()) {
+                return led;
+            }
+        }
+        SharedIndexInformer<Service> informer = services;
+        return informer == null ? Optional.empty() : informer.getStore().list().stream()
+                .filter(s -> ServiceMapping.statusIps(s).contains(ip)).findFirst();
     }
 
     private Optional<SharedIndexInformer<GenericKubernetesResource>> customResources(ResourceDefinitionContext context) {
@@ -222,9 +295,13 @@ public final class Speaker implements AutoCloseable {
             }
         }
         List<LinkInfo> links = Links.list();
+        NodeNetwork network = NodeNetworkAnnotation.of(links, DefaultGateways.read(), settings.excludedInterfaces());
+        nodeNetworkAnnotation.publish(network);
+        Map<String, NodeNetwork> published = publishedNetworks();
+        conflicts.speakerMacs(speakerMacs(links, published));
         NodePlan.Inputs inputs = new NodePlan.Inputs(settings.node(), config == null ? Config.EMPTY : config, served,
                 nodeStates, new LeaderChoice.Options(settings.ignoreExcludeLabel()), links, settings.excludedInterfaces());
-        NodePlan next = NodePlan.compute(inputs);
+        NodePlan next = withhold(NodePlan.compute(inputs), network, published);
         if (stopping) {
             return;
         }
@@ -244,9 +321,54 @@ public final class Speaker implements AutoCloseable {
         plan = next;
         planInputs = inputs;
         // A speaker that hears none of its peers cannot tell a dead cluster from its own cut link: it reports nothing.
-        tellUsers(next, heard.map(Membership.Snapshot::isolated).orElse(false), nodeStates);
+        // what users see (ServiceL2Status, Events, metrics) leaves out what another host makes this node withhold
+        NodePlan shown = next.without(announcer.inConflict());
+        tellUsers(shown, heard.map(Membership.Snapshot::isolated).orElse(false), nodeStates);
         heard.ifPresent(h -> watch.get().tellUsers(h, withSpeaker,
                 nodes.getStore().list().stream().collect(Collectors.toMap(n -> n.getMetadata().getName(), n -> n))));
+    }
+
+    /** What every speaker published on its Pod ({@link NodeNetwork#ANNOTATION}), by node. */
+    private Map<String, NodeNetwork> publishedNetworks() {
+        Map<String, NodeNetwork> published = new HashMap<>();
+        for (Pod pod : speakerPods.getStore().list()) {
+            Map<String, String> annotations = pod.getMetadata().getAnnotations();
+            String node = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+            if (annotations != null && node != null) {
+                NodeNetwork.parse(annotations.get(NodeNetwork.ANNOTATION)).ifPresent(n -> published.put(node, n));
+            }
+        }
+        return published;
+    }
+
+    /** Every speaker's MACs, and this node's own. */
+    private static Set<MacAddress> speakerMacs(List<LinkInfo> links, Map<String, NodeNetwork> published) {
+        Set<MacAddress> macs = new HashSet<>();
+        links.stream().filter(l -> !l.loopback()).forEach(l -> macs.add(l.mac()));
+        published.values().forEach(n -> n.macs().forEach(m -> macs.add(MacAddress.parse(m))));
+        return macs;
+    }
+
+    /**
+     * This node never answers for its own addresses, its gateways, or its subnets' network and broadcast addresses,
+     * nor for another node's address (that node's kernel answers for it, with a speaker's MAC), even when the
+     * controller assigned one: a Warning on the Service (and a log line once) says why.
+     */
+    private NodePlan withhold(NodePlan next, NodeNetwork network, Map<String, NodeNetwork> published) {
+        Function<IpAddress, Optional<String>> refused = ip -> network.reserved(ip).or(() -> published.entrySet().stream()
+                        .filter(e -> !e.getKey().equals(settings.node()) && e.getValue().holds(ip)).map(e -> ip + " is the address of node " + e.getKey())
+                        .sorted().findFirst())
+                .map(why -> why + "; lbk8s will not announce it from node " + settings.node());
+        NodePlan kept = next.withheld(refused);
+        Set<IpAddress> withheld = new HashSet<>(next.announced().keySet());
+        withheld.removeAll(kept.announced().keySet());
+        for (IpAddress ip : withheld) {
+            if (!withheldWarned.contains(ip)) {
+                log.warn("not announcing {}: {}", ip, refused.apply(ip).orElse(""));
+            }
+        }
+        withheldWarned = withheld;
+        return kept;
     }
 
     private void readConfig() {
@@ -378,8 +500,11 @@ public final class Speaker implements AutoCloseable {
             w.interrupt();
         }
         watches.close();
+        addressConflicts.ifPresent(SharedIndexInformer::close);
         peers.ifPresent(PeerWatch::close);
+        conflicts.close();
         announcer.close();
+        nodeNetworkAnnotation.close();
         statuses.close();
         events.close();
     }

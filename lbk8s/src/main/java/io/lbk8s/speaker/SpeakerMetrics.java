@@ -18,7 +18,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The speaker's Prometheus metrics, after MetalLB's layer-2 ones: lbk8s_layer2_requests_received_total{ip,interface},
  * lbk8s_layer2_responses_sent_total, lbk8s_layer2_gratuitous_sent_total, lbk8s_speaker_announced{ip,service,node}
- * and lbk8s_speaker_announced_addresses.
+ * and lbk8s_speaker_announced_addresses; and lbk8s_speaker_address_conflicts{address,node}, 1 for each address another
+ * host answers for, as this node saw it.
  */
 final class SpeakerMetrics implements L2Listener {
     private enum Kind {
@@ -44,6 +45,8 @@ final class SpeakerMetrics implements L2Listener {
     private final AtomicInteger announcedAddresses = new AtomicInteger();
     private final Counter takeovers;
     private final Counter deferrals;
+    private final MultiGauge conflicts;
+    private final java.util.Set<IpAddress> inConflict = ConcurrentHashMap.newKeySet();
 
     SpeakerMetrics(MeterRegistry registry, String node) {
         this.registry = registry;
@@ -61,6 +64,19 @@ final class SpeakerMetrics implements L2Listener {
         deferrals = Counter.builder("lbk8s.speaker.takeovers.deferred")
                 .description("Times this node did not take an address because another MAC answered the probe for it")
                 .register(registry);
+        conflicts = MultiGauge.builder("lbk8s.speaker.address.conflicts")
+                .description("1 for each address another host (a MAC that is no speaker's) answers for, as this node saw it")
+                .register(registry);
+    }
+
+    /** Whether another host answers for {@code ip} now. */
+    synchronized void conflict(IpAddress ip, boolean inConflictNow) {
+        boolean changed = inConflictNow ? inConflict.add(ip) : inConflict.remove(ip);
+        if (changed) {
+            List<MultiGauge.Row<?>> rows = new ArrayList<>();
+            inConflict.forEach(a -> rows.add(MultiGauge.Row.of(Tags.of("address", a.toString(), "node", node), 1)));
+            conflicts.register(rows, true);
+        }
     }
 
     void takeover() {

@@ -29,8 +29,11 @@ final class TakeoverProbes {
     /** An address another host answered for when this node wanted to take it. */
     private record Deferral(int attempts, MacAddress answeredBy, long loggedAt) {}
 
-    /** @param contested the addresses another MAC answered for; {@code retryAfter} when to ask again, if any */
-    record Verdict(Set<IpAddress> contested, Optional<Duration> retryAfter) {}
+    /**
+     * @param contested the addresses another MAC answered for, each with that MAC (a speaker's, or a host's whose
+     *                  address it is); {@code retryAfter} when to ask again, if any
+     */
+    record Verdict(Map<IpAddress, MacAddress> contested, Optional<Duration> retryAfter) {}
 
     private final SpeakerMetrics metrics;
     private final Duration afterFailure;
@@ -49,7 +52,7 @@ final class TakeoverProbes {
      */
     Verdict probe(LinkInfo link, Set<IpAddress> fresh, Set<IpAddress> fromFailedNodes, Set<MacAddress> ours) {
         if (afterFailure.isZero() || fresh.isEmpty()) {
-            return new Verdict(Set.of(), Optional.empty());
+            return new Verdict(Map.of(), Optional.empty());
         }
         Duration wait = fromFailedNodes.containsAll(fresh) ? afterFailure : max(afterFailure, SpeakerSettings.HANDOVER_QUIET);
         Map<IpAddress, MacAddress> inUse = inUse(link, fresh, ours, wait);
@@ -59,7 +62,7 @@ final class TakeoverProbes {
             retry = retry == null || pause.compareTo(retry) < 0 ? pause : retry;
         }
         fresh.stream().filter(ip -> !inUse.containsKey(ip)).forEach(deferred::remove);
-        return new Verdict(Set.copyOf(inUse.keySet()), Optional.ofNullable(retry));
+        return new Verdict(Map.copyOf(inUse), Optional.ofNullable(retry));
     }
 
     private static Map<IpAddress, MacAddress> inUse(LinkInfo link, Set<IpAddress> fresh, Set<MacAddress> ours, Duration wait) {

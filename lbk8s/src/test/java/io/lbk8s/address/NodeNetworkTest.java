@@ -3,27 +3,107 @@ package io.lbk8s.address;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class NodeNetworkTest {
-    static final String EXAMPLE = "{\"links\":[{\"name\":\"eth0\",\"mac\":\"02:42:ac:12:00:02\",\"prefixes\":[\"172.18.0.2/16\","
-            + "\"fc00::2/64\"]}],\"gateways\":[\"172.18.0.1\",\"fc00::1\"]}";
+    static final String EXAMPLE = "{\"links\":[{\"name\":\"eth0\",\"mac\":\"02:42:ac:12:00:02\",\"prefixes\":[\"172.18.0.2/16\",\"fc00::2/64\"]}],"
+            + "\"gateways\":[\"172.18.0.1\",\"fc00::1\"]}";
+
+    static IpAddress ip(String text) {
+        return IpAddress.parse(text).orElseThrow();
+    }
+
+    static NodeNetwork example() {
+        return new NodeNetwork(List.of(new NodeNetwork.Link("eth0", "02:42:AC:12:00:02", List.of(
+                NodeNetwork.Prefix.parse("172.18.0.2/16").orElseThrow(), NodeNetwork.Prefix.parse("fc00::2/64").orElseThrow()))),
+                List.of(ip("172.18.0.1"), ip("fc00::1")));
+    }
 
     @Test
-    void readsTheSpeakersAnnotationAndWritesItBackTheSame() {
-        NodeNetwork network = NodeNetwork.parse(EXAMPLE).orElseThrow();
+    void writesExactlyTheAgreedJson() {
+        assertThat(example().toAnnotation()).isEqualTo(EXAMPLE);
+    }
 
-        assertThat(network).isEqualTo(new NodeNetwork(
-                List.of(new NodeNetwork.Link("eth0", "02:42:ac:12:00:02", List.of("172.18.0.2/16", "fc00::2/64"))),
-                List.of("172.18.0.1", "fc00::1")));
-        assertThat(network.toAnnotation()).isEqualTo(EXAMPLE);
+    @Test
+    void readsWhatItWrites() {
+        assertThat(NodeNetwork.parse(EXAMPLE)).contains(example());
+        assertThat(NodeNetwork.parse(example().toAnnotation())).contains(example());
+        assertThat(example().macs()).containsExactly("02:42:ac:12:00:02");
+        assertThat(example().holds(ip("fc00::2"))).isTrue();
+        assertThat(example().holds(ip("172.18.0.1"))).as("a gateway is not the node's").isFalse();
+    }
+
+    static Stream<Arguments> unreadable() {
+        return Stream.of(
+                Arguments.of((Object) null),
+                Arguments.of(""),
+                Arguments.of("not json"),
+                Arguments.of("[]"),
+                Arguments.of("{\"links\":{}}"),
+                Arguments.of("{\"links\":[{\"name\":\"eth0\",\"mac\":\"02:42:ac:12:00\"}]}"),
+                Arguments.of("{\"links\":[{\"mac\":\"02:42:ac:12:00:02\"}]}"),
+                Arguments.of("{\"links\":[{\"name\":\"eth0\",\"mac\":\"02:42:ac:12:00:02\",\"prefixes\":[\"172.18.0.2\"]}]}"),
+                Arguments.of("{\"links\":[{\"name\":\"eth0\",\"mac\":\"02:42:ac:12:00:02\",\"prefixes\":[\"172.18.0.2/33\"]}]}"),
+                Arguments.of("{\"links\":[],\"gateways\":[\"300.1.1.1\"]}"),
+                Arguments.of("{\"links\":[],\"gateways\":[1]}"));
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"", "not json", "[]", "{\"links\":{}}", "{\"links\":[{\"mac\":\"x\"}]}", "{\"gateways\":\"10.0.0.1\"}"})
-    void anythingElseIsNoNetwork(String text) {
+    @MethodSource("unreadable")
+    void refusesWhatIsNotANodeNetwork(String text) {
         assertThat(NodeNetwork.parse(text)).isEmpty();
+    }
+
+    @Test
+    void missingListsAreEmpty() {
+        assertThat(NodeNetwork.parse("{}")).contains(new NodeNetwork(List.of(), List.of()));
+    }
+
+    static Stream<Arguments> reservations() {
+        return Stream.of(
+                Arguments.of("172.18.0.1", Optional.of("172.18.0.1 is this node's gateway")),
+                Arguments.of("fc00::1", Optional.of("fc00::1 is this node's gateway")),
+                Arguments.of("172.18.0.2", Optional.of("172.18.0.2 is this node's address (on eth0)")),
+                Arguments.of("fc00::2", Optional.of("fc00::2 is this node's address (on eth0)")),
+                Arguments.of("172.18.0.0", Optional.of("172.18.0.0 is the network address of this node's subnet 172.18.0.0/16")),
+                Arguments.of("172.18.255.255", Optional.of("172.18.255.255 is the broadcast address of this node's subnet 172.18.0.0/16")),
+                Arguments.of("fc00::", Optional.of("fc00:: is the network address of this node's subnet fc00::/64")),
+                Arguments.of("fc00::ffff:ffff:ffff:ffff", Optional.empty()), // IPv6 has no broadcast address
+                Arguments.of("172.18.0.200", Optional.empty()),
+                Arguments.of("172.19.0.0", Optional.empty()),
+                Arguments.of("10.0.0.0", Optional.empty()));
+    }
+
+    @ParameterizedTest
+    @MethodSource("reservations")
+    void tellsWhichAddressesANodeMustNeverAnnounce(String address, Optional<String> reason) {
+        assertThat(example().reserved(ip(address))).isEqualTo(reason);
+    }
+
+    @Test
+    void pointToPointSubnetsHaveNoNetworkOrBroadcastAddress() {
+        NodeNetwork p2p = new NodeNetwork(List.of(new NodeNetwork.Link("eth1", "02:00:00:00:00:01",
+                List.of(NodeNetwork.Prefix.parse("10.0.0.0/31").orElseThrow()))), List.of());
+        assertThat(p2p.reserved(ip("10.0.0.1"))).isEmpty();
+        assertThat(p2p.reserved(ip("10.0.0.0"))).contains("10.0.0.0 is this node's address (on eth1)");
+    }
+
+    @Test
+    void prefixesKnowTheirFirstAndLastAddress() {
+        NodeNetwork.Prefix v4 = NodeNetwork.Prefix.parse("198.18.7.11/24").orElseThrow();
+        assertThat(v4.network()).isEqualTo(ip("198.18.7.0"));
+        assertThat(v4.last()).isEqualTo(ip("198.18.7.255"));
+        NodeNetwork.Prefix v6 = NodeNetwork.Prefix.parse("fd00:1b8:7::11/56").orElseThrow();
+        assertThat(v6.network()).isEqualTo(ip("fd00:1b8:7::"));
+        assertThat(v6.last()).isEqualTo(ip("fd00:1b8:7:ff:ffff:ffff:ffff:ffff"));
+        NodeNetwork.Prefix v6long = NodeNetwork.Prefix.parse("fd00::1:2/120").orElseThrow();
+        assertThat(v6long.network()).isEqualTo(ip("fd00::1:0"));
+        assertThat(v6long.last()).isEqualTo(ip("fd00::1:ff"));
+        assertThat(NodeNetwork.Prefix.parse("0.0.0.0/0").orElseThrow().last()).isEqualTo(ip("255.255.255.255"));
     }
 }

@@ -3,6 +3,7 @@ package io.lbk8s.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.lbk8s.kube.AddressConflicts;
 import io.lbk8s.testkit.net.TestNode;
 import java.time.Duration;
 import java.util.Optional;
@@ -40,6 +41,11 @@ class L2FailoverIT {
         }
         // the address goes back to its first node (same hash order), which says so with gratuitous ARP
         awaitServedBy(leader);
+        // a handover is no address conflict, even while the old node's kernel (XDP) still answers until its fence lapses:
+        // the speakers know each other's MACs
+        assertThat(new AddressConflicts(web.cluster().client).list()).as("AddressConflicts after a handover").isEmpty();
+        assertThat(web.cluster().events("default", "web")).as("conflict Events after a handover")
+                .noneMatch(e -> e.getReason() != null && e.getReason().startsWith("AddressConflict"));
     }
 
     @Test

@@ -10,13 +10,17 @@ import io.lbk8s.controller.ControllerSettings;
 import io.lbk8s.controller.ElectedController;
 import io.lbk8s.election.Candidacy;
 import io.lbk8s.election.ElectionSettings;
+import io.lbk8s.address.IpAddress;
+import io.lbk8s.conflict.AddressConflict;
 import io.lbk8s.ipam.ServiceKey;
+import io.lbk8s.kube.AddressConflicts;
 import io.lbk8s.kube.ServiceL2Statuses;
 import io.lbk8s.speaker.OneNodeCluster;
 import io.lbk8s.speaker.Speaker;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -121,6 +125,15 @@ class RbacTest {
             var statuses = new ServiceL2Statuses(speakerClient, NS, "node-1");
             statuses.publish(Map.of(new ServiceKey("default", "web"), Set.of("eth0")), Set.of("node-2"));
             statuses.withdraw(3000);
+            // the speaker's AddressConflict writer, as it runs when another host answers for an address: report (get,
+            // create), refresh (get, update), clear (delete); nothing answers here
+            var conflicts = new AddressConflicts(speakerClient);
+            Instant seen = Instant.parse("2026-12-03T22:00:00Z");
+            AddressConflict conflict = new AddressConflict(IpAddress.parse("10.5.0.9").orElseThrow(), "02:00:00:00:0f:01", "node-1",
+                    AddressConflict.Phase.Probe, Optional.of(new ServiceKey("default", "web")), seen, seen, "");
+            conflicts.report(conflict);
+            conflicts.report(conflict.seenAgain("02:00:00:00:0f:01", seen.plus(AddressConflict.REFRESH)));
+            conflicts.clear(conflict.address());
             await().atMost(Duration.ofSeconds(5)).until(() -> server.recentRequests().size() == Math.min(500, server.requestCount()));
 
             List<String> lines = server.recentRequests();
@@ -155,7 +168,9 @@ class RbacTest {
                     new Call("delete", "metallb.io", "servicel2statuses", true),
                     // the failure detector: its key Secret watched and created, its view on its own Pod
                     new Call("watch", "", "secrets", true), new Call("create", "", "secrets", true),
-                    new Call("patch", "", "pods", true));
+                    new Call("patch", "", "pods", true),
+                    // the AddressConflicts this node reported before a restart, probed again
+                    new Call("watch", "lbk8s.io", "addressconflicts", false));
         }
     }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.params.provider.Arguments.argumentSet;
 
 import io.lbk8s.address.IpRange;
 import io.lbk8s.address.NodeNetwork;
+import io.lbk8s.address.NodeNetworks;
 import io.lbk8s.config.AddressPool;
 import io.lbk8s.ipam.Exclusions.NodeAddress;
 import java.util.LinkedHashMap;
@@ -24,9 +25,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 class ExclusionsTest {
 
     static NodeNetwork network(String mac, String v4, String v6) {
-        return new NodeNetwork(List.of(new NodeNetwork.Link("eth0", mac, List.of(v4, v6)),
+        return new NodeNetwork(List.of(new NodeNetwork.Link("eth0", mac, NodeNetworks.prefixes(v4, v6)),
                 // kube-proxy's IPVS dummy interface: Service addresses as /32, never the node's
-                new NodeNetwork.Link("kube-ipvs0", "", List.of("172.18.255.200/32"))), List.of("172.18.0.1", "fc00::1"));
+                new NodeNetwork.Link("kube-ipvs0", "02:00:00:00:00:01", NodeNetworks.prefixes("172.18.255.200/32"))), NodeNetworks.gateways("172.18.0.1", "fc00::1"));
     }
 
     static final Exclusions.Inputs KIND = new Exclusions.Inputs(
@@ -99,8 +100,8 @@ class ExclusionsTest {
     @Test
     void smallSubnetsHaveNoNetworkOrBroadcastAddress() {
         ExcludedAddresses excluded = Exclusions.of(new Exclusions.Inputs(List.of(), Map.of("n", new NodeNetwork(List.of(
-                new NodeNetwork.Link("p2p", "", List.of("10.9.0.0/31", "fd09::/127")),
-                new NodeNetwork.Link("tiny", "", List.of("10.8.0.1/30", "fd08::1/126"))), List.of())), List.of()));
+                new NodeNetwork.Link("p2p", "02:00:00:00:00:01", NodeNetworks.prefixes("10.9.0.0/31", "fd09::/127")),
+                new NodeNetwork.Link("tiny", "02:00:00:00:00:01", NodeNetworks.prefixes("10.8.0.1/30", "fd08::1/126"))), List.of())), List.of()));
 
         assertThat(excluded.all().keySet()).extracting(Object::toString)
                 .containsExactly("10.8.0.0", "10.8.0.1", "10.8.0.3", "fd08::", "fd08::1");
@@ -110,7 +111,7 @@ class ExclusionsTest {
     void manyNodesSharingAGatewayReadAsOneShortReason() {
         List<String> nodes = List.of("a", "b", "c", "d", "e");
         Map<String, NodeNetwork> networks = new LinkedHashMap<>();
-        nodes.forEach(n -> networks.put(n, new NodeNetwork(List.of(), List.of("10.0.0.1"))));
+        nodes.forEach(n -> networks.put(n, new NodeNetwork(List.of(), NodeNetworks.gateways("10.0.0.1"))));
 
         ExcludedAddresses excluded = Exclusions.of(new Exclusions.Inputs(List.of(), networks, List.of()));
 

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.lbk8s.address.NodeNetwork;
+import io.lbk8s.address.NodeNetworks;
 import io.lbk8s.speaker.SpeakerSettings;
 import java.util.List;
 import java.util.Map;
@@ -52,8 +53,8 @@ public final class KindNetwork {
 
     /** The node's speaker Pod, with its node-network annotation: eth0 with this address/prefix, this gateway. */
     public void speaker(String node, String prefix, String gateway) {
-        NodeNetwork network = new NodeNetwork(List.of(new NodeNetwork.Link("eth0", "02:42:ac:12:00:02", List.of(prefix))),
-                List.of(gateway));
+        NodeNetwork network = new NodeNetwork(List.of(new NodeNetwork.Link("eth0", "02:42:ac:12:00:02", NodeNetworks.prefixes(prefix))),
+                NodeNetworks.gateways(gateway));
         client.pods().inNamespace(namespace).resource(new PodBuilder().withNewMetadata().withName("speaker-" + node)
                 .withLabels(SpeakerSettings.DEFAULT_SPEAKER_LABELS)
                 .withAnnotations(Map.of(NodeNetwork.ANNOTATION, network.toAnnotation())).endMetadata()

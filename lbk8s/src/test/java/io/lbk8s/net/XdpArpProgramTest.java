@@ -86,6 +86,7 @@ class XdpArpProgramTest {
                 })),
                 Arguments.of("sender MAC ours", request(f -> put(f, 22, MAC_A.bytes()))),
                 Arguments.of("a target not announced", request(f -> f[41] = 7)),
+                Arguments.of("another host's gratuitous request (sender IP = target IP)", request(f -> System.arraycopy(f, 38, f, 28, 4))),
                 Arguments.of("a reply, not a request", request(f -> f[21] = 2)),
                 Arguments.of("opcode 0x0101", request(f -> f[20] = 1)),
                 Arguments.of("IPv4 ethertype", request(f -> f[13] = 0)),

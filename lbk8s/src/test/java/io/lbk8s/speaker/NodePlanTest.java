@@ -125,4 +125,20 @@ class NodePlanTest {
     static NodeState judged(String name, io.lbk8s.peers.Liveness liveness) {
         return node(name).withLiveness(liveness);
     }
+
+    @Test
+    void withheldAddressesBecomeProblemsOfEachOfTheirServices() {
+        var a = new NodePlan.Announced(ip("10.0.0.1"), Set.of(new ServiceKey("default", "gw"), new ServiceKey("default", "gw-dns")), LINKS);
+        var b = new NodePlan.Announced(ip("10.0.0.200"), Set.of(new ServiceKey("default", "web")), LINKS);
+        NodePlan plan = new NodePlan(Map.of(a.ip(), a, b.ip(), b), List.of());
+        NodePlan kept = plan.withheld(x -> x.equals(ip("10.0.0.1")) ? java.util.Optional.of("10.0.0.1 is this node's gateway")
+                : java.util.Optional.empty());
+        assertThat(kept.announced()).containsOnlyKeys(ip("10.0.0.200"));
+        assertThat(kept.problems()).containsExactly(
+                new NodePlan.Problem(new ServiceKey("default", "gw"), ip("10.0.0.1"), "10.0.0.1 is this node's gateway"),
+                new NodePlan.Problem(new ServiceKey("default", "gw-dns"), ip("10.0.0.1"), "10.0.0.1 is this node's gateway"));
+        assertThat(plan.withheld(x -> java.util.Optional.empty())).isSameAs(plan);
+        assertThat(plan.without(Set.of(ip("10.0.0.1"))).announced()).containsOnlyKeys(ip("10.0.0.200"));
+        assertThat(plan.without(Set.of(ip("10.9.9.9")))).isSameAs(plan);
+    }
 }

@@ -72,6 +72,22 @@ record Addressing(int octet) {
     return "02:1b:8a:00:01:c1";
   }
 
+  InetAddress foreignIpv4() {
+    return literal(ipv4Prefix() + "150");
+  }
+
+  InetAddress foreignIpv6() {
+    return literal(ipv6Prefix() + "150");
+  }
+
+  String foreignMac() {
+    return "02:1b:8a:00:00:f1";
+  }
+
+  String foreignPortMac() {
+    return "02:1b:8a:00:01:f1";
+  }
+
   InetAddress hostIpv4() {
     return literal(ipv4Prefix() + "254");
   }

@@ -36,7 +36,7 @@ public final class ArpWatch implements AutoCloseable {
   private static final Pattern REPLY = Pattern.compile(
       "^(\\d+)\\.(\\d{6}) ([0-9a-f:]{17}) > [0-9a-f:]{17}, ethertype ARP .*: Reply (\\S+) is-at ([0-9a-f:]{17})");
   private static final Pattern GRATUITOUS = Pattern.compile(
-      "^(\\d+)\\.(\\d{6}) ([0-9a-f:]{17}) > [0-9a-f:]{17}, ethertype ARP .*: Request who-has (\\S+) tell (\\S+),");
+      "^(\\d+)\\.(\\d{6}) ([0-9a-f:]{17}) > [0-9a-f:]{17}, ethertype ARP .*: Request who-has (\\S+) (?:\\([0-9a-f:]{17}\\) )?tell (\\S+),");
   private static final Pattern LISTENING = Pattern.compile("listening on");
 
   private final NamespacedProcess tcpdump;

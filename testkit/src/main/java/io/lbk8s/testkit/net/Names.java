@@ -11,7 +11,7 @@ import java.util.stream.Stream;
 record Names(String id) {
 
   static final Pattern ID = Pattern.compile("[0-9a-f]{4}");
-  static final Pattern NAMESPACE = Pattern.compile("lbk8s-([0-9a-f]{4})-(br|client|node-[0-9]{1,2})");
+  static final Pattern NAMESPACE = Pattern.compile("lbk8s-([0-9a-f]{4})-(br|client|foreign|node-[0-9]{1,2})");
   static final Pattern HOST_LEG = Pattern.compile("lbk8s([0-9a-f]{4})h");
 
   /** Inside node and client namespaces; the bridge namespace names its ports after the peer. */
@@ -19,6 +19,7 @@ record Names(String id) {
   static final String BRIDGE = "br0";
   static final String HOST_PORT = "host";
   static final String CLIENT_PORT = "client";
+  static final String FOREIGN_PORT = "foreign";
 
   Names {
     if (!ID.matcher(id).matches()) {
@@ -36,6 +37,10 @@ record Names(String id) {
 
   String clientNamespace() {
     return "lbk8s-" + id + "-client";
+  }
+
+  String foreignNamespace() {
+    return "lbk8s-" + id + "-foreign";
   }
 
   /** The host end of the host leg, in the machine's own namespace: 10 characters, under IFNAMSIZ. */

@@ -55,6 +55,7 @@ public final class TestNetwork implements AutoCloseable {
   private final Addressing addressing;
   private final List<TestNode> nodes;
   private final TestClient client;
+  private volatile TestClient foreignHost;
   private final Path logDirectory;
   private final boolean ownsLogDirectory;
   private final List<NamespacedProcess> processes = new CopyOnWriteArrayList<>();
@@ -203,14 +204,36 @@ public final class TestNetwork implements AutoCloseable {
     return addressing.ipv6Subnet();
   }
 
+  /**
+   * Another host on the LAN, neither a node nor the client (a printer, a forgotten VM): namespace
+   * {@code lbk8s-<id>-foreign}, eth0 {@code 02:1b:8a:00:00:f1}, {@code 198.18.X.150/24} and
+   * {@code fd00:1b8:X::150/64}; created on the first call, removed with the network. Tests give it pool addresses
+   * ({@code ip addr add}) to see what lbk8s does when another host uses one.
+   */
+  public synchronized TestClient foreignHost() throws IOException {
+    ensureOpen();
+    if (foreignHost == null) {
+      new Topology(names, addressing, nodes.size()).addHost(names.foreignNamespace(), Names.FOREIGN_PORT,
+          addressing.foreignPortMac(), addressing.foreignMac(), addressing.foreignIpv4(), addressing.foreignIpv6());
+      foreignHost = new TestClient(names.foreignNamespace(), Names.INTERFACE, addressing.foreignMac(),
+          addressing.foreignIpv4(), addressing.foreignIpv6());
+    }
+    return foreignHost;
+  }
+
   /** {@code lbk8s-<id>-br}, where {@code br0} is. */
   public String bridgeNamespace() {
     return names.bridgeNamespace();
   }
 
-  /** Every namespace of this network: nodes, client, bridge. */
+  /** Every namespace of this network: nodes, client, bridge, and the foreign host once there is one. */
   public List<String> namespaces() {
-    return names.namespaces(nodes.size());
+    if (foreignHost == null) {
+      return names.namespaces(nodes.size());
+    }
+    List<String> all = new ArrayList<>(names.namespaces(nodes.size()));
+    all.addFirst(names.foreignNamespace());
+    return List.copyOf(all);
   }
 
   /** Where the backends log (and where a test may put its own logs). */

@@ -46,6 +46,19 @@ record Topology(Names names, Addressing addressing, int nodeCount) {
   }
 
   /**
+   * One more host on the LAN, after the rest was built: its namespace, its veth to a new port of the bridge, its
+   * addresses. It runs nothing.
+   */
+  void addHost(String namespace, String port, String portMac, String mac, InetAddress ipv4, InetAddress ipv6)
+      throws IOException {
+    ip(null, List.of("netns add " + namespace));
+    sysctl(namespace, HOST_LIKE_SYSCTLS);
+    ip(null, List.of(vethPair(port, portMac, namespace, mac)));
+    ip(names.bridgeNamespace(), List.of("link set " + port + " master " + Names.BRIDGE + " up"));
+    configureEnd(namespace, ipv4, ipv6);
+  }
+
+  /**
    * MLD snooping with the bridge as querier, as on a switch with snooping: once the querier runs,
    * multicast to a group nobody reported (a solicited-node group included) is no longer flooded.
    * Without a querier the Linux bridge floods everything and snooping would be tested in name only.

@@ -39,4 +39,13 @@ class ArpWatchTest {
     assertThat(ArpWatch.overlaps(answers, Duration.ofMillis(50))).isEmpty();
     assertThat(ArpWatch.overlaps(answers.subList(0, 3), Duration.ofSeconds(1))).hasSize(1);
   }
+
+  @Test
+  void aGratuitousRequestWithABroadcastTargetMacCounts() {
+    // arping -U (iputils) fills the target MAC with ff:ff:ff:ff:ff:ff, which tcpdump prints after the address
+    String capture = "1764757201.000001 02:1b:8a:00:00:f1 > ff:ff:ff:ff:ff:ff, ethertype ARP (0x0806), length 42: Request who-has"
+        + " 198.18.7.206 (ff:ff:ff:ff:ff:ff) tell 198.18.7.206, length 28\n";
+    assertThat(ArpWatch.parse(capture, "198.18.7.206"))
+        .containsExactly(new ArpWatch.Answer(1764757201_000001L, "02:1b:8a:00:00:f1", "198.18.7.206"));
+  }
 }
