@@ -1,5 +1,6 @@
 package io.lbk8s.controller;
 
+import io.lbk8s.conflict.ConflictPolicy;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -44,7 +45,8 @@ public final class Annotations {
      * metallb.io and metallb.universe.tf; its BGP and L2 settings live in custom resources, not annotations.
      */
     static final Set<String> KNOWN = Stream.concat(REQUESTS.stream(),
-            Stream.of(ALLOCATED_FROM_POOL, DEPRECATED_ALLOCATED_FROM_POOL)).collect(Collectors.toUnmodifiableSet());
+            Stream.of(ALLOCATED_FROM_POOL, DEPRECATED_ALLOCATED_FROM_POOL, ConflictPolicy.ANNOTATION))
+            .collect(Collectors.toUnmodifiableSet());
 
     static boolean deprecated(String name) {
         return name.startsWith("metallb.universe.tf/");

@@ -30,6 +30,11 @@ import io.lbk8s.ipam.Allocator;
 import io.lbk8s.ipam.Assignment;
 import io.lbk8s.ipam.Claim;
 import io.lbk8s.ipam.ClaimHolder;
+import io.lbk8s.conflict.AddressConflict;
+import io.lbk8s.conflict.ConflictExclusions;
+import io.lbk8s.conflict.ConflictPolicy;
+import io.lbk8s.kube.AddressConflicts;
+import java.time.Instant;
 import io.lbk8s.ipam.ExcludedAddresses;
 import io.lbk8s.ipam.Exclusions;
 import io.lbk8s.ipam.FailureReason;
@@ -106,6 +111,9 @@ public final class Controller implements AutoCloseable {
     private SharedIndexInformer<Node> nodes;
     private SharedIndexInformer<Pod> speakerPods;
     private SharedIndexInformer<EndpointSlice> apiServerSlices;
+    private Optional<SharedIndexInformer<GenericKubernetesResource>> conflicts = Optional.empty();
+    private volatile Instant conflictsChangeAt = Instant.MAX; // when the soonest live conflict turns stale
+    private Set<IpAddress> conflictedAddresses = Set.of(); // of the live conflicts, as last applied
 
     // Owned by the reconcile thread.
     private Allocator allocator;
@@ -158,6 +166,7 @@ public final class Controller implements AutoCloseable {
                 .withLabels(SpeakerSettings.DEFAULT_SPEAKER_LABELS), handler(p -> queue.add(CLUSTER_ADDRESSES_CHANGED)));
         apiServerSlices = watches.inform("the API server's endpointslices", ClusterAddresses.apiServerSlices(client),
                 handler(e -> queue.add(CLUSTER_ADDRESSES_CHANGED)));
+        conflicts = informConflicts();
         misplaced.start();
         watches.checkApi(client); // a partition that drops packets fails no watch: /readyz and the metric say so
         synced = true;
@@ -179,6 +188,7 @@ public final class Controller implements AutoCloseable {
         pending.clear();
         yielded.clear();
         reportedExclusions.clear();
+        conflictedAddresses = Set.of();
         queue.add(CONFIG_CHANGED);
         worker = Thread.ofVirtual().name("reconcile").unstarted(this::runQueue); // set before it runs: it checks
         worker.start();
@@ -207,6 +217,18 @@ public final class Controller implements AutoCloseable {
 
     public boolean leading() {
         return worker != null;
+    }
+
+    /** The speakers' AddressConflicts (cluster-scoped); none when their CRD is missing, as before an upgrade. */
+    private Optional<SharedIndexInformer<GenericKubernetesResource>> informConflicts() {
+        try {
+            return Optional.of(watches.inform(AddressConflicts.CRD, client.genericKubernetesResources(AddressConflicts.CONTEXT),
+                    handler(c -> queue.add(CLUSTER_ADDRESSES_CHANGED))));
+        } catch (KubernetesClientException e) {
+            log.warn("cannot watch {} (is the CRD installed?): {}; no address another host uses is kept from Services",
+                    AddressConflicts.CRD, e.getMessage());
+            return Optional.empty();
+        }
     }
 
     private Optional<SharedIndexInformer<GenericKubernetesResource>> customResources(ResourceDefinitionContext context) {
@@ -243,6 +265,10 @@ public final class Controller implements AutoCloseable {
             try {
                 Optional<Work> next = queue.take(1, TimeUnit.SECONDS);
                 next.ifPresent(this::reconcileSafely);
+                if (Instant.now().isAfter(conflictsChangeAt)) {
+                    conflictsChangeAt = Instant.MAX;
+                    queue.add(CLUSTER_ADDRESSES_CHANGED); // a conflict turned stale: its address is free again
+                }
                 long now = System.nanoTime();
                 if (allocator != null && (queue.size() == 0 || now - lastMetricsUpdate > 500_000_000L)) {
                     metrics.usage(allocator.usage(), allocator.assignedCount());
@@ -382,7 +408,16 @@ public final class Controller implements AutoCloseable {
     private void applyExclusions() {
         ExcludedAddresses excluded = Exclusions.of(ClusterAddresses.inputs(nodes.getStore().list(),
                 speakerPods.getStore().list(), apiServerSlices.getStore().list()));
-        Set<ServiceKey> released = allocator.exclude(excluded);
+        ConflictExclusions.Result conflicted = ConflictExclusions.of(liveConflicts(), Instant.now(), this::conflictHolders);
+        conflictsChangeAt = conflicted.nextChange().orElse(Instant.MAX);
+        conflictedAddresses = conflicted.live().stream().map(AddressConflict::address).collect(Collectors.toSet());
+        metrics.addressConflicts(conflicted.live().size());
+        for (ConflictExclusions.Kept kept : conflicted.kept()) {
+            Optional.ofNullable(serviceByKey(kept.service())).ifPresent(s -> events.record(s, EventRecorder.Type.Warning,
+                    "AddressConflict", kept.conflict().address() + " is " + ConflictExclusions.describe(kept.conflict())
+                            + ": " + kept.why()));
+        }
+        Set<ServiceKey> released = allocator.exclude(excluded.plus(conflicted.excluded()));
         for (ServiceKey key : released) {
             log.info("{} holds an address that is now excluded; choosing again", key);
             queue.add(new Work.ServiceChanged(key));
@@ -406,12 +441,40 @@ public final class Controller implements AutoCloseable {
                         subject + "no address of this pool is excluded any more"));
                 continue;
             }
-            String message = subject + now.size() + " address(es) of this pool are never given to a Service: "
+            String message = subject + now.size() + " address(es) of this pool are not given to any Service: "
                     + ExcludedAddresses.describe(now);
             log.warn("pool {}: {} address(es) excluded: {}", pool.name(), now.size(), ExcludedAddresses.describe(now));
             objectOf(pool.origin()).ifPresent(o -> events.record(o, EventRecorder.Type.Warning, "AddressesExcluded", message));
         }
         reportedExclusions.keySet().retainAll(poolNames);
+    }
+
+    private List<AddressConflict> liveConflicts() {
+        return conflicts.map(i -> i.getStore().list().stream().map(AddressConflicts::toConflict)
+                .flatMap(Optional::stream).toList()).orElse(List.of());
+    }
+
+    /** The Services holding an address, with what the conflict policy needs of each. */
+    private List<ConflictExclusions.Holder> conflictHolders(IpAddress ip) {
+        List<ConflictExclusions.Holder> holders = new ArrayList<>();
+        for (ServiceKey key : allocator.holdersOf(ip)) {
+            Service service = serviceByKey(key);
+            if (service == null) {
+                continue;
+            }
+            ServiceView view = ServiceMapping.view(service);
+            boolean requested = requestOf(view).map(r -> r.requestedIps().contains(ip)).orElse(false);
+            Optional<ConflictPolicy> chosen = switch (ConflictPolicy.parse(Optional.ofNullable(
+                    view.annotations().get(ConflictPolicy.ANNOTATION)))) {
+                case ConflictPolicy.Parsed.Chosen(var policy) -> policy;
+                case ConflictPolicy.Parsed.Invalid(String message) -> {
+                    events.record(service, EventRecorder.Type.Warning, "InvalidAnnotation", message);
+                    yield Optional.empty();
+                }
+            };
+            holders.add(new ConflictExclusions.Holder(key, requested, chosen));
+        }
+        return holders;
     }
 
     private static String describe(Set<ConfigOrigin> origins) {
@@ -471,7 +534,7 @@ public final class Controller implements AutoCloseable {
         if (!others.isEmpty()) {
             String message = "it shows " + view.statusIps() + ", but " + describeHolders(others)
                     + " holds the IPAddressClaim of that address; it gets another address";
-            events.record(service, EventRecorder.Type.Warning, "AddressConflict", message);
+            events.record(service, EventRecorder.Type.Warning, "AddressClaimed", message);
             log.warn("{}: {}", view.key(), message);
             return Optional.empty();
         }
@@ -575,6 +638,9 @@ public final class Controller implements AutoCloseable {
         if (allocator == null) {
             return; // no valid configuration yet: touch nothing, the Service is reconciled once one arrives
         }
+        if (allocator.assignmentOf(key).filter(a -> a.ips().stream().anyMatch(conflictedAddresses::contains)).isPresent()) {
+            queue.add(CLUSTER_ADDRESSES_CHANGED); // its going, or its policy, changes whether its address is kept
+        }
         Service service = serviceByKey(key);
         if (service == null) {
             Optional<Assignment> held = release(key);
@@ -661,7 +727,7 @@ public final class Controller implements AutoCloseable {
         if (lost.isEmpty()) {
             return;
         }
-        String why = ExcludedAddresses.describe(lost) + (lost.size() == 1 ? " is" : " are") + " never given to a Service";
+        String why = ExcludedAddresses.describe(lost) + (lost.size() == 1 ? " is" : " are") + " not given to any Service";
         String message = switch (outcome) {
             case Outcome.Assigned(Assignment a) -> why + "; it moves to " + a.ips().stream().map(IpAddress::toString)
                     .collect(Collectors.joining(", ")) + " from pool " + a.pool();

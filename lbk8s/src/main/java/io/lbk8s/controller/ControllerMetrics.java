@@ -22,6 +22,7 @@ final class ControllerMetrics {
     private final MultiGauge poolExcluded;
     private final AtomicInteger configValid = new AtomicInteger();
     private final AtomicInteger servicesAssigned = new AtomicInteger();
+    private final AtomicInteger addressConflicts = new AtomicInteger();
 
     ControllerMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -30,13 +31,16 @@ final class ControllerMetrics {
         poolInUse = MultiGauge.builder("lbk8s.pool.addresses.in.use")
                 .description("Addresses of a pool held by Services").register(registry);
         poolExcluded = MultiGauge.builder("lbk8s.pool.excluded.addresses")
-                .description("Addresses of a pool never given to a Service: a node's, its gateway's, the API server's, "
+                .description("Addresses of a pool not given to any Service: a node's, its gateway's, the API server's, "
                         + "its subnet's network or broadcast address (the pool's AddressesExcluded Event says which)")
                 .register(registry);
         Gauge.builder("lbk8s.config.valid", configValid, AtomicInteger::get)
                 .description("1 when the last configuration read was valid, 0 when some object of it was refused").register(registry);
         Gauge.builder("lbk8s.services.assigned", servicesAssigned, AtomicInteger::get)
                 .description("LoadBalancer Services holding addresses").register(registry);
+        Gauge.builder("lbk8s.address.conflicts", addressConflicts, AtomicInteger::get)
+                .description("Pool addresses another host answers for, as the speakers report them (live AddressConflicts)")
+                .register(registry);
         for (FailureReason reason : FailureReason.values()) {
             failureCounter(reason.name());
         }
@@ -49,6 +53,10 @@ final class ControllerMetrics {
 
     void failure(String reason) {
         failureCounter(reason).increment();
+    }
+
+    void addressConflicts(int live) {
+        addressConflicts.set(live);
     }
 
     void configValid(boolean valid) {

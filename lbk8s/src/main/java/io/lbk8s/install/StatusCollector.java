@@ -12,7 +12,9 @@ import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.lbk8s.config.AcceptedConfig;
 import io.lbk8s.config.MisplacedConfig;
 import io.lbk8s.controller.ElectedController;
+import io.lbk8s.conflict.AddressConflict;
 import io.lbk8s.ipam.Exclusions;
+import io.lbk8s.kube.AddressConflicts;
 import io.lbk8s.kube.ClusterAddresses;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.ConfigurationStates;
@@ -58,7 +60,7 @@ public final class StatusCollector {
         List<Pod> speakers = client.pods().inNamespace(systemNamespace).withLabels(Manifests.podLabels("speaker")).list().getItems();
         return new StatusReport.Inputs(controllersView(systemNamespace).accept(ConfigResources.sources(pools, l2, configMap)).result(), services,
                 list(ServiceL2Statuses.CONTEXT, systemNamespace), events, lbClass, serviceNamespace, speakers,
-                notRead(systemNamespace), lease(systemNamespace), claims(), Instant.now(), clusterAddresses(speakers));
+                notRead(systemNamespace), lease(systemNamespace), claims(), Instant.now(), clusterAddresses(speakers), conflicts());
     }
 
     /** What the excluded addresses are computed from; nothing when this user may not list Nodes or EndpointSlices. */
@@ -81,6 +83,18 @@ public final class StatusCollector {
         } catch (KubernetesClientException e) {
             return new StatusReport.LeaseRead.Unreadable(e.getCode() == 403 ? "no permission to get leases in " + systemNamespace
                     : "the API server answered " + e.getCode());
+        }
+    }
+
+    /** The speakers' AddressConflicts; none when their CRD is missing or this user may not list them. */
+    private List<AddressConflict> conflicts() {
+        try {
+            return new AddressConflicts(client).list();
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == 403 || e.getCode() == 404) {
+                return List.of();
+            }
+            throw e;
         }
     }
 

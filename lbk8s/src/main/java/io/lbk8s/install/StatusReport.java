@@ -15,6 +15,8 @@ import io.lbk8s.controller.Annotations;
 import io.lbk8s.controller.ElectedController;
 import io.lbk8s.controller.ServiceRequests;
 import io.lbk8s.controller.ServiceView;
+import io.lbk8s.conflict.AddressConflict;
+import io.lbk8s.conflict.ConflictExclusions;
 import io.lbk8s.ipam.ExcludedAddresses;
 import io.lbk8s.ipam.Exclusions;
 import io.lbk8s.ipam.UsableAddresses;
@@ -44,7 +46,7 @@ import java.util.TreeSet;
  * reachable from the CLI.
  */
 public record StatusReport(ControllerRow controller, List<PoolRow> pools, List<ServiceRow> services, List<String> configProblems,
-        List<SpeakerRow> speakers, String configurationNotRead) {
+        List<SpeakerRow> speakers, String configurationNotRead, List<String> conflicts) {
 
     /**
      * Which controller replica leads, and the address claims against the addresses Services show.
@@ -66,7 +68,7 @@ public record StatusReport(ControllerRow controller, List<PoolRow> pools, List<S
         record Unreadable(String why) implements LeaseRead {}
     }
 
-    /** @param excluded the pool's addresses never given to a Service (as text), with why, in address order */
+    /** @param excluded the pool's addresses not given to any Service (as text), with why, in address order */
     public record PoolRow(String name, List<String> addresses, boolean autoAssign, String size, long used, String free,
             Map<String, String> excluded) {}
 
@@ -107,11 +109,12 @@ public record StatusReport(ControllerRow controller, List<PoolRow> pools, List<S
      * @param configurationNotRead what was found where lbk8s does not read it ({@code MisplacedConfig.summary}), or ""
      * @param clusterAddresses     what the excluded addresses are computed from, as the controller does; empty when
      *                             this user may not list Nodes or EndpointSlices
+     * @param conflicts            the speakers' AddressConflicts, live or stale; none when they cannot be listed
      */
     public record Inputs(ConfigResult config, List<Service> services, List<GenericKubernetesResource> l2Statuses,
             List<Event> events, Optional<String> lbClass, Optional<String> namespace, List<Pod> speakerPods,
             String configurationNotRead, LeaseRead lease, Optional<Integer> claims, Instant now,
-            Optional<Exclusions.Inputs> clusterAddresses) {}
+            Optional<Exclusions.Inputs> clusterAddresses, List<AddressConflict> conflicts) {}
 
     public static StatusReport of(Inputs in) {
         List<Service> lbServices = in.services().stream()
@@ -133,7 +136,12 @@ public record StatusReport(ControllerRow controller, List<PoolRow> pools, List<S
                 .flatMap(s -> ServiceMapping.statusIps(s).stream()).distinct().count();
         Leadership leadership = leader(in.lease(), in.now());
         ControllerRow controller = new ControllerRow(leadership.leader(), leadership.lease(), in.claims(), addresses);
-        return new StatusReport(controller, pools, rows, problems, speakers, in.configurationNotRead());
+        List<String> conflicts = in.conflicts().stream().filter(c -> c.liveAt(in.now()))
+                .sorted(Comparator.comparing(AddressConflict::address))
+                .map(c -> c.address() + " " + ConflictExclusions.describe(c).replace(")", ", phase " + c.phase() + ")")
+                        + c.service().map(s -> ", held by " + s).orElse(""))
+                .toList();
+        return new StatusReport(controller, pools, rows, problems, speakers, in.configurationNotRead(), conflicts);
     }
 
     /** Who leads, judged here: the holder of a Lease renewed no longer ago than its duration, by this machine's clock. */

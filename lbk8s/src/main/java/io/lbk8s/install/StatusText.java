@@ -17,13 +17,16 @@ public final class StatusText {
                     String.valueOf(p.used()), p.free()));
             out.append(pools);
             report.pools().stream().filter(p -> !p.excluded().isEmpty()).forEach(p -> out.append("pool ").append(p.name())
-                    .append(": ").append(p.excluded().size()).append(" address(es) never given to a Service: ")
+                    .append(": ").append(p.excluded().size()).append(" address(es) not given to any Service: ")
                     .append(ExcludedAddresses.describe(p.excluded())).append('\n'));
         }
         report.configProblems().forEach(p -> out.append("configuration error: ").append(p).append('\n'));
         if (!report.configProblems().isEmpty()) {
             out.append("The objects above are refused; the pools listed are the valid ones. An object the controller had\n"
                     + "accepted before it was edited stays in use at that version until it is fixed.\n");
+        }
+        if (!report.conflicts().isEmpty()) {
+            out.append("Address conflicts: ").append(String.join("; ", report.conflicts())).append('\n');
         }
         if (!report.configurationNotRead().isEmpty()) {
             out.append("configuration not read: ").append(report.configurationNotRead()).append('\n');

@@ -573,7 +573,7 @@ public final class Allocator {
             Optional<String> why = excluded.why(ip);
             if (why.isPresent()) {
                 return new Outcome.Failed(FailureReason.IP_EXCLUDED, "requested IP " + ip
-                        + " is never given to a Service: it is taken (" + why.get() + ")");
+                        + " is not given to any Service: it is taken (" + why.get() + ")");
             }
         }
         if (!allows(pool.pool, request)) {
@@ -972,7 +972,7 @@ public final class Allocator {
             named.put(e.getKey(), e.getValue());
         }
         int more = pool.excluded.size() - named.size();
-        return "(" + inUse + "; " + pool.excluded.size() + " more never given to a Service: "
+        return "(" + inUse + "; " + pool.excluded.size() + " more not given to any Service: "
                 + ExcludedAddresses.describe(named) + (more > 0 ? " and " + more + " more" : "") + ")";
     }
 

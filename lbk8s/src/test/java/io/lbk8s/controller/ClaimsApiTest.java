@@ -153,7 +153,7 @@ class ClaimsApiTest {
 
         await().atMost(ControllerHarness.PATIENCE).until(() -> lb.ips("default", "copy"), List.of("10.5.0.201")::equals);
         assertThat(lb.ips("default", "owner")).containsExactly("10.5.0.200");
-        assertThat(lb.awaitEvent("default", "copy", "AddressConflict").getMessage())
+        assertThat(lb.awaitEvent("default", "copy", "AddressClaimed").getMessage())
                 .contains("[10.5.0.200]").contains("default/owner holds the IPAddressClaim").contains("gets another address");
     }
 

@@ -60,14 +60,14 @@ class ExclusionsApiTest {
         assertThat(List.of(lb.awaitIp("first"), lb.awaitIp("second"))).containsExactlyInAnyOrder("172.18.0.4", "172.18.0.5");
         Event excluded = awaitPoolEvent("kind", "AddressesExcluded");
         assertThat(excluded.getType()).isEqualTo("Warning");
-        assertThat(excluded.getMessage()).isEqualTo("4 address(es) of this pool are never given to a Service: "
+        assertThat(excluded.getMessage()).isEqualTo("4 address(es) of this pool are not given to any Service: "
                 + "172.18.0.0 (network address of 172.18.0.0/16), 172.18.0.1 (gateway of nodes control-plane and worker-1), "
                 + "172.18.0.2 (InternalIP of node control-plane; address on eth0 of node control-plane; an endpoint of the"
                 + " Kubernetes API server), 172.18.0.3 (InternalIP of node worker-1; address on eth0 of node worker-1)");
 
         lb.service("third");
         assertThat(lb.awaitEvent("default", "third", "AllocationFailed").getMessage())
-                .startsWith("pool \"kind\" has no free address (2 of 2 in use; 4 more never given to a Service: 172.18.0.0 "
+                .startsWith("pool \"kind\" has no free address (2 of 2 in use; 4 more not given to any Service: 172.18.0.0 "
                         + "(network address of 172.18.0.0/16), 172.18.0.1 (gateway of nodes control-plane and worker-1), ");
         assertThat(lb.ips("default", "third")).isEmpty();
         await().atMost(ControllerHarness.PATIENCE).until(lb::metrics, m -> m.contains("lbk8s_pool_excluded_addresses{pool=\"kind\"} 4.0")
@@ -90,7 +90,7 @@ class ExclusionsApiTest {
         assertThat(status.out())
                 .containsPattern("(?m)^kind +172\\.18\\.0\\.0-172\\.18\\.0\\.5 +true +1 +1 *$")
                 .containsPattern("(?m)^other +10\\.9\\.0\\.0/30 +true +0 +4 *$")
-                .contains("pool kind: 4 address(es) never given to a Service: 172.18.0.0 (network address of 172.18.0.0/16), "
+                .contains("pool kind: 4 address(es) not given to any Service: 172.18.0.0 (network address of 172.18.0.0/16), "
                         + "172.18.0.1 (gateway of nodes control-plane and worker-1), 172.18.0.2 (InternalIP of node control-plane;"
                         + " address on eth0 of node control-plane; an endpoint of the Kubernetes API server), 172.18.0.3"
                         + " (InternalIP of node worker-1; address on eth0 of node worker-1)\n")
@@ -120,9 +120,9 @@ class ExclusionsApiTest {
         lb.service("web");
 
         assertThat(lb.awaitEvent("default", "web", "AllocationFailed").getMessage())
-                .isEqualTo("pool \"one\" has no free address (0 of 0 in use; 1 more never given to a Service: " + why + ")");
+                .isEqualTo("pool \"one\" has no free address (0 of 0 in use; 1 more not given to any Service: " + why + ")");
         assertThat(awaitPoolEvent("one", "AddressesExcluded").getMessage())
-                .isEqualTo("1 address(es) of this pool are never given to a Service: " + why);
+                .isEqualTo("1 address(es) of this pool are not given to any Service: " + why);
         assertThat(lb.ips("default", "web")).isEmpty();
     }
 
@@ -150,9 +150,9 @@ class ExclusionsApiTest {
         lb.service("default", "asks-gateway", b -> b.editSpec().withLoadBalancerIP(KindNetwork.GATEWAY).endSpec());
 
         assertThat(lb.awaitEvent("default", "asks-node", "AllocationFailed").getMessage()).isEqualTo("requested IP 172.18.0.3 is"
-                + " never given to a Service: it is taken (InternalIP of node worker-1; address on eth0 of node worker-1)");
+                + " not given to any Service: it is taken (InternalIP of node worker-1; address on eth0 of node worker-1)");
         assertThat(lb.awaitEvent("default", "asks-gateway", "AllocationFailed").getMessage()).isEqualTo("requested IP 172.18.0.1 is"
-                + " never given to a Service: it is taken (gateway of nodes control-plane and worker-1)");
+                + " not given to any Service: it is taken (gateway of nodes control-plane and worker-1)");
         assertThat(lb.ips("default", "asks-node")).isEmpty();
         assertThat(lb.ips("default", "asks-gateway")).isEmpty();
     }
@@ -175,16 +175,16 @@ class ExclusionsApiTest {
 
         await().atMost(ControllerHarness.PATIENCE).until(() -> lb.ips("default", "a"), List.of("172.18.0.103")::equals);
         assertThat(lb.awaitEvent("default", "a", "AddressExcluded").getMessage()).isEqualTo("172.18.0.100 (InternalIP of"
-                + " node worker-1) is never given to a Service; it moves to 172.18.0.103 from pool p");
+                + " node worker-1) is not given to any Service; it moves to 172.18.0.103 from pool p");
         assertThat(lb.awaitEvent("default", "b", "AllocationFailed").getMessage())
-                .isEqualTo("requested IP 172.18.0.101 is never given to a Service: it is taken (ExternalIP of node worker-1)");
+                .isEqualTo("requested IP 172.18.0.101 is not given to any Service: it is taken (ExternalIP of node worker-1)");
         await().atMost(ControllerHarness.PATIENCE).until(() -> lb.ips("default", "b").isEmpty());
         assertThat(lb.awaitEvent("default", "b", "AddressExcluded").getMessage()).startsWith("172.18.0.101 (ExternalIP of"
-                + " node worker-1) is never given to a Service; it has no address now: requested IP 172.18.0.101");
+                + " node worker-1) is not given to any Service; it has no address now: requested IP 172.18.0.101");
         assertThat(lb.ips("default", "c")).containsExactly("172.18.0.102");
         // one Event per change: the first address then both, or both at once when the two updates came together
-        String first = "1 address(es) of this pool are never given to a Service: 172.18.0.100 (InternalIP of node worker-1)";
-        String both = "2 address(es) of this pool are never given to a Service: 172.18.0.100 (InternalIP of node worker-1), "
+        String first = "1 address(es) of this pool are not given to any Service: 172.18.0.100 (InternalIP of node worker-1)";
+        String both = "2 address(es) of this pool are not given to any Service: 172.18.0.100 (InternalIP of node worker-1), "
                 + "172.18.0.101 (ExternalIP of node worker-1)";
         await().atMost(ControllerHarness.PATIENCE).until(() -> lb.events(NS, "p").stream()
                 .filter(e -> e.getReason().equals("AddressesExcluded")).map(Event::getMessage).toList(),
@@ -204,7 +204,7 @@ class ExclusionsApiTest {
 
         await().atMost(ControllerHarness.PATIENCE).until(() -> lb.ips("default", "web"), List.of("10.20.0.2")::equals);
         assertThat(lb.awaitEvent("default", "web", "AddressExcluded").getMessage()).isEqualTo("10.20.0.0 (network address"
-                + " of 10.20.0.0/24) is never given to a Service; it moves to 10.20.0.2 from pool edge");
+                + " of 10.20.0.0/24) is not given to any Service; it moves to 10.20.0.2 from pool edge");
     }
 
     @Test
@@ -218,7 +218,7 @@ class ExclusionsApiTest {
 
         await().atMost(ControllerHarness.PATIENCE).until(() -> lb.ips("default", "old"), List.of("172.18.0.4")::equals);
         assertThat(lb.awaitEvent("default", "old", "AddressExcluded").getMessage()).isEqualTo("172.18.0.3 (InternalIP of"
-                + " node worker-1; address on eth0 of node worker-1) is never given to a Service; it moves to 172.18.0.4 from pool p");
+                + " node worker-1; address on eth0 of node worker-1) is not given to any Service; it moves to 172.18.0.4 from pool p");
     }
 
     /** A pool an older lbk8s accepted with a loopback entry: the upgrade keeps the rest of it, and its Services. */

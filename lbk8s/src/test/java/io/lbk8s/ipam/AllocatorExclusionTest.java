@@ -48,7 +48,7 @@ class AllocatorExclusionTest {
                 .add(ip("10.0.0.3"), "r3").add(ip("10.0.0.4"), "r4").add(ip("10.0.0.5"), "r5").build());
 
         assertThat(failed(allocator.assign(svc("ns/a").build())).message()).isEqualTo("pool \"p\" has no free address"
-                + " (0 of 0 in use; 5 more never given to a Service: 10.0.0.1 (r1), 10.0.0.2 (r2), 10.0.0.3 (r3) and 2 more)");
+                + " (0 of 0 in use; 5 more not given to any Service: 10.0.0.1 (r1), 10.0.0.2 (r2), 10.0.0.3 (r3) and 2 more)");
     }
 
     @Test
@@ -59,7 +59,7 @@ class AllocatorExclusionTest {
         Outcome.Failed refused = failed(allocator.assign(svc("ns/a").ips("10.0.0.2").build()));
 
         assertThat(refused.reason()).isEqualTo(FailureReason.IP_EXCLUDED);
-        assertThat(refused.message()).isEqualTo("requested IP 10.0.0.2 is never given to a Service: it is taken (InternalIP of node a)");
+        assertThat(refused.message()).isEqualTo("requested IP 10.0.0.2 is not given to any Service: it is taken (InternalIP of node a)");
         assertThat(allocator.restore(svc("ns/a").build(), ips("10.0.0.1"))).isEmpty();
     }
 
