@@ -36,7 +36,7 @@ class AllocatorExclusionTest {
         assertThat(assigned(allocator.assign(svc("ns/b").build()))).isEqualTo(ips("10.0.0.4"));
         Outcome.Failed full = failed(allocator.assign(svc("ns/c").build()));
         assertThat(full.reason()).isEqualTo(FailureReason.POOL_EXHAUSTED);
-        assertThat(full.message()).isEqualTo("pool \"p\" has no free address (2 of 2 in use; 2 more never given to a"
+        assertThat(full.message()).isEqualTo("pool \"p\" has no free address (2 of 2 in use; 2 more not given to any"
                 + " Service: 10.0.0.1 (gateway of node a), 10.0.0.2 (InternalIP of node a))");
         assertThat(allocator.usage()).containsExactly(new PoolUsage("p", 2, 2, 2));
     }
