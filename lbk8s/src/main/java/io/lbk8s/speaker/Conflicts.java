@@ -86,6 +86,10 @@ final class Conflicts implements AutoCloseable {
         speakerMacs = Set.copyOf(macs);
     }
 
+    Set<MacAddress> speakerMacs() {
+        return speakerMacs;
+    }
+
     boolean isSpeaker(MacAddress mac) {
         return speakerMacs.contains(mac);
     }

@@ -81,6 +81,7 @@ public final class Speaker implements AutoCloseable {
     private final ServiceL2Statuses statuses;
     private final Announcer announcer;
     private final Conflicts conflicts;
+    private final LookaheadProbes lookahead;
     private final AddressConflicts conflictObjects;
     private final NodeNetworkAnnotation nodeNetworkAnnotation;
     private final MeterRegistry registry;
@@ -150,6 +151,7 @@ public final class Speaker implements AutoCloseable {
                 queue.add(PLAN);
             }
         });
+        this.lookahead = new LookaheadProbes(conflicts);
         this.announcer = new Announcer(metrics, new Announcer.Options(settings.takeoverBurst(), settings.gratuitousRefresh(),
                 ResponderOptions.DEFAULTS.withReceiveBufferBytes(settings.receiveBufferBytes())
                         .withArpInKernel(settings.arpInKernel()).withFence(fence), settings.takeoverProbe()),
@@ -320,12 +322,27 @@ public final class Speaker implements AutoCloseable {
         announcer.apply(next, fromFailed);
         plan = next;
         planInputs = inputs;
+        probeAhead(withSpeaker);
         // A speaker that hears none of its peers cannot tell a dead cluster from its own cut link: it reports nothing.
         // what users see (ServiceL2Status, Events, metrics) leaves out what another host makes this node withhold
         NodePlan shown = next.without(announcer.inConflict());
         tellUsers(shown, heard.map(Membership.Snapshot::isolated).orElse(false), nodeStates);
         heard.ifPresent(h -> watch.get().tellUsers(h, withSpeaker,
                 nodes.getStore().list().stream().collect(Collectors.toMap(n -> n.getMetadata().getName(), n -> n))));
+    }
+
+    /**
+     * The speaker on the node whose name sorts first probes the pools' next addresses ({@link LookaheadProbes}); none
+     * when probes are off ({@code --takeover-probe 0}).
+     */
+    private void probeAhead(Set<String> withSpeaker) {
+        boolean first = withSpeaker.stream().filter(n -> !n.equals(settings.node())).noneMatch(n -> n.compareTo(settings.node()) < 0);
+        if (!first || config == null || settings.takeoverProbe().isZero()) {
+            return;
+        }
+        Set<IpAddress> taken = new HashSet<>();
+        services.getStore().list().forEach(s -> taken.addAll(ServiceMapping.statusIps(s)));
+        lookahead.maybeProbe(config.pools(), taken);
     }
 
     /** What every speaker published on its Pod ({@link NodeNetwork#ANNOTATION}), by node. */
@@ -502,6 +519,7 @@ public final class Speaker implements AutoCloseable {
         watches.close();
         addressConflicts.ifPresent(SharedIndexInformer::close);
         peers.ifPresent(PeerWatch::close);
+        lookahead.close();
         conflicts.close();
         announcer.close();
         nodeNetworkAnnotation.close();

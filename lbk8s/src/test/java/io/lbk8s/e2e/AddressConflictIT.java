@@ -98,25 +98,46 @@ class AddressConflictIT {
     }
 
     @Test
-    void aServiceGivenAnAddressAnotherHostHoldsMovesToTheNextOneAndIsReachable() {
+    void anAddressAnotherHostHoldsIsFoundAheadAndNeverGivenToAService() {
         // a pool of its own, so that which address comes first is known: the other host holds the first
         InetAddress held = network.ipv4PoolAddress(20);
         InetAddress next = network.ipv4PoolAddress(21);
+        foreignTakes(held);
         cluster.createMetallb("IPAddressPool", "spare", "{autoAssign: false, addresses: ['" + held.getHostAddress() + "-"
                 + next.getHostAddress() + "']}");
         cluster.createMetallb("L2Advertisement", "spare", "{ipAddressPools: [spare]}");
-        foreignTakes(held);
-        cluster.client.services().resource(new ServiceBuilder().withNewMetadata().withName("moved").withNamespace("default")
-                .withAnnotations(Map.of("metallb.io/address-pool", "spare")).endMetadata()
-                .withNewSpec().withType("LoadBalancer").withSelector(Map.of("app", "moved"))
-                .addNewPort().withName("http").withPort(80).withProtocol("TCP").endPort().endSpec().build()).create();
 
-        await("moved off the address the other host holds").atMost(SOON).pollInterval(Duration.ofMillis(100))
-                .until(() -> cluster.awaitIngressIps("default", "moved", 1), ips -> ips.equals(List.of(next.getHostAddress())));
-        awaitEvent("moved", "Warning", "AddressExcluded", held.getHostAddress() + " (used by another host, " + foreign.mac());
-        TestNode leader = announcingNode("moved");
-        await("curl reaches the new address").atMost(SOON).until(() -> network.client().curl(next, Duration.ofSeconds(1)),
-                body -> body.equals(Optional.of(leader.backendBody())));
+        // a speaker probes each pool's next addresses every 10 s: the conflict is known before any Service wants it
+        AddressConflict found = await("the next address probed ahead").atMost(SOON.plusSeconds(10)).pollInterval(Duration.ofMillis(100))
+                .until(() -> conflicts.get(IpAddress.of(held)), Optional::isPresent).orElseThrow();
+        assertThat(found.phase()).isEqualTo(AddressConflict.Phase.Probe);
+        assertThat(found.service()).isEmpty();
+        assertThat(found.mac()).isEqualTo(foreign.mac());
+
+        List<List<String>> shown = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (var watch = cluster.client.services().inNamespace("default").withName("ahead").watch(new io.fabric8.kubernetes.client.Watcher<>() {
+            @Override
+            public void eventReceived(Action action, io.fabric8.kubernetes.api.model.Service service) {
+                var ingress = service.getStatus() == null ? null : service.getStatus().getLoadBalancer().getIngress();
+                if (ingress != null && !ingress.isEmpty()) {
+                    shown.add(ingress.stream().map(io.fabric8.kubernetes.api.model.LoadBalancerIngress::getIp).toList());
+                }
+            }
+
+            @Override
+            public void onClose(io.fabric8.kubernetes.client.WatcherException cause) {}
+        })) {
+            cluster.client.services().resource(new ServiceBuilder().withNewMetadata().withName("ahead").withNamespace("default")
+                    .withAnnotations(Map.of("metallb.io/address-pool", "spare")).endMetadata()
+                    .withNewSpec().withType("LoadBalancer").withSelector(Map.of("app", "ahead"))
+                    .addNewPort().withName("http").withPort(80).withProtocol("TCP").endPort().endSpec().build()).create();
+            assertThat(cluster.awaitIngressIps("default", "ahead", 1)).containsExactly(next.getHostAddress());
+            TestNode leader = announcingNode("ahead");
+            await("curl reaches it").atMost(SOON).until(() -> network.client().curl(next, Duration.ofSeconds(1)),
+                    body -> body.equals(Optional.of(leader.backendBody())));
+        }
+        assertThat(shown).as("every status the Service showed").isNotEmpty().allSatisfy(ips -> assertThat(ips)
+                .containsExactly(next.getHostAddress()));
         assertThat(network.client().arpingAll(held, Duration.ofSeconds(2))).as("only the other host answers for the first")
                 .containsExactly(foreign.mac());
         foreignLeaves(held);
