@@ -49,6 +49,10 @@ public final class DeployedRolesBenchmark {
     /** The speaker's extra interface for many announced addresses: the network's /24 holds too few. */
     private static final String WIDE_SUBNET = "198.19.0.0/20";
     private static final Pattern MEMORY_LIMIT = Pattern.compile("Memory Limit: (\\S+)");
+    /** BENCH_DIAGNOSE=1: native memory tracking on, and where the memory goes printed on stderr at each reading. */
+    private static final boolean DIAGNOSE = System.getenv("BENCH_DIAGNOSE") != null;
+    /** BENCH_JAVA_OPTS: flags added to both roles' (to try one before it goes into the manifests; the rows name them). */
+    private static final String EXTRA_JAVA_OPTS = System.getenv().getOrDefault("BENCH_JAVA_OPTS", "");
     private static final Pattern MAX_HEAP = Pattern.compile("size_t MaxHeapSize\\s+= (\\d+)");
 
     private final Path dist;
@@ -130,7 +134,8 @@ public final class DeployedRolesBenchmark {
 
         void write(String javaOpts) throws IOException {
             String limit = group.isPresent() ? group.get().joinScript() : "";
-            String opts = javaOpts + (group.isEmpty() ? " -XX:MaxRAM=" + deployed.limitBytes() : "");
+            String opts = javaOpts + (group.isEmpty() ? " -XX:MaxRAM=" + deployed.limitBytes() : "")
+                    + (DIAGNOSE ? " -XX:NativeMemoryTracking=summary" : "") + " " + EXTRA_JAVA_OPTS;
             Files.writeString(script, "#!/bin/sh\n" + limit
                     + "unset JAVA_TOOL_OPTIONS JDK_JAVA_OPTIONS MALLOC_ARENA_MAX\n"
                     + (deployed.jdkJavaOptions().isEmpty() ? "" : "export JDK_JAVA_OPTIONS='" + deployed.jdkJavaOptions() + "'\n")
@@ -158,7 +163,26 @@ public final class DeployedRolesBenchmark {
                     + (heap.find() ? Long.parseLong(heap.group(1)) / 1024 / 1024 + " MiB" : "?");
         }
 
-        String memory(long pid) throws IOException {
+        String memory(long pid) throws IOException, InterruptedException {
+            if (DIAGNOSE) { // where the memory goes, on stderr: the JVM's own account, the heap, the threads
+                for (String command : List.of("VM.native_memory summary", "GC.heap_info")) {
+                    List<String> jcmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                            String.valueOf(pid)));
+                    jcmd.addAll(List.of(command.split(" ")));
+                    Process p = new ProcessBuilder(jcmd).redirectErrorStream(true).start();
+                    System.err.println(deployed.role() + " " + command + ":\n" + new String(p.getInputStream().readAllBytes()));
+                    p.waitFor(30, TimeUnit.SECONDS);
+                }
+                try (var tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
+                    System.err.println(deployed.role() + " threads: " + tasks.map(t -> {
+                        try {
+                            return Files.readString(t.resolve("comm")).strip().replaceAll("\\d+$", "N");
+                        } catch (IOException e) {
+                            return "?";
+                        }
+                    }).collect(java.util.stream.Collectors.groupingBy(n -> n, java.util.TreeMap::new, java.util.stream.Collectors.counting())));
+                }
+            }
             String usage = group.isEmpty() ? "" : "; cgroup " + group.get().usageBytes() / 1024 / 1024 + " MiB";
             return ProcessMemory.of(pid).describe() + usage;
         }
@@ -175,6 +199,7 @@ public final class DeployedRolesBenchmark {
 
     private String conditions(Launcher launcher) {
         return "JDK_JAVA_OPTIONS " + (launcher.deployed.jdkJavaOptions().isEmpty() ? "(none)" : launcher.deployed.jdkJavaOptions())
+                + (EXTRA_JAVA_OPTS.isBlank() ? "" : ", BENCH_JAVA_OPTS " + EXTRA_JAVA_OPTS) + (DIAGNOSE ? ", native memory tracking on" : "")
                 + ", " + launcher.how();
     }
 
