@@ -40,8 +40,8 @@ import java.util.regex.Pattern;
  * manifests set, each JVM in a memory cgroup of that limit (so the JVM sizes itself as in its Pod, and the kernel
  * kills it where the kubelet's cgroup would). Prints table rows: RSS idle and with many Services, start to ready.
  * Needs root for the cgroup (without one the limit is emulated with -XX:MaxRAM, and the rows say so) and, for the
- * speaker, the namespace network. Not a test. Usage: {@code DeployedRolesBenchmark DIST_DIR [--quick] [controller | speaker]}
- * (--quick: fewer Services and runs; a role's name: that role only).
+ * speaker, the namespace network. Not a test. Usage: {@code DeployedRolesBenchmark DIST_DIR [--quick] [--addresses N] [controller | speaker]}
+ * (--quick: fewer Services and runs; --addresses: the speaker's announced addresses, at most 4,000; a role's name: that role only).
  */
 public final class DeployedRolesBenchmark {
     /** How long a role runs after it is ready (or has assigned or announced everything) before its memory is read. */
@@ -80,7 +80,9 @@ public final class DeployedRolesBenchmark {
                 bench.controller(quick ? List.of(0, 500) : List.of(0, 1_000, 10_000));
             }
             if (speaker) {
-                bench.speaker(quick ? 300 : 1_000, quick ? 2 : 5);
+                int addresses = options.contains("--addresses") ? Integer.parseInt(options.get(options.indexOf("--addresses") + 1))
+                        : quick ? 300 : 1_000;
+                bench.speaker(addresses, quick ? 2 : 5);
             }
             measured = true;
         } finally {
