@@ -44,7 +44,7 @@ public final class ControllerBenchmark {
     }
 
     /** The CRDs of deploy/crds (the controller needs its IPAddressClaims), the namespaces and a ConfigMap pool. */
-    private static void prepare(TestApiServer server, int poolSize) throws IOException {
+    static void prepare(TestApiServer server, int poolSize) throws IOException {
         server.createCrds(Sandbox.REPO.resolve("deploy/crds"));
         KubernetesClient client = server.client();
         client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("lbk8s-system").endMetadata().build()).create();
@@ -83,7 +83,7 @@ public final class ControllerBenchmark {
                 micros.getLast() / 1000.0);
     }
 
-    private static Service service(String name) {
+    static Service service(String name) {
         return new ServiceBuilder().withNewMetadata().withName(name).withNamespace("default").endMetadata()
                 // Without this a real API server, like ours, runs out of node ports after 2,768 Services.
                 .withNewSpec().withType("LoadBalancer").withAllocateLoadBalancerNodePorts(false)
@@ -92,7 +92,7 @@ public final class ControllerBenchmark {
     }
 
     /** Watches Services and records when each first shows an IP. */
-    private static final class IpWatch implements ResourceEventHandler<Service> {
+    static final class IpWatch implements ResourceEventHandler<Service> {
         final Map<String, Long> seenAt = new ConcurrentHashMap<>();
         volatile CountDownLatch latch = new CountDownLatch(0);
 
@@ -184,9 +184,9 @@ public final class ControllerBenchmark {
                     throw new IllegalStateException("only " + (count - watch.latch.getCount()) + " of " + count + " got an IP");
                 }
                 double seconds = (System.nanoTime() - start) / 1e9;
-                long rssKb = rssKb(controller.toHandle().descendants()
+                long rssKb = ProcessMemory.of(controller.toHandle().descendants()
                         .filter(p -> p.info().command().orElse("").endsWith("java")).findFirst()
-                        .orElse(controller.toHandle()).pid());
+                        .orElse(controller.toHandle()).pid()).rssKb();
                 System.out.printf(waiting ? "| controller | controller started with %d Services waiting -> all with an IP | %.1f s |%n"
                         : "| controller | %d Services created -> all with an IP, total | %.1f s |%n", count, seconds);
                 System.out.printf("| controller | controller RSS with %d Services assigned (own process) | %d MB |%n", count, rssKb / 1024);
@@ -199,7 +199,7 @@ public final class ControllerBenchmark {
         }
     }
 
-    private static void create(KubernetesClient client, int count) throws InterruptedException {
+    static void create(KubernetesClient client, int count) throws InterruptedException {
         Thread[] creators = new Thread[4];
         for (int t = 0; t < creators.length; t++) {
             int offset = t;
@@ -212,14 +212,5 @@ public final class ControllerBenchmark {
         for (Thread creator : creators) {
             creator.join();
         }
-    }
-
-    private static long rssKb(long pid) throws Exception {
-        for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
-            if (line.startsWith("VmRSS:")) {
-                return Long.parseLong(line.replaceAll("\\D", ""));
-            }
-        }
-        throw new IllegalStateException("no VmRSS for " + pid);
     }
 }

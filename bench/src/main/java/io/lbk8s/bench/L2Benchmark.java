@@ -205,7 +205,7 @@ public final class L2Benchmark {
         System.out.println("| " + component + " | " + figure + " | " + value + " |");
     }
 
-    private static void deleteTree(Path dir) throws IOException {
+    static void deleteTree(Path dir) throws IOException {
         try (var paths = Files.walk(dir)) {
             for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(p);

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.KubernetesList;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
@@ -112,8 +113,9 @@ class InstallManifestsTest {
         assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
         assertThat(c.getPorts().getFirst().getContainerPort()).isEqualTo(7472);
         // POD_NAME: the replica's identity in the leader election's Lease
-        assertThat(c.getEnv()).extracting(e -> e.getName() + "=" + e.getValueFrom().getFieldRef().getFieldPath())
-                .contains("POD_NAME=metadata.name", "POD_NAMESPACE=metadata.namespace");
+        assertThat(c.getEnv()).extracting(e -> e.getName() + "=" + (e.getValueFrom() == null ? e.getValue() : e.getValueFrom().getFieldRef().getFieldPath()))
+                .contains("POD_NAME=metadata.name", "POD_NAMESPACE=metadata.namespace")
+                .anyMatch(e -> e.startsWith("JDK_JAVA_OPTIONS=") && e.contains("-XX:MaxRAMPercentage="));
         assertThat(pod.getServiceAccountName()).isEqualTo(Manifests.CONTROLLER);
     }
 
@@ -126,8 +128,9 @@ class InstallManifestsTest {
         assertThat(c.getSecurityContext().getCapabilities().getAdd()).containsExactly("NET_RAW", "SYS_NICE");
         assertThat(c.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
         assertThat(c.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
-        assertThat(c.getEnv()).extracting(e -> e.getName() + "=" + e.getValueFrom().getFieldRef().getFieldPath())
-                .contains("NODE_NAME=spec.nodeName", "POD_NAME=metadata.name", "POD_NAMESPACE=metadata.namespace");
+        assertThat(c.getEnv()).extracting(e -> e.getName() + "=" + (e.getValueFrom() == null ? e.getValue() : e.getValueFrom().getFieldRef().getFieldPath()))
+                .contains("NODE_NAME=spec.nodeName", "POD_NAME=metadata.name", "POD_NAMESPACE=metadata.namespace")
+                .anyMatch(e -> e.startsWith("JDK_JAVA_OPTIONS=") && e.contains("-XX:MaxRAMPercentage="));
         assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
         assertThat(c.getPorts().getFirst().getHostPort()).isEqualTo(7472);
         // the failure detector: heartbeats between nodes on UDP 7947, the port passed explicitly
@@ -139,6 +142,42 @@ class InstallManifestsTest {
         });
         // the speaker finds its peers by these (SpeakerSettings.DEFAULT_SPEAKER_LABELS)
         assertThat(labels).containsAllEntriesOf(io.lbk8s.speaker.SpeakerSettings.DEFAULT_SPEAKER_LABELS);
+    }
+
+    /** The heap a role's JVM gives itself under a memory limit of {@code limit}, with its manifest's JDK_JAVA_OPTIONS. */
+    static long maxHeap(String role, String limit) throws IOException, InterruptedException {
+        String options = Manifests.render(InstallValues.defaults()).stream()
+                .map(o -> o instanceof DaemonSet d ? d.getSpec().getTemplate().getSpec()
+                        : o instanceof Deployment d ? d.getSpec().getTemplate().getSpec() : null)
+                .filter(pod -> pod != null && pod.getContainers().getFirst().getName().equals(role)).findFirst().orElseThrow()
+                .getContainers().getFirst().getEnv().stream()
+                .filter(e -> e.getName().equals("JDK_JAVA_OPTIONS")).findFirst().orElseThrow().getValue();
+        List<String> command = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:MaxRAM=" + Quantity.getAmountInBytes(new Quantity(limit)).longValueExact(), "-XX:+UseSerialGC"));
+        command.addAll(List.of(options.split(" ")));
+        command.addAll(List.of("-XX:+PrintFlagsFinal", "-version"));
+        Process jvm = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(jvm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(jvm.waitFor()).as(out).isZero();
+        var heap = java.util.regex.Pattern.compile("size_t MaxHeapSize\\s+= (\\d+)").matcher(out);
+        assertThat(heap.find()).as(out).isTrue();
+        return Long.parseLong(heap.group(1));
+    }
+
+    @Test
+    void theSpeakersHeapIsAQuarterOfItsMemoryLimitWhateverTheLimit() throws Exception {
+        // both percentages: with MaxRAMPercentage alone, a JVM under 256Mi would still take half (MinRAMPercentage)
+        assertThat(maxHeap("speaker", "256Mi")).isEqualTo(64L << 20);
+        assertThat(maxHeap("speaker", "512Mi")).isEqualTo(128L << 20);
+        assertThat(maxHeap("speaker", "1Gi")).isEqualTo(256L << 20);
+    }
+
+    @Test
+    void theControllersHeapIsHalfItsMemoryLimitSoThatARaisedLimitGivesItMore() throws Exception {
+        // the JVM's own sizing keeps about 126 MiB from 256Mi up to 512Mi
+        assertThat(maxHeap("controller", "256Mi")).isEqualTo(128L << 20);
+        assertThat(maxHeap("controller", "512Mi")).isEqualTo(256L << 20);
+        assertThat(maxHeap("controller", "1Gi")).isEqualTo(512L << 20);
     }
 
     @Test

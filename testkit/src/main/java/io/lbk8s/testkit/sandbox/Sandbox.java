@@ -68,12 +68,14 @@ public final class Sandbox implements AutoCloseable {
     private EndpointSliceController endpointSlices;
     private final Map<String, NamespacedProcess> speakers = new LinkedHashMap<>();
     private final List<String> speakerArgs;
+    private final Path speakerLauncher;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
 
-    private Sandbox(TestNetwork network, Path logs, List<String> speakerArgs) throws IOException, InterruptedException {
+    private Sandbox(TestNetwork network, Path logs, Path speakerLauncher, List<String> speakerArgs) throws IOException, InterruptedException {
         this.network = network;
         this.logs = logs;
         this.kubeconfig = logs.resolve("kubeconfig");
+        this.speakerLauncher = speakerLauncher;
         this.speakerArgs = List.copyOf(speakerArgs);
         apiServer = new ProcessBuilder(REPO.resolve("testkit/bin/test-api-server").toString(),
                 "--address", network.hostAddress().getHostAddress(), "--port", "0",
@@ -134,10 +136,20 @@ public final class Sandbox implements AutoCloseable {
 
     /** As {@link #start(Path)}, with {@code nodes} nodes and {@code speakerArgs} added to every speaker's command line. */
     public static Sandbox start(Path logs, int nodes, List<String> speakerArgs) throws IOException, InterruptedException {
+        return start(logs, nodes, REPO.resolve("bin/lbk8s"), speakerArgs);
+    }
+
+    /**
+     * As {@link #start(Path, int, List)}, with the speakers run by {@code speakerLauncher} (a command taking lbk8s's
+     * arguments, like {@code bin/lbk8s}; the benchmarks' own runs the distribution in a memory-limited group). It must
+     * exec the JVM, so that the speaker's process is the JVM.
+     */
+    public static Sandbox start(Path logs, int nodes, Path speakerLauncher, List<String> speakerArgs)
+            throws IOException, InterruptedException {
         Files.createDirectories(logs);
         TestNetwork network = TestNetwork.create(nodes, logs);
         try {
-            return new Sandbox(network, logs, speakerArgs);
+            return new Sandbox(network, logs, speakerLauncher, speakerArgs);
         } catch (IOException | InterruptedException | RuntimeException e) {
             network.close();
             throw e;
@@ -249,7 +261,7 @@ public final class Sandbox implements AutoCloseable {
     }
 
     public void startSpeaker(TestNode node) {
-        List<String> command = new ArrayList<>(List.of(REPO.resolve("bin/lbk8s").toString(), "speaker",
+        List<String> command = new ArrayList<>(List.of(speakerLauncher.toString(), "speaker",
                 "--node", node.name(), "--pod-name", podName(node), "-n", NAMESPACE, "--kubeconfig", kubeconfig.toString(),
                 "--metrics-address", node.ipv4().getHostAddress(), "--metrics-port", String.valueOf(METRICS_PORT)));
         command.addAll(speakerArgs);
