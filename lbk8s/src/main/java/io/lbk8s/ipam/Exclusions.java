@@ -1,8 +1,6 @@
 package io.lbk8s.ipam;
 
 import io.lbk8s.address.IpAddress;
-import io.lbk8s.address.IpFamily;
-import io.lbk8s.address.IpRange;
 import io.lbk8s.address.NodeNetwork;
 import java.util.ArrayList;
 import java.util.List;
