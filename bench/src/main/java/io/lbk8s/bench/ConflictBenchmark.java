@@ -38,25 +38,34 @@ public final class ConflictBenchmark {
             return;
         }
         int trials = quick ? 3 : 10;
-        int services = quick ? 10 : 40; // with the trials' addresses, at most the pool's 51
+        int services = quick ? 10 : 20; // twice, with the trials' addresses: at most the pool's 51
         Path logs = Files.createTempDirectory("lbk8s-conflict-bench");
         List<Long> probeOn;
+        List<Long> probeOnPatient;
         try (Sandbox sandbox = Sandbox.start(logs.resolve("probe"), TestNetwork.DEFAULT_NODE_COUNT, List.of("--gratuitous-refresh", "0"))) {
             pool(sandbox);
             List<Long> latencies = eventLatencies(sandbox, trials);
             row("speaker", "another host's first gratuitous ARP for an announced address → Warning Event in the API"
                     + " (target ≤ 1 s), p50 / max of " + trials, millis(latencies));
-            probeOn = createToCurl(sandbox, services, trials);
+            probeOn = createToCurl(sandbox, services, trials, false);
+            probeOnPatient = createToCurl(sandbox, services, trials + services, true);
         }
         List<Long> probeOff;
+        List<Long> probeOffPatient;
         try (Sandbox sandbox = Sandbox.start(logs.resolve("no-probe"), TestNetwork.DEFAULT_NODE_COUNT, List.of("--takeover-probe", "0"))) {
             pool(sandbox);
-            probeOff = createToCurl(sandbox, services, trials);
+            probeOff = createToCurl(sandbox, services, trials, false);
+            probeOffPatient = createToCurl(sandbox, services, trials + services, true);
         }
-        row("speaker", "Service created → first curl answered, p50 / p99 / max of " + services + ", probe on (130 ms)",
+        String of = "p50 / p99 / max of " + services;
+        row("speaker", "Service created → first curl answered, curls of ≤ 200 ms one after another, " + of + ", probe on (130 ms)",
                 percentiles(probeOn));
-        row("speaker", "Service created → first curl answered, p50 / p99 / max of " + services + ", probe off (--takeover-probe 0)",
-                percentiles(probeOff));
+        row("speaker", "Service created → first curl answered, one curl started at the create, " + of + ", probe on (130 ms)",
+                percentiles(probeOnPatient));
+        row("speaker", "Service created → first curl answered, curls of ≤ 200 ms one after another, " + of
+                + ", probe off (--takeover-probe 0)", percentiles(probeOff));
+        row("speaker", "Service created → first curl answered, one curl started at the create, " + of
+                + ", probe off (--takeover-probe 0)", percentiles(probeOffPatient));
     }
 
     private static void pool(Sandbox sandbox) {
@@ -94,15 +103,22 @@ public final class ConflictBenchmark {
         return latencies;
     }
 
-    /** Microseconds from each create to the first curl the client got an answer to. */
-    private static List<Long> createToCurl(Sandbox sandbox, int services, int firstIndex) {
+    /**
+     * Microseconds from each create to the first curl the client got an answer to. {@code patient}: one curl started
+     * right after the create waits up to 3 s, as a user's client would (the client's kernel holds its SYN until the
+     * address resolves, and the speaker's gratuitous ARP resolves it); else curls of at most 200 ms each, one after
+     * another, so that a curl that gives up just before the address answers costs up to 200 ms more.
+     */
+    private static List<Long> createToCurl(Sandbox sandbox, int services, int firstIndex, boolean patient) {
         List<Long> latencies = new ArrayList<>();
+        Duration each = patient ? Duration.ofSeconds(3) : Duration.ofMillis(200);
         for (int i = 0; i < services; i++) {
             InetAddress ip = sandbox.network.ipv4PoolAddress(firstIndex + i);
+            String name = (patient ? "patient-" : "web-") + i;
             long created = Sandbox.nowMicros();
-            create(sandbox, "web-" + i, ip);
+            create(sandbox, name, ip);
             long deadline = System.nanoTime() + SOON.toNanos();
-            while (sandbox.network.client().curl(ip, Duration.ofMillis(200)).isEmpty()) {
+            while (sandbox.network.client().curl(ip, each).isEmpty()) {
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("no answer on " + ip + " within " + SOON);
                 }
