@@ -54,24 +54,8 @@ public record IpRange(IpAddress first, IpAddress last, String text) {
         if (prefix < 0 || prefix > bits) {
             throw new IllegalArgumentException("prefix length /" + prefix + " is out of 0-" + bits + ": " + text);
         }
-        long high = base.high();
-        long low = base.low();
-        int hostBits = bits - prefix;
-        long highMask;
-        long lowMask;
-        if (base.isV4()) {
-            highMask = 0;
-            lowMask = hostBits == 32 ? 0xffff_ffffL : (1L << hostBits) - 1;
-        } else if (hostBits >= 64) {
-            lowMask = -1L;
-            highMask = hostBits == 128 ? -1L : (1L << (hostBits - 64)) - 1;
-        } else {
-            highMask = 0;
-            lowMask = hostBits == 0 ? 0 : (hostBits == 64 ? -1L : (1L << hostBits) - 1);
-        }
-        IpAddress first = new IpAddress(base.family(), high & ~highMask, base.isV4() ? (low & ~lowMask) & 0xffff_ffffL : low & ~lowMask);
-        IpAddress last = new IpAddress(base.family(), high | highMask, base.isV4() ? (low | lowMask) & 0xffff_ffffL : low | lowMask);
-        return new IpRange(first, last, text);
+        IpPrefix block = new IpPrefix(base, prefix);
+        return new IpRange(block.network(), block.last(), text);
     }
 
     /**

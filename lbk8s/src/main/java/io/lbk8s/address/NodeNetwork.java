@@ -30,72 +30,13 @@ public record NodeNetwork(List<Link> links, List<IpAddress> gateways) {
     }
 
     /** @param mac lower case, colon separated, as {@code ip link} shows it */
-    public record Link(String name, String mac, List<Prefix> prefixes) {
+    public record Link(String name, String mac, List<IpPrefix> prefixes) {
         public Link {
             mac = mac.toLowerCase(Locale.ROOT);
             if (!MAC.matcher(mac).matches()) {
                 throw new IllegalArgumentException("not a MAC address: " + mac);
             }
             prefixes = List.copyOf(prefixes);
-        }
-    }
-
-    /** An address of an interface with its prefix length, as {@code 172.18.0.2/16}. */
-    public record Prefix(IpAddress address, int length) {
-        public Prefix {
-            if (length < 0 || length > address.family().bits()) {
-                throw new IllegalArgumentException("prefix length " + length + " for " + address);
-            }
-        }
-
-        public static Optional<Prefix> parse(String text) {
-            int slash = text.indexOf('/');
-            if (slash < 0) {
-                return Optional.empty();
-            }
-            try {
-                int length = Integer.parseInt(text.substring(slash + 1));
-                return IpAddress.parse(text.substring(0, slash))
-                        .filter(a -> length >= 0 && length <= a.family().bits())
-                        .map(a -> new Prefix(a, length));
-            } catch (NumberFormatException e) {
-                return Optional.empty();
-            }
-        }
-
-        /** The first address of the prefix. */
-        public IpAddress network() {
-            return withHostBits(false);
-        }
-
-        /** The last address of the prefix (IPv4's broadcast address). */
-        public IpAddress last() {
-            return withHostBits(true);
-        }
-
-        public boolean contains(IpAddress ip) {
-            return ip.family() == address.family() && ip.compareTo(network()) >= 0 && ip.compareTo(last()) <= 0;
-        }
-
-        private IpAddress withHostBits(boolean set) {
-            int bits = address.family().bits();
-            int hostBits = bits - length;
-            long highMask = hostBits <= 64 ? 0 : hostBits >= 128 ? -1L : (1L << (hostBits - 64)) - 1;
-            long lowMask = hostBits >= 64 ? -1L : (1L << hostBits) - 1;
-            if (bits == 32) {
-                lowMask &= 0xffff_ffffL;
-            }
-            long high = set ? address.high() | highMask : address.high() & ~highMask;
-            long low = set ? address.low() | lowMask : address.low() & ~lowMask;
-            if (bits == 32) {
-                low &= 0xffff_ffffL;
-            }
-            return new IpAddress(address.family(), high, low);
-        }
-
-        @Override
-        public String toString() {
-            return address + "/" + length;
         }
     }
 
@@ -109,7 +50,7 @@ public record NodeNetwork(List<Link> links, List<IpAddress> gateways) {
             return Optional.of(ip + " is this node's gateway");
         }
         for (Link link : links) {
-            for (Prefix prefix : link.prefixes()) {
+            for (IpPrefix prefix : link.prefixes()) {
                 if (prefix.address().equals(ip)) {
                     return Optional.of(ip + " is this node's address (on " + link.name() + ")");
                 }
@@ -141,7 +82,7 @@ public record NodeNetwork(List<Link> links, List<IpAddress> gateways) {
             Map<String, Object> tree = new LinkedHashMap<>();
             tree.put("name", link.name());
             tree.put("mac", link.mac());
-            tree.put("prefixes", link.prefixes().stream().map(Prefix::toString).toList());
+            tree.put("prefixes", link.prefixes().stream().map(IpPrefix::toString).toList());
             linkTrees.add(tree);
         }
         Map<String, Object> tree = new LinkedHashMap<>();
@@ -168,9 +109,9 @@ public record NodeNetwork(List<Link> links, List<IpAddress> gateways) {
                         || !MAC.matcher(mac.asString().toLowerCase(Locale.ROOT)).matches()) {
                     return Optional.empty();
                 }
-                List<Prefix> prefixes = new ArrayList<>();
+                List<IpPrefix> prefixes = new ArrayList<>();
                 for (JsonNode prefix : array(link.get("prefixes"))) {
-                    Optional<Prefix> parsed = prefix.isString() ? Prefix.parse(prefix.asString()) : Optional.empty();
+                    Optional<IpPrefix> parsed = prefix.isString() ? IpPrefix.parse(prefix.asString()) : Optional.empty();
                     if (parsed.isEmpty()) {
                         return Optional.empty();
                     }

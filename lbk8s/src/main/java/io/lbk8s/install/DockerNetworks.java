@@ -1,6 +1,7 @@
 package io.lbk8s.install;
 
 import io.lbk8s.address.IpAddress;
+import io.lbk8s.address.IpPrefix;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
@@ -39,7 +40,7 @@ public final class DockerNetworks {
         for (JsonNode network : root) {
             String name = network.path("Name").asString("");
             for (JsonNode config : network.path("IPAM").path("Config")) {
-                Optional<Network> subnet = Network.parse(config.path("Subnet").asString(""));
+                Optional<IpPrefix> subnet = IpPrefix.parse(config.path("Subnet").asString("")).map(IpPrefix::canonical);
                 Optional<IpAddress> gateway = IpAddress.parse(config.path("Gateway").asString(""));
                 subnet.ifPresent(s -> networks.add(new RangeChoice.KnownNetwork(s, gateway.filter(s::contains),
                         "Docker network " + name)));

@@ -1,6 +1,7 @@
 package io.lbk8s.install;
 
 import io.lbk8s.address.IpAddress;
+import io.lbk8s.address.IpPrefix;
 import io.lbk8s.address.IpFamily;
 import io.lbk8s.address.IpRange;
 import java.math.BigInteger;
@@ -20,7 +21,7 @@ public final class RangeChoice {
     private RangeChoice() {}
 
     /** A network known from outside the API (the Docker network of the node containers). */
-    public record KnownNetwork(Network network, Optional<IpAddress> gateway, String source) {}
+    public record KnownNetwork(IpPrefix network, Optional<IpAddress> gateway, String source) {}
 
     /**
      * @param taken  addresses already in other pools; never offered again
@@ -34,7 +35,7 @@ public final class RangeChoice {
     }
 
     /** One family's pick: the range and the network it was taken from, with how that network was found. */
-    public record Pick(IpRange range, Network network, String networkSource) {}
+    public record Pick(IpRange range, IpPrefix network, String networkSource) {}
 
     public sealed interface Choice {
         record Chosen(List<Pick> picks) implements Choice {
@@ -80,27 +81,27 @@ public final class RangeChoice {
     static KnownNetwork networkOf(List<IpAddress> nodes, List<KnownNetwork> known) {
         Optional<KnownNetwork> holding = known.stream()
                 .filter(k -> nodes.stream().allMatch(k.network()::contains))
-                .max(Comparator.comparingInt(k -> k.network().prefix()));
+                .max(Comparator.comparingInt(k -> k.network().length()));
         if (holding.isPresent()) {
             return holding.get();
         }
         IpFamily family = nodes.getFirst().family();
         int guess = family == IpFamily.IPv4 ? 24 : 64;
         int prefix = guess;
-        while (prefix > 0 && !allIn(Network.around(nodes.getFirst(), prefix), nodes)) {
+        while (prefix > 0 && !allIn(IpPrefix.around(nodes.getFirst(), prefix), nodes)) {
             prefix--;
         }
         String why = prefix == guess ? "a /" + guess + " around the nodes' InternalIPs"
                 : "the smallest network holding every node's InternalIP";
-        return new KnownNetwork(Network.around(nodes.getFirst(), prefix), Optional.empty(), why);
+        return new KnownNetwork(IpPrefix.around(nodes.getFirst(), prefix), Optional.empty(), why);
     }
 
-    private static boolean allIn(Network network, List<IpAddress> nodes) {
+    private static boolean allIn(IpPrefix network, List<IpAddress> nodes) {
         return nodes.stream().allMatch(network::contains);
     }
 
     private static Pick pick(KnownNetwork known, List<IpAddress> nodes, List<IpRange> taken) {
-        Network network = known.network();
+        IpPrefix network = known.network();
         BigInteger size = network.size();
         IpAddress gateway = known.gateway().orElseGet(() -> network.at(BigInteger.ONE));
         // the lowest and highest offsets an address may have: not the network address, not the broadcast address
@@ -138,7 +139,7 @@ public final class RangeChoice {
     }
 
     /** Which offsets of a network are free: not a node, not the gateway, not in another pool. */
-    private record Free(Network network, List<IpAddress> nodes, IpAddress gateway, List<IpRange> taken) {
+    private record Free(IpPrefix network, List<IpAddress> nodes, IpAddress gateway, List<IpRange> taken) {
         boolean at(BigInteger offset) {
             IpAddress ip = network.at(offset);
             return !ip.equals(gateway) && !nodes.contains(ip) && taken.stream().noneMatch(r -> r.contains(ip));

@@ -1,6 +1,7 @@
 package io.lbk8s.ipam;
 
 import io.lbk8s.address.IpAddress;
+import io.lbk8s.address.IpPrefix;
 import io.lbk8s.address.NodeNetwork;
 import java.util.ArrayList;
 import java.util.List;
@@ -59,7 +60,7 @@ public final class Exclusions {
         }
         in.networks().forEach((node, network) -> {
             for (NodeNetwork.Link link : network.links()) {
-                for (NodeNetwork.Prefix prefix : link.prefixes()) {
+                for (IpPrefix prefix : link.prefixes()) {
                     if (prefix.address().family().bits() - prefix.length() < 2) {
                         continue; // a /31, /32, /127 or /128 has no network or broadcast address (RFC 3021)
                     }

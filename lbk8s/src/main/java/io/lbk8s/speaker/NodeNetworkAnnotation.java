@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.lbk8s.address.IpAddress;
+import io.lbk8s.address.IpPrefix;
 import io.lbk8s.address.NodeNetwork;
 import io.lbk8s.net.LinkInfo;
 import io.lbk8s.net.MacAddress;
@@ -49,7 +50,7 @@ final class NodeNetworkAnnotation implements AutoCloseable {
                 .filter(l -> !l.loopback() && l.master().isEmpty() && !l.mac().equals(MacAddress.ZERO))
                 .filter(l -> excluded.stream().noneMatch(p -> p.matcher(l.name()).find()))
                 .map(l -> new NodeNetwork.Link(l.name(), l.mac().toString(), l.addresses().stream()
-                        .map(a -> new NodeNetwork.Prefix(a.address(), a.prefixLength())).toList()))
+                        .map(a -> new IpPrefix(a.address(), a.prefixLength())).toList()))
                 .toList();
         return new NodeNetwork(described, gateways);
     }

@@ -20,7 +20,7 @@ class NodeNetworkTest {
 
     static NodeNetwork example() {
         return new NodeNetwork(List.of(new NodeNetwork.Link("eth0", "02:42:AC:12:00:02", List.of(
-                NodeNetwork.Prefix.parse("172.18.0.2/16").orElseThrow(), NodeNetwork.Prefix.parse("fc00::2/64").orElseThrow()))),
+                IpPrefix.parse("172.18.0.2/16").orElseThrow(), IpPrefix.parse("fc00::2/64").orElseThrow()))),
                 List.of(ip("172.18.0.1"), ip("fc00::1")));
     }
 
@@ -88,22 +88,22 @@ class NodeNetworkTest {
     @Test
     void pointToPointSubnetsHaveNoNetworkOrBroadcastAddress() {
         NodeNetwork p2p = new NodeNetwork(List.of(new NodeNetwork.Link("eth1", "02:00:00:00:00:01",
-                List.of(NodeNetwork.Prefix.parse("10.0.0.0/31").orElseThrow()))), List.of());
+                List.of(IpPrefix.parse("10.0.0.0/31").orElseThrow()))), List.of());
         assertThat(p2p.reserved(ip("10.0.0.1"))).isEmpty();
         assertThat(p2p.reserved(ip("10.0.0.0"))).contains("10.0.0.0 is this node's address (on eth1)");
     }
 
     @Test
     void prefixesKnowTheirFirstAndLastAddress() {
-        NodeNetwork.Prefix v4 = NodeNetwork.Prefix.parse("198.18.7.11/24").orElseThrow();
+        IpPrefix v4 = IpPrefix.parse("198.18.7.11/24").orElseThrow();
         assertThat(v4.network()).isEqualTo(ip("198.18.7.0"));
         assertThat(v4.last()).isEqualTo(ip("198.18.7.255"));
-        NodeNetwork.Prefix v6 = NodeNetwork.Prefix.parse("fd00:1b8:7::11/56").orElseThrow();
+        IpPrefix v6 = IpPrefix.parse("fd00:1b8:7::11/56").orElseThrow();
         assertThat(v6.network()).isEqualTo(ip("fd00:1b8:7::"));
         assertThat(v6.last()).isEqualTo(ip("fd00:1b8:7:ff:ffff:ffff:ffff:ffff"));
-        NodeNetwork.Prefix v6long = NodeNetwork.Prefix.parse("fd00::1:2/120").orElseThrow();
+        IpPrefix v6long = IpPrefix.parse("fd00::1:2/120").orElseThrow();
         assertThat(v6long.network()).isEqualTo(ip("fd00::1:0"));
         assertThat(v6long.last()).isEqualTo(ip("fd00::1:ff"));
-        assertThat(NodeNetwork.Prefix.parse("0.0.0.0/0").orElseThrow().last()).isEqualTo(ip("255.255.255.255"));
+        assertThat(IpPrefix.parse("0.0.0.0/0").orElseThrow().last()).isEqualTo(ip("255.255.255.255"));
     }
 }

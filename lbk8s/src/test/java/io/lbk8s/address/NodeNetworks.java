@@ -7,8 +7,8 @@ import java.util.List;
 public final class NodeNetworks {
     private NodeNetworks() {}
 
-    public static List<NodeNetwork.Prefix> prefixes(String... texts) {
-        return Arrays.stream(texts).map(t -> NodeNetwork.Prefix.parse(t).orElseThrow()).toList();
+    public static List<IpPrefix> prefixes(String... texts) {
+        return Arrays.stream(texts).map(t -> IpPrefix.parse(t).orElseThrow()).toList();
     }
 
     public static List<IpAddress> gateways(String... texts) {
