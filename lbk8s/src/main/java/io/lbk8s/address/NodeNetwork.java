@@ -41,34 +41,57 @@ public record NodeNetwork(List<Link> links, List<IpAddress> gateways) {
     }
 
     /**
-     * Why a speaker on this node must never answer for {@code ip}, if it must not: it is an address of this node, one
-     * of its default gateways, or the network or broadcast address of one of its IPv4 subnets (an IPv6 subnet's first
-     * address is its subnet-router anycast address).
+     * An address a speaker on this node must never answer for and the controller never hands out, and why: {@code role}
+     * reads after the address, as in "gateway", "address on eth0", "network address of 10.0.0.0/24".
      */
-    public Optional<String> reserved(IpAddress ip) {
-        if (gateways.contains(ip)) {
-            return Optional.of(ip + " is this node's gateway");
+    public record Reservation(IpAddress address, Kind kind, String role) {
+        public enum Kind { GATEWAY, ADDRESS, SUBNET }
+
+        /** The node's own (its address, its gateway), rather than an address of one of its subnets. */
+        public boolean ofThisNode() {
+            return kind != Kind.SUBNET;
         }
+    }
+
+    /**
+     * The node's default gateways; its address on each link, unless it is a host route (/32, /128: where Service and
+     * virtual addresses sit, such as kube-proxy's IPVS dummy interface, node-local DNS or kube-vip; a node's own
+     * address there is its InternalIP or ExternalIP, which the controller excludes on its own); the network and
+     * broadcast addresses of each IPv4 subnet up to /30 (a /31 has neither, RFC 3021); the subnet-router anycast
+     * address of each IPv6 subnet up to /126 (RFC 4291; RFC 6164 for /127).
+     */
+    public List<Reservation> reservations() {
+        List<Reservation> reserved = new ArrayList<>();
+        gateways.forEach(gateway -> reserved.add(new Reservation(gateway, Reservation.Kind.GATEWAY, "gateway")));
         for (Link link : links) {
             for (IpPrefix prefix : link.prefixes()) {
-                if (prefix.address().equals(ip)) {
-                    return Optional.of(ip + " is this node's address (on " + link.name() + ")");
+                int hostBits = prefix.family().bits() - prefix.length();
+                if (hostBits > 0) {
+                    reserved.add(new Reservation(prefix.address(), Reservation.Kind.ADDRESS, "address on " + link.name()));
                 }
-                boolean smallV4 = ip.isV4() && prefix.length() >= 31; // RFC 3021: /31 and /32 have no such addresses
-                if (prefix.contains(ip) && !smallV4 && prefix.network().equals(ip)) {
-                    return Optional.of(ip + " is the network address of this node's subnet " + prefix.network() + "/" + prefix.length());
-                }
-                if (prefix.contains(ip) && !smallV4 && ip.isV4() && prefix.last().equals(ip)) {
-                    return Optional.of(ip + " is the broadcast address of this node's subnet " + prefix.network() + "/" + prefix.length());
+                if (hostBits >= 2) {
+                    String subnet = prefix.canonical().toString();
+                    if (prefix.address().isV4()) {
+                        reserved.add(new Reservation(prefix.network(), Reservation.Kind.SUBNET, "network address of " + subnet));
+                        reserved.add(new Reservation(prefix.last(), Reservation.Kind.SUBNET, "broadcast address of " + subnet));
+                    } else {
+                        reserved.add(new Reservation(prefix.network(), Reservation.Kind.SUBNET, "subnet-router anycast address of " + subnet));
+                    }
                 }
             }
         }
-        return Optional.empty();
+        return List.copyOf(reserved);
     }
 
-    /** Whether {@code ip} is an address of one of the links. */
+    /** Why a speaker on this node must never answer for {@code ip}, if it must not (the first of its {@link #reservations()}). */
+    public Optional<String> reserved(IpAddress ip) {
+        return reservations().stream().filter(r -> r.address().equals(ip)).findFirst()
+                .map(r -> r.ofThisNode() ? ip + " is this node's " + r.role() : ip + " is the " + r.role() + ", a subnet of this node");
+    }
+
+    /** Whether {@code ip} is this node's address on one of its links (as {@link #reservations()} counts them). */
     public boolean holds(IpAddress ip) {
-        return links.stream().flatMap(l -> l.prefixes().stream()).anyMatch(p -> p.address().equals(ip));
+        return reservations().stream().anyMatch(r -> r.kind() == Reservation.Kind.ADDRESS && r.address().equals(ip));
     }
 
     /** The MACs of the links, as written. */

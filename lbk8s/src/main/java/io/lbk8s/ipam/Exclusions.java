@@ -1,7 +1,6 @@
 package io.lbk8s.ipam;
 
 import io.lbk8s.address.IpAddress;
-import io.lbk8s.address.IpPrefix;
 import io.lbk8s.address.NodeNetwork;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,11 +16,9 @@ import java.util.TreeSet;
  * addresses only, never whole ranges near them (MetalLB reverted such a check for its false positives, #2779):
  * <ul>
  *   <li>every Node's InternalIP and ExternalIP ({@code status.addresses});</li>
- *   <li>from each speaker's view of its node ({@link NodeNetwork}): the node's own address on each link, the
- *       network and broadcast addresses of each IPv4 subnet up to /30 (a /31 or /32 has neither, RFC 3021), the
- *       subnet-router anycast address (the all-zeros host, RFC 4291) of each IPv6 subnet up to /126, and the
- *       default gateways. A /32 or /128 on a link is not the node's address on a network (kube-proxy's IPVS
- *       dummy interface carries every Service address that way), so it is left alone;</li>
+ *   <li>from each speaker's view of its node: its {@link NodeNetwork#reservations()}, the rule the speaker itself
+ *       follows (the node's addresses, its gateways, its subnets' network, broadcast and subnet-router anycast
+ *       addresses);</li>
  *   <li>the API server's endpoints (the EndpointSlices of Service default/kubernetes).</li>
  * </ul>
  * Unreadable values are skipped. Pure.
@@ -59,23 +56,12 @@ public final class Exclusions {
             }
         }
         in.networks().forEach((node, network) -> {
-            for (NodeNetwork.Link link : network.links()) {
-                for (IpPrefix prefix : link.prefixes()) {
-                    if (prefix.address().family().bits() - prefix.length() < 2) {
-                        continue; // a /31, /32, /127 or /128 has no network or broadcast address (RFC 3021)
-                    }
-                    add(byNode, prefix.address(), "address on " + link.name(), node);
-                    String cidr = prefix.network() + "/" + prefix.length();
-                    if (prefix.address().isV4()) {
-                        others.add(prefix.network(), "network address of " + cidr);
-                        others.add(prefix.last(), "broadcast address of " + cidr);
-                    } else {
-                        others.add(prefix.network(), "subnet-router anycast address of " + cidr);
-                    }
+            for (NodeNetwork.Reservation reserved : network.reservations()) {
+                if (reserved.ofThisNode()) {
+                    add(byNode, reserved.address(), reserved.role(), node);
+                } else {
+                    others.add(reserved.address(), reserved.role());
                 }
-            }
-            for (IpAddress gateway : network.gateways()) {
-                add(byNode, gateway, "gateway", node);
             }
         });
         for (String endpoint : in.apiServer()) {

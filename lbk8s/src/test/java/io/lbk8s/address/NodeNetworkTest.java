@@ -68,11 +68,11 @@ class NodeNetworkTest {
         return Stream.of(
                 Arguments.of("172.18.0.1", Optional.of("172.18.0.1 is this node's gateway")),
                 Arguments.of("fc00::1", Optional.of("fc00::1 is this node's gateway")),
-                Arguments.of("172.18.0.2", Optional.of("172.18.0.2 is this node's address (on eth0)")),
-                Arguments.of("fc00::2", Optional.of("fc00::2 is this node's address (on eth0)")),
-                Arguments.of("172.18.0.0", Optional.of("172.18.0.0 is the network address of this node's subnet 172.18.0.0/16")),
-                Arguments.of("172.18.255.255", Optional.of("172.18.255.255 is the broadcast address of this node's subnet 172.18.0.0/16")),
-                Arguments.of("fc00::", Optional.of("fc00:: is the network address of this node's subnet fc00::/64")),
+                Arguments.of("172.18.0.2", Optional.of("172.18.0.2 is this node's address on eth0")),
+                Arguments.of("fc00::2", Optional.of("fc00::2 is this node's address on eth0")),
+                Arguments.of("172.18.0.0", Optional.of("172.18.0.0 is the network address of 172.18.0.0/16, a subnet of this node")),
+                Arguments.of("172.18.255.255", Optional.of("172.18.255.255 is the broadcast address of 172.18.0.0/16, a subnet of this node")),
+                Arguments.of("fc00::", Optional.of("fc00:: is the subnet-router anycast address of fc00::/64, a subnet of this node")),
                 Arguments.of("fc00::ffff:ffff:ffff:ffff", Optional.empty()), // IPv6 has no broadcast address
                 Arguments.of("172.18.0.200", Optional.empty()),
                 Arguments.of("172.19.0.0", Optional.empty()),
@@ -90,7 +90,21 @@ class NodeNetworkTest {
         NodeNetwork p2p = new NodeNetwork(List.of(new NodeNetwork.Link("eth1", "02:00:00:00:00:01",
                 List.of(IpPrefix.parse("10.0.0.0/31").orElseThrow()))), List.of());
         assertThat(p2p.reserved(ip("10.0.0.1"))).isEmpty();
-        assertThat(p2p.reserved(ip("10.0.0.0"))).contains("10.0.0.0 is this node's address (on eth1)");
+        assertThat(p2p.reserved(ip("10.0.0.0"))).contains("10.0.0.0 is this node's address on eth1");
+    }
+
+    @Test
+    void hostRoutesAreNotTheNodesAddresses() {
+        // kube-proxy's IPVS dummy interface (if not excluded), node-local DNS, kube-vip: virtual addresses as /32, /128
+        NodeNetwork node = new NodeNetwork(List.of(new NodeNetwork.Link("eth0", "02:00:00:00:00:01",
+                IpPrefix.parse("10.0.0.5/24").map(List::of).orElseThrow()), new NodeNetwork.Link("kube-ipvs0", "02:00:00:00:00:02",
+                List.of(IpPrefix.parse("10.0.0.200/32").orElseThrow(), IpPrefix.parse("fd00::200/128").orElseThrow()))), List.of());
+        assertThat(node.reserved(ip("10.0.0.200"))).isEmpty();
+        assertThat(node.reserved(ip("fd00::200"))).isEmpty();
+        assertThat(node.holds(ip("10.0.0.200"))).isFalse();
+        assertThat(node.holds(ip("10.0.0.5"))).isTrue();
+        assertThat(node.reservations()).extracting(r -> r.address() + " " + r.role()).containsExactly(
+                "10.0.0.5 address on eth0", "10.0.0.0 network address of 10.0.0.0/24", "10.0.0.255 broadcast address of 10.0.0.0/24");
     }
 
     @Test

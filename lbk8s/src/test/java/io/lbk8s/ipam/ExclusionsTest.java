@@ -98,13 +98,13 @@ class ExclusionsTest {
     }
 
     @Test
-    void smallSubnetsHaveNoNetworkOrBroadcastAddress() {
+    void smallSubnetsHaveNoNetworkOrBroadcastAddressButTheNodesAddress() {
         ExcludedAddresses excluded = Exclusions.of(new Exclusions.Inputs(List.of(), Map.of("n", new NodeNetwork(List.of(
                 new NodeNetwork.Link("p2p", "02:00:00:00:00:01", NodeNetworks.prefixes("10.9.0.0/31", "fd09::/127")),
                 new NodeNetwork.Link("tiny", "02:00:00:00:00:01", NodeNetworks.prefixes("10.8.0.1/30", "fd08::1/126"))), List.of())), List.of()));
 
         assertThat(excluded.all().keySet()).extracting(Object::toString)
-                .containsExactly("10.8.0.0", "10.8.0.1", "10.8.0.3", "fd08::", "fd08::1");
+                .containsExactly("10.8.0.0", "10.8.0.1", "10.8.0.3", "10.9.0.0", "fd08::", "fd08::1", "fd09::");
     }
 
     @Test
