@@ -1,7 +1,6 @@
 package io.lbk8s.kube;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
@@ -70,13 +69,7 @@ public final class AddressConflicts {
 
     /** Deletes the conflict of {@code address}; nothing when it is gone already. */
     public void clear(IpAddress address) {
-        try {
-            client.genericKubernetesResources(CONTEXT).withName(Claim.nameOf(address)).delete();
-        } catch (KubernetesClientException e) {
-            if (e.getCode() != 404) {
-                throw e;
-            }
-        }
+        AddressObjects.deleteIfThere(client.genericKubernetesResources(CONTEXT).withName(Claim.nameOf(address)));
     }
 
     static GenericKubernetesResource toResource(AddressConflict conflict, String version) {
@@ -88,24 +81,16 @@ public final class AddressConflicts {
         conflict.service().ifPresent(s -> spec.put("service", s.namespace() + "/" + s.name()));
         spec.put("firstSeen", conflict.firstSeen().truncatedTo(ChronoUnit.SECONDS).toString());
         spec.put("lastSeen", conflict.lastSeen().truncatedTo(ChronoUnit.SECONDS).toString());
-        return new GenericKubernetesResourceBuilder()
-                .withApiVersion("lbk8s.io/v1alpha1").withKind("AddressConflict")
-                .withNewMetadata().withName(Claim.nameOf(conflict.address()))
-                .withResourceVersion(version.isEmpty() ? null : version)
-                .withLabels(Map.of("app.kubernetes.io/managed-by", "lbk8s-speaker")).endMetadata()
-                .withAdditionalProperties(Map.of("spec", spec)).build();
+        return AddressObjects.resource("AddressConflict", conflict.address(), version, "lbk8s-speaker", List.of(), spec);
     }
 
     /** The conflict an object holds; empty for one that is not well-formed (never written by lbk8s). */
     public static Optional<AddressConflict> toConflict(GenericKubernetesResource resource) {
-        if (!(resource.getAdditionalProperties().get("spec") instanceof Map<?, ?> spec)) {
+        Optional<AddressObjects.Read> read = AddressObjects.read(resource);
+        if (read.isEmpty() || !(read.get().spec().get("mac") instanceof String mac) || !(read.get().spec().get("node") instanceof String node)) {
             return Optional.empty();
         }
-        Optional<IpAddress> address = spec.get("address") instanceof String text ? IpAddress.parse(text) : Optional.empty();
-        if (address.isEmpty() || !Claim.nameOf(address.get()).equals(resource.getMetadata().getName())
-                || !(spec.get("mac") instanceof String mac) || !(spec.get("node") instanceof String node)) {
-            return Optional.empty();
-        }
+        Map<?, ?> spec = read.get().spec();
         AddressConflict.Phase phase = "Announced".equals(spec.get("phase")) ? AddressConflict.Phase.Announced
                 : AddressConflict.Phase.Probe;
         Optional<ServiceKey> service = spec.get("service") instanceof String s && s.indexOf('/') > 0
@@ -116,8 +101,8 @@ public final class AddressConflicts {
             return Optional.empty();
         }
         Instant firstSeen = instant(spec.get("firstSeen")).filter(f -> !f.isAfter(lastSeen.get())).orElse(lastSeen.get());
-        return Optional.of(new AddressConflict(address.get(), mac, node, phase, service, firstSeen, lastSeen.get(),
-                Optional.ofNullable(resource.getMetadata().getResourceVersion()).orElse("")));
+        return Optional.of(new AddressConflict(read.get().address(), mac, node, phase, service, firstSeen, lastSeen.get(),
+                read.get().version()));
     }
 
     private static Optional<Instant> instant(Object value) {

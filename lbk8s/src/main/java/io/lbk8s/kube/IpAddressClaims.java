@@ -1,7 +1,6 @@
 package io.lbk8s.kube;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -93,14 +92,8 @@ public final class IpAddressClaims {
 
     /** Deletes the claim at the version read; 409 when it changed since, nothing when it is gone already. */
     public void delete(Claim claim) {
-        try {
-            client.genericKubernetesResources(CONTEXT).withName(Claim.nameOf(claim.address()))
-                    .lockResourceVersion(claim.version()).delete();
-        } catch (KubernetesClientException e) {
-            if (e.getCode() != 404) {
-                throw e;
-            }
-        }
+        AddressObjects.deleteIfThere(client.genericKubernetesResources(CONTEXT).withName(Claim.nameOf(claim.address()))
+                .lockResourceVersion(claim.version()));
     }
 
     /** Removes the Service from its claim of the address, deleting the claim with its last holder. */
@@ -122,25 +115,16 @@ public final class IpAddressClaims {
         claim.holders().stream().map(h -> h.service().namespace()).distinct().forEach(ns -> namespaceUid.apply(ns)
                 .ifPresent(uid -> owners.add(new OwnerReferenceBuilder().withApiVersion("v1").withKind("Namespace")
                         .withName(ns).withUid(uid).build())));
-        return new GenericKubernetesResourceBuilder()
-                .withApiVersion("lbk8s.io/v1alpha1").withKind("IPAddressClaim")
-                .withNewMetadata().withName(Claim.nameOf(claim.address()))
-                .withResourceVersion(claim.version().isEmpty() ? null : claim.version())
-                .withLabels(Map.of("app.kubernetes.io/managed-by", "lbk8s-controller"))
-                .withOwnerReferences(owners).endMetadata()
-                .withAdditionalProperties(Map.of("spec", spec)).build();
+        return AddressObjects.resource("IPAddressClaim", claim.address(), claim.version(), "lbk8s-controller", owners, spec);
     }
 
     /** The claim an object holds; empty for an object that is not a well-formed claim (never written by lbk8s). */
     public static Optional<Claim> toClaim(GenericKubernetesResource resource) {
-        if (!(resource.getAdditionalProperties().get("spec") instanceof Map<?, ?> spec)) {
+        Optional<AddressObjects.Read> read = AddressObjects.read(resource);
+        if (read.isEmpty() || !(read.get().spec().get("services") instanceof List<?> services)) {
             return Optional.empty();
         }
-        Optional<IpAddress> address = spec.get("address") instanceof String text ? IpAddress.parse(text) : Optional.empty();
-        if (address.isEmpty() || !Claim.nameOf(address.get()).equals(resource.getMetadata().getName())
-                || !(spec.get("services") instanceof List<?> services)) {
-            return Optional.empty();
-        }
+        Map<?, ?> spec = read.get().spec();
         List<ClaimHolder> holders = new ArrayList<>();
         for (Object item : services) {
             if (item instanceof Map<?, ?> s && s.get("namespace") instanceof String ns && s.get("name") instanceof String name
@@ -150,6 +134,6 @@ public final class IpAddressClaims {
         }
         String pool = spec.get("pool") instanceof String p ? p : "";
         Optional<String> sharingKey = spec.get("sharingKey") instanceof String k && !k.isEmpty() ? Optional.of(k) : Optional.empty();
-        return Optional.of(new Claim(address.get(), pool, sharingKey, holders, resource.getMetadata().getResourceVersion()));
+        return Optional.of(new Claim(read.get().address(), pool, sharingKey, holders, read.get().version()));
     }
 }
