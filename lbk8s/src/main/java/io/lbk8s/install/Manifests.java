@@ -285,7 +285,7 @@ public final class Manifests {
                 .withServiceAccountName(serviceAccount)
                 .withNodeSelector(Map.of("kubernetes.io/os", "linux"))
                 .withContainers(container)
-                // the JVM writes its perf data and temp files to /tmp; the root filesystem is read-only
+                // the JVM's temporary files (such as the socket jcmd attaches through) go to /tmp; the root filesystem is read-only
                 .addNewVolume().withName("tmp").withNewEmptyDir().withMedium("Memory").withSizeLimit(new Quantity("16Mi"))
                 .endEmptyDir().endVolume();
     }

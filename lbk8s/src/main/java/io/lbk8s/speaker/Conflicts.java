@@ -24,6 +24,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -40,7 +41,8 @@ final class Conflicts implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Conflicts.class);
     static final String REASON = "AddressConflict";
     static final String CLEARED = "AddressConflictCleared";
-    private static final Duration TICK = Duration.ofMillis(25);
+    /** The shortest wait between two rounds of probes, so that an address whose probe keeps failing is no busy loop. */
+    private static final Duration MIN_WAIT = Duration.ofMillis(25);
     private static final Duration AFTER_PROBE_FAILURE = Duration.ofSeconds(1);
 
     /** What the conflicts need of the rest of the speaker. */
@@ -66,7 +68,8 @@ final class Conflicts implements AutoCloseable {
     private final Hooks hooks;
     private final ConflictWatch watch = new ConflictWatch(); // guarded by this
     private final Map<IpAddress, LinkInfo> links = new HashMap<>(); // guarded by this: where each conflict is probed
-    private final Map<IpAddress, Instant> probeFailedUntil = new HashMap<>(); // owned by the timer
+    private final Map<IpAddress, Instant> probeFailedUntil = new HashMap<>(); // guarded by this
+    private ScheduledFuture<?> wakeUp; // guarded by this: the next round of probes, none while nothing is in conflict
     private final ScheduledExecutorService timer;
     private final ExecutorService writer = Executors.newSingleThreadExecutor(Thread.ofVirtual().name("conflict-writer").factory());
     private volatile Set<MacAddress> speakerMacs = Set.of();
@@ -78,7 +81,6 @@ final class Conflicts implements AutoCloseable {
         this.store = store;
         this.hooks = hooks;
         this.timer = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("conflict-probes").daemon().factory());
-        timer.scheduleWithFixedDelay(this::probeDue, TICK.toMillis(), TICK.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** The MACs of every speaker's interfaces (their node-network annotations), this node's included. */
@@ -114,6 +116,7 @@ final class Conflicts implements AutoCloseable {
             metrics.conflict(conflict.address(), true);
             log.info("probing {} again: this node reported another host ({}) using it before it restarted", conflict.address(), conflict.mac());
         }
+        wakeAtNextProbe();
     }
 
     /**
@@ -130,6 +133,7 @@ final class Conflicts implements AutoCloseable {
             actions = watch.probed(ip, Optional.of(mac.toString()), Instant.now(), hooks.leads(ip));
         }
         perform(actions);
+        wakeAtNextProbe();
         return true;
     }
 
@@ -144,6 +148,29 @@ final class Conflicts implements AutoCloseable {
             actions = watch.heard(ip, mac.toString(), Instant.now());
         }
         perform(actions);
+        wakeAtNextProbe();
+    }
+
+    /** Schedules the next round of probes for when the first address in conflict is due; none while there is none. */
+    private synchronized void wakeAtNextProbe() {
+        if (wakeUp != null) {
+            wakeUp.cancel(false);
+            wakeUp = null;
+        }
+        Optional<Instant> next = watch.entries().values().stream()
+                .map(e -> latest(e.nextProbe(), probeFailedUntil.getOrDefault(e.ip(), Instant.MIN))).min(Instant::compareTo);
+        if (next.isPresent()) {
+            long wait = Math.max(MIN_WAIT.toMillis(), Duration.between(Instant.now(), next.get()).toMillis());
+            try {
+                wakeUp = timer.schedule(this::probeDue, wait, TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException e) {
+                log.debug("closed; not probing the addresses in conflict again");
+            }
+        }
+    }
+
+    private static Instant latest(Instant a, Instant b) {
+        return a.isAfter(b) ? a : b;
     }
 
     private void probeDue() {
@@ -166,6 +193,8 @@ final class Conflicts implements AutoCloseable {
             due.forEach(this::probe);
         } catch (RuntimeException e) {
             log.warn("probing addresses in conflict failed", e);
+        } finally {
+            wakeAtNextProbe();
         }
     }
 
@@ -187,10 +216,14 @@ final class Conflicts implements AutoCloseable {
         } catch (IOException e) {
             log.warn("cannot probe {} on {} ({}); trying again in {} s", ips, link.name(), e.getMessage(), AFTER_PROBE_FAILURE.toSeconds());
             Instant until = Instant.now().plus(AFTER_PROBE_FAILURE);
-            ips.forEach(ip -> probeFailedUntil.put(ip, until));
+            synchronized (this) {
+                ips.forEach(ip -> probeFailedUntil.put(ip, until));
+            }
             return;
         }
-        ips.forEach(probeFailedUntil::remove);
+        synchronized (this) {
+            ips.forEach(probeFailedUntil::remove);
+        }
         Instant now = Instant.now();
         for (IpAddress ip : ips) {
             List<ConflictWatch.Action> actions;
