@@ -48,7 +48,9 @@ class TwoNodeFailureIT {
             await("the witness sees it answer again").atMost(Duration.ofSeconds(5))
                     .until(() -> witness.macsSince(backAt).contains(leader.mac()));
             witness.assertNeverTwoMacs();
-            assertThat(witness.macsSince(backAt)).containsExactly(survivor.mac(), leader.mac());
+            // the survivor answers until it hears the returning node, which can be sooner than the witness's next
+            // question (every 50 ms): after backAt the witness sees the survivor then the first node, or the first node only
+            assertThat(witness.macsSince(backAt)).isIn(List.of(survivor.mac(), leader.mac()), List.of(leader.mac()));
         }
     }
 }
