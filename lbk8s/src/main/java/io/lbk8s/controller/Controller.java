@@ -38,6 +38,7 @@ import io.lbk8s.ipam.FailureReason;
 import io.lbk8s.ipam.Outcome;
 import io.lbk8s.kube.AddressConflicts;
 import io.lbk8s.kube.ClusterAddresses;
+import io.lbk8s.kube.ClusterNames;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.ConfigurationStates;
 import io.lbk8s.kube.EventRecorder;
@@ -51,7 +52,6 @@ import io.lbk8s.service.Annotations;
 import io.lbk8s.service.ServiceKey;
 import io.lbk8s.service.ServiceRequests;
 import io.lbk8s.service.ServiceView;
-import io.lbk8s.speaker.SpeakerSettings;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
@@ -166,7 +166,7 @@ public final class Controller implements AutoCloseable {
         // what no Service may get: the nodes' addresses, their subnets' and gateways (from the speakers), the API server
         nodes = watches.inform("nodes", client.nodes(), handler(n -> queue.add(CLUSTER_ADDRESSES_CHANGED)));
         speakerPods = watches.inform("speaker pods", client.pods().inNamespace(ns)
-                .withLabels(SpeakerSettings.DEFAULT_SPEAKER_LABELS), handler(p -> queue.add(CLUSTER_ADDRESSES_CHANGED)));
+                .withLabels(ClusterNames.SPEAKER_POD_LABELS), handler(p -> queue.add(CLUSTER_ADDRESSES_CHANGED)));
         apiServerSlices = watches.inform("the API server's endpointslices", ClusterAddresses.apiServerSlices(client),
                 handler(e -> queue.add(CLUSTER_ADDRESSES_CHANGED)));
         conflicts = informConflicts();

@@ -13,10 +13,10 @@ import io.lbk8s.config.ConfigProblem;
 import io.lbk8s.config.ConfigResult;
 import io.lbk8s.conflict.AddressConflict;
 import io.lbk8s.conflict.ConflictExclusions;
-import io.lbk8s.controller.ElectedController;
 import io.lbk8s.ipam.ExcludedAddresses;
 import io.lbk8s.ipam.Exclusions;
 import io.lbk8s.ipam.UsableAddresses;
+import io.lbk8s.kube.ClusterNames;
 import io.lbk8s.kube.PeerViewAnnotation;
 import io.lbk8s.kube.ServiceL2Statuses;
 import io.lbk8s.kube.ServiceMapping;
@@ -149,9 +149,9 @@ public record StatusReport(ControllerRow controller, List<PoolRow> pools, List<S
 
     static Leadership leader(LeaseRead read, Instant now) {
         return switch (read) {
-            case LeaseRead.Missing() -> new Leadership("", "no Lease " + ElectedController.LEASE_NAME
+            case LeaseRead.Missing() -> new Leadership("", "no Lease " + ClusterNames.CONTROLLER_LEASE
                     + ": leader election is off (--leader-elect=false), or no controller has started");
-            case LeaseRead.Unreadable(String why) -> new Leadership("", "the Lease " + ElectedController.LEASE_NAME + " could not be read: " + why);
+            case LeaseRead.Unreadable(String why) -> new Leadership("", "the Lease " + ClusterNames.CONTROLLER_LEASE + " could not be read: " + why);
             case LeaseRead.Found(Lease lease) -> {
                 LeaseSpec spec = Optional.ofNullable(lease.getSpec()).orElseGet(LeaseSpec::new);
                 String holder = Objects.toString(spec.getHolderIdentity(), "");
