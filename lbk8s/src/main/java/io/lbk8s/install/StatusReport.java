@@ -17,10 +17,10 @@ import io.lbk8s.ipam.ExcludedAddresses;
 import io.lbk8s.ipam.Exclusions;
 import io.lbk8s.ipam.UsableAddresses;
 import io.lbk8s.kube.ClusterNames;
+import io.lbk8s.kube.ObjectFacts;
 import io.lbk8s.kube.PeerViewAnnotation;
 import io.lbk8s.kube.ServiceL2Statuses;
 import io.lbk8s.kube.ServiceMapping;
-import io.lbk8s.kube.SpeakerMapping;
 import io.lbk8s.service.Annotations;
 import io.lbk8s.service.ServiceRequests;
 import io.lbk8s.service.ServiceView;
@@ -182,7 +182,7 @@ public record StatusReport(ControllerRow controller, List<PoolRow> pools, List<S
 
     private static SpeakerRow speakerRow(Pod pod) {
         Optional<PeerViewAnnotation.View> view = PeerViewAnnotation.View.of(pod);
-        return new SpeakerRow(pod.getSpec().getNodeName(), SpeakerMapping.isReady(pod),
+        return new SpeakerRow(pod.getSpec().getNodeName(), ObjectFacts.isReady(pod),
                 view.map(v -> v.ready() ? "may announce" : "announces nothing: " + v.reason()).orElse("-"),
                 view.map(PeerViewAnnotation.View::peers).orElse(Map.of()));
     }

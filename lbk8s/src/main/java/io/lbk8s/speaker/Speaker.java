@@ -26,7 +26,6 @@ import io.lbk8s.kube.EventRecorder;
 import io.lbk8s.kube.Informers;
 import io.lbk8s.kube.ServiceL2Statuses;
 import io.lbk8s.kube.ServiceMapping;
-import io.lbk8s.kube.SpeakerMapping;
 import io.lbk8s.kube.Watches;
 import io.lbk8s.kube.WorkQueue;
 import io.lbk8s.net.DefaultGateways;
