@@ -1,8 +1,8 @@
 package io.lbk8s.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.lbk8s.install.ApiErrors;
 import io.lbk8s.install.InstallProblem;
+import io.lbk8s.kube.ApiErrors;
 import java.io.PrintWriter;
 
 /** How the cluster-facing commands end: an exit code, and for a failure one sentence on stderr, never a stack trace. */

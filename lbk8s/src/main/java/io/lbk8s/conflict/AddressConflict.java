@@ -1,7 +1,7 @@
 package io.lbk8s.conflict;
 
 import io.lbk8s.address.IpAddress;
-import io.lbk8s.ipam.ServiceKey;
+import io.lbk8s.service.ServiceKey;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;

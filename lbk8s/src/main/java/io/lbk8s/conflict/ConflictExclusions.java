@@ -2,7 +2,7 @@ package io.lbk8s.conflict;
 
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.ipam.ExcludedAddresses;
-import io.lbk8s.ipam.ServiceKey;
+import io.lbk8s.service.ServiceKey;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;

@@ -1,5 +1,6 @@
 package io.lbk8s.conflict;
 
+import io.lbk8s.service.Annotations;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -16,7 +17,7 @@ import java.util.Optional;
 public enum ConflictPolicy {
     KEEP, MOVE;
 
-    public static final String ANNOTATION = "lbk8s.io/address-conflict";
+    public static final String ANNOTATION = Annotations.ADDRESS_CONFLICT;
 
     /** What the controller does with the Service, and why, in words for its Event. */
     public sealed interface Decision {

@@ -28,7 +28,6 @@ import io.lbk8s.conflict.AddressConflict;
 import io.lbk8s.conflict.ConflictExclusions;
 import io.lbk8s.conflict.ConflictPolicy;
 import io.lbk8s.health.HealthServer.Readiness;
-import io.lbk8s.ipam.AllocationRequest;
 import io.lbk8s.ipam.Allocator;
 import io.lbk8s.ipam.Assignment;
 import io.lbk8s.ipam.Claim;
@@ -37,9 +36,9 @@ import io.lbk8s.ipam.ExcludedAddresses;
 import io.lbk8s.ipam.Exclusions;
 import io.lbk8s.ipam.FailureReason;
 import io.lbk8s.ipam.Outcome;
-import io.lbk8s.ipam.ServiceKey;
 import io.lbk8s.kube.AddressConflicts;
 import io.lbk8s.kube.ClusterAddresses;
+import io.lbk8s.kube.ClusterNames;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.ConfigurationStates;
 import io.lbk8s.kube.EventRecorder;
@@ -48,7 +47,11 @@ import io.lbk8s.kube.IpAddressClaims;
 import io.lbk8s.kube.ServiceMapping;
 import io.lbk8s.kube.Watches;
 import io.lbk8s.kube.WorkQueue;
-import io.lbk8s.speaker.SpeakerSettings;
+import io.lbk8s.service.AllocationRequest;
+import io.lbk8s.service.Annotations;
+import io.lbk8s.service.ServiceKey;
+import io.lbk8s.service.ServiceRequests;
+import io.lbk8s.service.ServiceView;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
@@ -163,7 +166,7 @@ public final class Controller implements AutoCloseable {
         // what no Service may get: the nodes' addresses, their subnets' and gateways (from the speakers), the API server
         nodes = watches.inform("nodes", client.nodes(), handler(n -> queue.add(CLUSTER_ADDRESSES_CHANGED)));
         speakerPods = watches.inform("speaker pods", client.pods().inNamespace(ns)
-                .withLabels(SpeakerSettings.DEFAULT_SPEAKER_LABELS), handler(p -> queue.add(CLUSTER_ADDRESSES_CHANGED)));
+                .withLabels(ClusterNames.SPEAKER_POD_LABELS), handler(p -> queue.add(CLUSTER_ADDRESSES_CHANGED)));
         apiServerSlices = watches.inform("the API server's endpointslices", ClusterAddresses.apiServerSlices(client),
                 handler(e -> queue.add(CLUSTER_ADDRESSES_CHANGED)));
         conflicts = informConflicts();

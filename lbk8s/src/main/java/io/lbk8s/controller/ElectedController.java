@@ -5,6 +5,7 @@ import io.lbk8s.election.Candidacy;
 import io.lbk8s.election.ElectionMetrics;
 import io.lbk8s.election.LeaderElection;
 import io.lbk8s.health.HealthServer.Readiness;
+import io.lbk8s.kube.ClusterNames;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.Optional;
@@ -12,12 +13,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One controller replica: its caches always warm, reconciling only while it holds the Lease {@value #LEASE_NAME} in
- * its namespace, or always when it runs without an election.
+ * One controller replica: its caches always warm, reconciling only while it holds the Lease
+ * {@value ClusterNames#CONTROLLER_LEASE} in its namespace, or always when it runs without an election.
  */
 public final class ElectedController implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ElectedController.class);
-    public static final String LEASE_NAME = "lbk8s-controller";
 
     private final Controller controller;
     private final Optional<LeaderElection> election;
@@ -28,8 +28,8 @@ public final class ElectedController implements AutoCloseable {
             Optional<Candidacy> candidacy) {
         this.controller = new Controller(client, settings, registry);
         this.registry = registry;
-        this.election = candidacy.map(c -> new LeaderElection(client, settings.namespace(), LEASE_NAME, c.identity(),
-                c.settings(), new LeaderElection.Listener() {
+        this.election = candidacy.map(c -> new LeaderElection(client, settings.namespace(), ClusterNames.CONTROLLER_LEASE,
+                c.identity(), c.settings(), new LeaderElection.Listener() {
                     @Override
                     public void startedLeading() {
                         controller.lead();

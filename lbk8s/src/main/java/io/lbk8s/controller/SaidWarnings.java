@@ -1,7 +1,7 @@
 package io.lbk8s.controller;
 
-import io.lbk8s.controller.ServiceRequests.Warning;
-import io.lbk8s.ipam.ServiceKey;
+import io.lbk8s.service.ServiceKey;
+import io.lbk8s.service.ServiceRequests.Warning;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

@@ -3,7 +3,7 @@ package io.lbk8s.election;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.lbk8s.install.ApiErrors;
+import io.lbk8s.kube.ApiErrors;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;

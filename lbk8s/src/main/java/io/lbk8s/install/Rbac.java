@@ -3,7 +3,7 @@ package io.lbk8s.install;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.lbk8s.config.MisplacedConfig;
-import io.lbk8s.controller.ElectedController;
+import io.lbk8s.kube.ClusterNames;
 import io.lbk8s.kube.ConfigurationStates;
 import java.util.List;
 
@@ -72,7 +72,7 @@ public final class Rbac {
 
     public static final List<Rule> CONTROLLER_NAMESPACE = List.of(
             // the leader election's Lease, read and renewed by name only; create cannot be confined to a name
-            new Rule(COORDINATION, List.of("leases"), List.of("get", "update"), List.of(ElectedController.LEASE_NAME)),
+            new Rule(COORDINATION, List.of("leases"), List.of("get", "update"), List.of(ClusterNames.CONTROLLER_LEASE)),
             new Rule(COORDINATION, List.of("leases"), List.of("create")),
             new Rule("", List.of("configmaps"), INFORM),
             new Rule(METALLB, List.of("ipaddresspools", "l2advertisements"), INFORM),

@@ -12,10 +12,10 @@ import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.lbk8s.config.AcceptedConfig;
 import io.lbk8s.config.MisplacedConfig;
 import io.lbk8s.conflict.AddressConflict;
-import io.lbk8s.controller.ElectedController;
 import io.lbk8s.ipam.Exclusions;
 import io.lbk8s.kube.AddressConflicts;
 import io.lbk8s.kube.ClusterAddresses;
+import io.lbk8s.kube.ClusterNames;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.ConfigurationStates;
 import io.lbk8s.kube.IpAddressClaims;
@@ -78,7 +78,7 @@ public final class StatusCollector {
 
     private StatusReport.LeaseRead lease(String systemNamespace) {
         try {
-            Lease lease = client.leases().inNamespace(systemNamespace).withName(ElectedController.LEASE_NAME).get();
+            Lease lease = client.leases().inNamespace(systemNamespace).withName(ClusterNames.CONTROLLER_LEASE).get();
             return lease == null ? new StatusReport.LeaseRead.Missing() : new StatusReport.LeaseRead.Found(lease);
         } catch (KubernetesClientException e) {
             return new StatusReport.LeaseRead.Unreadable(e.getCode() == 403 ? "no permission to get leases in " + systemNamespace

@@ -13,17 +13,17 @@ import io.lbk8s.config.ConfigProblem;
 import io.lbk8s.config.ConfigResult;
 import io.lbk8s.conflict.AddressConflict;
 import io.lbk8s.conflict.ConflictExclusions;
-import io.lbk8s.controller.Annotations;
-import io.lbk8s.controller.ElectedController;
-import io.lbk8s.controller.ServiceRequests;
-import io.lbk8s.controller.ServiceView;
 import io.lbk8s.ipam.ExcludedAddresses;
 import io.lbk8s.ipam.Exclusions;
 import io.lbk8s.ipam.UsableAddresses;
+import io.lbk8s.kube.ClusterNames;
+import io.lbk8s.kube.ObjectFacts;
 import io.lbk8s.kube.PeerViewAnnotation;
 import io.lbk8s.kube.ServiceL2Statuses;
 import io.lbk8s.kube.ServiceMapping;
-import io.lbk8s.kube.SpeakerMapping;
+import io.lbk8s.service.Annotations;
+import io.lbk8s.service.ServiceRequests;
+import io.lbk8s.service.ServiceView;
 import java.math.BigInteger;
 import java.time.Duration;
 import java.time.Instant;
@@ -149,9 +149,9 @@ public record StatusReport(ControllerRow controller, List<PoolRow> pools, List<S
 
     static Leadership leader(LeaseRead read, Instant now) {
         return switch (read) {
-            case LeaseRead.Missing() -> new Leadership("", "no Lease " + ElectedController.LEASE_NAME
+            case LeaseRead.Missing() -> new Leadership("", "no Lease " + ClusterNames.CONTROLLER_LEASE
                     + ": leader election is off (--leader-elect=false), or no controller has started");
-            case LeaseRead.Unreadable(String why) -> new Leadership("", "the Lease " + ElectedController.LEASE_NAME + " could not be read: " + why);
+            case LeaseRead.Unreadable(String why) -> new Leadership("", "the Lease " + ClusterNames.CONTROLLER_LEASE + " could not be read: " + why);
             case LeaseRead.Found(Lease lease) -> {
                 LeaseSpec spec = Optional.ofNullable(lease.getSpec()).orElseGet(LeaseSpec::new);
                 String holder = Objects.toString(spec.getHolderIdentity(), "");
@@ -182,7 +182,7 @@ public record StatusReport(ControllerRow controller, List<PoolRow> pools, List<S
 
     private static SpeakerRow speakerRow(Pod pod) {
         Optional<PeerViewAnnotation.View> view = PeerViewAnnotation.View.of(pod);
-        return new SpeakerRow(pod.getSpec().getNodeName(), SpeakerMapping.isReady(pod),
+        return new SpeakerRow(pod.getSpec().getNodeName(), ObjectFacts.isReady(pod),
                 view.map(v -> v.ready() ? "may announce" : "announces nothing: " + v.reason()).orElse("-"),
                 view.map(PeerViewAnnotation.View::peers).orElse(Map.of()));
     }

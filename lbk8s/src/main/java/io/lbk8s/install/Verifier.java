@@ -8,8 +8,8 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.lbk8s.address.IpAddress;
+import io.lbk8s.kube.ObjectFacts;
 import io.lbk8s.kube.ServiceMapping;
-import io.lbk8s.kube.SpeakerMapping;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -96,15 +96,15 @@ public final class Verifier {
      */
     private void giveItAnEndpoint(Service service, Consumer<String> say) {
         Optional<Node> node = client.nodes().list().getItems().stream()
-                .filter(n -> SpeakerMapping.internalIp(n).isPresent()).findFirst();
+                .filter(n -> ObjectFacts.internalIp(n).isPresent()).findFirst();
         if (node.isEmpty()) {
             say.accept("verify: no node has an InternalIP, so the test service gets no endpoint and no node announces it");
             return;
         }
-        String address = SpeakerMapping.internalIp(node.get()).orElseThrow();
+        String address = ObjectFacts.internalIp(node.get()).orElseThrow();
         EndpointSlice slice = new EndpointSliceBuilder().withNewMetadata().withName(SERVICE_NAME)
                 .withNamespace(service.getMetadata().getNamespace())
-                .withLabels(Map.of(SpeakerMapping.SERVICE_NAME_LABEL, SERVICE_NAME, MANAGED_BY_LABEL, "lbk8s-install"))
+                .withLabels(Map.of(ObjectFacts.SERVICE_NAME_LABEL, SERVICE_NAME, MANAGED_BY_LABEL, "lbk8s-install"))
                 .addNewOwnerReference().withApiVersion("v1").withKind("Service").withName(SERVICE_NAME)
                 .withUid(service.getMetadata().getUid()).endOwnerReference().endMetadata()
                 .withAddressType(address.contains(":") ? "IPv6" : "IPv4")

@@ -1,6 +1,7 @@
 package io.lbk8s.ipam;
 
 import io.lbk8s.address.IpAddress;
+import io.lbk8s.service.ServiceKey;
 import java.util.List;
 
 /** The addresses a Service holds, all from one pool (IPv4 first when dual-stack). */

@@ -2,6 +2,7 @@ package io.lbk8s.ipam;
 
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.address.IpFamily;
+import io.lbk8s.service.ServiceKey;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

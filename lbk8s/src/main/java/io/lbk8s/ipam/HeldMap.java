@@ -1,5 +1,7 @@
 package io.lbk8s.ipam;
 
+import io.lbk8s.service.AllocationRequest;
+import io.lbk8s.service.ServiceKey;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -24,13 +24,12 @@ public final class ClusterAddresses {
     private ClusterAddresses() {}
 
     public static final String API_SERVER_NAMESPACE = "default";
-    public static final String SERVICE_NAME_LABEL = "kubernetes.io/service-name";
     public static final String API_SERVER_SERVICE = "kubernetes";
 
     /** The EndpointSlices of the API server's Service. */
     public static FilterWatchListDeletable<EndpointSlice, EndpointSliceList, Resource<EndpointSlice>> apiServerSlices(KubernetesClient client) {
         return client.discovery().v1().endpointSlices().inNamespace(API_SERVER_NAMESPACE)
-                .withLabel(SERVICE_NAME_LABEL, API_SERVER_SERVICE);
+                .withLabel(ObjectFacts.SERVICE_NAME_LABEL, API_SERVER_SERVICE);
     }
 
     public static Exclusions.Inputs inputs(List<Node> nodes, List<Pod> speakerPods, List<EndpointSlice> apiServerSlices) {

@@ -9,7 +9,7 @@ import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.ipam.Claim;
 import io.lbk8s.ipam.ClaimHolder;
-import io.lbk8s.ipam.ServiceKey;
+import io.lbk8s.service.ServiceKey;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -5,8 +5,8 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.ServiceSpec;
 import io.lbk8s.address.IpAddress;
-import io.lbk8s.controller.ServiceView;
-import io.lbk8s.ipam.ServiceKey;
+import io.lbk8s.service.ServiceKey;
+import io.lbk8s.service.ServiceView;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -23,10 +23,10 @@ public final class ServiceMapping {
 
     public static ServiceView view(Service service) {
         ServiceSpec spec = Optional.ofNullable(service.getSpec()).orElseGet(ServiceSpec::new);
-        List<io.lbk8s.ipam.ServicePort> ports = new ArrayList<>();
+        List<io.lbk8s.service.ServicePort> ports = new ArrayList<>();
         for (ServicePort port : nullToEmpty(spec.getPorts())) {
             if (port.getPort() != null) {
-                ports.add(new io.lbk8s.ipam.ServicePort(
+                ports.add(new io.lbk8s.service.ServicePort(
                         Optional.ofNullable(port.getProtocol()).orElse("TCP"), port.getPort()));
             }
         }

@@ -4,9 +4,9 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.lbk8s.kube.EventRecorder;
+import io.lbk8s.kube.ObjectFacts;
 import io.lbk8s.kube.PeerKeySecret;
 import io.lbk8s.kube.PeerViewAnnotation;
-import io.lbk8s.kube.SpeakerMapping;
 import io.lbk8s.net.Fence;
 import io.lbk8s.peers.Liveness;
 import io.lbk8s.peers.Membership;
@@ -93,7 +93,7 @@ final class PeerWatch implements AutoCloseable {
         for (Node node : nodes) {
             String name = node.getMetadata().getName();
             if (!name.equals(settings.node()) && withSpeaker.contains(name)) {
-                SpeakerMapping.internalIp(node).flatMap(PeerWatch::literal)
+                ObjectFacts.internalIp(node).flatMap(PeerWatch::literal)
                         .ifPresent(ip -> addresses.put(name, new InetSocketAddress(ip, settings.peers().port())));
             }
         }

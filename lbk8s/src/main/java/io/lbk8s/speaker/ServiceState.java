@@ -1,7 +1,7 @@
 package io.lbk8s.speaker;
 
 import io.lbk8s.address.IpAddress;
-import io.lbk8s.ipam.ServiceKey;
+import io.lbk8s.service.ServiceKey;
 import java.util.List;
 
 /**

@@ -1,9 +1,9 @@
 package io.lbk8s.speaker;
 
 import io.lbk8s.address.IpAddress;
-import io.lbk8s.ipam.ServiceKey;
 import io.lbk8s.net.AddressCounters;
 import io.lbk8s.net.L2Listener;
+import io.lbk8s.service.ServiceKey;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

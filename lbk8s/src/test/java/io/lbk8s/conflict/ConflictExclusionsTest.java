@@ -6,7 +6,7 @@ import io.lbk8s.address.IpAddress;
 import io.lbk8s.conflict.AddressConflict.Phase;
 import io.lbk8s.conflict.ConflictExclusions.Holder;
 import io.lbk8s.conflict.ConflictExclusions.Result;
-import io.lbk8s.ipam.ServiceKey;
+import io.lbk8s.service.ServiceKey;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

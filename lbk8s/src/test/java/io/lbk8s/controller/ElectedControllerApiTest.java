@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.lbk8s.election.Candidacy;
 import io.lbk8s.election.ElectionSettings;
+import io.lbk8s.kube.ClusterNames;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
@@ -97,7 +98,7 @@ class ElectedControllerApiTest {
         assertThat(registry.scrape()).contains("lbk8s_controller_leader 1.0");
         lb.service("web");
         assertThat(lb.awaitIp("web")).isEqualTo("10.5.0.200");
-        assertThat(lb.client.leases().inNamespace(ControllerHarness.DEFAULT_NAMESPACE).withName(ElectedController.LEASE_NAME).get())
+        assertThat(lb.client.leases().inNamespace(ControllerHarness.DEFAULT_NAMESPACE).withName(ClusterNames.CONTROLLER_LEASE).get())
                 .as("no Lease without an election").isNull();
     }
 }

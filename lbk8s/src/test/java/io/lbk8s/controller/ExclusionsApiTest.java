@@ -8,6 +8,7 @@ import io.lbk8s.cli.CliRun;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.ConfigurationStates;
 import io.lbk8s.kube.KindNetwork;
+import io.lbk8s.service.Annotations;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

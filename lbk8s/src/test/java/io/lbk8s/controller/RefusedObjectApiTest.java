@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.Event;
 import io.lbk8s.cli.CliRun;
 import io.lbk8s.kube.ConfigurationStates;
+import io.lbk8s.service.Annotations;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

@@ -2,8 +2,8 @@ package io.lbk8s.controller;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.lbk8s.controller.ServiceRequests.Warning;
-import io.lbk8s.ipam.ServiceKey;
+import io.lbk8s.service.ServiceKey;
+import io.lbk8s.service.ServiceRequests.Warning;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -19,6 +19,7 @@ import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.lbk8s.config.ConfigParser;
+import io.lbk8s.kube.ClusterNames;
 import io.lbk8s.kube.ConfigResources;
 import java.io.IOException;
 import java.io.InputStream;
@@ -140,8 +141,8 @@ class InstallManifestsTest {
             assertThat(p.getContainerPort()).isEqualTo(7947);
             assertThat(p.getHostPort()).isEqualTo(7947);
         });
-        // the speaker finds its peers by these (SpeakerSettings.DEFAULT_SPEAKER_LABELS)
-        assertThat(labels).containsAllEntriesOf(io.lbk8s.speaker.SpeakerSettings.DEFAULT_SPEAKER_LABELS);
+        // the speaker finds its peers by these (ClusterNames.SPEAKER_POD_LABELS)
+        assertThat(labels).containsAllEntriesOf(ClusterNames.SPEAKER_POD_LABELS);
     }
 
     /** The heap a role's JVM gives itself under a memory limit of {@code limit}, with its manifest's JDK_JAVA_OPTIONS. */

@@ -12,9 +12,10 @@ import io.lbk8s.election.Candidacy;
 import io.lbk8s.election.ElectionSettings;
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.conflict.AddressConflict;
-import io.lbk8s.ipam.ServiceKey;
 import io.lbk8s.kube.AddressConflicts;
+import io.lbk8s.kube.ClusterNames;
 import io.lbk8s.kube.ServiceL2Statuses;
+import io.lbk8s.service.ServiceKey;
 import io.lbk8s.speaker.OneNodeCluster;
 import io.lbk8s.speaker.Speaker;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -202,7 +203,7 @@ class RbacTest {
     @Test
     void theControllerRenewsItsLeaseByNameAndClaimsAddressesClusterWide() {
         String leases = "/apis/coordination.k8s.io/v1/namespaces/" + NS + "/leases";
-        String lease = leases + "/" + ElectedController.LEASE_NAME;
+        String lease = leases + "/" + ClusterNames.CONTROLLER_LEASE;
         List<Call> allowed = List.of(call("GET " + lease), call("PUT " + lease), call("POST " + leases));
         List<Call> refused = List.of(call("GET " + leases + "/other"), call("PUT " + leases + "/other"), call("GET " + leases),
                 call("GET " + leases + "?watch=true"), call("DELETE " + lease), call("PATCH " + lease));

@@ -1,6 +1,6 @@
 package io.lbk8s.install;
 
-import io.lbk8s.controller.ElectedController;
+import io.lbk8s.kube.ClusterNames;
 import io.lbk8s.kube.IpAddressClaims;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -13,9 +13,9 @@ import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.lbk8s.cli.CliRun;
-import io.lbk8s.controller.Annotations;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.ServiceL2Statuses;
+import io.lbk8s.service.Annotations;
 import io.lbk8s.testkit.TestApiServer;
 import java.nio.file.Path;
 import java.time.ZoneOffset;
@@ -307,8 +307,8 @@ class StatusApiTest {
     /** The Lease as the leader election writes it: holder, duration, and when it was last renewed. */
     void lease(String holder, int durationSeconds, ZonedDateTime renewed) {
         var leases = client.leases().inNamespace(NS);
-        leases.withName(ElectedController.LEASE_NAME).delete();
-        leases.resource(new LeaseBuilder().withNewMetadata().withName(ElectedController.LEASE_NAME).withNamespace(NS).endMetadata()
+        leases.withName(ClusterNames.CONTROLLER_LEASE).delete();
+        leases.resource(new LeaseBuilder().withNewMetadata().withName(ClusterNames.CONTROLLER_LEASE).withNamespace(NS).endMetadata()
                 .withNewSpec().withHolderIdentity(holder).withLeaseDurationSeconds(durationSeconds)
                 .withAcquireTime(renewed.minusMinutes(5)).withRenewTime(renewed).endSpec().build()).create();
     }

@@ -1,10 +1,10 @@
 package io.lbk8s.install;
 
-import io.lbk8s.controller.ElectedController;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.lbk8s.install.StatusReport.LeaseRead;
+import io.lbk8s.kube.ClusterNames;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
@@ -18,7 +18,7 @@ class StatusLeaderTest {
     record Case(String name, LeaseRead lease, String leader, String says) {}
 
     static LeaseRead lease(String holder, Integer durationSeconds, Instant renewed, Instant acquired) {
-        return new LeaseRead.Found(new LeaseBuilder().withNewMetadata().withName(ElectedController.LEASE_NAME).endMetadata()
+        return new LeaseRead.Found(new LeaseBuilder().withNewMetadata().withName(ClusterNames.CONTROLLER_LEASE).endMetadata()
                 .withNewSpec().withHolderIdentity(holder).withLeaseDurationSeconds(durationSeconds)
                 .withRenewTime(renewed == null ? null : ZonedDateTime.ofInstant(renewed, ZoneOffset.UTC))
                 .withAcquireTime(acquired == null ? null : ZonedDateTime.ofInstant(acquired, ZoneOffset.UTC)).endSpec().build());

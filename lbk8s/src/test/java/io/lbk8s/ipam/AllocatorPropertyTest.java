@@ -10,6 +10,8 @@ import io.lbk8s.address.IpFamily;
 import io.lbk8s.config.AddressPool;
 import io.lbk8s.config.Config;
 import io.lbk8s.ipam.Fixtures.Svc;
+import io.lbk8s.service.AllocationRequest;
+import io.lbk8s.service.ServiceKey;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

@@ -14,6 +14,7 @@ import io.lbk8s.ipam.AllocatorTest.Expect;
 import io.lbk8s.ipam.AllocatorTest.Fails;
 import io.lbk8s.ipam.AllocatorTest.Gets;
 import io.lbk8s.ipam.Fixtures.Svc;
+import io.lbk8s.service.ServiceKey;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;

@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lbk8s.address.IpFamily;
 import io.lbk8s.config.Config;
 import io.lbk8s.ipam.Fixtures.Svc;
+import io.lbk8s.service.FamilyPolicy;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

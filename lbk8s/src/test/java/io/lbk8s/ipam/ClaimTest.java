@@ -3,6 +3,7 @@ package io.lbk8s.ipam;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lbk8s.address.IpAddress;
+import io.lbk8s.service.ServiceKey;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;

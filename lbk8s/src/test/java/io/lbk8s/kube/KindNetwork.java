@@ -8,7 +8,6 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.lbk8s.address.NodeNetwork;
 import io.lbk8s.address.NodeNetworks;
-import io.lbk8s.speaker.SpeakerSettings;
 import java.util.List;
 import java.util.Map;
 
@@ -56,7 +55,7 @@ public final class KindNetwork {
         NodeNetwork network = new NodeNetwork(List.of(new NodeNetwork.Link("eth0", "02:42:ac:12:00:02", NodeNetworks.prefixes(prefix))),
                 NodeNetworks.gateways(gateway));
         client.pods().inNamespace(namespace).resource(new PodBuilder().withNewMetadata().withName("speaker-" + node)
-                .withLabels(SpeakerSettings.DEFAULT_SPEAKER_LABELS)
+                .withLabels(ClusterNames.SPEAKER_POD_LABELS)
                 .withAnnotations(Map.of(NodeNetwork.ANNOTATION, network.toAnnotation())).endMetadata()
                 .withNewSpec().withNodeName(node).addNewContainer().withName("speaker").withImage("x").endContainer()
                 .endSpec().build()).create();

@@ -8,8 +8,8 @@ import static io.lbk8s.speaker.LeaderChoiceTest.node;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lbk8s.config.Config;
-import io.lbk8s.ipam.ServiceKey;
 import io.lbk8s.net.LinkInfo;
+import io.lbk8s.service.ServiceKey;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;

@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.ServiceStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.lbk8s.kube.ClusterNames;
 import io.lbk8s.peers.PeerSettings;
 import io.lbk8s.testkit.TestApiServer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -51,7 +52,7 @@ public final class OneNodeCluster implements AutoCloseable {
         client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().withNewStatus()
                 .addNewCondition().withType("Ready").withStatus("True").endCondition().endStatus().build()).create();
         Pod pod = client.pods().inNamespace(NS).resource(new PodBuilder().withNewMetadata().withName(SPEAKER_POD)
-                .withLabels(SpeakerSettings.DEFAULT_SPEAKER_LABELS).endMetadata().withNewSpec().withNodeName(NODE)
+                .withLabels(ClusterNames.SPEAKER_POD_LABELS).endMetadata().withNewSpec().withNodeName(NODE)
                 .addNewContainer().withName("speaker").withImage("x").endContainer().endSpec().build()).create();
         pod.setStatus(new PodStatusBuilder().addNewCondition().withType("Ready").withStatus("True").endCondition().build());
         client.pods().inNamespace(NS).resource(pod).updateStatus();
@@ -79,7 +80,7 @@ public final class OneNodeCluster implements AutoCloseable {
 
     /** The settings of the speaker on {@code node-1}, its failure detector on {@code peerPort} (0: any free port). */
     public static SpeakerSettings settings(int peerPort) {
-        return new SpeakerSettings(NODE, NS, NS, Optional.of(SPEAKER_POD), SpeakerSettings.DEFAULT_SPEAKER_LABELS,
+        return new SpeakerSettings(NODE, NS, NS, Optional.of(SPEAKER_POD), ClusterNames.SPEAKER_POD_LABELS,
                 Optional.empty(), false, InterfaceChoice.DEFAULT_EXCLUDED, SpeakerSettings.DEFAULT_BURST,
                 Duration.ofSeconds(30), 1 << 20, true, PeerSettings.defaults(peerPort), SpeakerSettings.DEFAULT_TAKEOVER_PROBE);
     }

@@ -8,7 +8,7 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.lbk8s.cli.CliRun;
 import io.lbk8s.kube.ConfigResources;
-import io.lbk8s.kube.SpeakerMapping;
+import io.lbk8s.kube.ObjectFacts;
 import io.lbk8s.testkit.TestApiServer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -60,7 +60,7 @@ class SpeakerEndpointsTest {
     /** The EndpointSlice the EndpointSlice controller writes for web's one Pod, on node-1. */
     private static EndpointSlice slice(boolean ready) {
         return new EndpointSliceBuilder().withNewMetadata().withName("web-x1").withNamespace("default")
-                .withLabels(Map.of(SpeakerMapping.SERVICE_NAME_LABEL, "web")).endMetadata()
+                .withLabels(Map.of(ObjectFacts.SERVICE_NAME_LABEL, "web")).endMetadata()
                 .withAddressType("IPv4")
                 .addNewEndpoint().withAddresses("10.244.0.7").withNodeName("node-1")
                 .withNewConditions().withReady(ready).withServing(ready).withTerminating(false).endConditions().endEndpoint()

@@ -1,4 +1,4 @@
-package io.lbk8s.ipam;
+package io.lbk8s.service;
 
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.address.IpFamily;

@@ -1,4 +1,4 @@
-package io.lbk8s.install;
+package io.lbk8s.kube;
 
 import io.fabric8.kubernetes.client.KubernetesClientException;
 

@@ -1,6 +1,6 @@
-package io.lbk8s.controller;
+package io.lbk8s.service;
 
-import io.lbk8s.controller.ServiceRequests.Warning;
+import io.lbk8s.service.ServiceRequests.Warning;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;

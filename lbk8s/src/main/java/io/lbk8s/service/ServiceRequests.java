@@ -1,9 +1,7 @@
-package io.lbk8s.controller;
+package io.lbk8s.service;
 
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.address.IpFamily;
-import io.lbk8s.ipam.AllocationRequest;
-import io.lbk8s.ipam.FamilyPolicy;
 import io.lbk8s.text.Quoted;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,4 +1,4 @@
-package io.lbk8s.kube;
+package io.lbk8s.speaker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -10,10 +10,7 @@ import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.lbk8s.address.IpAddress;
-import io.lbk8s.speaker.EndpointState;
-import io.lbk8s.speaker.NodeState;
-import io.lbk8s.speaker.ServiceEndpoints;
-import io.lbk8s.speaker.ServiceState;
+import io.lbk8s.kube.ObjectFacts;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -71,7 +68,7 @@ class SpeakerMappingTest {
     void endpointsByServiceWithTheirNodeAndConditions() {
         EndpointSlice slice = new EndpointSliceBuilder()
                 .withNewMetadata().withName("web-abc").withNamespace("default")
-                .withLabels(Map.of(SpeakerMapping.SERVICE_NAME_LABEL, "web")).endMetadata()
+                .withLabels(Map.of(ObjectFacts.SERVICE_NAME_LABEL, "web")).endMetadata()
                 .withAddressType("IPv4")
                 .addNewEndpoint().withAddresses("10.1.0.1").withNodeName("n1").withNewConditions().withReady(true).endConditions().endEndpoint()
                 .addNewEndpoint().withAddresses("10.1.0.2").withNodeName("n2").withNewConditions().withReady(false)

@@ -1,6 +1,5 @@
-package io.lbk8s.controller;
+package io.lbk8s.service;
 
-import io.lbk8s.conflict.ConflictPolicy;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -19,6 +18,9 @@ public final class Annotations {
     public static final String DEPRECATED_POOL = "metallb.universe.tf/address-pool";
     public static final String DEPRECATED_IPS = "metallb.universe.tf/loadBalancerIPs";
     public static final String DEPRECATED_SHARED = "metallb.universe.tf/allow-shared-ip";
+
+    /** What the controller does when another host uses the Service's address: keep or move (see ConflictPolicy). */
+    public static final String ADDRESS_CONFLICT = "lbk8s.io/address-conflict";
 
     /** Written by the controller, as MetalLB writes it: the pool a Service's addresses came from. */
     public static final String ALLOCATED_FROM_POOL = "metallb.io/ip-allocated-from-pool";
@@ -45,7 +47,7 @@ public final class Annotations {
      * metallb.io and metallb.universe.tf; its BGP and L2 settings live in custom resources, not annotations.
      */
     static final Set<String> KNOWN = Stream.concat(REQUESTS.stream(),
-            Stream.of(ALLOCATED_FROM_POOL, DEPRECATED_ALLOCATED_FROM_POOL, ConflictPolicy.ANNOTATION))
+            Stream.of(ALLOCATED_FROM_POOL, DEPRECATED_ALLOCATED_FROM_POOL, ADDRESS_CONFLICT))
             .collect(Collectors.toUnmodifiableSet());
 
     static boolean deprecated(String name) {

@@ -1,14 +1,11 @@
-package io.lbk8s.controller;
+package io.lbk8s.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.address.IpFamily;
-import io.lbk8s.controller.ServiceRequests.Decision.NotServed;
-import io.lbk8s.controller.ServiceRequests.Decision.OtherClass;
-import io.lbk8s.ipam.FamilyPolicy;
-import io.lbk8s.ipam.ServiceKey;
-import io.lbk8s.ipam.ServicePort;
+import io.lbk8s.service.ServiceRequests.Decision.NotServed;
+import io.lbk8s.service.ServiceRequests.Decision.OtherClass;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

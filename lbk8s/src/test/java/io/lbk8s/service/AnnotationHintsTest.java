@@ -1,8 +1,8 @@
-package io.lbk8s.controller;
+package io.lbk8s.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.lbk8s.controller.ServiceRequests.Warning;
+import io.lbk8s.service.ServiceRequests.Warning;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -1,4 +1,4 @@
-package io.lbk8s.ipam;
+package io.lbk8s.service;
 
 /** A Service's identity. */
 public record ServiceKey(String namespace, String name) implements Comparable<ServiceKey> {

@@ -1,4 +1,4 @@
-package io.lbk8s.ipam;
+package io.lbk8s.service;
 
 /** A Service's {@code spec.ipFamilyPolicy}. */
 public enum FamilyPolicy {

@@ -1,4 +1,4 @@
-package io.lbk8s.ipam;
+package io.lbk8s.service;
 
 /** One port of a Service, for MetalLB's IP-sharing rule: two Services sharing an IP may not use the same one. */
 public record ServicePort(String protocol, int port) {

@@ -1,8 +1,6 @@
-package io.lbk8s.controller;
+package io.lbk8s.service;
 
 import io.lbk8s.address.IpAddress;
-import io.lbk8s.ipam.ServiceKey;
-import io.lbk8s.ipam.ServicePort;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

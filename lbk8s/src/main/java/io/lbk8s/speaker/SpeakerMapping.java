@@ -1,17 +1,14 @@
-package io.lbk8s.kube;
+package io.lbk8s.speaker;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointConditions;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
-import io.lbk8s.speaker.EndpointState;
-import io.lbk8s.speaker.NodeState;
-import io.lbk8s.speaker.ServiceEndpoints;
-import io.lbk8s.speaker.ServiceState;
+import io.lbk8s.kube.ObjectFacts;
+import io.lbk8s.kube.ServiceMapping;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -25,8 +22,6 @@ import java.util.Set;
 /** Copies what the speaker decides on out of Nodes, speaker Pods, Services and EndpointSlices. */
 public final class SpeakerMapping {
     private SpeakerMapping() {}
-
-    public static final String SERVICE_NAME_LABEL = "kubernetes.io/service-name";
 
     public static NodeState nodeState(Node node, Set<String> nodesWithReadySpeaker) {
         List<NodeCondition> conditions = node.getStatus() == null || node.getStatus().getConditions() == null
@@ -50,15 +45,6 @@ public final class SpeakerMapping {
         return nodes;
     }
 
-    /** The node's first InternalIP, where its speaker (hostNetwork) listens. */
-    public static Optional<String> internalIp(Node node) {
-        if (node.getStatus() == null || node.getStatus().getAddresses() == null) {
-            return Optional.empty();
-        }
-        return node.getStatus().getAddresses().stream().filter(a -> "InternalIP".equals(a.getType()) && a.getAddress() != null)
-                .map(a -> a.getAddress()).findFirst();
-    }
-
     /** Nodes running a speaker Pod that is Ready and not being deleted (a deleted Pod hands over at once). */
     public static Set<String> nodesWithReadySpeaker(Collection<Pod> speakerPods) {
         Set<String> nodes = new HashSet<>();
@@ -66,23 +52,11 @@ public final class SpeakerMapping {
             if (pod.getMetadata().getDeletionTimestamp() != null || pod.getSpec() == null || pod.getSpec().getNodeName() == null) {
                 continue;
             }
-            if (isReady(pod)) {
+            if (ObjectFacts.isReady(pod)) {
                 nodes.add(pod.getSpec().getNodeName());
             }
         }
         return nodes;
-    }
-
-    public static boolean isReady(Pod pod) {
-        if (pod.getStatus() == null || pod.getStatus().getConditions() == null) {
-            return false;
-        }
-        for (PodCondition condition : pod.getStatus().getConditions()) {
-            if ("Ready".equals(condition.getType())) {
-                return "True".equals(condition.getStatus());
-            }
-        }
-        return false;
     }
 
     /** Per Service key ("namespace/name"), the endpoints its EndpointSlices list. */
@@ -90,7 +64,7 @@ public final class SpeakerMapping {
         Map<String, List<EndpointState>> result = new HashMap<>();
         for (EndpointSlice slice : slices) {
             Map<String, String> labels = slice.getMetadata().getLabels();
-            String service = labels == null ? null : labels.get(SERVICE_NAME_LABEL);
+            String service = labels == null ? null : labels.get(ObjectFacts.SERVICE_NAME_LABEL);
             if (service == null || slice.getEndpoints() == null) {
                 continue;
             }
