@@ -94,9 +94,6 @@ public final class ConfigParser {
     /** L2Advertisement fields MetalLB has and lbk8s does not implement: ignoring them would change who announces what. */
     static final List<Field> L2_REFUSED_FIELDS = List.of(new Field("serviceSelectors", FieldType.SELECTOR_LIST));
 
-    /** L2Advertisement fields MetalLB has that lbk8s ignores with a warning; none at present. */
-    static final List<Field> L2_IGNORED_FIELDS = List.of();
-
     static final List<Field> SELECTOR_FIELDS = List.of(
             new Field("matchLabels", FieldType.STRING_MAP),
             new Field("matchExpressions", FieldType.REQUIREMENT_LIST));
@@ -496,7 +493,7 @@ public final class ConfigParser {
             scope.error("spec: expected a map, got " + describe(raw.spec()));
             return Optional.empty();
         }
-        warnUnknown(scope, "spec", spec, concat(concat(L2_SPEC_FIELDS, L2_REFUSED_FIELDS), L2_IGNORED_FIELDS));
+        warnUnknown(scope, "spec", spec, concat(L2_SPEC_FIELDS, L2_REFUSED_FIELDS));
 
         List<String> pools = strings(scope, "ipAddressPools", spec.get("ipAddressPools"), "pool names");
         Set<String> seen = new HashSet<>();

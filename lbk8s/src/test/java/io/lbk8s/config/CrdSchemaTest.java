@@ -137,7 +137,7 @@ class CrdSchemaTest {
                 argumentSet("IPAddressPool spec.serviceAllocation", POOLS, List.of("spec", "serviceAllocation"),
                         ConfigParser.SERVICE_ALLOCATION_FIELDS),
                 argumentSet("L2Advertisement spec", L2, List.of("spec"), concat(ConfigParser.L2_SPEC_FIELDS,
-                        ConfigParser.L2_REFUSED_FIELDS, ConfigParser.L2_IGNORED_FIELDS)));
+                        ConfigParser.L2_REFUSED_FIELDS)));
     }
 
     /** Exactly the parser's fields, each with the parser's type: nothing the parser misses, nothing it reads in vain. */
