@@ -6,11 +6,8 @@ import io.lbk8s.controller.ElectedController;
 import io.lbk8s.election.Candidacy;
 import io.lbk8s.election.ElectionSettings;
 import io.lbk8s.health.HealthServer;
-import io.lbk8s.install.Durations;
-import io.lbk8s.install.InstallProblem;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -98,18 +95,11 @@ final class ControllerCommand implements Callable<Integer> {
             return Optional.empty();
         }
         try {
-            var settings = new ElectionSettings(duration("--lease-duration", leaseDuration),
-                    duration("--renew-deadline", renewDeadline), duration("--retry-period", retryPeriod));
+            var settings = new ElectionSettings(DurationFlags.parse(spec, "--lease-duration", leaseDuration),
+                    DurationFlags.parse(spec, "--renew-deadline", renewDeadline),
+                    DurationFlags.parse(spec, "--retry-period", retryPeriod));
             return Optional.of(new Candidacy(Candidacy.identity(Optional.ofNullable(System.getenv("POD_NAME"))), settings));
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
-        }
-    }
-
-    private Duration duration(String option, String text) {
-        try {
-            return Durations.parse(option, text);
-        } catch (InstallProblem e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
     }

@@ -2,7 +2,6 @@ package io.lbk8s.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.lbk8s.install.Applier;
-import io.lbk8s.install.Durations;
 import io.lbk8s.install.InstallProblem;
 import io.lbk8s.install.InstallValues;
 import io.lbk8s.install.Installer;
@@ -11,6 +10,7 @@ import io.lbk8s.install.Manifests;
 import io.lbk8s.install.Reachability;
 import io.lbk8s.install.Rollout;
 import io.lbk8s.install.Verifier;
+import io.lbk8s.text.Durations;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
