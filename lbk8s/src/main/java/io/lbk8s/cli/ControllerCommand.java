@@ -5,7 +5,6 @@ import io.lbk8s.controller.ControllerSettings;
 import io.lbk8s.controller.ElectedController;
 import io.lbk8s.election.Candidacy;
 import io.lbk8s.election.ElectionSettings;
-import io.lbk8s.health.HealthServer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.Optional;
@@ -74,7 +73,7 @@ final class ControllerCommand implements Callable<Integer> {
         KubernetesClient client = kube.client();
         var replica = new ElectedController(client, settings, registry, candidacy);
         var stopped = new CountDownLatch(1);
-        try (var health = new HealthServer(served.address(), registry, replica::readiness)) {
+        try (var health = served.serve(registry, replica::readiness)) {
             log.info("lbk8s controller {} starting: config namespace {}, class {}, metrics on port {}, {}",
                     VersionCommand.version(), ns, settings.lbClass().orElse("(none) and lbk8s.io/l2"), health.port(),
                     candidacy.map(c -> "candidate " + c.identity()).orElse("no leader election"));

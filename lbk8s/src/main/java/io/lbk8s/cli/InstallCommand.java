@@ -110,10 +110,8 @@ final class InstallCommand implements Callable<Integer> {
     Reachability reachability = Reachability.tcp(Duration.ofSeconds(2));
 
     @Override
-    public Integer call() {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
-        return OneLineErrors.run(out, err, () -> run(out, err));
+    public Integer call() throws InterruptedException {
+        return run(spec.commandLine().getOut(), spec.commandLine().getErr());
     }
 
     private int run(PrintWriter out, PrintWriter err) throws InterruptedException {

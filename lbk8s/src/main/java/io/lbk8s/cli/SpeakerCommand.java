@@ -1,7 +1,6 @@
 package io.lbk8s.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.lbk8s.health.HealthServer;
 import io.lbk8s.peers.Membership;
 import io.lbk8s.peers.PeerSettings;
 import io.lbk8s.speaker.InterfaceChoice;
@@ -121,7 +120,7 @@ final class SpeakerCommand implements Callable<Integer> {
         KubernetesClient client = kube.client();
         Speaker speaker = new Speaker(client, settings, registry);
         var stopped = new CountDownLatch(1);
-        try (var health = new HealthServer(served.address(), registry, speaker::readiness)) {
+        try (var health = served.serve(registry, speaker::readiness)) {
             log.info("lbk8s speaker {} starting on node {}: namespace {}, class {}, metrics on port {}", VersionCommand.version(),
                     settings.node(), settings.configNamespace(), settings.lbClass().orElse("(none) and lbk8s.io/l2"), health.port());
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {

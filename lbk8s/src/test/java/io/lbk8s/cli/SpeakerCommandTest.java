@@ -21,7 +21,7 @@ class SpeakerCommandTest {
     static CliRun run(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int code = new CommandLine(new Main()).setOut(new PrintWriter(out)).setErr(new PrintWriter(err)).execute(args);
+        int code = Main.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(err)).execute(args);
         return new CliRun(code, out.toString(), err.toString());
     }
 
