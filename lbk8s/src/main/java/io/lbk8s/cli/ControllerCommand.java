@@ -5,12 +5,8 @@ import io.lbk8s.controller.ControllerSettings;
 import io.lbk8s.controller.ElectedController;
 import io.lbk8s.election.Candidacy;
 import io.lbk8s.election.ElectionSettings;
-import io.lbk8s.health.HealthServer;
-import io.lbk8s.install.Durations;
-import io.lbk8s.install.InstallProblem;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -77,7 +73,7 @@ final class ControllerCommand implements Callable<Integer> {
         KubernetesClient client = kube.client();
         var replica = new ElectedController(client, settings, registry, candidacy);
         var stopped = new CountDownLatch(1);
-        try (var health = new HealthServer(served.address(), registry, replica::readiness)) {
+        try (var health = served.serve(registry, replica::readiness)) {
             log.info("lbk8s controller {} starting: config namespace {}, class {}, metrics on port {}, {}",
                     VersionCommand.version(), ns, settings.lbClass().orElse("(none) and lbk8s.io/l2"), health.port(),
                     candidacy.map(c -> "candidate " + c.identity()).orElse("no leader election"));
@@ -98,18 +94,11 @@ final class ControllerCommand implements Callable<Integer> {
             return Optional.empty();
         }
         try {
-            var settings = new ElectionSettings(duration("--lease-duration", leaseDuration),
-                    duration("--renew-deadline", renewDeadline), duration("--retry-period", retryPeriod));
+            var settings = new ElectionSettings(DurationFlags.parse(spec, "--lease-duration", leaseDuration),
+                    DurationFlags.parse(spec, "--renew-deadline", renewDeadline),
+                    DurationFlags.parse(spec, "--retry-period", retryPeriod));
             return Optional.of(new Candidacy(Candidacy.identity(Optional.ofNullable(System.getenv("POD_NAME"))), settings));
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
-        }
-    }
-
-    private Duration duration(String option, String text) {
-        try {
-            return Durations.parse(option, text);
-        } catch (InstallProblem e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
     }

@@ -2,7 +2,6 @@ package io.lbk8s.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.lbk8s.install.Applier;
-import io.lbk8s.install.Durations;
 import io.lbk8s.install.InstallProblem;
 import io.lbk8s.install.InstallValues;
 import io.lbk8s.install.Installer;
@@ -11,6 +10,7 @@ import io.lbk8s.install.Manifests;
 import io.lbk8s.install.Reachability;
 import io.lbk8s.install.Rollout;
 import io.lbk8s.install.Verifier;
+import io.lbk8s.text.Durations;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -110,10 +110,8 @@ final class InstallCommand implements Callable<Integer> {
     Reachability reachability = Reachability.tcp(Duration.ofSeconds(2));
 
     @Override
-    public Integer call() {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
-        return OneLineErrors.run(out, err, () -> run(out, err));
+    public Integer call() throws InterruptedException {
+        return run(spec.commandLine().getOut(), spec.commandLine().getErr());
     }
 
     private int run(PrintWriter out, PrintWriter err) throws InterruptedException {

@@ -23,11 +23,22 @@ public final class Main implements Runnable {
     }
 
     static int run(String... args) {
-        return new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true).execute(args);
+        CommandLine cli = commandLine();
+        try {
+            return cli.execute(args);
+        } finally {
+            cli.getOut().flush();
+            cli.getErr().flush();
+        }
+    }
+
+    /** The command line of every run, tests' too: its errors end as {@link OneLineErrors} says. */
+    public static CommandLine commandLine() {
+        return OneLineErrors.installOn(new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true));
     }
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is required (try: lbk8s help)");
+        throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is required");
     }
 }

@@ -50,34 +50,32 @@ final class MigrateCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        return OneLineErrors.run(out, err, () -> {
-            try (KubernetesClient client = kube.client()) {
-                var migrator = new Migrator(client);
-                MigrationPlan plan = migrator.plan(namespace, Set.copyOf(from), configMaps);
-                if (plan.nothingToDo()) {
-                    out.println("nothing to migrate: no IPAddressPool or L2Advertisement outside " + namespace
-                            + " and no MetalLB legacy ConfigMap" + (from.isEmpty() ? "" : " in " + String.join(", ", from)));
-                    return 0;
-                }
-                plan.leftOut().forEach(l -> err.println("left out: " + l));
-                if (plan.refused()) {
-                    plan.refusals().forEach(r -> err.println("error: " + r));
-                    err.println("nothing was created");
-                    return 1;
-                }
-                plan.unchanged().forEach(m -> err.println(m.kind() + " " + m.name() + " already in " + namespace + " with the same spec "
-                        + "(from " + m.from() + ")"));
-                if (dryRun) {
-                    out.print(ManifestOutput.write(plan.create().stream().map(m -> Migrator.object(namespace, m)).toList(),
-                            ManifestOutput.Format.yaml));
-                    err.println("dry run: " + plan.create().size() + " object(s) would be created in " + namespace + "; nothing changed");
-                } else {
-                    migrator.create(namespace, plan.create(), out::println);
-                    out.println("The originals are kept. Once lbk8s status shows every Service with its address, delete them:");
-                    plan.deleteCommands().forEach(c -> out.println("  " + c));
-                }
-                return plan.leftOut().isEmpty() ? 0 : LEFT_OUT;
+        try (KubernetesClient client = kube.client()) {
+            var migrator = new Migrator(client);
+            MigrationPlan plan = migrator.plan(namespace, Set.copyOf(from), configMaps);
+            if (plan.nothingToDo()) {
+                out.println("nothing to migrate: no IPAddressPool or L2Advertisement outside " + namespace
+                        + " and no MetalLB legacy ConfigMap" + (from.isEmpty() ? "" : " in " + String.join(", ", from)));
+                return 0;
             }
-        });
+            plan.leftOut().forEach(l -> err.println("left out: " + l));
+            if (plan.refused()) {
+                plan.refusals().forEach(r -> err.println("error: " + r));
+                err.println("nothing was created");
+                return 1;
+            }
+            plan.unchanged().forEach(m -> err.println(m.kind() + " " + m.name() + " already in " + namespace + " with the same spec "
+                    + "(from " + m.from() + ")"));
+            if (dryRun) {
+                out.print(ManifestOutput.write(plan.create().stream().map(m -> Migrator.object(namespace, m)).toList(),
+                        ManifestOutput.Format.yaml));
+                err.println("dry run: " + plan.create().size() + " object(s) would be created in " + namespace + "; nothing changed");
+            } else {
+                migrator.create(namespace, plan.create(), out::println);
+                out.println("The originals are kept. Once lbk8s status shows every Service with its address, delete them:");
+                plan.deleteCommands().forEach(c -> out.println("  " + c));
+            }
+            return plan.leftOut().isEmpty() ? 0 : LEFT_OUT;
+        }
     }
 }

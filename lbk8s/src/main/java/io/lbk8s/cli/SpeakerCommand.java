@@ -1,9 +1,6 @@
 package io.lbk8s.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.lbk8s.health.HealthServer;
-import io.lbk8s.install.Durations;
-import io.lbk8s.install.InstallProblem;
 import io.lbk8s.peers.Membership;
 import io.lbk8s.peers.PeerSettings;
 import io.lbk8s.speaker.InterfaceChoice;
@@ -123,7 +120,7 @@ final class SpeakerCommand implements Callable<Integer> {
         KubernetesClient client = kube.client();
         Speaker speaker = new Speaker(client, settings, registry);
         var stopped = new CountDownLatch(1);
-        try (var health = new HealthServer(served.address(), registry, speaker::readiness)) {
+        try (var health = served.serve(registry, speaker::readiness)) {
             log.info("lbk8s speaker {} starting on node {}: namespace {}, class {}, metrics on port {}", VersionCommand.version(),
                     settings.node(), settings.configNamespace(), settings.lbClass().orElse("(none) and lbk8s.io/l2"), health.port());
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -146,20 +143,20 @@ final class SpeakerCommand implements Callable<Integer> {
                         "the speaker needs its node's name: pass --node or set NODE_NAME (the DaemonSet sets it from spec.nodeName)"));
         String ns = Optional.ofNullable(namespace).or(() -> Optional.ofNullable(System.getenv("POD_NAMESPACE"))).orElse("lbk8s-system");
         Optional<String> pod = Optional.ofNullable(podName).or(() -> Optional.ofNullable(System.getenv("POD_NAME"))).filter(s -> !s.isBlank());
-        Duration refresh = duration("--gratuitous-refresh", gratuitousRefresh);
+        Duration refresh = DurationFlags.parse(spec, "--gratuitous-refresh", gratuitousRefresh);
         if (receiveBuffer < 65_536) {
             throw new ParameterException(spec.commandLine(), "--receive-buffer " + receiveBuffer + " is too small (at least 65536 bytes)");
         }
         return new SpeakerSettings(nodeName, ns, ns, pod, labels(speakerSelector), Optional.ofNullable(lbClass).filter(s -> !s.isBlank()),
                 ignoreExcludeLb, excluded(), SpeakerSettings.DEFAULT_BURST, refresh, receiveBuffer, arpInKernel, peers(),
-                duration("--takeover-probe", takeoverProbe));
+                DurationFlags.parse(spec, "--takeover-probe", takeoverProbe));
     }
 
     private PeerSettings peers() {
-        Duration hold = duration("--rejoin-hold", rejoinHold);
+        Duration hold = DurationFlags.parse(spec, "--rejoin-hold", rejoinHold);
         try {
             Membership.Settings membership = new Membership.Settings(positive("--peer-timeout", peerTimeout), hold,
-                    hold.compareTo(MAX_HOLD) > 0 ? hold : MAX_HOLD, duration("--flap-window", flapWindow));
+                    hold.compareTo(MAX_HOLD) > 0 ? hold : MAX_HOLD, DurationFlags.parse(spec, "--flap-window", flapWindow));
             return new PeerSettings(peerPort, positive("--peer-interval", peerInterval), membership, PeerSettings.DEFAULT_CLOCK_WINDOW,
                     peerSecret);
         } catch (IllegalArgumentException e) {
@@ -168,7 +165,7 @@ final class SpeakerCommand implements Callable<Integer> {
     }
 
     private Duration positive(String option, String text) {
-        Duration d = duration(option, text);
+        Duration d = DurationFlags.parse(spec, option, text);
         if (d.isZero()) {
             throw new ParameterException(spec.commandLine(), option + " must be more than 0");
         }
@@ -198,17 +195,6 @@ final class SpeakerCommand implements Callable<Integer> {
             return excludeInterfaces.stream().map(Pattern::compile).toList();
         } catch (PatternSyntaxException e) {
             throw new ParameterException(spec.commandLine(), "--exclude-interfaces: " + e.getDescription() + " in \"" + e.getPattern() + "\"");
-        }
-    }
-
-    private Duration duration(String option, String text) {
-        if (text.equals("0")) {
-            return Duration.ZERO;
-        }
-        try {
-            return Durations.parse(option, text);
-        } catch (InstallProblem e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
         }
     }
 }

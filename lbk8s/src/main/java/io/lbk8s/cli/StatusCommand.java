@@ -52,26 +52,23 @@ final class StatusCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
-        return OneLineErrors.run(out, err, () -> {
-            try (KubernetesClient client = kube.client()) {
-                Optional<String> cls = Optional.ofNullable(lbClass).filter(s -> !s.isBlank());
-                var collector = new StatusCollector(client);
-                if (target == null) {
-                    StatusReport report = StatusReport.of(collector.read(systemNamespace, Optional.ofNullable(namespace), cls));
-                    out.print(output == null ? StatusText.report(report) : ManifestOutput.value(report, output));
-                    return 0;
-                }
-                Matcher m = SERVICE.matcher(target);
-                if (!m.matches()) {
-                    throw new InstallProblem("\"" + target + "\" is not svc/NAME (status explains Services only)");
-                }
-                String ns = Optional.ofNullable(namespace).orElseGet(() -> Optional.ofNullable(client.getNamespace()).orElse("default"));
-                var detail = StatusReport.detail(collector.read(systemNamespace, Optional.of(ns), cls), ns, m.group(1))
-                        .orElseThrow(() -> new InstallProblem("service " + ns + "/" + m.group(1) + " not found"));
-                out.print(output == null ? StatusText.detail(detail) : ManifestOutput.value(detail, output));
+        try (KubernetesClient client = kube.client()) {
+            Optional<String> cls = Optional.ofNullable(lbClass).filter(s -> !s.isBlank());
+            var collector = new StatusCollector(client);
+            if (target == null) {
+                StatusReport report = StatusReport.of(collector.read(systemNamespace, Optional.ofNullable(namespace), cls));
+                out.print(output == null ? StatusText.report(report) : ManifestOutput.value(report, output));
                 return 0;
             }
-        });
+            Matcher m = SERVICE.matcher(target);
+            if (!m.matches()) {
+                throw new InstallProblem("\"" + target + "\" is not svc/NAME (status explains Services only)");
+            }
+            String ns = Optional.ofNullable(namespace).orElseGet(() -> Optional.ofNullable(client.getNamespace()).orElse("default"));
+            var detail = StatusReport.detail(collector.read(systemNamespace, Optional.of(ns), cls), ns, m.group(1))
+                    .orElseThrow(() -> new InstallProblem("service " + ns + "/" + m.group(1) + " not found"));
+            out.print(output == null ? StatusText.detail(detail) : ManifestOutput.value(detail, output));
+            return 0;
+        }
     }
 }

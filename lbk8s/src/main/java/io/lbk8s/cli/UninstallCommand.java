@@ -33,15 +33,12 @@ final class UninstallCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
-        return OneLineErrors.run(out, err, () -> {
-            try (KubernetesClient client = kube.client()) {
-                var results = new Uninstaller(client).uninstall(namespace, purge, out::println);
-                if (results.stream().noneMatch(r -> r.action() == Uninstaller.Action.deleted)) {
-                    out.println("nothing to delete: lbk8s install has nothing in this cluster");
-                }
-                return 0;
+        try (KubernetesClient client = kube.client()) {
+            var results = new Uninstaller(client).uninstall(namespace, purge, out::println);
+            if (results.stream().noneMatch(r -> r.action() == Uninstaller.Action.deleted)) {
+                out.println("nothing to delete: lbk8s install has nothing in this cluster");
             }
-        });
+            return 0;
+        }
     }
 }

@@ -10,8 +10,6 @@ import java.util.Set;
  */
 public record LabelSelector(Map<String, String> matchLabels, List<Requirement> matchExpressions) {
 
-    public static final LabelSelector EVERYTHING = new LabelSelector(Map.of(), List.of());
-
     public LabelSelector {
         matchLabels = Map.copyOf(matchLabels);
         matchExpressions = List.copyOf(matchExpressions);

@@ -53,7 +53,7 @@ public final class MisplacedConfig {
     }
 
     /** The command that shows how to move the configuration into {@code ownNamespace}. */
-    public static String migrateCommand(String ownNamespace) {
+    private static String migrateCommand(String ownNamespace) {
         return "lbk8s migrate -n " + ownNamespace + " --dry-run";
     }
 

@@ -26,8 +26,6 @@ import tools.jackson.databind.json.JsonMapper;
 public final class DockerNetworks {
     private DockerNetworks() {}
 
-    public static final Path DEFAULT_SOCKET = Path.of("/var/run/docker.sock");
-
     /** Pure: the subnets in a {@code GET /networks} answer. */
     public static List<RangeChoice.KnownNetwork> parse(String json) {
         List<RangeChoice.KnownNetwork> networks = new ArrayList<>();

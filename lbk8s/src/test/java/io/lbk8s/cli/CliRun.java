@@ -5,7 +5,6 @@ import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import picocli.CommandLine;
 
 /** One run of the {@code lbk8s} command line, in process, against the cluster of {@code kubeconfig}: what a user sees. */
 public record CliRun(int code, String out, String err) {
@@ -13,7 +12,7 @@ public record CliRun(int code, String out, String err) {
     public static CliRun of(Path kubeconfig, String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        var cli = new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true)
+        var cli = Main.commandLine()
                 .setOut(new PrintWriter(out)).setErr(new PrintWriter(err));
         List<String> all = new ArrayList<>(List.of(args));
         all.addAll(List.of("--kubeconfig", kubeconfig.toString()));

@@ -28,7 +28,7 @@ class ControllerCommandTest {
         var all = new String[args.length + 1];
         all[0] = "controller";
         System.arraycopy(args, 0, all, 1, args.length);
-        int code = new CommandLine(new Main()).setOut(new PrintWriter(out)).setErr(new PrintWriter(err)).execute(all);
+        int code = Main.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(err)).execute(all);
         return new Refused(code, out.toString(), err.toString());
     }
 
@@ -79,7 +79,7 @@ class ControllerCommandTest {
     @Test
     void helpNamesTheElectionFlagsAndTheirDefaults() {
         StringWriter out = new StringWriter();
-        int code = new CommandLine(new Main()).setOut(new PrintWriter(out)).execute("controller", "--help");
+        int code = Main.commandLine().setOut(new PrintWriter(out)).execute("controller", "--help");
         String help = out.toString().replaceAll("\\s+", " ");
         assertThat(code).isZero();
         assertThat(help).contains("--leader-elect").contains("(default: true)")

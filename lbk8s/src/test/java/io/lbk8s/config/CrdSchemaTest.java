@@ -3,8 +3,8 @@ package io.lbk8s.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.params.provider.Arguments.argumentSet;
 
-import io.lbk8s.config.ConfigParser.Field;
-import io.lbk8s.config.ConfigParser.FieldType;
+import io.lbk8s.config.ConfigFields.Field;
+import io.lbk8s.config.ConfigFields.FieldType;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -133,11 +133,11 @@ class CrdSchemaTest {
 
     static Stream<Arguments> fieldTables() {
         return Stream.of(
-                argumentSet("IPAddressPool spec", POOLS, List.of("spec"), ConfigParser.POOL_SPEC_FIELDS),
+                argumentSet("IPAddressPool spec", POOLS, List.of("spec"), ConfigFields.POOL_SPEC_FIELDS),
                 argumentSet("IPAddressPool spec.serviceAllocation", POOLS, List.of("spec", "serviceAllocation"),
-                        ConfigParser.SERVICE_ALLOCATION_FIELDS),
-                argumentSet("L2Advertisement spec", L2, List.of("spec"), concat(ConfigParser.L2_SPEC_FIELDS,
-                        ConfigParser.L2_REFUSED_FIELDS, ConfigParser.L2_IGNORED_FIELDS)));
+                        ConfigFields.SERVICE_ALLOCATION_FIELDS),
+                argumentSet("L2Advertisement spec", L2, List.of("spec"), concat(ConfigFields.L2_SPEC_FIELDS,
+                        ConfigFields.L2_REFUSED_FIELDS)));
     }
 
     /** Exactly the parser's fields, each with the parser's type: nothing the parser misses, nothing it reads in vain. */
@@ -179,13 +179,13 @@ class CrdSchemaTest {
                 Map<String, Object> items = at(node, "items");
                 assertThat(items).as(where).containsEntry("type", "object");
                 assertThat(list(items.get("required"))).as(where).containsExactlyInAnyOrder("key", "operator");
-                assertFields(where, at(items, "properties"), ConfigParser.REQUIREMENT_FIELDS);
+                assertFields(where, at(items, "properties"), ConfigFields.REQUIREMENT_FIELDS);
             }
             case SELECTOR_LIST -> {
                 assertThat(node.get("type")).as(where).isEqualTo("array");
                 Map<String, Object> items = at(node, "items");
                 assertThat(items).as(where).containsEntry("type", "object");
-                assertFields(where + "[]", at(items, "properties"), ConfigParser.SELECTOR_FIELDS);
+                assertFields(where + "[]", at(items, "properties"), ConfigFields.SELECTOR_FIELDS);
             }
         }
     }
@@ -202,7 +202,7 @@ class CrdSchemaTest {
     void preferredNodeSelectorsItemsHoldASelector() {
         Map<String, Object> items = at(schema(L2), "properties", "spec", "properties", "preferredNodeSelectors", "items");
         assertThat(list(items.get("required"))).containsExactlyInAnyOrder("preference", "weight");
-        assertFields("preference", at(items, "properties", "preference", "properties"), ConfigParser.SELECTOR_FIELDS);
+        assertFields("preference", at(items, "properties", "preference", "properties"), ConfigFields.SELECTOR_FIELDS);
         assertThat(at(items, "properties", "weight")).containsEntry("type", "integer");
     }
 
@@ -224,9 +224,9 @@ class CrdSchemaTest {
 
     @Test
     void configMapPoolIsAnIPAddressPoolSpecWithAName() {
-        assertThat(ConfigParser.CONFIGMAP_POOL_FIELDS.getFirst()).isEqualTo(new Field("name", FieldType.STRING));
-        assertThat(ConfigParser.CONFIGMAP_POOL_FIELDS.subList(1, ConfigParser.CONFIGMAP_POOL_FIELDS.size()))
-                .isEqualTo(ConfigParser.POOL_SPEC_FIELDS);
+        assertThat(ConfigFields.CONFIGMAP_POOL_FIELDS.getFirst()).isEqualTo(new Field("name", FieldType.STRING));
+        assertThat(ConfigFields.CONFIGMAP_POOL_FIELDS.subList(1, ConfigFields.CONFIGMAP_POOL_FIELDS.size()))
+                .isEqualTo(ConfigFields.POOL_SPEC_FIELDS);
     }
 
     // --- fixtures against the schema ---------------------------------------------------------------------------------

@@ -6,7 +6,6 @@ import io.lbk8s.cli.Main;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /** The help texts of the install-related commands say what is true, and every command takes --help. */
 class CliHelpTest {
@@ -21,7 +20,7 @@ class CliHelpTest {
     static Run lbk8s(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        var cli = new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true)
+        var cli = Main.commandLine()
                 .setOut(new PrintWriter(out)).setErr(new PrintWriter(err));
         int code = cli.execute(args);
         return new Run(code, out.toString(), err.toString());

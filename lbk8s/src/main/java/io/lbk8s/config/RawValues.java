@@ -1,0 +1,117 @@
+package io.lbk8s.config;
+
+import io.lbk8s.config.ConfigFields.Field;
+import io.lbk8s.text.Quoted;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Typed reads of parsed JSON/YAML (maps, lists, scalars): a value of the wrong type is an error in the scope, worded
+ * "path: expected X, got Y", and the read goes on with what is usable.
+ */
+final class RawValues {
+    private RawValues() {}
+
+    static boolean bool(ProblemScope scope, Map<?, ?> map, String path, String key, boolean otherwise) {
+        Object value = map.get(key);
+        if (value == null) {
+            return otherwise;
+        }
+        if (value instanceof Boolean b) {
+            return b;
+        }
+        scope.error(path + ": expected a boolean (true or false), got " + describe(value));
+        return otherwise;
+    }
+
+    static Integer integer(ProblemScope scope, String path, Object value) {
+        BigInteger integral = switch (value) {
+            case Integer i -> BigInteger.valueOf(i);
+            case Long l -> BigInteger.valueOf(l);
+            case Short s -> BigInteger.valueOf(s);
+            case Byte b -> BigInteger.valueOf(b);
+            case BigInteger b -> b;
+            case BigDecimal d when d.stripTrailingZeros().scale() <= 0 -> d.toBigIntegerExact();
+            case Double d when d == Math.rint(d) && !d.isInfinite() -> BigDecimal.valueOf(d).toBigIntegerExact();
+            case Float f when f == Math.rint(f) && !f.isInfinite() -> BigDecimal.valueOf(f).toBigIntegerExact();
+            default -> null;
+        };
+        if (integral == null) {
+            scope.error(path + ": expected an integer, got " + describe(value));
+            return null;
+        }
+        if (integral.bitLength() > 31) {
+            scope.error(path + ": " + integral + " is out of range for a 32-bit integer");
+            return null;
+        }
+        return integral.intValue();
+    }
+
+    /** A list of strings; null means absent (an empty list). Type errors are reported and the bad items dropped. */
+    static List<String> strings(ProblemScope scope, String path, Object value, String what) {
+        if (value == null) {
+            return List.of();
+        }
+        if (!(value instanceof List<?> list)) {
+            scope.error(path + ": expected a list of " + what + ", got " + describe(value));
+            return List.of();
+        }
+        List<String> result = new ArrayList<>();
+        for (int i = 0; i < list.size(); i++) {
+            Object item = list.get(i);
+            if (item instanceof String s) {
+                result.add(s);
+            } else {
+                scope.error(path + "[" + i + "]: expected a string, got " + describe(item));
+            }
+        }
+        return result;
+    }
+
+    static void warnUnknown(ProblemScope scope, String path, Map<?, ?> map, List<Field> known) {
+        for (String key : unknownKeys(map, known)) {
+            scope.warn((path.isEmpty() ? "" : path + ": ") + "unknown field " + Quoted.of(key) + " is ignored");
+        }
+    }
+
+    static Set<String> unknownKeys(Map<?, ?> map, List<Field> known) {
+        Set<String> unknown = new TreeSet<>();
+        for (Object key : map.keySet()) {
+            String name = String.valueOf(key);
+            if (known.stream().noneMatch(f -> f.name().equals(name))) {
+                unknown.add(name);
+            }
+        }
+        return unknown;
+    }
+
+    static Set<String> stringKeys(Map<?, ?> map) {
+        Set<String> keys = new TreeSet<>();
+        for (Object key : map.keySet()) {
+            keys.add(String.valueOf(key));
+        }
+        return keys;
+    }
+
+    /** Describes a parsed JSON value for "expected X, got Y" messages. */
+    static String describe(Object value) {
+        return switch (value) {
+            case null -> "null";
+            case String s -> "a string (" + Quoted.of(s) + ")";
+            case Boolean b -> "a boolean (" + b + ")";
+            case Number n -> "a number (" + n + ")";
+            case List<?> l -> l.isEmpty() ? "an empty list" : "a list";
+            case Map<?, ?> m -> m.isEmpty() ? "an empty map" : "a map";
+            default -> "a " + value.getClass().getSimpleName();
+        };
+    }
+
+    static String path(String base, String field) {
+        return base.isEmpty() ? field : base + "." + field;
+    }
+}
