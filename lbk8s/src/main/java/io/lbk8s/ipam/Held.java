@@ -1,0 +1,4 @@
+package io.lbk8s.ipam;
+
+/** What a Service holds, and the request it was last checked against. */
+record Held(AllocationRequest request, Assignment assignment) {}
