@@ -1,12 +1,13 @@
 package io.lbk8s.ipam;
 
 import io.lbk8s.address.IpAddress;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * Who holds what under one configuration: each Service's assignment and request, each address's holders (more than
@@ -15,9 +16,9 @@ import java.util.Set;
 final class Holdings {
 
     private final Pools pools;
-    private final HeldMap held = new HeldMap();
-    /** Who holds an address: a ServiceKey, or a List of them when shared. */
-    private final IpMap<Object> holders = new IpMap<>();
+    private final Map<ServiceKey, Held> held = new HashMap<>();
+    /** Who holds an address: one Service, or more when shared. Immutable lists, replaced on change. */
+    private final Map<IpAddress, List<ServiceKey>> holders = new HashMap<>();
     /** Addresses held under each sharing key. */
     private final Map<String, Set<IpAddress>> sharedByKey = new HashMap<>();
 
@@ -31,23 +32,17 @@ final class Holdings {
 
     /** What the Service holds, or null. */
     Held of(ServiceKey key) {
-        Assignment a = held.assignment(key);
-        return a == null ? null : new Held(held.request(key), a);
+        return held.get(key);
     }
 
     Assignment assignment(ServiceKey key) {
-        return held.assignment(key);
+        Held h = held.get(key);
+        return h == null ? null : h.assignment();
     }
 
     /** Every Service's holding, in no order. */
     List<Held> all() {
-        List<Held> all = new ArrayList<>(held.size());
-        List<AllocationRequest> requests = held.requests();
-        List<Assignment> assignments = held.assignments();
-        for (int i = 0; i < requests.size(); i++) {
-            all.add(new Held(requests.get(i), assignments.get(i)));
-        }
-        return all;
+        return List.copyOf(held.values());
     }
 
     /** The addresses held under a sharing key; empty when none. */
@@ -58,93 +53,60 @@ final class Holdings {
     Held take(AllocationRequest request, PoolState pool, Assignment assignment) {
         ServiceKey key = assignment.service();
         Held h = new Held(request, assignment);
-        held.put(key, request, assignment);
-        String sharingKey = request.sharingKey().orElse(null);
+        held.put(key, h);
         for (IpAddress ip : assignment.ips()) {
-            Object before = holders.get(ip);
+            List<ServiceKey> before = holders.get(ip);
             if (before == null) {
-                holders.put(ip, key);
+                holders.put(ip, List.of(key));
                 pools.mark(pool, ip);
-            } else if (before instanceof ServiceKey single) {
-                List<ServiceKey> list = new ArrayList<>(2);
-                list.add(single);
-                list.add(key);
-                holders.put(ip, list);
             } else {
-                @SuppressWarnings("unchecked")
-                List<ServiceKey> list = (List<ServiceKey>) before;
-                list.add(key);
+                holders.put(ip, Stream.concat(before.stream(), Stream.of(key)).toList());
             }
-            if (sharingKey != null) {
-                sharedByKey.computeIfAbsent(sharingKey, _ -> new HashSet<>()).add(ip);
-            }
+            request.sharingKey().ifPresent(k -> sharedByKey.computeIfAbsent(k, _ -> new HashSet<>()).add(ip));
         }
         return h;
     }
 
     /** Records a newer request for what a Service holds, under the same sharing key. */
     Held rerequest(AllocationRequest request, Assignment assignment) {
-        held.put(assignment.service(), request, assignment);
-        return new Held(request, assignment);
+        Held h = new Held(request, assignment);
+        held.put(assignment.service(), h);
+        return h;
     }
 
     /** Lets go of what the Service holds; returns it, or null when it held nothing. */
     Assignment drop(ServiceKey key) {
-        Assignment assignment = held.assignment(key);
-        if (assignment == null) {
+        Held h = held.remove(key);
+        if (h == null) {
             return null;
         }
-        AllocationRequest request = held.remove(key);
-        String sharingKey = request.sharingKey().orElse(null);
+        Assignment assignment = h.assignment();
         for (IpAddress ip : assignment.ips()) {
-            Object before = holders.get(ip);
-            boolean stillHeld;
-            if (before instanceof ServiceKey) {
+            List<ServiceKey> rest = holdersOf(ip).stream().filter(k -> !k.equals(key)).toList();
+            if (rest.isEmpty()) {
                 holders.remove(ip);
-                stillHeld = false;
-            } else {
-                @SuppressWarnings("unchecked")
-                List<ServiceKey> list = (List<ServiceKey>) before;
-                list.remove(key);
-                if (list.size() == 1) {
-                    holders.put(ip, list.getFirst());
-                }
-                stillHeld = true;
-            }
-            if (!stillHeld) {
                 pools.clear(pools.named(assignment.pool()), ip);
+            } else {
+                holders.put(ip, rest);
             }
-            if (sharingKey != null) {
-                boolean keyRemains = false;
-                for (ServiceKey other : holdersOf(ip)) {
-                    keyRemains |= held.request(other).sharingKey().map(sharingKey::equals).orElse(false);
-                }
-                if (!keyRemains) {
-                    Set<IpAddress> set = sharedByKey.get(sharingKey);
-                    if (set != null) {
-                        set.remove(ip);
-                        if (set.isEmpty()) {
-                            sharedByKey.remove(sharingKey);
-                        }
+            h.request().sharingKey().ifPresent(sharingKey -> {
+                boolean keyRemains = rest.stream()
+                        .anyMatch(other -> held.get(other).request().sharingKey().equals(Optional.of(sharingKey)));
+                Set<IpAddress> shared = sharedByKey.get(sharingKey);
+                if (!keyRemains && shared != null) {
+                    shared.remove(ip);
+                    if (shared.isEmpty()) {
+                        sharedByKey.remove(sharingKey);
                     }
                 }
-            }
+            });
         }
         return assignment;
     }
 
     /** The Services holding an address (more than one when shared). */
     List<ServiceKey> holdersOf(IpAddress ip) {
-        Object h = holders.get(ip);
-        if (h == null) {
-            return List.of();
-        }
-        if (h instanceof ServiceKey single) {
-            return List.of(single);
-        }
-        @SuppressWarnings("unchecked")
-        List<ServiceKey> list = (List<ServiceKey>) h;
-        return List.copyOf(list);
+        return holders.getOrDefault(ip, List.of());
     }
 
     /**
@@ -154,7 +116,7 @@ final class Holdings {
     String conflict(AllocationRequest request, IpAddress ip) {
         for (ServiceKey other : holdersOf(ip)) {
             if (!other.equals(request.service())) {
-                String why = Sharing.problem(request, held.request(other));
+                String why = Sharing.problem(request, held.get(other).request());
                 if (why != null) {
                     return other + ", which does not allow sharing with this Service (" + why + ")";
                 }
