@@ -203,14 +203,19 @@ public final class Allocator {
         return Optional.empty();
     }
 
-    /** Keeps the Service's assignment if it still fits the request, otherwise allocates anew. */
+    /**
+     * Keeps the Service's assignment if it still fits the request, otherwise allocates anew; says whether what it
+     * holds changed. A failure leaves it holding nothing.
+     */
     public Outcome assign(AllocationRequest request) {
         ServiceKey key = request.service();
         Outcome.Failed contradiction = RequestedAddresses.contradiction(request);
         Held existing = holdings.of(key);
+        Assignment before = existing == null ? null : existing.assignment();
         if (existing != null) {
             if (contradiction == null && fits(request, existing) == null) {
-                return new Outcome.Assigned(update(existing, request).assignment());
+                Assignment kept = update(existing, request).assignment();
+                return new Outcome.Assigned(kept, !kept.equals(before));
             }
             holdings.drop(key);
         }
@@ -218,8 +223,11 @@ public final class Allocator {
             return contradiction;
         }
         return switch (choose(request)) {
-            case Choice.Chosen(PoolState pool, List<IpAddress> ips) -> new Outcome.Assigned(
-                    holdings.take(request, pool, new Assignment(key, pool.name, Shape.v4First(ips))).assignment());
+            case Choice.Chosen(PoolState pool, List<IpAddress> ips) -> {
+                Assignment taken = new Assignment(key, pool.name, Shape.v4First(ips));
+                holdings.take(request, pool, taken);
+                yield new Outcome.Assigned(taken, !taken.equals(before));
+            }
             case Choice.Refused(Outcome.Failed failure) -> failure;
         };
     }
@@ -250,8 +258,9 @@ public final class Allocator {
         return picker.choose(request, candidates);
     }
 
-    public void release(ServiceKey service) {
-        holdings.drop(service);
+    /** Lets go of what the Service holds; returns what that was. */
+    public Optional<Assignment> release(ServiceKey service) {
+        return Optional.ofNullable(holdings.drop(service));
     }
 
     public Optional<Assignment> assignmentOf(ServiceKey service) {

@@ -57,7 +57,7 @@ class AllocatorPropertyTest {
             if (op < 60) {
                 AllocationRequest r = randomRequest(random, current);
                 last.put(r.service(), r);
-                if (allocator.assign(r) instanceof Outcome.Assigned(Assignment a)) {
+                if (allocator.assign(r) instanceof Outcome.Assigned(Assignment a, var _)) {
                     assigned++;
                     shared += allocator.holdersOf(a.ips().getFirst()).size() > 1 ? 1 : 0;
                 } else {
