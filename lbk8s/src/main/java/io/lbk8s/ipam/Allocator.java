@@ -142,10 +142,6 @@ public final class Allocator {
         return reconfigure(pools.config);
     }
 
-    public ExcludedAddresses excluded() {
-        return excluded;
-    }
-
     /** Why the address is never handed out, if it is excluded. */
     public Optional<String> whyExcluded(IpAddress ip) {
         return excluded.why(ip);
