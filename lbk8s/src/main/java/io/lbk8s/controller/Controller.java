@@ -641,14 +641,15 @@ public final class Controller implements AutoCloseable {
         if (allocator == null) {
             return; // no valid configuration yet: touch nothing, the Service is reconciled once one arrives
         }
-        if (allocator.assignmentOf(key).filter(a -> a.ips().stream().anyMatch(conflictedAddresses::contains)).isPresent()) {
+        Optional<Assignment> held = allocator.assignmentOf(key);
+        if (held.filter(a -> a.ips().stream().anyMatch(conflictedAddresses::contains)).isPresent()) {
             queue.add(CLUSTER_ADDRESSES_CHANGED); // its going, or its policy, changes whether its address is kept
         }
         Service service = serviceByKey(key);
         if (service == null) {
-            Optional<Assignment> held = release(key);
-            if (held.isPresent()) {
-                claims.release(key, held.get().ips());
+            Optional<Assignment> released = release(key);
+            if (released.isPresent()) {
+                claims.release(key, released.get().ips());
                 log.info("{} deleted; its addresses are free", key);
             }
             saidWarnings.forget(key);
@@ -664,40 +665,40 @@ public final class Controller implements AutoCloseable {
             case ServiceRequests.Decision.Invalid(String message, List<ServiceRequests.Warning> warnings) -> {
                 warn(service, warnings);
                 metrics.failure("INVALID_REQUEST");
-                if (allocator.assignmentOf(key).isEmpty() && !view.statusIps().isEmpty()) {
-                    restoreShown(service, view);
+                if (held.isEmpty() && !view.statusIps().isEmpty()) {
+                    held = restoreShown(service, view);
                 }
-                String kept = allocator.assignmentOf(key).map(a -> "; keeping its current addresses " + a.ips()).orElse("");
+                String kept = held.map(a -> "; keeping its current addresses " + a.ips()).orElse("");
                 events.record(service, EventRecorder.Type.Warning, "AllocationFailed", message + kept);
                 log.warn("{}: {}{}", key, message, kept);
-                if (allocator.assignmentOf(key).isEmpty()) {
+                if (held.isEmpty()) {
                     pending.add(key);
                 }
             }
             case ServiceRequests.Decision.Request(var request, List<ServiceRequests.Warning> warnings) -> {
                 warn(service, warnings);
-                if (allocator.assignmentOf(key).isEmpty() && !view.statusIps().isEmpty()) {
-                    restoreShown(service, view);
+                if (held.isEmpty() && !view.statusIps().isEmpty()) {
+                    held = restoreShown(service, view);
                 }
-                Optional<Assignment> before = allocator.assignmentOf(key);
-                if (before.isEmpty() && !view.statusIps().isEmpty() && !refusedPools.isEmpty()) {
+                if (held.isEmpty() && !view.statusIps().isEmpty() && !refusedPools.isEmpty()) {
                     keepWhileRefused(service, view);
                     return;
                 }
-                if (before.isEmpty() && settling.unsettled()) {
+                if (held.isEmpty() && settling.unsettled()) {
                     pending.add(key); // given its address once the configuration being applied has settled
                     return;
                 }
-                Map<IpAddress, String> lost = excludedOf(union(view.statusIps(), before.map(Assignment::ips).orElse(List.of())));
+                List<IpAddress> before = held.map(Assignment::ips).orElse(List.of());
+                Map<IpAddress, String> lost = excludedOf(union(view.statusIps(), before));
                 Outcome outcome = allocator.assign(request);
                 tellExcluded(service, lost, outcome);
                 switch (outcome) {
-                    case Outcome.Assigned(Assignment assignment) -> {
+                    case Outcome.Assigned(Assignment assignment, boolean changed) -> {
                         pending.remove(key);
-                        if (before.isPresent() && !before.get().equals(assignment)) {
-                            retryPending();
+                        if (changed && held.isPresent()) {
+                            retryPending(); // what it held may be free for those waiting
                         }
-                        publish(service, view, request, assignment, before.map(Assignment::ips).orElse(List.of()));
+                        publish(service, view, request, assignment, before);
                     }
                     case Outcome.Failed(var reason, String failure) -> {
                         String message = reason == FailureReason.NO_POOLS ? misplaced.noPools(failure) : failure;
@@ -705,10 +706,10 @@ public final class Controller implements AutoCloseable {
                         pending.add(key);
                         events.record(service, EventRecorder.Type.Warning, "AllocationFailed", message);
                         log.warn("{}: no address: {}", key, message);
-                        if (before.isPresent()) {
+                        if (held.isPresent()) {
                             retryPending();
                         }
-                        clearPublished(service, view, "AllocationFailed", before.map(Assignment::ips).orElse(List.of()));
+                        clearPublished(service, view, "AllocationFailed", before);
                     }
                 }
             }
@@ -732,7 +733,7 @@ public final class Controller implements AutoCloseable {
         }
         String why = ExcludedAddresses.describe(lost) + (lost.size() == 1 ? " is" : " are") + " not given to any Service";
         String message = switch (outcome) {
-            case Outcome.Assigned(Assignment a) -> why + "; it moves to " + a.ips().stream().map(IpAddress::toString)
+            case Outcome.Assigned(Assignment a, var _) -> why + "; it moves to " + a.ips().stream().map(IpAddress::toString)
                     .collect(Collectors.joining(", ")) + " from pool " + a.pool();
             case Outcome.Failed(var reason, String failure) -> why + "; it has no address now: " + failure;
         };
@@ -780,9 +781,8 @@ public final class Controller implements AutoCloseable {
      */
     private Optional<Assignment> release(ServiceKey key) {
         pending.remove(key);
-        Optional<Assignment> held = allocator.assignmentOf(key);
+        Optional<Assignment> held = allocator.release(key);
         if (held.isPresent()) {
-            allocator.release(key);
             retryPending();
         }
         return held;

@@ -108,16 +108,6 @@ final class RangeState {
         return sparse.computeIfAbsent(index, _ -> new Page());
     }
 
-    boolean isUsed(IpAddress ip) {
-        long offset = offsetOf(ip);
-        if (offset < 0) {
-            return far != null && far.contains(ip);
-        }
-        Page p = page(offset >>> PAGE_SHIFT);
-        int bit = (int) (offset & (PAGE_BITS - 1));
-        return p != null && (p.words[bit >>> 6] & (1L << bit)) != 0;
-    }
-
     /** Marks the address used; returns false if it already was. */
     boolean mark(IpAddress ip) {
         long offset = offsetOf(ip);

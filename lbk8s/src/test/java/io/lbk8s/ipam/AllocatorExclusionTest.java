@@ -81,7 +81,6 @@ class AllocatorExclusionTest {
         // the same set built anew (every Node heartbeat recomputes it) changes nothing
         ExcludedAddresses again = ExcludedAddresses.builder()
                 .add(ip("10.0.0.5"), "InternalIP of node b").add(ip("10.0.0.1"), "gateway of node a").build();
-        assertThat(again).isEqualTo(allocator.excluded());
         assertThat(allocator.exclude(again)).isEmpty();
         assertThat(allocator.assignmentOf(key("ns/a")).orElseThrow().ips()).isEqualTo(ips("10.0.0.3"));
     }

@@ -59,7 +59,7 @@ class AllocatorPropertyTest {
             if (op < 60) {
                 AllocationRequest r = randomRequest(random, current);
                 last.put(r.service(), r);
-                if (allocator.assign(r) instanceof Outcome.Assigned(Assignment a)) {
+                if (allocator.assign(r) instanceof Outcome.Assigned(Assignment a, var _)) {
                     assigned++;
                     shared += allocator.holdersOf(a.ips().getFirst()).size() > 1 ? 1 : 0;
                 } else {
@@ -100,7 +100,7 @@ class AllocatorPropertyTest {
                 assertThat(a.ips().get(0).family()).as(at).isEqualTo(IpFamily.IPv4);
                 assertThat(a.ips().get(1).family()).as(at).isEqualTo(IpFamily.IPv6);
             }
-            assertThat(Allocator.allows(pool, last.get(a.service()))).as(at + " allowed " + a).isTrue();
+            assertThat(PoolSelection.allows(pool, last.get(a.service()))).as(at + " allowed " + a).isTrue();
             for (IpAddress ip : a.ips()) {
                 assertThat(pool.contains(ip) && !pool.forbids(ip)).as(at + ": " + a).isTrue();
                 byIp.computeIfAbsent(ip, _ -> new ArrayList<>()).add(a.service());
@@ -112,7 +112,7 @@ class AllocatorPropertyTest {
             assertThat(new HashSet<>(allocator.holdersOf(e.getKey()))).as(at).isEqualTo(new HashSet<>(holders));
             for (int i = 0; i < holders.size(); i++) {
                 for (int j = i + 1; j < holders.size(); j++) {
-                    String problem = Allocator.sharingProblem(last.get(holders.get(i)), last.get(holders.get(j)));
+                    String problem = Sharing.problem(last.get(holders.get(i)), last.get(holders.get(j)));
                     assertThat(problem).as(at + ": " + e.getKey() + " held by " + holders).isNull();
                 }
             }

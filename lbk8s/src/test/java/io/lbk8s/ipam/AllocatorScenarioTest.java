@@ -290,10 +290,11 @@ class AllocatorScenarioTest {
             String at = name + ", step " + (++index) + ": " + step;
             switch (step) {
                 case Assign(Svc svc, Expect expect) -> {
+                    Optional<Assignment> held = allocator.assignmentOf(svc.build().service());
                     Outcome outcome = allocator.assign(svc.build());
                     switch (expect) {
-                        case Gets g -> assertThat(outcome).as(at)
-                                .isEqualTo(new Outcome.Assigned(assignment(svc, g)));
+                        case Gets g -> assertThat(outcome).as(at).isEqualTo(
+                                new Outcome.Assigned(assignment(svc, g), !held.equals(Optional.of(assignment(svc, g)))));
                         case Fails(FailureReason reason, String message) -> {
                             assertThat(outcome).as(at).isEqualTo(new Outcome.Failed(reason, message));
                             assertThat(allocator.assignmentOf(svc.build().service())).as(at).isEmpty();
