@@ -1,6 +1,10 @@
 package io.lbk8s.net;
 
 import io.lbk8s.address.IpAddress;
+import io.lbk8s.net.frame.MacAddress;
+import io.lbk8s.net.link.LinkInfo;
+import io.lbk8s.net.link.Links;
+import io.lbk8s.net.link.PacketSocket;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

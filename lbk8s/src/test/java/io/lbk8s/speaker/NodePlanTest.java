@@ -9,7 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lbk8s.config.Config;
 import io.lbk8s.ipam.ServiceKey;
-import io.lbk8s.net.LinkInfo;
+import io.lbk8s.net.link.LinkInfo;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
