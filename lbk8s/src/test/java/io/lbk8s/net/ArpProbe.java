@@ -18,8 +18,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * A small ARP client for diagnostics and benchmarks: asks who has an IP, as {@code arping} does, and measures the
- * round trip; or sends a paced series of requests and counts the replies. Every wait is bounded.
+ * A small ARP client for the tests and benchmarks (bench/ takes it from this module's test jar; the shipped jar does
+ * not hold it): asks who has an IP, as {@code arping} does, and measures the round trip; or sends a paced series of
+ * requests and counts the replies. Every wait is bounded.
  */
 public final class ArpProbe implements AutoCloseable {
 
