@@ -15,7 +15,8 @@ import java.lang.invoke.VarHandle;
 import java.util.Map;
 
 /**
- * The few libc calls the package needs, bound once. Every call that can fail captures errno, because the JVM may
+ * The few libc calls lbk8s's networking needs (this package's sockets and interfaces, and bpf(2) for the XDP
+ * responder and the fence in io.lbk8s.net), bound once. Every call that can fail captures errno, because the JVM may
  * overwrite the thread's errno before Java code could read it. Each wrapper returns the raw result; the caller
  * reads {@link #errno()} right after a negative one, on the same thread.
  */
