@@ -1,6 +1,7 @@
 package io.lbk8s.bench;
 
-import io.lbk8s.ipam.AllocationRequest;
+import io.lbk8s.service.AllocationRequest;
+
 import io.lbk8s.ipam.Allocator;
 import io.lbk8s.ipam.Outcome;
 import java.lang.management.ManagementFactory;

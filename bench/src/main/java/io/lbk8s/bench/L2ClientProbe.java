@@ -2,9 +2,9 @@ package io.lbk8s.bench;
 
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.net.ArpProbe;
-import io.lbk8s.net.LinkInfo;
-import io.lbk8s.net.Links;
-import io.lbk8s.net.MacAddress;
+import io.lbk8s.net.frame.MacAddress;
+import io.lbk8s.net.link.LinkInfo;
+import io.lbk8s.net.link.Links;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

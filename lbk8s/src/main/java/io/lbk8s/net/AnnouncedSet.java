@@ -1,6 +1,7 @@
 package io.lbk8s.net;
 
 import io.lbk8s.address.IpAddress;
+import io.lbk8s.net.bpf.BpfProgram;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;

@@ -2,6 +2,9 @@ package io.lbk8s.net;
 
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.address.IpFamily;
+import io.lbk8s.net.frame.ArpPacket;
+import io.lbk8s.net.frame.MacAddress;
+import io.lbk8s.net.frame.NdpPacket;
 import java.lang.foreign.MemorySegment;
 
 /**

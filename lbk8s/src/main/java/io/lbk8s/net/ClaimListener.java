@@ -1,6 +1,12 @@
 package io.lbk8s.net;
 
 import io.lbk8s.address.IpAddress;
+import io.lbk8s.net.bpf.BpfProgram;
+import io.lbk8s.net.frame.ArpPacket;
+import io.lbk8s.net.frame.MacAddress;
+import io.lbk8s.net.frame.NdpPacket;
+import io.lbk8s.net.link.LinkInfo;
+import io.lbk8s.net.link.PacketSocket;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -1,5 +1,6 @@
 package io.lbk8s.net;
 
+import io.lbk8s.net.link.Native;
 import java.io.IOException;
 import java.util.Optional;
 import org.slf4j.Logger;

@@ -1,6 +1,13 @@
 package io.lbk8s.net;
 
 import io.lbk8s.address.IpAddress;
+import io.lbk8s.net.frame.ArpPacket;
+import io.lbk8s.net.frame.MacAddress;
+import io.lbk8s.net.frame.NdpPacket;
+import io.lbk8s.net.link.FrameBatch;
+import io.lbk8s.net.link.LinkInfo;
+import io.lbk8s.net.link.PacketSocket;
+import io.lbk8s.net.link.SolicitedNodeGroups;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -38,7 +45,7 @@ public final class InterfaceResponder implements AutoCloseable {
     /** Frames taken per system call when requests queue up (a flood); one when they do not. */
     private static final int BATCH = 64;
     private static final Duration BACKOFF_AFTER_ERROR = Duration.ofMillis(100);
-    /** How often the ARP thread hands the kernel's answers to the counters. */
+    /** How often each receive thread hands the kernel's counts to the listener (the ARP thread: XDP answers too). */
     private static final long COLLECT_EVERY_NANOS = Duration.ofSeconds(1).toNanos();
 
     private final LinkInfo link;
@@ -206,8 +213,11 @@ public final class InterfaceResponder implements AutoCloseable {
                 } catch (RuntimeException e) {
                     // counters that throw must not stop the responder; the batch's counts are lost
                 }
-                if (socket == arpSocket && System.nanoTime() - collectedAt > COLLECT_EVERY_NANOS) {
-                    collectKernelAnswers();
+                if (System.nanoTime() - collectedAt > COLLECT_EVERY_NANOS) {
+                    if (socket == arpSocket) {
+                        collectKernelAnswers();
+                    }
+                    reportStatistics(socket);
                     collectedAt = System.nanoTime();
                 }
             }
@@ -272,6 +282,28 @@ public final class InterfaceResponder implements AutoCloseable {
         }
     }
 
+    /** Hands the listener what the kernel counted on {@code socket} since the last read (reading resets it). */
+    private void reportStatistics(PacketSocket socket) {
+        try {
+            PacketSocket.Stats counted = socket.statistics();
+            if (counted.packets() > 0 || counted.drops() > 0) {
+                listener.received(name, socket == arpSocket ? ArpPacket.ETHERTYPE : NdpPacket.ETHERTYPE, counted);
+            }
+        } catch (IOException e) {
+            reportFailure(e);
+        } catch (RuntimeException e) {
+            // as in serve: a listener that throws loses this report, nothing more
+        }
+    }
+
+    /** Hands the listener the sockets' counts now rather than at the next collection (for tests). */
+    void collectStatistics() {
+        reportStatistics(arpSocket);
+        if (ndpSocket != null) {
+            reportStatistics(ndpSocket);
+        }
+    }
+
     private void reportAndPause(IOException e) {
         if (!running) {
             return;
@@ -333,11 +365,6 @@ public final class InterfaceResponder implements AutoCloseable {
     /** Whether SO_RCVBUFFORCE took the requested receive buffer (it needs CAP_NET_ADMIN). */
     public boolean receiveBufferForced() {
         return receiveBufferForced;
-    }
-
-    /** Kernel counters of the ARP socket since the last call (packets received, dropped for a full queue). */
-    public PacketSocket.Stats arpStatistics() throws IOException {
-        return arpSocket.statistics();
     }
 
     private void requireIpv6() {

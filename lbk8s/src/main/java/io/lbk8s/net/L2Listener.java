@@ -1,6 +1,7 @@
 package io.lbk8s.net;
 
 import io.lbk8s.address.IpAddress;
+import io.lbk8s.net.link.PacketSocket;
 import java.io.IOException;
 
 /**
@@ -16,6 +17,13 @@ public interface L2Listener {
 
     /** A receive or send failed; the responder goes on. */
     default void failed(String iface, IOException error) {}
+
+    /**
+     * What the kernel counted on the raw socket for {@code etherType} (ARP, or IPv6 for NDP) since the last report:
+     * the frames its filter let in, and of those the ones dropped because the receive queue was full (requests that
+     * went unanswered). About once a second, from the socket's receive thread.
+     */
+    default void received(String iface, int etherType, PacketSocket.Stats counted) {}
 
     L2Listener NONE = new L2Listener() {
         @Override

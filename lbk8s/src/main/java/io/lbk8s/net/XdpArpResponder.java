@@ -5,6 +5,11 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import io.lbk8s.net.bpf.XdpArpProgram;
+import io.lbk8s.net.frame.Wire;
+import io.lbk8s.net.link.LinkInfo;
+import io.lbk8s.net.link.Native;
+import io.lbk8s.net.link.NativeIOException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

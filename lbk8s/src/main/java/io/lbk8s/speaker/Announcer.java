@@ -1,15 +1,15 @@
 package io.lbk8s.speaker;
 
 import io.lbk8s.address.IpAddress;
-import io.lbk8s.net.ArpPacket;
-import io.lbk8s.net.BpfProgram;
 import io.lbk8s.net.ClaimListener;
 import io.lbk8s.net.InterfaceResponder;
-import io.lbk8s.net.LinkInfo;
-import io.lbk8s.net.Links;
-import io.lbk8s.net.MacAddress;
-import io.lbk8s.net.PacketSocket;
 import io.lbk8s.net.ResponderOptions;
+import io.lbk8s.net.bpf.BpfProgram;
+import io.lbk8s.net.frame.ArpPacket;
+import io.lbk8s.net.frame.MacAddress;
+import io.lbk8s.net.link.LinkInfo;
+import io.lbk8s.net.link.Links;
+import io.lbk8s.net.link.PacketSocket;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.HashMap;

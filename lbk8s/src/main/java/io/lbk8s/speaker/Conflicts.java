@@ -7,10 +7,11 @@ import io.lbk8s.conflict.ConflictWatch;
 import io.lbk8s.kube.AddressConflicts;
 import io.lbk8s.kube.EventRecorder;
 import io.lbk8s.net.AddressProbe;
-import io.lbk8s.net.LinkInfo;
-import io.lbk8s.net.Links;
-import io.lbk8s.net.MacAddress;
 import io.lbk8s.service.ServiceKey;
+
+import io.lbk8s.net.frame.MacAddress;
+import io.lbk8s.net.link.LinkInfo;
+import io.lbk8s.net.link.Links;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;

@@ -2,8 +2,8 @@ package io.lbk8s.speaker;
 
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.config.L2Advertisement;
-import io.lbk8s.net.LinkAddress;
-import io.lbk8s.net.LinkInfo;
+import io.lbk8s.net.link.LinkAddress;
+import io.lbk8s.net.link.LinkInfo;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;

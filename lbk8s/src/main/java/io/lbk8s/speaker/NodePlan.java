@@ -2,8 +2,9 @@ package io.lbk8s.speaker;
 
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.config.Config;
-import io.lbk8s.net.LinkInfo;
 import io.lbk8s.service.ServiceKey;
+
+import io.lbk8s.net.link.LinkInfo;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;

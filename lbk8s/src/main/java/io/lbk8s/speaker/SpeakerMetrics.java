@@ -4,6 +4,9 @@ import io.lbk8s.address.IpAddress;
 import io.lbk8s.net.AddressCounters;
 import io.lbk8s.net.L2Listener;
 import io.lbk8s.service.ServiceKey;
+
+import io.lbk8s.net.frame.ArpPacket;
+import io.lbk8s.net.link.PacketSocket;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -18,8 +21,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The speaker's Prometheus metrics, after MetalLB's layer-2 ones: lbk8s_layer2_requests_received_total{ip,interface},
  * lbk8s_layer2_responses_sent_total, lbk8s_layer2_gratuitous_sent_total, lbk8s_speaker_announced{ip,service,node}
- * and lbk8s_speaker_announced_addresses; and lbk8s_speaker_address_conflicts{address,node}, 1 for each address another
- * host answers for, as this node saw it.
+ * and lbk8s_speaker_announced_addresses; lbk8s_speaker_address_conflicts{address,node}, 1 for each address another
+ * host answers for, as this node saw it; and lbk8s_speaker_requests_dropped_total{interface,protocol}, the requests
+ * the kernel dropped because a responder's receive queue was full (they went unanswered).
  */
 final class SpeakerMetrics implements L2Listener {
     private enum Kind {
@@ -47,6 +51,8 @@ final class SpeakerMetrics implements L2Listener {
     private final Counter deferrals;
     private final MultiGauge conflicts;
     private final java.util.Set<IpAddress> inConflict = ConcurrentHashMap.newKeySet();
+    /** By interface and protocol. */
+    private final Map<List<String>, Counter> dropped = new ConcurrentHashMap<>();
 
     SpeakerMetrics(MeterRegistry registry, String node) {
         this.registry = registry;
@@ -108,6 +114,19 @@ final class SpeakerMetrics implements L2Listener {
                 responses.increment(count);
             }
         };
+    }
+
+    @Override
+    public void received(String iface, int etherType, PacketSocket.Stats counted) {
+        if (counted.drops() == 0) {
+            return;
+        }
+        String protocol = etherType == ArpPacket.ETHERTYPE ? "arp" : "ndp";
+        dropped.computeIfAbsent(List.of(iface, protocol), k -> Counter.builder("lbk8s.speaker.requests.dropped")
+                .description("ARP requests and neighbor solicitations the kernel dropped because the responder's receive"
+                        + " queue was full (they went unanswered)")
+                .tags("interface", iface, "protocol", protocol)
+                .register(registry)).increment(counted.drops());
     }
 
     @Override

@@ -2,8 +2,8 @@ package io.lbk8s.speaker;
 
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.net.AddressProbe;
-import io.lbk8s.net.LinkInfo;
-import io.lbk8s.net.MacAddress;
+import io.lbk8s.net.frame.MacAddress;
+import io.lbk8s.net.link.LinkInfo;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.HashMap;

@@ -1,11 +1,11 @@
 package io.lbk8s.e2e;
 
 import io.lbk8s.address.IpAddress;
-import io.lbk8s.net.BpfProgram;
-import io.lbk8s.net.LinkInfo;
-import io.lbk8s.net.Links;
-import io.lbk8s.net.NdpPacket;
-import io.lbk8s.net.PacketSocket;
+import io.lbk8s.net.bpf.BpfProgram;
+import io.lbk8s.net.frame.NdpPacket;
+import io.lbk8s.net.link.LinkInfo;
+import io.lbk8s.net.link.Links;
+import io.lbk8s.net.link.PacketSocket;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lbk8s.address.IpAddress;
+import io.lbk8s.net.link.Links;
+import io.lbk8s.net.link.RootRequired;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;

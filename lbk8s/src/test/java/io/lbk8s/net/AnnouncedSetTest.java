@@ -3,6 +3,7 @@ package io.lbk8s.net;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lbk8s.address.IpAddress;
+import io.lbk8s.net.bpf.BpfProgram;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -2,6 +2,7 @@ package io.lbk8s.net;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lbk8s.net.link.RootRequired;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;

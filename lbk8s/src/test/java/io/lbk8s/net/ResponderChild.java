@@ -1,6 +1,11 @@
 package io.lbk8s.net;
 
 import io.lbk8s.address.IpAddress;
+import io.lbk8s.net.frame.ArpPacket;
+import io.lbk8s.net.frame.MacAddress;
+import io.lbk8s.net.link.LinkInfo;
+import io.lbk8s.net.link.Links;
+import io.lbk8s.net.link.PacketSocket;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -26,7 +31,8 @@ import java.util.stream.Stream;
  * or {@code ok none after=MS}. Every command answers one "ok ..." or "error ..." line. Exits on quit, on end of
  * input, and after 180 s regardless. Arguments: the interface, then optionally {@code raw-socket}
  * to keep ARP out of the kernel and {@code fenced} for a renewable fence (lapsed until renewed; otherwise the fence
- * is unlimited). {@code counts} first collects what the kernel answered.
+ * is unlimited). {@code counts} first collects what the kernel answered and counted (arpPackets and arpDrops: since
+ * the previous {@code counts}).
  */
 public final class ResponderChild {
 
@@ -46,6 +52,8 @@ public final class ResponderChild {
         AtomicLong requests = new AtomicLong();
         AtomicLong responses = new AtomicLong();
         AtomicLong gratuitous = new AtomicLong();
+        AtomicLong arpPackets = new AtomicLong(); // since the last counts, as the kernel counted them
+        AtomicLong arpDrops = new AtomicLong();
         L2Listener counting = new L2Listener() {
             @Override
             public AddressCounters counters(String iface, IpAddress ip) {
@@ -58,6 +66,14 @@ public final class ResponderChild {
             @Override
             public void gratuitousSent(String iface, IpAddress ip) {
                 gratuitous.incrementAndGet();
+            }
+
+            @Override
+            public void received(String iface, int etherType, PacketSocket.Stats counted) {
+                if (etherType == ArpPacket.ETHERTYPE) {
+                    arpPackets.addAndGet(counted.packets());
+                    arpDrops.addAndGet(counted.drops());
+                }
             }
         };
         List<String> flags = List.of(args).subList(1, args.length);
@@ -95,9 +111,10 @@ public final class ResponderChild {
                         }
                         case "counts" -> {
                             responder.collectKernelAnswers();
-                            PacketSocket.Stats stats = responder.arpStatistics();
+                            responder.collectStatistics();
                             System.out.println("ok requests=" + requests + " responses=" + responses + " gratuitous="
-                                    + gratuitous + " arpPackets=" + stats.packets() + " arpDrops=" + stats.drops());
+                                    + gratuitous + " arpPackets=" + arpPackets.getAndSet(0)
+                                    + " arpDrops=" + arpDrops.getAndSet(0));
                             continue;
                         }
                         case "link" -> {

@@ -2,6 +2,7 @@ package io.lbk8s.net;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lbk8s.net.link.RootRequired;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;

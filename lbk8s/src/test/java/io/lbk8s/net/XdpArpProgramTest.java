@@ -1,11 +1,17 @@
 package io.lbk8s.net;
 
-import static io.lbk8s.net.Fixtures.MAC_A;
-import static io.lbk8s.net.Fixtures.MAC_B;
+import static io.lbk8s.net.frame.Fixtures.MAC_A;
+import static io.lbk8s.net.frame.Fixtures.MAC_B;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lbk8s.address.IpAddress;
+import io.lbk8s.net.bpf.XdpArpProgram;
+import io.lbk8s.net.frame.Fixtures;
+import io.lbk8s.net.frame.MacAddress;
+import io.lbk8s.net.link.LinkInfo;
+import io.lbk8s.net.link.NativeIOException;
+import io.lbk8s.net.link.RootRequired;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

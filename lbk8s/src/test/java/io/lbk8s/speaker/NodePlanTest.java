@@ -8,8 +8,9 @@ import static io.lbk8s.speaker.LeaderChoiceTest.node;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lbk8s.config.Config;
-import io.lbk8s.net.LinkInfo;
 import io.lbk8s.service.ServiceKey;
+
+import io.lbk8s.net.link.LinkInfo;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
