@@ -47,10 +47,10 @@ import io.lbk8s.kube.Informers;
 import io.lbk8s.kube.IpAddressClaims;
 import io.lbk8s.kube.ServiceMapping;
 import io.lbk8s.kube.Watches;
-import io.lbk8s.reconcile.ReconcileResult;
 import io.lbk8s.reconcile.QueueMeters;
 import io.lbk8s.reconcile.RateLimitedQueue;
 import io.lbk8s.reconcile.ReconcileLoop;
+import io.lbk8s.reconcile.ReconcileResult;
 import io.lbk8s.reconcile.RetryPolicy;
 import io.lbk8s.speaker.SpeakerSettings;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -326,7 +326,6 @@ public final class Controller implements AutoCloseable {
             claimsMissing = null; // it lists the claims: they are served again
         }
     }
-
 
     // ---- configuration ----
 
