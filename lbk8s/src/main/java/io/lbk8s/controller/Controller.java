@@ -1,5 +1,6 @@
 package io.lbk8s.controller;
 
+
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -46,12 +47,17 @@ import io.lbk8s.kube.Informers;
 import io.lbk8s.kube.IpAddressClaims;
 import io.lbk8s.kube.ServiceMapping;
 import io.lbk8s.kube.Watches;
-import io.lbk8s.kube.WorkQueue;
 import io.lbk8s.service.AllocationRequest;
 import io.lbk8s.service.Annotations;
 import io.lbk8s.service.ServiceKey;
 import io.lbk8s.service.ServiceRequests;
 import io.lbk8s.service.ServiceView;
+
+import io.lbk8s.reconcile.QueueMeters;
+import io.lbk8s.reconcile.RateLimitedQueue;
+import io.lbk8s.reconcile.ReconcileLoop;
+import io.lbk8s.reconcile.ReconcileResult;
+import io.lbk8s.reconcile.RetryPolicy;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
@@ -64,7 +70,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -100,7 +105,7 @@ public final class Controller implements AutoCloseable {
     private final EventRecorder events;
     private final ControllerMetrics metrics;
     private final ConfigurationStates configurationState;
-    private final WorkQueue<Work> queue = new WorkQueue<>();
+    private final RateLimitedQueue<Work> queue = new RateLimitedQueue<>(RetryPolicy.DEFAULT);
     private final Watches watches = new Watches();
     private final ConfigSettling settling = new ConfigSettling(() -> queue.add(CONFIG_CHANGED));
     private final MisplacedConfigWatch misplaced;
@@ -127,6 +132,12 @@ public final class Controller implements AutoCloseable {
     private final SaidWarnings saidWarnings = new SaidWarnings();
     private record Yield(ServiceKey service, IpAddress address) {}
     private static final int YIELDS_BEFORE_LEFTOVER = 3;
+    /**
+     * A Service that yielded tries again this much later, not after a short backoff: the leftover judgement counts
+     * refusals in a row, so that {@link #YIELDS_BEFORE_LEFTOVER} of them span over a second, longer than another
+     * controller takes from its claim to its status write.
+     */
+    private static final Duration YIELD_PAUSE = Duration.ofMillis(500);
     private final Map<Yield, Integer> yielded = new HashMap<>(); // refusals in a row, forgotten once the Service is shown
     private final Map<String, Map<IpAddress, String>> reportedExclusions = new HashMap<>(); // by pool, as last said
     private long lastMetricsUpdate;
@@ -143,6 +154,7 @@ public final class Controller implements AutoCloseable {
         this.events = new EventRecorder(client, COMPONENT, System.getenv().getOrDefault("NODE_NAME", "controller"));
         this.metrics = new ControllerMetrics(registry);
         watches.measure(registry);
+        QueueMeters.measure(registry, "controller", queue);
         this.configurationState = new ConfigurationStates(client, settings.namespace(), ConfigurationStates.CONTROLLER);
         this.misplaced = new MisplacedConfigWatch(client, settings.namespace(), events,
                 () -> queue.add(new Work.MisplacedConfigChanged()));
@@ -264,47 +276,41 @@ public final class Controller implements AutoCloseable {
     }
 
     private void runQueue() {
-        while (worker == Thread.currentThread() && !Thread.currentThread().isInterrupted()) {
-            try {
-                Optional<Work> next = queue.take(1, TimeUnit.SECONDS);
-                next.ifPresent(this::reconcileSafely);
-                if (Instant.now().isAfter(conflictsChangeAt)) {
-                    conflictsChangeAt = Instant.MAX;
-                    queue.add(CLUSTER_ADDRESSES_CHANGED); // a conflict turned stale: its address is free again
-                }
-                long now = System.nanoTime();
-                if (allocator != null && (queue.size() == 0 || now - lastMetricsUpdate > 500_000_000L)) {
-                    metrics.usage(allocator.usage(), allocator.assignedCount());
-                    lastMetricsUpdate = now;
-                }
-            } catch (InterruptedException e) {
-                return;
-            }
+        new ReconcileLoop<>(queue, this::reconcileSafely, Duration.ofSeconds(1), idle -> afterPass())
+                .run(() -> worker == Thread.currentThread());
+    }
+
+    private void afterPass() {
+        if (Instant.now().isAfter(conflictsChangeAt)) {
+            conflictsChangeAt = Instant.MAX;
+            queue.add(CLUSTER_ADDRESSES_CHANGED); // a conflict turned stale: its address is free again
+        }
+        long now = System.nanoTime();
+        if (allocator != null && (queue.depth() == 0 || now - lastMetricsUpdate > 500_000_000L)) {
+            metrics.usage(allocator.usage(), allocator.assignedCount());
+            lastMetricsUpdate = now;
         }
     }
 
-    private void reconcileSafely(Work work) {
+    private ReconcileResult reconcileSafely(Work work) {
         try {
             reconcile(work);
+            return ReconcileResult.DONE;
         } catch (IpAddressClaims.MissingCrd e) {
             if (claimsMissing == null) {
                 log.error("{}", e.getMessage());
             }
             claimsMissing = e.getMessage();
-            retryLater(work);
         } catch (KubernetesClientException e) {
             if (e.getCode() == 409) {
-                // Our cache is behind a write (often our own); the newer version is on its way and is reconciled again.
+                // Our cache is behind a write (often our own): the newer version is on its way and is reconciled again,
+                // after a backoff so that a reconcile of the same stale copy does not spin until it comes.
                 log.debug("reconcile of {} met a newer version, reconciling again", work);
-                queue.add(work);
-                return;
+            } else {
+                log.warn("reconcile of {} failed, will retry: {}", work, e.getMessage());
             }
-            log.warn("reconcile of {} failed, will retry: {}", work, e.getMessage());
-            retryLater(work);
-        } catch (RuntimeException e) {
-            log.error("reconcile of {} failed unexpectedly, will retry", work, e);
-            retryLater(work);
         }
+        return ReconcileResult.RETRY;
     }
 
     private void reconcile(Work work) {
@@ -324,19 +330,6 @@ public final class Controller implements AutoCloseable {
         if (work instanceof Work.ConfigChanged) {
             claimsMissing = null; // it lists the claims: they are served again
         }
-    }
-
-    private void retryLater(Work work) {
-        Thread.ofVirtual().start(() -> {
-            try {
-                Thread.sleep(500);
-                if (leading()) {
-                    queue.add(work);
-                }
-            } catch (InterruptedException ignored) {
-                Thread.currentThread().interrupt();
-            }
-        });
     }
 
     // ---- configuration ----
@@ -886,7 +879,7 @@ public final class Controller implements AutoCloseable {
             }
         }
         pending.add(key);
-        retryLater(new Work.ServiceChanged(key));
+        queue.addAfter(new Work.ServiceChanged(key), YIELD_PAUSE);
     }
 
     /**

@@ -27,7 +27,7 @@ import io.lbk8s.kube.Informers;
 import io.lbk8s.kube.ServiceL2Statuses;
 import io.lbk8s.kube.ServiceMapping;
 import io.lbk8s.kube.Watches;
-import io.lbk8s.kube.WorkQueue;
+
 import io.lbk8s.net.Fence;
 import io.lbk8s.net.ResponderOptions;
 import io.lbk8s.net.frame.MacAddress;
@@ -38,8 +38,15 @@ import io.lbk8s.peers.Liveness;
 import io.lbk8s.peers.Membership;
 import io.lbk8s.service.ServiceKey;
 import io.lbk8s.service.ServiceRequests;
+
+import io.lbk8s.reconcile.QueueMeters;
+import io.lbk8s.reconcile.RateLimitedQueue;
+import io.lbk8s.reconcile.ReconcileLoop;
+import io.lbk8s.reconcile.ReconcileResult;
+import io.lbk8s.reconcile.RetryPolicy;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -50,7 +57,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -67,7 +73,7 @@ public final class Speaker implements AutoCloseable {
     private static final String COMPONENT = "lbk8s-speaker";
     private static final String PLAN = "plan";
     /** Interfaces and their addresses change without an API event; look again this often. */
-    private static final long RELOOK_MILLIS = 5_000;
+    private static final Duration RELOOK = Duration.ofSeconds(5);
     /**
      * After this long without a watch event the speaker asks the API server for its version, and after this long
      * unanswered says it is not watching: ~0.2 requests a second per node in a quiet cluster, none in a busy one.
@@ -85,7 +91,7 @@ public final class Speaker implements AutoCloseable {
     private final NodeNetworkAnnotation nodeNetworkAnnotation;
     private final MeterRegistry registry;
     private final Fence fence;
-    private final WorkQueue<String> queue = new WorkQueue<>();
+    private final RateLimitedQueue<String> queue = new RateLimitedQueue<>(RetryPolicy.DEFAULT);
     private final Watches watches = new Watches();
 
     private SharedIndexInformer<Service> services;
@@ -119,6 +125,7 @@ public final class Speaker implements AutoCloseable {
         this.events = new EventRecorder(client, COMPONENT, settings.node());
         this.metrics = new SpeakerMetrics(registry, settings.node());
         watches.measure(registry);
+        QueueMeters.measure(registry, "speaker", queue);
         this.statuses = new ServiceL2Statuses(client, settings.podNamespace(), settings.node());
         this.registry = registry;
         // With the detector, this node answers only while the detector renews the fence: a frozen speaker goes silent.
@@ -244,37 +251,25 @@ public final class Speaker implements AutoCloseable {
                 + peers.map(PeerWatch::readinessNote).orElse("") + watching);
     }
 
+    /** Plans on each change, and after {@link #RELOOK} without one (which also bounds a failed plan's backoff). */
     private void runQueue() {
-        long lastLook = System.nanoTime();
-        while (!Thread.currentThread().isInterrupted()) {
-            try {
-                Optional<String> next = queue.take(RELOOK_MILLIS, TimeUnit.MILLISECONDS);
-                if (next.isPresent() || System.nanoTime() - lastLook > RELOOK_MILLIS * 1_000_000) {
-                    lastLook = System.nanoTime();
-                    reconcileSafely();
-                }
-            } catch (InterruptedException e) {
-                return;
+        new ReconcileLoop<>(queue, key -> reconcileSafely(), RELOOK, idle -> {
+            if (idle) {
+                queue.add(PLAN);
             }
-        }
+        }).run(() -> true);
     }
 
-    private void reconcileSafely() {
+    private ReconcileResult reconcileSafely() {
         if (stopping) {
-            return;
+            return ReconcileResult.DONE;
         }
         try {
             reconcile();
+            return ReconcileResult.DONE;
         } catch (RuntimeException | IOException e) {
             log.error("planning announcements failed, will retry", e);
-            Thread.ofVirtual().start(() -> {
-                try {
-                    Thread.sleep(500);
-                    queue.add(PLAN);
-                } catch (InterruptedException ignored) {
-                    // stopping
-                }
-            });
+            return ReconcileResult.RETRY;
         }
     }
 

@@ -174,6 +174,8 @@ class ClaimsApiTest {
         assertThat(lb.controller().readiness().ready()).isFalse();
         assertThat(lb.controller().readiness().reason()).contains("kubectl apply -f deploy/crds/");
         assertThat(lb.ips("default", "web")).isEmpty();
+        assertThat(lb.metrics()).as("each failed pass is retried after a backoff")
+                .containsPattern("lbk8s_workqueue_retries_total\\{name=\"controller\"} [1-9]");
 
         Path upgrade = Files.createDirectory(crds.resolve("upgrade"));
         Files.copy(Path.of("..", "deploy", "crds", "lbk8s.io_ipaddressclaims.yaml"), upgrade.resolve("lbk8s.io_ipaddressclaims.yaml"));

@@ -17,6 +17,7 @@ import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.lbk8s.kube.ClusterNames;
 import io.lbk8s.peers.PeerSettings;
 import io.lbk8s.testkit.TestApiServer;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -64,8 +65,13 @@ public final class OneNodeCluster implements AutoCloseable {
 
     /** A speaker for {@code node-1} with its own client, not started; closed with the cluster. */
     public Speaker speaker(int peerPort) {
+        return speaker(peerPort, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+    }
+
+    /** A speaker for {@code node-1} with its own client and metrics in {@code registry}, not started. */
+    public Speaker speaker(int peerPort, MeterRegistry registry) {
         KubernetesClient speakerClient = server.newClient();
-        Speaker speaker = new Speaker(speakerClient, settings(peerPort), new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+        Speaker speaker = new Speaker(speakerClient, settings(peerPort), registry);
         started.add(speakerClient);
         started.add(speaker);
         return speaker;
