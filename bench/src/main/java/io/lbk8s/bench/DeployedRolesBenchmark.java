@@ -49,7 +49,10 @@ public final class DeployedRolesBenchmark {
     /** The speaker's extra interface for many announced addresses: the network's /24 holds too few. */
     private static final String WIDE_SUBNET = "198.19.0.0/20";
     private static final Pattern MEMORY_LIMIT = Pattern.compile("Memory Limit: (\\S+)");
-    /** BENCH_DIAGNOSE=1: native memory tracking on, and where the memory goes printed on stderr at each reading. */
+    /**
+     * BENCH_DIAGNOSE=1: native memory tracking on, and where the memory goes printed on stderr at each reading; after it
+     * (a full GC) the heap's live objects by class.
+     */
     private static final boolean DIAGNOSE = System.getenv("BENCH_DIAGNOSE") != null;
     /** BENCH_JAVA_OPTS: flags added to both roles' (to try one before it goes into the manifests; the rows name them). */
     private static final String EXTRA_JAVA_OPTS = System.getenv().getOrDefault("BENCH_JAVA_OPTS", "");
@@ -166,13 +169,18 @@ public final class DeployedRolesBenchmark {
         }
 
         String memory(long pid) throws IOException, InterruptedException {
-            if (DIAGNOSE) { // where the memory goes, on stderr: the JVM's own account, the heap, the threads
-                for (String command : List.of("VM.native_memory summary", "GC.heap_info")) {
+            String usage = group.isEmpty() ? "" : "; cgroup " + group.get().usageBytes() / 1024 / 1024 + " MiB";
+            String reading = ProcessMemory.of(pid).describe() + usage;
+            if (DIAGNOSE) { // where the memory goes, on stderr: the JVM's own account, the heap, the threads, then (after
+                // a full GC, so after the reading) what the heap holds live
+                for (String command : List.of("VM.native_memory summary", "GC.heap_info", "GC.class_histogram", "GC.heap_info")) {
                     List<String> jcmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
                             String.valueOf(pid)));
                     jcmd.addAll(List.of(command.split(" ")));
                     Process p = new ProcessBuilder(jcmd).redirectErrorStream(true).start();
-                    System.err.println(deployed.role() + " " + command + ":\n" + new String(p.getInputStream().readAllBytes()));
+                    String out = new String(p.getInputStream().readAllBytes());
+                    System.err.println(deployed.role() + " " + command + ":\n"
+                            + (command.equals("GC.class_histogram") ? out.lines().limit(28).collect(java.util.stream.Collectors.joining("\n")) : out));
                     p.waitFor(30, TimeUnit.SECONDS);
                 }
                 try (var tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
@@ -185,8 +193,7 @@ public final class DeployedRolesBenchmark {
                     }).collect(java.util.stream.Collectors.groupingBy(n -> n, java.util.TreeMap::new, java.util.stream.Collectors.counting())));
                 }
             }
-            String usage = group.isEmpty() ? "" : "; cgroup " + group.get().usageBytes() / 1024 / 1024 + " MiB";
-            return ProcessMemory.of(pid).describe() + usage;
+            return reading;
         }
 
         @Override
