@@ -103,19 +103,26 @@ class PackageImportsTest {
         for (String pkg : imports.keySet()) {
             String role = pkg.split("\\.")[0];
             if (ROLES.contains(role)) {
-                dependencies(pkg).stream().map(d -> d.split("\\.")[0])
+                dependencies(pkg).stream()
+                        .map(d -> d.split("\\.")[0])
                         .filter(d -> ROLES.contains(d) && !d.equals(role))
-                        .forEach(d -> crossings.computeIfAbsent(pkg, p -> new TreeSet<>()).add(d));
+                        .forEach(d -> crossings
+                                .computeIfAbsent(pkg, p -> new TreeSet<>())
+                                .add(d));
             }
         }
-        assertThat(crossings).as("roles importing another role (what they share belongs below both)").isEmpty();
+        assertThat(crossings)
+                .as("roles importing another role (what they share belongs below both)")
+                .isEmpty();
     }
 
     @Test
     void pureDecisionsImportNoKubernetesTypes() {
         Map<String, List<String>> kubernetes = new TreeMap<>();
         for (String pkg : PURE) {
-            List<String> found = imports.getOrDefault(pkg, Set.of()).stream().filter(n -> n.startsWith("io.fabric8.")).toList();
+            List<String> found = imports.getOrDefault(pkg, Set.of()).stream()
+                    .filter(n -> n.startsWith("io.fabric8."))
+                    .toList();
             if (!found.isEmpty()) {
                 kubernetes.put(pkg, found);
             }

@@ -59,7 +59,13 @@ public class AllocatorBenchmark {
 
     static Config slash16() {
         IpRange range = ((IpRange.Parsed.Valid) IpRange.parse("10.0.0.0/16")).range();
-        AddressPool pool = new AddressPool("bench", List.of(range), true, false, Optional.empty(), Map.of(),
+        AddressPool pool = new AddressPool(
+                "bench",
+                List.of(range),
+                true,
+                false,
+                Optional.empty(),
+                Map.of(),
                 new ConfigOrigin(ConfigOrigin.Kind.IPAddressPool, "metallb-system", "bench"));
         return new Config(List.of(pool), List.of());
     }
@@ -124,13 +130,17 @@ public class AllocatorBenchmark {
      */
     public static void main(String[] args) throws RunnerException {
         Collection<RunResult> results = new Runner(new OptionsBuilder()
-                .include(AllocatorBenchmark.class.getName() + "\\.")
-                .jvmArgsAppend(args)
-                .build()).run();
+                        .include(AllocatorBenchmark.class.getName() + "\\.")
+                        .jvmArgsAppend(args)
+                        .build())
+                .run();
         for (RunResult r : results) {
-            String name = r.getParams().getBenchmark().substring(r.getParams().getBenchmark().lastIndexOf('.') + 1);
-            System.out.printf("| ipam | allocations/s on a /16 pool, %s (JMH) | %,.0f ± %,.0f |%n", name,
-                    r.getPrimaryResult().getScore(), r.getPrimaryResult().getScoreError());
+            String name = r.getParams()
+                    .getBenchmark()
+                    .substring(r.getParams().getBenchmark().lastIndexOf('.') + 1);
+            System.out.printf(
+                    "| ipam | allocations/s on a /16 pool, %s (JMH) | %,.0f ± %,.0f |%n",
+                    name, r.getPrimaryResult().getScore(), r.getPrimaryResult().getScoreError());
         }
     }
 }

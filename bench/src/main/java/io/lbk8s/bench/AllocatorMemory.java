@@ -1,9 +1,8 @@
 package io.lbk8s.bench;
 
-import io.lbk8s.service.AllocationRequest;
-
 import io.lbk8s.ipam.Allocator;
 import io.lbk8s.ipam.Outcome;
+import io.lbk8s.service.AllocationRequest;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 
@@ -41,7 +40,8 @@ public final class AllocatorMemory {
             least = Math.min(least, perAssignment);
             most = Math.max(most, perAssignment);
         }
-        System.out.printf("| ipam | heap per assignment, %,d Services on a /16 pool (%d rounds) | %d-%d bytes |%n",
+        System.out.printf(
+                "| ipam | heap per assignment, %,d Services on a /16 pool (%d rounds) | %d-%d bytes |%n",
                 SERVICES, ROUNDS, least, most);
     }
 

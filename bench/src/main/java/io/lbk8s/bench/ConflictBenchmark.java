@@ -42,30 +42,46 @@ public final class ConflictBenchmark {
         Path logs = Files.createTempDirectory("lbk8s-conflict-bench");
         List<Long> probeOn;
         List<Long> probeOnPatient;
-        try (Sandbox sandbox = Sandbox.start(logs.resolve("probe"), TestNetwork.DEFAULT_NODE_COUNT, List.of("--gratuitous-refresh", "0"))) {
+        try (Sandbox sandbox = Sandbox.start(
+                logs.resolve("probe"), TestNetwork.DEFAULT_NODE_COUNT, List.of("--gratuitous-refresh", "0"))) {
             pool(sandbox);
             List<Long> latencies = eventLatencies(sandbox, trials);
-            row("speaker", "another host's first gratuitous ARP for an announced address → Warning Event in the API"
-                    + " (target ≤ 1 s), p50 / max of " + trials, millis(latencies));
+            row(
+                    "speaker",
+                    "another host's first gratuitous ARP for an announced address → Warning Event in the API"
+                            + " (target ≤ 1 s), p50 / max of " + trials,
+                    millis(latencies));
             probeOn = createToCurl(sandbox, services, trials, false);
             probeOnPatient = createToCurl(sandbox, services, trials + services, true);
         }
         List<Long> probeOff;
         List<Long> probeOffPatient;
-        try (Sandbox sandbox = Sandbox.start(logs.resolve("no-probe"), TestNetwork.DEFAULT_NODE_COUNT, List.of("--takeover-probe", "0"))) {
+        try (Sandbox sandbox = Sandbox.start(
+                logs.resolve("no-probe"), TestNetwork.DEFAULT_NODE_COUNT, List.of("--takeover-probe", "0"))) {
             pool(sandbox);
             probeOff = createToCurl(sandbox, services, trials, false);
             probeOffPatient = createToCurl(sandbox, services, trials + services, true);
         }
         String of = "p50 / p99 / max of " + services;
-        row("speaker", "Service created → first curl answered, curls of ≤ 200 ms one after another, " + of + ", probe on (130 ms)",
+        row(
+                "speaker",
+                "Service created → first curl answered, curls of ≤ 200 ms one after another, " + of
+                        + ", probe on (130 ms)",
                 percentiles(probeOn));
-        row("speaker", "Service created → first curl answered, one curl started at the create, " + of + ", probe on (130 ms)",
+        row(
+                "speaker",
+                "Service created → first curl answered, one curl started at the create, " + of + ", probe on (130 ms)",
                 percentiles(probeOnPatient));
-        row("speaker", "Service created → first curl answered, curls of ≤ 200 ms one after another, " + of
-                + ", probe off (--takeover-probe 0)", percentiles(probeOff));
-        row("speaker", "Service created → first curl answered, one curl started at the create, " + of
-                + ", probe off (--takeover-probe 0)", percentiles(probeOffPatient));
+        row(
+                "speaker",
+                "Service created → first curl answered, curls of ≤ 200 ms one after another, " + of
+                        + ", probe off (--takeover-probe 0)",
+                percentiles(probeOff));
+        row(
+                "speaker",
+                "Service created → first curl answered, one curl started at the create, " + of
+                        + ", probe off (--takeover-probe 0)",
+                percentiles(probeOffPatient));
     }
 
     private static void pool(Sandbox sandbox) {
@@ -84,16 +100,35 @@ public final class ConflictBenchmark {
             InetAddress ip = network.ipv4PoolAddress(i);
             create(sandbox, name, ip);
             String leader = await(() -> sandbox.announcingNode("default", name));
-            await(() -> network.client().arping(ip, Duration.ofSeconds(1)).filter(sandbox.nodeNamed(leader).mac()::equals));
+            await(() -> network.client()
+                    .arping(ip, Duration.ofSeconds(1))
+                    .filter(sandbox.nodeNamed(leader).mac()::equals));
             Thread.sleep(1500); // the takeover burst is over
             try (ArpWatch watch = ArpWatch.start(network, sandbox.logs.resolve("arp-" + i + ".log"))) {
-                must(foreign.run(Duration.ofSeconds(5), "ip", "addr", "add", ip.getHostAddress() + "/24", "dev", "eth0"));
-                var arping = CompletableFuture.supplyAsync(() -> foreign.run(Duration.ofSeconds(5), "arping", "-U", "-c", "1", "-w", "1",
-                        "-I", "eth0", "-s", ip.getHostAddress(), ip.getHostAddress()), task -> Thread.ofPlatform().daemon().start(task));
+                must(foreign.run(
+                        Duration.ofSeconds(5), "ip", "addr", "add", ip.getHostAddress() + "/24", "dev", "eth0"));
+                var arping = CompletableFuture.supplyAsync(
+                        () -> foreign.run(
+                                Duration.ofSeconds(5),
+                                "arping",
+                                "-U",
+                                "-c",
+                                "1",
+                                "-w",
+                                "1",
+                                "-I",
+                                "eth0",
+                                "-s",
+                                ip.getHostAddress(),
+                                ip.getHostAddress()),
+                        task -> Thread.ofPlatform().daemon().start(task));
                 long seen = awaitEvent(sandbox, name, "claimed " + ip.getHostAddress());
                 must(arping.join());
-                long sent = watch.answers(ip).stream().filter(a -> a.mac().equals(foreign.mac()))
-                        .mapToLong(ArpWatch.Answer::epochMicros).min().orElseThrow();
+                long sent = watch.answers(ip).stream()
+                        .filter(a -> a.mac().equals(foreign.mac()))
+                        .mapToLong(ArpWatch.Answer::epochMicros)
+                        .min()
+                        .orElseThrow();
                 latencies.add(seen - sent);
             }
             must(foreign.run(Duration.ofSeconds(5), "ip", "addr", "del", ip.getHostAddress() + "/24", "dev", "eth0"));
@@ -129,17 +164,33 @@ public final class ConflictBenchmark {
     }
 
     private static void create(Sandbox sandbox, String name, InetAddress ip) {
-        sandbox.client.services().resource(new ServiceBuilder().withNewMetadata().withName(name).withNamespace("default")
-                .withAnnotations(Map.of("metallb.io/loadBalancerIPs", ip.getHostAddress())).endMetadata()
-                .withNewSpec().withType("LoadBalancer").withSelector(Map.of("app", name))
-                .addNewPort().withPort(80).withProtocol("TCP").endPort().endSpec().build()).create();
+        sandbox.client
+                .services()
+                .resource(new ServiceBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .withNamespace("default")
+                        .withAnnotations(Map.of("metallb.io/loadBalancerIPs", ip.getHostAddress()))
+                        .endMetadata()
+                        .withNewSpec()
+                        .withType("LoadBalancer")
+                        .withSelector(Map.of("app", name))
+                        .addNewPort()
+                        .withPort(80)
+                        .withProtocol("TCP")
+                        .endPort()
+                        .endSpec()
+                        .build())
+                .create();
     }
 
     private static long awaitEvent(Sandbox sandbox, String service, String messagePart) throws InterruptedException {
         long deadline = System.nanoTime() + SOON.toNanos();
         while (System.nanoTime() < deadline) {
-            boolean there = sandbox.events("default", service).stream().anyMatch(e -> "AddressConflict".equals(e.getReason())
-                    && e.getMessage() != null && e.getMessage().contains(messagePart));
+            boolean there = sandbox.events("default", service).stream()
+                    .anyMatch(e -> "AddressConflict".equals(e.getReason())
+                            && e.getMessage() != null
+                            && e.getMessage().contains(messagePart));
             if (there) {
                 return Sandbox.nowMicros();
             }
@@ -168,13 +219,18 @@ public final class ConflictBenchmark {
 
     private static String millis(List<Long> micros) {
         List<Long> sorted = micros.stream().sorted().toList();
-        return String.format(Locale.ROOT, "%.0f ms / %.0f ms", sorted.get(sorted.size() / 2) / 1000.0, sorted.getLast() / 1000.0);
+        return String.format(
+                Locale.ROOT, "%.0f ms / %.0f ms", sorted.get(sorted.size() / 2) / 1000.0, sorted.getLast() / 1000.0);
     }
 
     private static String percentiles(List<Long> micros) {
         List<Long> sorted = micros.stream().sorted().toList();
         long p99 = sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(sorted.size() * 0.99) - 1));
-        return String.format(Locale.ROOT, "%.0f ms / %.0f ms / %.0f ms", sorted.get(sorted.size() / 2) / 1000.0, p99 / 1000.0,
+        return String.format(
+                Locale.ROOT,
+                "%.0f ms / %.0f ms / %.0f ms",
+                sorted.get(sorted.size() / 2) / 1000.0,
+                p99 / 1000.0,
                 sorted.getLast() / 1000.0);
     }
 

@@ -47,29 +47,56 @@ public final class ControllerBenchmark {
     static void prepare(TestApiServer server, int poolSize) throws IOException {
         server.createCrds(Sandbox.REPO.resolve("deploy/crds"));
         KubernetesClient client = server.client();
-        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("lbk8s-system").endMetadata().build()).create();
-        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("default").endMetadata().build()).create();
+        client.namespaces()
+                .resource(new NamespaceBuilder()
+                        .withNewMetadata()
+                        .withName("lbk8s-system")
+                        .endMetadata()
+                        .build())
+                .create();
+        client.namespaces()
+                .resource(new NamespaceBuilder()
+                        .withNewMetadata()
+                        .withName("default")
+                        .endMetadata()
+                        .build())
+                .create();
         String range = poolSize <= 65536 ? "10.20.0.0/16" : "10.0.0.0/8";
-        client.configMaps().inNamespace("lbk8s-system").resource(new ConfigMapBuilder()
-                .withNewMetadata().withName("lbk8s-config").endMetadata()
-                .withData(Map.of("config.yaml", "pools:\n- name: bench\n  addresses: [\"" + range + "\"]\n")).build()).create();
+        client.configMaps()
+                .inNamespace("lbk8s-system")
+                .resource(new ConfigMapBuilder()
+                        .withNewMetadata()
+                        .withName("lbk8s-config")
+                        .endMetadata()
+                        .withData(Map.of("config.yaml", "pools:\n- name: bench\n  addresses: [\"" + range + "\"]\n"))
+                        .build())
+                .create();
     }
 
     /**
      * What settling the configuration costs: {@code rounds} times, a pool is added to the ConfigMap and a Service
      * created right after it, as one {@code kubectl apply} of both would.
      */
-    private static void afterConfigChange(KubernetesClient client, IpWatch watch, int rounds) throws InterruptedException {
+    private static void afterConfigChange(KubernetesClient client, IpWatch watch, int rounds)
+            throws InterruptedException {
         List<Long> micros = new ArrayList<>();
         StringBuilder pools = new StringBuilder("pools:\n- name: bench\n  addresses: [\"10.20.0.0/16\"]\n");
         for (int i = 0; i < rounds; i++) {
-            pools.append("- name: extra-").append(i).append("\n  autoAssign: false\n  addresses: [\"10.30.").append(i).append(".0/24\"]\n");
+            pools.append("- name: extra-")
+                    .append(i)
+                    .append("\n  autoAssign: false\n  addresses: [\"10.30.")
+                    .append(i)
+                    .append(".0/24\"]\n");
             String config = pools.toString();
             String name = "after-config-" + i;
             watch.expect(1);
             long start = System.nanoTime();
-            client.configMaps().inNamespace("lbk8s-system").withName("lbk8s-config")
-                    .edit(c -> new ConfigMapBuilder(c).withData(Map.of("config.yaml", config)).build());
+            client.configMaps()
+                    .inNamespace("lbk8s-system")
+                    .withName("lbk8s-config")
+                    .edit(c -> new ConfigMapBuilder(c)
+                            .withData(Map.of("config.yaml", config))
+                            .build());
             client.services().inNamespace("default").resource(service(name)).create();
             if (!watch.latch.await(10, TimeUnit.SECONDS)) {
                 throw new IllegalStateException(name + " got no IP within 10 s");
@@ -78,16 +105,27 @@ public final class ControllerBenchmark {
             Thread.sleep(500); // the next round starts from a settled configuration
         }
         Collections.sort(micros);
-        System.out.printf("| controller | configuration change then a Service at once (one kubectl apply) -> IP in status, p50 / max of %d"
-                + " (the settling of configuration changes) | %.1f ms / %.1f ms |%n", rounds, micros.get(micros.size() / 2) / 1000.0,
-                micros.getLast() / 1000.0);
+        System.out.printf(
+                "| controller | configuration change then a Service at once (one kubectl apply) -> IP in status, p50 / max of %d"
+                        + " (the settling of configuration changes) | %.1f ms / %.1f ms |%n",
+                rounds, micros.get(micros.size() / 2) / 1000.0, micros.getLast() / 1000.0);
     }
 
     static Service service(String name) {
-        return new ServiceBuilder().withNewMetadata().withName(name).withNamespace("default").endMetadata()
+        return new ServiceBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace("default")
+                .endMetadata()
                 // Without this a real API server, like ours, runs out of node ports after 2,768 Services.
-                .withNewSpec().withType("LoadBalancer").withAllocateLoadBalancerNodePorts(false)
-                .addNewPort().withPort(80).withProtocol("TCP").endPort().endSpec()
+                .withNewSpec()
+                .withType("LoadBalancer")
+                .withAllocateLoadBalancerNodePorts(false)
+                .addNewPort()
+                .withPort(80)
+                .withProtocol("TCP")
+                .endPort()
+                .endSpec()
                 .build();
     }
 
@@ -101,7 +139,8 @@ public final class ControllerBenchmark {
         }
 
         private void check(Service s) {
-            if (!ServiceMapping.statusIps(s).isEmpty() && seenAt.putIfAbsent(s.getMetadata().getName(), System.nanoTime()) == null) {
+            if (!ServiceMapping.statusIps(s).isEmpty()
+                    && seenAt.putIfAbsent(s.getMetadata().getName(), System.nanoTime()) == null) {
                 latch.countDown();
             }
         }
@@ -121,10 +160,13 @@ public final class ControllerBenchmark {
     }
 
     static void latency(int count) throws Exception {
-        try (TestApiServer server = TestApiServer.start(); KubernetesClient client = server.client();
+        try (TestApiServer server = TestApiServer.start();
+                KubernetesClient client = server.client();
                 KubernetesClient controllerClient = server.newClient()) {
             prepare(server, count);
-            var controller = new Controller(controllerClient, new ControllerSettings("lbk8s-system", Optional.empty()),
+            var controller = new Controller(
+                    controllerClient,
+                    new ControllerSettings("lbk8s-system", Optional.empty()),
                     new SimpleMeterRegistry());
             controller.start();
             controller.lead();
@@ -144,9 +186,11 @@ public final class ControllerBenchmark {
                 }
             }
             Collections.sort(micros);
-            System.out.printf("| controller | Service created -> IP in status, p50 (%d Services, in-process API) | %.1f ms |%n",
+            System.out.printf(
+                    "| controller | Service created -> IP in status, p50 (%d Services, in-process API) | %.1f ms |%n",
                     count, micros.get(micros.size() / 2) / 1000.0);
-            System.out.printf("| controller | Service created -> IP in status, p99 (%d Services, in-process API) | %.1f ms |%n",
+            System.out.printf(
+                    "| controller | Service created -> IP in status, p99 (%d Services, in-process API) | %.1f ms |%n",
                     count, micros.get((int) Math.ceil(micros.size() * 0.99) - 1) / 1000.0);
             afterConfigChange(client, watch, 20);
             informer.close();
@@ -160,15 +204,24 @@ public final class ControllerBenchmark {
      * spares the test API server the controller's watch traffic during the creates: the figure that reaches 10,000).
      */
     static void scale(int count, Path launcher, boolean waiting) throws Exception {
-        try (TestApiServer server = TestApiServer.start(); KubernetesClient client = server.client()) {
+        try (TestApiServer server = TestApiServer.start();
+                KubernetesClient client = server.client()) {
             prepare(server, count);
             Path kubeconfig = Files.createTempFile("lbk8s-bench", ".kubeconfig");
             server.writeKubeconfig(kubeconfig);
             var watch = new IpWatch();
             var informer = client.services().inNamespace("default").inform(watch);
-            var builder = new ProcessBuilder(launcher.toString(), "controller", "--kubeconfig", kubeconfig.toString(),
-                    "--namespace", "lbk8s-system", "--metrics-port", "0")
-                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD);
+            var builder = new ProcessBuilder(
+                            launcher.toString(),
+                            "controller",
+                            "--kubeconfig",
+                            kubeconfig.toString(),
+                            "--namespace",
+                            "lbk8s-system",
+                            "--metrics-port",
+                            "0")
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD);
             builder.environment().putIfAbsent("JAVA_OPTS", CONTROLLER_JAVA_OPTS);
             watch.expect(count);
             if (waiting) {
@@ -181,15 +234,27 @@ public final class ControllerBenchmark {
                     create(client, count);
                 }
                 if (!watch.latch.await(600, TimeUnit.SECONDS)) {
-                    throw new IllegalStateException("only " + (count - watch.latch.getCount()) + " of " + count + " got an IP");
+                    throw new IllegalStateException(
+                            "only " + (count - watch.latch.getCount()) + " of " + count + " got an IP");
                 }
                 double seconds = (System.nanoTime() - start) / 1e9;
-                long rssKb = ProcessMemory.of(controller.toHandle().descendants()
-                        .filter(p -> p.info().command().orElse("").endsWith("java")).findFirst()
-                        .orElse(controller.toHandle()).pid()).rssKb();
-                System.out.printf(waiting ? "| controller | controller started with %d Services waiting -> all with an IP | %.1f s |%n"
-                        : "| controller | %d Services created -> all with an IP, total | %.1f s |%n", count, seconds);
-                System.out.printf("| controller | controller RSS with %d Services assigned (own process) | %d MB |%n", count, rssKb / 1024);
+                long rssKb = ProcessMemory.of(controller
+                                .toHandle()
+                                .descendants()
+                                .filter(p -> p.info().command().orElse("").endsWith("java"))
+                                .findFirst()
+                                .orElse(controller.toHandle())
+                                .pid())
+                        .rssKb();
+                System.out.printf(
+                        waiting
+                                ? "| controller | controller started with %d Services waiting -> all with an IP | %.1f s |%n"
+                                : "| controller | %d Services created -> all with an IP, total | %.1f s |%n",
+                        count,
+                        seconds);
+                System.out.printf(
+                        "| controller | controller RSS with %d Services assigned (own process) | %d MB |%n",
+                        count, rssKb / 1024);
             } finally {
                 controller.destroy();
                 controller.waitFor(10, TimeUnit.SECONDS);
@@ -205,7 +270,10 @@ public final class ControllerBenchmark {
             int offset = t;
             creators[t] = Thread.ofVirtual().start(() -> {
                 for (int i = offset; i < count; i += creators.length) {
-                    client.services().inNamespace("default").resource(service("scale-" + i)).create();
+                    client.services()
+                            .inNamespace("default")
+                            .resource(service("scale-" + i))
+                            .create();
                 }
             });
         }

@@ -48,6 +48,7 @@ public final class DeployedRolesBenchmark {
     private static final Duration SETTLE = Duration.ofSeconds(15);
     /** The speaker's extra interface for many announced addresses: the network's /24 holds too few. */
     private static final String WIDE_SUBNET = "198.19.0.0/20";
+
     private static final Pattern MEMORY_LIMIT = Pattern.compile("Memory Limit: (\\S+)");
     /**
      * BENCH_DIAGNOSE=1: native memory tracking on, and where the memory goes printed on stderr at each reading; after it
@@ -56,11 +57,13 @@ public final class DeployedRolesBenchmark {
     private static final boolean DIAGNOSE = System.getenv("BENCH_DIAGNOSE") != null;
     /** BENCH_JAVA_OPTS: flags added to both roles' (to try one before it goes into the manifests; the rows name them). */
     private static final String EXTRA_JAVA_OPTS = System.getenv().getOrDefault("BENCH_JAVA_OPTS", "");
+
     private static final Pattern MAX_HEAP = Pattern.compile("size_t MaxHeapSize\\s+= (\\d+)");
 
     private final Path dist;
     private final Path work;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(200)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofMillis(200)).build();
 
     private DeployedRolesBenchmark(Path dist, Path work) {
         this.dist = dist;
@@ -73,7 +76,8 @@ public final class DeployedRolesBenchmark {
         boolean quick = options.contains("--quick");
         boolean controller = !options.contains("speaker"), speaker = !options.contains("controller");
         if (!Files.isRegularFile(dist.resolve("lbk8s.aot"))) {
-            throw new IllegalArgumentException(dist + " is not a distribution tree with its AOT cache (build dist first)");
+            throw new IllegalArgumentException(
+                    dist + " is not a distribution tree with its AOT cache (build dist first)");
         }
         Path work = Files.createTempDirectory("lbk8s-deployed-bench");
         var bench = new DeployedRolesBenchmark(dist, work);
@@ -83,7 +87,8 @@ public final class DeployedRolesBenchmark {
                 bench.controller(quick ? List.of(0, 500) : List.of(0, 1_000, 10_000));
             }
             if (speaker) {
-                int addresses = options.contains("--addresses") ? Integer.parseInt(options.get(options.indexOf("--addresses") + 1))
+                int addresses = options.contains("--addresses")
+                        ? Integer.parseInt(options.get(options.indexOf("--addresses") + 1))
                         : quick ? 300 : 1_000;
                 bench.speaker(addresses, quick ? 2 : 5);
             }
@@ -112,9 +117,14 @@ public final class DeployedRolesBenchmark {
                     continue;
                 }
                 Container container = spec.getContainers().getFirst();
-                long limit = Quantity.getAmountInBytes(container.getResources().getLimits().get("memory")).longValueExact();
-                String options = container.getEnv().stream().filter(e -> e.getName().equals("JDK_JAVA_OPTIONS"))
-                        .map(EnvVar::getValue).findFirst().orElse("");
+                long limit = Quantity.getAmountInBytes(
+                                container.getResources().getLimits().get("memory"))
+                        .longValueExact();
+                String options = container.getEnv().stream()
+                        .filter(e -> e.getName().equals("JDK_JAVA_OPTIONS"))
+                        .map(EnvVar::getValue)
+                        .findFirst()
+                        .orElse("");
                 return new Deployed(role, limit, options);
             }
             throw new IllegalStateException("the manifests have no container " + role);
@@ -141,24 +151,31 @@ public final class DeployedRolesBenchmark {
             String limit = group.isPresent() ? group.get().joinScript() : "";
             String opts = javaOpts + (group.isEmpty() ? " -XX:MaxRAM=" + deployed.limitBytes() : "")
                     + (DIAGNOSE ? " -XX:NativeMemoryTracking=summary" : "") + " " + EXTRA_JAVA_OPTS;
-            Files.writeString(script, "#!/bin/sh\n" + limit
-                    + "unset JAVA_TOOL_OPTIONS JDK_JAVA_OPTIONS MALLOC_ARENA_MAX\n"
-                    + (deployed.jdkJavaOptions().isEmpty() ? "" : "export JDK_JAVA_OPTIONS='" + deployed.jdkJavaOptions() + "'\n")
-                    + "export JAVA_OPTS='" + opts + "'\n"
-                    + "exec '" + dist.resolve("bin/lbk8s") + "' \"$@\"\n");
+            Files.writeString(
+                    script,
+                    "#!/bin/sh\n" + limit
+                            + "unset JAVA_TOOL_OPTIONS JDK_JAVA_OPTIONS MALLOC_ARENA_MAX\n"
+                            + (deployed.jdkJavaOptions().isEmpty()
+                                    ? ""
+                                    : "export JDK_JAVA_OPTIONS='" + deployed.jdkJavaOptions() + "'\n")
+                            + "export JAVA_OPTS='" + opts + "'\n"
+                            + "exec '" + dist.resolve("bin/lbk8s") + "' \"$@\"\n");
             Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
         }
 
         /** How the limit is applied, for the rows. */
         String how() {
             return group.map(g -> g.version() + " memory limit " + deployed.limitBytes() / 1024 / 1024 + " MiB")
-                    .orElse("no cgroup here: limit emulated with -XX:MaxRAM=" + deployed.limitBytes() / 1024 / 1024 + "m");
+                    .orElse("no cgroup here: limit emulated with -XX:MaxRAM=" + deployed.limitBytes() / 1024 / 1024
+                            + "m");
         }
 
         /** What the JVM sees under the limit: its memory limit and the heap it allows itself. */
         String jvmView() throws IOException, InterruptedException {
             write("-XX:AOTMode=on -XshowSettings:system -XX:+PrintFlagsFinal");
-            Process p = new ProcessBuilder(script.toString(), "version").redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(script.toString(), "version")
+                    .redirectErrorStream(true)
+                    .start();
             String out = new String(p.getInputStream().readAllBytes());
             p.waitFor(30, TimeUnit.SECONDS);
             write("-XX:AOTMode=on");
@@ -171,26 +188,38 @@ public final class DeployedRolesBenchmark {
         String memory(long pid) throws IOException, InterruptedException {
             String usage = group.isEmpty() ? "" : "; cgroup " + group.get().usageBytes() / 1024 / 1024 + " MiB";
             String reading = ProcessMemory.of(pid).describe() + usage;
-            if (DIAGNOSE) { // where the memory goes, on stderr: the JVM's own account, the heap, the threads, then (after
+            if (DIAGNOSE) { // where the memory goes, on stderr: the JVM's own account, the heap, the threads, then
+                // (after
                 // a full GC, so after the reading) what the heap holds live
-                for (String command : List.of("VM.native_memory summary", "GC.heap_info", "GC.class_histogram", "GC.heap_info")) {
-                    List<String> jcmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                for (String command :
+                        List.of("VM.native_memory summary", "GC.heap_info", "GC.class_histogram", "GC.heap_info")) {
+                    List<String> jcmd = new ArrayList<>(List.of(
+                            Path.of(System.getProperty("java.home"), "bin", "jcmd")
+                                    .toString(),
                             String.valueOf(pid)));
                     jcmd.addAll(List.of(command.split(" ")));
-                    Process p = new ProcessBuilder(jcmd).redirectErrorStream(true).start();
+                    Process p =
+                            new ProcessBuilder(jcmd).redirectErrorStream(true).start();
                     String out = new String(p.getInputStream().readAllBytes());
                     System.err.println(deployed.role() + " " + command + ":\n"
-                            + (command.equals("GC.class_histogram") ? out.lines().limit(28).collect(java.util.stream.Collectors.joining("\n")) : out));
+                            + (command.equals("GC.class_histogram")
+                                    ? out.lines().limit(28).collect(java.util.stream.Collectors.joining("\n"))
+                                    : out));
                     p.waitFor(30, TimeUnit.SECONDS);
                 }
                 try (var tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
-                    System.err.println(deployed.role() + " threads: " + tasks.map(t -> {
-                        try {
-                            return Files.readString(t.resolve("comm")).strip().replaceAll("\\d+$", "N");
-                        } catch (IOException e) {
-                            return "?";
-                        }
-                    }).collect(java.util.stream.Collectors.groupingBy(n -> n, java.util.TreeMap::new, java.util.stream.Collectors.counting())));
+                    System.err.println(deployed.role() + " threads: "
+                            + tasks.map(t -> {
+                                        try {
+                                            return Files.readString(t.resolve("comm"))
+                                                    .strip()
+                                                    .replaceAll("\\d+$", "N");
+                                        } catch (IOException e) {
+                                            return "?";
+                                        }
+                                    })
+                                    .collect(java.util.stream.Collectors.groupingBy(
+                                            n -> n, java.util.TreeMap::new, java.util.stream.Collectors.counting())));
                 }
             }
             return reading;
@@ -207,8 +236,10 @@ public final class DeployedRolesBenchmark {
     }
 
     private String conditions(Launcher launcher) {
-        return "JDK_JAVA_OPTIONS " + (launcher.deployed.jdkJavaOptions().isEmpty() ? "(none)" : launcher.deployed.jdkJavaOptions())
-                + (EXTRA_JAVA_OPTS.isBlank() ? "" : ", BENCH_JAVA_OPTS " + EXTRA_JAVA_OPTS) + (DIAGNOSE ? ", native memory tracking on" : "")
+        return "JDK_JAVA_OPTIONS "
+                + (launcher.deployed.jdkJavaOptions().isEmpty() ? "(none)" : launcher.deployed.jdkJavaOptions())
+                + (EXTRA_JAVA_OPTS.isBlank() ? "" : ", BENCH_JAVA_OPTS " + EXTRA_JAVA_OPTS)
+                + (DIAGNOSE ? ", native memory tracking on" : "")
                 + ", " + launcher.how();
     }
 
@@ -217,8 +248,11 @@ public final class DeployedRolesBenchmark {
     /** The controller started with {@code count} Services waiting (0: idle), against the in-process test API server. */
     void controller(List<Integer> counts) throws Exception {
         try (Launcher launcher = new Launcher("controller")) {
-            row("controller", "as deployed: the image's flags and AOT cache, " + conditions(launcher)
-                    + "; the JVM sees: memory limit / max heap", launcher.jvmView());
+            row(
+                    "controller",
+                    "as deployed: the image's flags and AOT cache, " + conditions(launcher)
+                            + "; the JVM sees: memory limit / max heap",
+                    launcher.jvmView());
             for (int count : counts) {
                 controller(launcher, count);
             }
@@ -226,7 +260,8 @@ public final class DeployedRolesBenchmark {
     }
 
     private void controller(Launcher launcher, int count) throws Exception {
-        try (TestApiServer server = TestApiServer.start(); KubernetesClient client = server.client()) {
+        try (TestApiServer server = TestApiServer.start();
+                KubernetesClient client = server.client()) {
             ControllerBenchmark.prepare(server, Math.max(count, 1));
             Path kubeconfig = server.writeKubeconfig(work.resolve("controller.kubeconfig"));
             var watch = new ControllerBenchmark.IpWatch();
@@ -235,18 +270,35 @@ public final class DeployedRolesBenchmark {
             ControllerBenchmark.create(client, count);
             int port = freePort();
             long start = System.nanoTime();
-            Process controller = new ProcessBuilder(launcher.script.toString(), "controller", "--kubeconfig", kubeconfig.toString(),
-                    "--namespace", "lbk8s-system", "--metrics-address", "127.0.0.1", "--metrics-port", String.valueOf(port))
-                    .redirectErrorStream(true).redirectOutput(work.resolve("controller-" + count + ".log").toFile()).start();
+            Process controller = new ProcessBuilder(
+                            launcher.script.toString(),
+                            "controller",
+                            "--kubeconfig",
+                            kubeconfig.toString(),
+                            "--namespace",
+                            "lbk8s-system",
+                            "--metrics-address",
+                            "127.0.0.1",
+                            "--metrics-port",
+                            String.valueOf(port))
+                    .redirectErrorStream(true)
+                    .redirectOutput(work.resolve("controller-" + count + ".log").toFile())
+                    .start();
             String what = count == 0 ? "idle" : "with " + count + " Services assigned";
             try {
                 long readyMillis = awaitReadyz(URI.create("http://127.0.0.1:" + port + "/readyz"), controller, start);
                 if (count == 0) {
-                    row("controller", "start -> ready (/readyz 200), idle, with the AOT cache (one run; CPU shared)", readyMillis + " ms");
+                    row(
+                            "controller",
+                            "start -> ready (/readyz 200), idle, with the AOT cache (one run; CPU shared)",
+                            readyMillis + " ms");
                 }
                 if (!watch.latch.await(600, TimeUnit.SECONDS) || !controller.isAlive()) {
-                    row("controller", "RSS " + what, "not reached: " + (count - watch.latch.getCount()) + " of " + count
-                            + " assigned" + died(launcher, controller));
+                    row(
+                            "controller",
+                            "RSS " + what,
+                            "not reached: " + (count - watch.latch.getCount()) + " of " + count + " assigned"
+                                    + died(launcher, controller));
                     return;
                 }
                 double seconds = (System.nanoTime() - start) / 1e9;
@@ -255,9 +307,14 @@ public final class DeployedRolesBenchmark {
                     row("controller", "RSS " + what, "the controller exited" + died(launcher, controller));
                     return;
                 }
-                row("controller", "RSS " + what + " (" + SETTLE.toSeconds() + " s after)", launcher.memory(controller.pid()));
+                row(
+                        "controller",
+                        "RSS " + what + " (" + SETTLE.toSeconds() + " s after)",
+                        launcher.memory(controller.pid()));
                 if (count > 0) {
-                    row("controller", "started with " + count + " Services waiting -> all assigned, as deployed (CPU shared)",
+                    row(
+                            "controller",
+                            "started with " + count + " Services waiting -> all assigned, as deployed (CPU shared)",
                             "%.1f s".formatted(seconds));
                 }
             } finally {
@@ -273,7 +330,8 @@ public final class DeployedRolesBenchmark {
             return "";
         }
         long kills = launcher.group.isPresent() ? launcher.group.get().oomKills() : 0;
-        return "; exit " + process.exitValue() + (kills > 0 ? ", killed by the OOM killer (" + kills + " in the group)" : "");
+        return "; exit " + process.exitValue()
+                + (kills > 0 ? ", killed by the OOM killer (" + kills + " in the group)" : "");
     }
 
     // ---- the speaker ----
@@ -288,16 +346,23 @@ public final class DeployedRolesBenchmark {
             row("speaker", "deployed figures", "not measured: " + missing.get());
             return;
         }
-        // The DaemonSet grants NET_RAW and SYS_NICE only, so its speaker answers ARP from the raw socket; as root here it
+        // The DaemonSet grants NET_RAW and SYS_NICE only, so its speaker answers ARP from the raw socket; as root here
+        // it
         // would load the XDP program.
         List<String> args = List.of("--no-arp-in-kernel");
         try (Launcher launcher = new Launcher("speaker");
                 Sandbox sandbox = Sandbox.start(work.resolve("sandbox"), 1, launcher.script, args)) {
             TestNode node = sandbox.network.nodes().getFirst();
-            row("speaker", "as deployed: the image's flags and AOT cache, " + conditions(launcher)
-                    + ", raw-socket ARP (the DaemonSet's capabilities); the JVM sees: memory limit / max heap", launcher.jvmView());
+            row(
+                    "speaker",
+                    "as deployed: the image's flags and AOT cache, " + conditions(launcher)
+                            + ", raw-socket ARP (the DaemonSet's capabilities); the JVM sees: memory limit / max heap",
+                    launcher.jvmView());
             Thread.sleep(SETTLE);
-            row("speaker", "RSS idle (" + SETTLE.toSeconds() + " s after ready)", launcher.memory(sandbox.speaker(node).pid()));
+            row(
+                    "speaker",
+                    "RSS idle (" + SETTLE.toSeconds() + " s after ready)",
+                    launcher.memory(sandbox.speaker(node).pid()));
             startToReady(sandbox, node, launcher, runs);
             announcing(sandbox, node, launcher, count);
         }
@@ -317,9 +382,15 @@ public final class DeployedRolesBenchmark {
         }
         launcher.write("-XX:AOTMode=on");
         restart(sandbox, node);
-        row("speaker", "start -> ready (/readyz 200), idle, with the AOT cache: median / max of " + runs + " (CPU shared, load "
-                + load() + ")", medianAndMax(millis.get(variants.get(0))));
-        row("speaker", "start -> ready, idle, without the AOT cache: median / max of " + runs, medianAndMax(millis.get(variants.get(1))));
+        row(
+                "speaker",
+                "start -> ready (/readyz 200), idle, with the AOT cache: median / max of " + runs
+                        + " (CPU shared, load " + load() + ")",
+                medianAndMax(millis.get(variants.get(0))));
+        row(
+                "speaker",
+                "start -> ready, idle, without the AOT cache: median / max of " + runs,
+                medianAndMax(millis.get(variants.get(1))));
     }
 
     /** Stops the speaker, starts it again, and returns the milliseconds from its start to /readyz answering 200. */
@@ -328,17 +399,22 @@ public final class DeployedRolesBenchmark {
         sandbox.setSpeakerPodReady(node, false);
         long start = System.nanoTime();
         sandbox.startSpeaker(node);
-        long ms = awaitReadyz(URI.create("http://" + node.ipv4().getHostAddress() + ":" + Sandbox.METRICS_PORT + "/readyz"),
-                sandbox.speaker(node).process(), start);
+        long ms = awaitReadyz(
+                URI.create("http://" + node.ipv4().getHostAddress() + ":" + Sandbox.METRICS_PORT + "/readyz"),
+                sandbox.speaker(node).process(),
+                start);
         sandbox.awaitSpeakerReadyAndMarkPod(node);
         return ms;
     }
 
     private void announcing(Sandbox sandbox, TestNode node, Launcher launcher, int count) throws Exception {
-        // a veth pair inside the node's namespace (no dummy driver everywhere): one end holds the subnet, both up for carrier
-        for (String[] command : List.of(new String[] {"ip", "link", "add", "lbbench0", "type", "veth", "peer", "name", "lbbench1"},
+        // a veth pair inside the node's namespace (no dummy driver everywhere): one end holds the subnet, both up for
+        // carrier
+        for (String[] command : List.of(
+                new String[] {"ip", "link", "add", "lbbench0", "type", "veth", "peer", "name", "lbbench1"},
                 new String[] {"ip", "address", "add", WIDE_SUBNET.replace(".0/", ".1/"), "dev", "lbbench0"},
-                new String[] {"ip", "link", "set", "lbbench1", "up"}, new String[] {"ip", "link", "set", "lbbench0", "up"})) {
+                new String[] {"ip", "link", "set", "lbbench1", "up"},
+                new String[] {"ip", "link", "set", "lbbench0", "up"})) {
             var result = sandbox.network.run(node.namespace(), Duration.ofSeconds(10), command);
             if (!result.ok()) {
                 throw new IllegalStateException(String.join(" ", command) + ": " + result.output());
@@ -352,8 +428,14 @@ public final class DeployedRolesBenchmark {
             int offset = t;
             creators[t] = Thread.ofVirtual().start(() -> {
                 for (int i = offset; i < count; i += creators.length) {
-                    sandbox.client.services().resource(new ServiceBuilder(ControllerBenchmark.service("bench-" + i))
-                            .editSpec().withSelector(Map.of("app", "bench")).endSpec().build()).create();
+                    sandbox.client
+                            .services()
+                            .resource(new ServiceBuilder(ControllerBenchmark.service("bench-" + i))
+                                    .editSpec()
+                                    .withSelector(Map.of("app", "bench"))
+                                    .endSpec()
+                                    .build())
+                            .create();
                 }
             });
         }
@@ -364,22 +446,36 @@ public final class DeployedRolesBenchmark {
         URI readyz = URI.create("http://" + node.ipv4().getHostAddress() + ":" + Sandbox.METRICS_PORT + "/readyz");
         Process speaker = sandbox.speaker(node).process();
         try {
-            Sandbox.poll("the speaker to say " + announcing, Duration.ofSeconds(600),
+            Sandbox.poll(
+                    "the speaker to say " + announcing,
+                    Duration.ofSeconds(600),
                     () -> get(readyz).map(r -> r.contains(announcing)).orElse(false) || !speaker.isAlive());
         } catch (IllegalStateException e) {
-            row("speaker", "RSS with " + count + " announced addresses", "not reached: " + get(readyz).orElse("no answer"));
+            row(
+                    "speaker",
+                    "RSS with " + count + " announced addresses",
+                    "not reached: " + get(readyz).orElse("no answer"));
             return;
         }
         if (!speaker.isAlive()) {
-            row("speaker", "RSS with " + count + " announced addresses", "the speaker exited" + died(launcher, speaker));
+            row(
+                    "speaker",
+                    "RSS with " + count + " announced addresses",
+                    "the speaker exited" + died(launcher, speaker));
             return;
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         Thread.sleep(SETTLE);
-        row("speaker", "RSS with " + count + " announced addresses (Services with EndpointSlices; " + SETTLE.toSeconds()
-                + " s after)", launcher.memory(speaker.pid()));
-        row("speaker", count + " Services created -> all announced by the speaker (controller and API server on the same"
-                + " CPUs)", "%.1f s".formatted(seconds));
+        row(
+                "speaker",
+                "RSS with " + count + " announced addresses (Services with EndpointSlices; " + SETTLE.toSeconds()
+                        + " s after)",
+                launcher.memory(speaker.pid()));
+        row(
+                "speaker",
+                count + " Services created -> all announced by the speaker (controller and API server on the same"
+                        + " CPUs)",
+                "%.1f s".formatted(seconds));
     }
 
     // ---- helpers ----
@@ -393,7 +489,8 @@ public final class DeployedRolesBenchmark {
                 return (System.nanoTime() - since) / 1_000_000;
             }
             if (!process.isAlive()) {
-                throw new IllegalStateException(uri + ": the process exited (" + process.exitValue() + ") before it was ready");
+                throw new IllegalStateException(
+                        uri + ": the process exited (" + process.exitValue() + ") before it was ready");
             }
             try {
                 Thread.sleep(10);
@@ -407,7 +504,8 @@ public final class DeployedRolesBenchmark {
 
     private Optional<String> get(URI uri) {
         try {
-            HttpResponse<String> response = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(2)).build(),
+            HttpResponse<String> response = http.send(
+                    HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(2)).build(),
                     HttpResponse.BodyHandlers.ofString());
             return Optional.of(response.statusCode() + " " + response.body());
         } catch (IOException e) {

@@ -34,12 +34,18 @@ public final class HaControllerBenchmark {
         try {
             takeover(quick ? 3 : 10, logs.resolve("takeover"));
         } catch (RuntimeException e) {
-            System.out.printf("| controller HA | leader killed -9 -> next assignment by the standby | failed: %s |%n", oneLine(e));
+            System.out.printf(
+                    "| controller HA | leader killed -9 -> next assignment by the standby | failed: %s |%n",
+                    oneLine(e));
         }
         try {
-            createsWhileKilling(quick ? 300 : 1_000, quick ? Duration.ofSeconds(10) : Duration.ofSeconds(30), logs.resolve("creates"));
+            createsWhileKilling(
+                    quick ? 300 : 1_000,
+                    quick ? Duration.ofSeconds(10) : Duration.ofSeconds(30),
+                    logs.resolve("creates"));
         } catch (RuntimeException e) {
-            System.out.printf("| controller HA | concurrent creates, leader killed -9 every 10 s | failed: %s |%n", oneLine(e));
+            System.out.printf(
+                    "| controller HA | concurrent creates, leader killed -9 every 10 s | failed: %s |%n", oneLine(e));
         }
     }
 
@@ -62,23 +68,35 @@ public final class HaControllerBenchmark {
      * time from the kill to that Service's address in status. The killed replica then starts again as a standby.
      */
     static void takeover(int kills, Path logs) throws Exception {
-        try (ControllerReplicas cluster = twoReplicas(logs); AddressLedger ledger = AddressLedger.watch(cluster.client)) {
+        try (ControllerReplicas cluster = twoReplicas(logs);
+                AddressLedger ledger = AddressLedger.watch(cluster.client)) {
             List<Long> millis = new ArrayList<>();
             for (int kill = 0; kill < kills; kill++) {
                 ControllerReplica leader = cluster.awaitLeader(PATIENCE, _ -> true);
-                Sandbox.poll("the standby to be ready", PATIENCE, () -> cluster.replicas().stream().filter(r -> r != leader)
-                        .allMatch(r -> r.readyz().filter(a -> a.status() == 200).isPresent()));
+                Sandbox.poll(
+                        "the standby to be ready",
+                        PATIENCE,
+                        () -> cluster.replicas().stream()
+                                .filter(r -> r != leader)
+                                .allMatch(r -> r.readyz()
+                                        .filter(a -> a.status() == 200)
+                                        .isPresent()));
                 String name = "after-kill-" + kill;
                 long start = System.nanoTime();
                 leader.kill();
                 cluster.createService(name);
-                Sandbox.poll(name + " to get an address", PATIENCE,
-                        () -> !ledger.addresses().getOrDefault("default/" + name, List.of()).isEmpty());
+                Sandbox.poll(
+                        name + " to get an address",
+                        PATIENCE,
+                        () -> !ledger.addresses()
+                                .getOrDefault("default/" + name, List.of())
+                                .isEmpty());
                 millis.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
                 leader.start();
             }
             Collections.sort(millis);
-            System.out.printf("| controller HA | leader killed -9 -> next assignment by the standby, p50 / max of %d | %.1f s / %.1f s |%n",
+            System.out.printf(
+                    "| controller HA | leader killed -9 -> next assignment by the standby, p50 / max of %d | %.1f s / %.1f s |%n",
                     kills, millis.get(millis.size() / 2) / 1000.0, millis.getLast() / 1000.0);
         }
     }
@@ -88,10 +106,12 @@ public final class HaControllerBenchmark {
      * every 10 s (and started again once the standby leads) until every Service shows an address.
      */
     static void createsWhileKilling(int count, Duration spread, Path logs) throws Exception {
-        try (ControllerReplicas cluster = twoReplicas(logs); AddressLedger ledger = AddressLedger.watch(cluster.client);
+        try (ControllerReplicas cluster = twoReplicas(logs);
+                AddressLedger ledger = AddressLedger.watch(cluster.client);
                 ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor()) {
             cluster.awaitLeader(PATIENCE, _ -> true);
-            List<String> names = IntStream.range(0, count).mapToObj(i -> "svc-" + i).toList();
+            List<String> names =
+                    IntStream.range(0, count).mapToObj(i -> "svc-" + i).toList();
             Duration gap = spread.multipliedBy(CREATORS).dividedBy(count);
             long start = System.nanoTime();
             Future<?> creating = executor.submit(() -> {
@@ -103,7 +123,8 @@ public final class HaControllerBenchmark {
             int kills = 0;
             while (!(creating.isDone() && ledger.awaitAllAssigned(count, Duration.ZERO))) {
                 if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("not all assigned within 10 min: " + ledger.unassigned().size() + " without an address");
+                    throw new IllegalStateException("not all assigned within 10 min: "
+                            + ledger.unassigned().size() + " without an address");
                 }
                 if (System.nanoTime() >= nextKill) {
                     ControllerReplica leader = cluster.awaitLeader(PATIENCE, _ -> true);
@@ -117,9 +138,16 @@ public final class HaControllerBenchmark {
             }
             creating.get(); // a failed create fails the figure
             double seconds = (System.nanoTime() - start) / 1e9;
-            System.out.printf("| controller HA | %d concurrent creates over %d s, leader killed -9 every 10 s (%d kills): duplicates / changed"
-                    + " addresses | %d / %d |%n", count, spread.toSeconds(), kills, ledger.duplicates().size(), ledger.changes().size());
-            System.out.printf("| controller HA | %d concurrent creates, leader killed -9 every 10 s: first create -> all assigned | %.1f s |%n",
+            System.out.printf(
+                    "| controller HA | %d concurrent creates over %d s, leader killed -9 every 10 s (%d kills): duplicates / changed"
+                            + " addresses | %d / %d |%n",
+                    count,
+                    spread.toSeconds(),
+                    kills,
+                    ledger.duplicates().size(),
+                    ledger.changes().size());
+            System.out.printf(
+                    "| controller HA | %d concurrent creates, leader killed -9 every 10 s: first create -> all assigned | %.1f s |%n",
                     count, seconds);
         }
     }

@@ -23,7 +23,8 @@ import java.util.regex.Pattern;
  * Prints markdown table rows. Usage: {@code L2Benchmark [--quick | --latency]} (--latency: only the latency rows).
  */
 public final class L2Benchmark {
-    private static final Pattern LATENCY = Pattern.compile("(kernel|speaker) answered (\\d+) of (\\d+) p50 ([\\d.]+) p99 ([\\d.]+)");
+    private static final Pattern LATENCY =
+            Pattern.compile("(kernel|speaker) answered (\\d+) of (\\d+) p50 ([\\d.]+) p99 ([\\d.]+)");
     private static final Pattern ADDED = Pattern.compile("added pairs (\\d+) p50 (-?[\\d.]+)");
     private static final Pattern LOAD = Pattern.compile("sent (\\d+) answered (\\d+) seconds ([\\d.]+)");
     private static final int[] RATES = {20_000, 40_000, 60_000, 70_000, 80_000, 100_000};
@@ -72,7 +73,9 @@ public final class L2Benchmark {
     }
 
     private CommandResult client(Duration timeout, String... args) {
-        CommandResult result = network.run(network.client().namespace(), timeout,
+        CommandResult result = network.run(
+                network.client().namespace(),
+                timeout,
                 L2ClientProbe.command(args).toArray(String[]::new));
         if (!result.ok()) {
             throw new IllegalStateException("client probe failed: " + result.output());
@@ -85,12 +88,22 @@ public final class L2Benchmark {
         String iface = network.client().interfaceName();
         String ours = network.client().ipv4().getHostAddress();
         String kernelIp = leader.ipv4().getHostAddress();
-        client(Duration.ofMinutes(2), "latency", iface, ours, kernelIp, vip, String.valueOf(Math.max(100, count / 2))); // warm-up
-        String out = client(Duration.ofMinutes(5), "latency", iface, ours, kernelIp, vip, String.valueOf(count)).stdout();
+        client(
+                Duration.ofMinutes(2),
+                "latency",
+                iface,
+                ours,
+                kernelIp,
+                vip,
+                String.valueOf(Math.max(100, count / 2))); // warm-up
+        String out = client(Duration.ofMinutes(5), "latency", iface, ours, kernelIp, vip, String.valueOf(count))
+                .stdout();
         double[] kernel = null;
         double[] speaker = null;
         for (Matcher m = LATENCY.matcher(out); m.find(); ) {
-            double[] figures = {Double.parseDouble(m.group(4)), Double.parseDouble(m.group(5)), Integer.parseInt(m.group(2))};
+            double[] figures = {
+                Double.parseDouble(m.group(4)), Double.parseDouble(m.group(5)), Integer.parseInt(m.group(2))
+            };
             if (m.group(1).equals("kernel")) {
                 kernel = figures;
             } else {
@@ -100,23 +113,37 @@ public final class L2Benchmark {
         if (kernel == null || speaker == null) {
             throw new IllegalStateException("unexpected latency output: " + out);
         }
-        row("kernel", "ARP reply latency p50 / p99, node's own IP (" + (int) kernel[2] + " of " + count + " answered)",
+        row(
+                "kernel",
+                "ARP reply latency p50 / p99, node's own IP (" + (int) kernel[2] + " of " + count + " answered)",
                 micros(kernel[0]) + " / " + micros(kernel[1]));
-        row("speaker", "ARP reply latency p50 / p99, the Service IP, same run (" + (int) speaker[2] + " of " + count + " answered)",
+        row(
+                "speaker",
+                "ARP reply latency p50 / p99, the Service IP, same run (" + (int) speaker[2] + " of " + count
+                        + " answered)",
                 micros(speaker[0]) + " / " + micros(speaker[1]));
-        row("speaker", "ARP reply latency p50, speaker / kernel (target ≤ 1.3x)",
+        row(
+                "speaker",
+                "ARP reply latency p50, speaker / kernel (target ≤ 1.3x)",
                 String.format(Locale.ROOT, "%.2fx (p99 %.2fx)", speaker[0] / kernel[0], speaker[1] / kernel[1]));
         // the kernel's own figure moves a lot between runs, which moves the ratio; the time added per pair does not
         Matcher added = ADDED.matcher(out);
         if (added.find()) {
-            row("speaker", "ARP reply latency the speaker adds over the kernel, p50 of the differences within each pair of"
-                    + " requests (" + added.group(1) + " pairs)", micros(Double.parseDouble(added.group(2))));
+            row(
+                    "speaker",
+                    "ARP reply latency the speaker adds over the kernel, p50 of the differences within each pair of"
+                            + " requests (" + added.group(1) + " pairs)",
+                    micros(Double.parseDouble(added.group(2))));
         }
     }
 
     private void throughput() {
         TestNode leader = leader();
-        throughput("kernel", leader.ipv4().getHostAddress(), leader.mac(), "for the node's own IP, unicast to its MAC (reference)");
+        throughput(
+                "kernel",
+                leader.ipv4().getHostAddress(),
+                leader.mac(),
+                "for the node's own IP, unicast to its MAC (reference)");
         throughput("speaker", vip, leader.mac(), "unicast to the leader's MAC, as neighbor refreshes are");
         throughput("speaker", vip, "ff:ff:ff:ff:ff:ff", "broadcast, so every node's kernel also gets each request");
     }
@@ -127,8 +154,16 @@ public final class L2Benchmark {
         int bestLossless = 0;
         List<String> detail = new ArrayList<>();
         for (int rate : RATES) {
-            String out = client(Duration.ofMinutes(1), "load", iface, ours, target, destination, String.valueOf(rate),
-                    String.valueOf(rate)).stdout();
+            String out = client(
+                            Duration.ofMinutes(1),
+                            "load",
+                            iface,
+                            ours,
+                            target,
+                            destination,
+                            String.valueOf(rate),
+                            String.valueOf(rate))
+                    .stdout();
             Matcher m = LOAD.matcher(out);
             if (!m.find()) {
                 throw new IllegalStateException("unexpected load output: " + out);
@@ -142,8 +177,15 @@ public final class L2Benchmark {
                 bestLossless = Math.max(bestLossless, (int) Math.min(rate, Math.round(sent / seconds)));
             }
         }
-        row(component, "ARP replies per second without loss, requests " + how + (component.equals("speaker") ? " (target ≥ 80,000)" : ""),
-                String.format(Locale.ROOT, "%,d (asked rate: answered of sent: %s)", bestLossless, String.join("; ", detail)));
+        row(
+                component,
+                "ARP replies per second without loss, requests " + how
+                        + (component.equals("speaker") ? " (target ≥ 80,000)" : ""),
+                String.format(
+                        Locale.ROOT,
+                        "%,d (asked rate: answered of sent: %s)",
+                        bestLossless,
+                        String.join("; ", detail)));
     }
 
     private void failover(int rounds) throws IOException {
@@ -153,17 +195,24 @@ public final class L2Benchmark {
             graceful.add(handover(false));
             crash.add(handover(true));
         }
-        row("speaker", "graceful handover: SIGTERM to the leader's speaker → first curl answered by the new node"
-                + " (target ≤ 300 ms), median / max of " + rounds, millis(graceful));
-        row("speaker", "crash takeover: leader's speaker killed, its Pod marked not ready → first curl answered by the new"
-                + " node (target ≤ 1 s), median / max of " + rounds, millis(crash));
+        row(
+                "speaker",
+                "graceful handover: SIGTERM to the leader's speaker → first curl answered by the new node"
+                        + " (target ≤ 300 ms), median / max of " + rounds,
+                millis(graceful));
+        row(
+                "speaker",
+                "crash takeover: leader's speaker killed, its Pod marked not ready → first curl answered by the new"
+                        + " node (target ≤ 1 s), median / max of " + rounds,
+                millis(crash));
     }
 
     /** Microseconds from the failure to the client's first answer from another node. */
     private long handover(boolean crash) throws IOException {
         TestNode leader = leader();
         Path log = Files.createTempFile(sandbox.logs, "http-watch", ".log");
-        NamespacedProcess watch = network.start(network.client().namespace(), L2ClientProbe.command("http", vip, "5", "6000"), log);
+        NamespacedProcess watch =
+                network.start(network.client().namespace(), L2ClientProbe.command("http", vip, "5", "6000"), log);
         watch.awaitLogLine(Pattern.compile("^\\d+ node-"), Duration.ofSeconds(20));
         long t0;
         if (crash) {
@@ -179,8 +228,11 @@ public final class L2Benchmark {
         long taken = -1;
         for (String line : watch.log().split("\n")) {
             String[] parts = line.strip().split(" ", 2);
-            if (parts.length == 2 && parts[0].matches("\\d+") && Long.parseLong(parts[0]) > t0
-                    && parts[1].startsWith("node-") && !parts[1].equals(leader.name())) {
+            if (parts.length == 2
+                    && parts[0].matches("\\d+")
+                    && Long.parseLong(parts[0]) > t0
+                    && parts[1].startsWith("node-")
+                    && !parts[1].equals(leader.name())) {
                 taken = Long.parseLong(parts[0]) - t0;
                 break;
             }
@@ -193,12 +245,15 @@ public final class L2Benchmark {
     }
 
     private static String micros(double us) {
-        return us >= 1000 ? String.format(Locale.ROOT, "%.2f ms", us / 1000) : String.format(Locale.ROOT, "%.0f µs", us);
+        return us >= 1000
+                ? String.format(Locale.ROOT, "%.2f ms", us / 1000)
+                : String.format(Locale.ROOT, "%.0f µs", us);
     }
 
     private static String millis(List<Long> micros) {
         List<Long> sorted = micros.stream().sorted().toList();
-        return String.format(Locale.ROOT, "%.0f ms / %.0f ms", sorted.get(sorted.size() / 2) / 1000.0, sorted.getLast() / 1000.0);
+        return String.format(
+                Locale.ROOT, "%.0f ms / %.0f ms", sorted.get(sorted.size() / 2) / 1000.0, sorted.getLast() / 1000.0);
     }
 
     private static void row(String component, String figure, String value) {

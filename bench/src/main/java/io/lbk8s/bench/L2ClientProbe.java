@@ -36,8 +36,12 @@ public final class L2ClientProbe {
 
     /** The command that runs this probe with {@code args} in a JVM of its own (inside a namespace, say). */
     static List<String> command(String... args) {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED",
+                "-XX:+UseSerialGC",
+                "-cp",
+                System.getProperty("java.class.path"),
                 L2ClientProbe.class.getName()));
         command.addAll(Arrays.asList(args));
         return command;
@@ -46,10 +50,20 @@ public final class L2ClientProbe {
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
             case "latency" -> latency(args[1], ip(args[2]), ip(args[3]), ip(args[4]), Integer.parseInt(args[5]));
-            case "load" -> load(args[1], ip(args[2]), ip(args[3]), MacAddress.parse(args[4]), Integer.parseInt(args[5]),
-                    Integer.parseInt(args[6]));
-            case "http" -> http(InetAddress.getByName(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]),
-                    args.length > 4 ? Integer.parseInt(args[4]) : 50);
+            case "load" ->
+                load(
+                        args[1],
+                        ip(args[2]),
+                        ip(args[3]),
+                        MacAddress.parse(args[4]),
+                        Integer.parseInt(args[5]),
+                        Integer.parseInt(args[6]));
+            case "http" ->
+                http(
+                        InetAddress.getByName(args[1]),
+                        Integer.parseInt(args[2]),
+                        Integer.parseInt(args[3]),
+                        args.length > 4 ? Integer.parseInt(args[4]) : 50);
             default -> throw new IllegalArgumentException("unknown mode " + args[0]);
         }
     }
@@ -63,7 +77,8 @@ public final class L2ClientProbe {
     }
 
     /** Kernel and speaker measured in the same run, request by request alternately, so both see the same machine. */
-    private static void latency(String iface, IpAddress ourIp, IpAddress kernelIp, IpAddress vip, int count) throws IOException {
+    private static void latency(String iface, IpAddress ourIp, IpAddress kernelIp, IpAddress vip, int count)
+            throws IOException {
         long[] kernel = new long[count];
         long[] speaker = new long[count];
         long[] added = new long[count]; // speaker minus kernel within one pair of requests, where both were answered
@@ -102,15 +117,25 @@ public final class L2ClientProbe {
         if (answered == 0) {
             return "answered 0 of " + count;
         }
-        return String.format(Locale.ROOT, "answered %d of %d p50 %.1f p99 %.1f", answered, count,
-                sorted[answered / 2] / 1000.0, sorted[Math.min(answered - 1, (int) (answered * 0.99))] / 1000.0);
+        return String.format(
+                Locale.ROOT,
+                "answered %d of %d p50 %.1f p99 %.1f",
+                answered,
+                count,
+                sorted[answered / 2] / 1000.0,
+                sorted[Math.min(answered - 1, (int) (answered * 0.99))] / 1000.0);
     }
 
-    private static void load(String iface, IpAddress ourIp, IpAddress vip, MacAddress destination, int count, int perSecond)
+    private static void load(
+            String iface, IpAddress ourIp, IpAddress vip, MacAddress destination, int count, int perSecond)
             throws IOException {
         try (ArpProbe probe = ArpProbe.open(link(iface), ourIp)) {
             ArpProbe.LoadResult result = probe.load(vip, destination, count, perSecond, Duration.ofSeconds(1));
-            System.out.printf(Locale.ROOT, "sent %d answered %d seconds %.3f%n", result.sent(), result.answered(),
+            System.out.printf(
+                    Locale.ROOT,
+                    "sent %d answered %d seconds %.3f%n",
+                    result.sent(),
+                    result.answered(),
                     result.elapsed().toNanos() / 1e9);
         }
     }
@@ -139,7 +164,8 @@ public final class L2ClientProbe {
                 body = "-";
             }
             Instant now = Instant.now();
-            System.out.println((now.getEpochSecond() * 1_000_000L + now.getNano() / 1000) + " " + (body.isEmpty() ? "-" : body));
+            System.out.println(
+                    (now.getEpochSecond() * 1_000_000L + now.getNano() / 1000) + " " + (body.isEmpty() ? "-" : body));
             long sleep = intervalMillis * 1_000_000L - (System.nanoTime() - started);
             if (sleep > 0) {
                 LockSupport.parkNanos(sleep);

@@ -63,20 +63,35 @@ record MemoryGroup(Path dir, String version, long limitBytes) implements AutoClo
                 continue;
             }
             String type = fields[dash + 1];
-            String options = String.join(",", List.of(fields[dash + 3].split(",")).stream()
-                    .filter(o -> !o.equals("rw") && !o.equals("ro")).toList());
+            String options = String.join(
+                    ",",
+                    List.of(fields[dash + 3].split(",")).stream()
+                            .filter(o -> !o.equals("rw") && !o.equals("ro"))
+                            .toList());
             switch (type) {
-                case "tmpfs" -> mounts.append("  mount -t tmpfs -o mode=755 tmpfs ").append(mountPoint).append(" &&\n");
-                case "cgroup" -> mounts.append("  mkdir -p ").append(mountPoint).append(" && mount -t cgroup -o ")
-                        .append(options.startsWith("name=") ? "none," + options : options).append(" cgroup ")
-                        .append(mountPoint).append(" &&\n");
-                case "cgroup2" -> mounts.append("  mkdir -p ").append(mountPoint).append(" && mount -t cgroup2 none ")
-                        .append(mountPoint).append(" &&\n");
-                default -> { }
+                case "tmpfs" ->
+                    mounts.append("  mount -t tmpfs -o mode=755 tmpfs ")
+                            .append(mountPoint)
+                            .append(" &&\n");
+                case "cgroup" ->
+                    mounts.append("  mkdir -p ")
+                            .append(mountPoint)
+                            .append(" && mount -t cgroup -o ")
+                            .append(options.startsWith("name=") ? "none," + options : options)
+                            .append(" cgroup ")
+                            .append(mountPoint)
+                            .append(" &&\n");
+                case "cgroup2" ->
+                    mounts.append("  mkdir -p ")
+                            .append(mountPoint)
+                            .append(" && mount -t cgroup2 none ")
+                            .append(mountPoint)
+                            .append(" &&\n");
+                default -> {}
             }
         }
-        return "if [ ! -e '" + procs() + "' ]; then\n" + mounts + "  true || exit 125\nfi\n"
-                + "echo $$ > '" + procs() + "' || exit 125\n";
+        return "if [ ! -e '" + procs() + "' ]; then\n" + mounts + "  true || exit 125\nfi\n" + "echo $$ > '" + procs()
+                + "' || exit 125\n";
     }
 
     /** The group's charged memory now (what the limit is compared with: RSS plus page cache and kernel memory). */
@@ -90,8 +105,11 @@ record MemoryGroup(Path dir, String version, long limitBytes) implements AutoClo
         if (!Files.exists(dir.resolve(file))) {
             return 0;
         }
-        return Files.readAllLines(dir.resolve(file)).stream().filter(l -> l.startsWith("oom_kill "))
-                .mapToLong(l -> Long.parseLong(l.substring("oom_kill ".length()).strip())).findFirst().orElse(0);
+        return Files.readAllLines(dir.resolve(file)).stream()
+                .filter(l -> l.startsWith("oom_kill "))
+                .mapToLong(l -> Long.parseLong(l.substring("oom_kill ".length()).strip()))
+                .findFirst()
+                .orElse(0);
     }
 
     private long read(String file) throws IOException {

@@ -70,7 +70,8 @@ public final class NodeFailureBenchmark {
         boolean measured = false;
         try {
             try (Sandbox sandbox = Sandbox.start(logs.resolve("three"), 3, List.of("--rejoin-hold", "0"))) {
-                NodeFailureBenchmark bench = new NodeFailureBenchmark(sandbox, sandbox.createLoadBalancer("bench").getHostAddress());
+                NodeFailureBenchmark bench = new NodeFailureBenchmark(
+                        sandbox, sandbox.createLoadBalancer("bench").getHostAddress());
                 bench.deaths(trials);
                 bench.steadyState();
                 bench.traffic();
@@ -101,8 +102,16 @@ public final class NodeFailureBenchmark {
     private void deaths(int trials) throws IOException {
         Path capture = sandbox.logs.resolve("arp-capture.log");
         try (ArpWatch watch = ArpWatch.start(network, capture)) {
-            NamespacedProcess asker = network.start(network.client().namespace(), L2ClientProbe.command("load", network.client().interfaceName(),
-                    network.client().ipv4().getHostAddress(), vip, "ff:ff:ff:ff:ff:ff", String.valueOf(20 * 3600), "20"),
+            NamespacedProcess asker = network.start(
+                    network.client().namespace(),
+                    L2ClientProbe.command(
+                            "load",
+                            network.client().interfaceName(),
+                            network.client().ipv4().getHostAddress(),
+                            vip,
+                            "ff:ff:ff:ff:ff:ff",
+                            String.valueOf(20 * 3600),
+                            "20"),
                     sandbox.logs.resolve("arp-asker.log"));
             try {
                 for (Death death : Death.values()) {
@@ -110,17 +119,23 @@ public final class NodeFailureBenchmark {
                     for (int i = 0; i < trials; i++) {
                         micros.add(trial(death));
                     }
-                    row("failure detector", death.text + " → the client's first answer from another node, p50 / p99 / max of "
-                            + trials + " (targets p50 ≤ 400 ms, p99 ≤ 800 ms)", percentiles(micros));
+                    row(
+                            "failure detector",
+                            death.text + " → the client's first answer from another node, p50 / p99 / max of " + trials
+                                    + " (targets p50 ≤ 400 ms, p99 ≤ 800 ms)",
+                            percentiles(micros));
                 }
             } finally {
                 asker.stop(Duration.ofSeconds(1));
             }
             List<ArpWatch.Answer> answers = watch.answers(Sandbox.address(vip));
             List<ArpWatch.Overlap> overlaps = ArpWatch.overlaps(answers, TWO_MACS);
-            row("failure detector", "windows of 100 ms in which two MACs answered ARP for the address, across all "
-                    + 3 * trials + " failovers and the returns after them (target 0)", overlaps.size() + " in " + answers.size()
-                    + " answers captured on the client" + (overlaps.isEmpty() ? "" : ": " + overlaps.getFirst()));
+            row(
+                    "failure detector",
+                    "windows of 100 ms in which two MACs answered ARP for the address, across all " + 3 * trials
+                            + " failovers and the returns after them (target 0)",
+                    overlaps.size() + " in " + answers.size() + " answers captured on the client"
+                            + (overlaps.isEmpty() ? "" : ": " + overlaps.getFirst()));
         }
     }
 
@@ -129,7 +144,8 @@ public final class NodeFailureBenchmark {
         awaitSteady();
         TestNode leader = leader();
         Path log = Files.createTempFile(sandbox.logs, "http-watch", ".log");
-        NamespacedProcess watch = network.start(network.client().namespace(), L2ClientProbe.command("http", vip, "2", "4000", "20"), log);
+        NamespacedProcess watch =
+                network.start(network.client().namespace(), L2ClientProbe.command("http", vip, "2", "4000", "20"), log);
         watch.awaitLogLine(Pattern.compile("^\\d+ node-"), Duration.ofSeconds(20));
         long t0 = Sandbox.nowMicros();
         switch (death) {
@@ -144,8 +160,11 @@ public final class NodeFailureBenchmark {
         long taken = -1;
         for (String line : watch.log().split("\n")) {
             String[] parts = line.strip().split(" ", 2);
-            if (parts.length == 2 && parts[0].matches("\\d+") && Long.parseLong(parts[0]) > t0
-                    && parts[1].startsWith("node-") && !parts[1].equals(leader.name())) {
+            if (parts.length == 2
+                    && parts[0].matches("\\d+")
+                    && Long.parseLong(parts[0]) > t0
+                    && parts[1].startsWith("node-")
+                    && !parts[1].equals(leader.name())) {
                 taken = Long.parseLong(parts[0]) - t0;
                 break;
             }
@@ -156,7 +175,8 @@ public final class NodeFailureBenchmark {
             sandbox.restartSpeaker(leader);
         }
         if (taken < 0) {
-            throw new IllegalStateException("no other node answered within the watch window (" + death + "); log " + log);
+            throw new IllegalStateException(
+                    "no other node answered within the watch window (" + death + "); log " + log);
         }
         return taken;
     }
@@ -168,7 +188,10 @@ public final class NodeFailureBenchmark {
         Thread.sleep(5_000); // the return of the last trial's node settles (ServiceL2Status, Events)
         long before = sandbox.apiWrites();
         Thread.sleep(60_000);
-        row("speakers", "API writes in 60 s of steady state, 3 nodes (target 0)", String.valueOf(sandbox.apiWrites() - before));
+        row(
+                "speakers",
+                "API writes in 60 s of steady state, 3 nodes (target 0)",
+                String.valueOf(sandbox.apiWrites() - before));
     }
 
     private void traffic() throws InterruptedException {
@@ -181,23 +204,41 @@ public final class NodeFailureBenchmark {
         double bytes = (sum("lbk8s_peers_bytes_sent_total") - before[0]) / seconds / nodes;
         double messages = (sum("lbk8s_peers_messages_sent_total") - before[1]) / seconds / nodes;
         // on the wire each datagram also carries 42 bytes of Ethernet, IPv4 and UDP headers
-        row("failure detector", "traffic sent per node, " + nodes + " nodes (heartbeats every 50 ms to each peer)",
-                String.format(Locale.ROOT, "%.0f datagrams/s, %.1f KB/s of UDP payload (%.1f KB/s on the wire)", messages,
-                        bytes / 1000, (bytes + 42 * messages) / 1000));
+        row(
+                "failure detector",
+                "traffic sent per node, " + nodes + " nodes (heartbeats every 50 ms to each peer)",
+                String.format(
+                        Locale.ROOT,
+                        "%.0f datagrams/s, %.1f KB/s of UDP payload (%.1f KB/s on the wire)",
+                        messages,
+                        bytes / 1000,
+                        (bytes + 42 * messages) / 1000));
     }
 
     private void underLoad(Duration duration) throws IOException, InterruptedException {
-        if (Stream.of("/usr/bin/stress-ng", "/usr/local/bin/stress-ng").noneMatch(p -> Files.isExecutable(Path.of(p)))) {
-            row("failure detector", "false takeovers with the CPU oversubscribed", "not measured: needs stress-ng (apt-get install stress-ng)");
+        if (Stream.of("/usr/bin/stress-ng", "/usr/local/bin/stress-ng")
+                .noneMatch(p -> Files.isExecutable(Path.of(p)))) {
+            row(
+                    "failure detector",
+                    "false takeovers with the CPU oversubscribed",
+                    "not measured: needs stress-ng (apt-get install stress-ng)");
             return;
         }
         awaitSteady();
-        String[] counters = {"lbk8s_peers_failures_total", "lbk8s_speaker_takeovers_total", "lbk8s_peers_suspicions_total",
-                "lbk8s_peers_stalls_total", "lbk8s_speaker_takeovers_deferred_total"};
+        String[] counters = {
+            "lbk8s_peers_failures_total",
+            "lbk8s_speaker_takeovers_total",
+            "lbk8s_peers_suspicions_total",
+            "lbk8s_peers_stalls_total",
+            "lbk8s_speaker_takeovers_deferred_total"
+        };
         double[] before = Arrays.stream(counters).mapToDouble(this::sum).toArray();
         int cpus = Runtime.getRuntime().availableProcessors();
-        Process stress = new ProcessBuilder("stress-ng", "--cpu", String.valueOf(2 * cpus), "--timeout", duration.toSeconds() + "s")
-                .redirectErrorStream(true).redirectOutput(sandbox.logs.resolve("stress-ng.log").toFile()).start();
+        Process stress = new ProcessBuilder(
+                        "stress-ng", "--cpu", String.valueOf(2 * cpus), "--timeout", duration.toSeconds() + "s")
+                .redirectErrorStream(true)
+                .redirectOutput(sandbox.logs.resolve("stress-ng.log").toFile())
+                .start();
         try {
             stress.waitFor();
         } finally {
@@ -205,11 +246,25 @@ public final class NodeFailureBenchmark {
         }
         double[] after = Arrays.stream(counters).mapToDouble(this::sum).toArray();
         double lateness = max("lbk8s_peers_wake_lateness_seconds_max");
-        row("failure detector", String.format(Locale.ROOT, "false takeovers in %d min with the CPU oversubscribed (stress-ng --cpu %d"
-                        + " on %d CPUs, 200 %% over), 3 nodes (target 0)", duration.toMinutes(), 2 * cpus, cpus),
-                String.format(Locale.ROOT, "%.0f takeovers, %.0f peers declared dead, %.0f suspicions (silent > 125 ms), %.0f stalls,"
-                                + " %.0f deferrals; detector's latest wake-up up to %.0f ms late", after[1] - before[1], after[0] - before[0],
-                        after[2] - before[2], after[3] - before[3], after[4] - before[4], lateness * 1000));
+        row(
+                "failure detector",
+                String.format(
+                        Locale.ROOT,
+                        "false takeovers in %d min with the CPU oversubscribed (stress-ng --cpu %d"
+                                + " on %d CPUs, 200 %% over), 3 nodes (target 0)",
+                        duration.toMinutes(),
+                        2 * cpus,
+                        cpus),
+                String.format(
+                        Locale.ROOT,
+                        "%.0f takeovers, %.0f peers declared dead, %.0f suspicions (silent > 125 ms), %.0f stalls,"
+                                + " %.0f deferrals; detector's latest wake-up up to %.0f ms late",
+                        after[1] - before[1],
+                        after[0] - before[0],
+                        after[2] - before[2],
+                        after[3] - before[3],
+                        after[4] - before[4],
+                        lateness * 1000));
     }
 
     // ---- what the sandbox shows ----
@@ -225,15 +280,24 @@ public final class NodeFailureBenchmark {
 
     /** The sum of a metric's series over every node. */
     private double sum(String name) {
-        return network.nodes().stream().mapToDouble(n -> values(n, name).stream().mapToDouble(Double::doubleValue).sum()).sum();
+        return network.nodes().stream()
+                .mapToDouble(n -> values(n, name).stream()
+                        .mapToDouble(Double::doubleValue)
+                        .sum())
+                .sum();
     }
 
     private double max(String name) {
-        return network.nodes().stream().flatMap(n -> values(n, name).stream()).mapToDouble(Double::doubleValue).max().orElse(0);
+        return network.nodes().stream()
+                .flatMap(n -> values(n, name).stream())
+                .mapToDouble(Double::doubleValue)
+                .max()
+                .orElse(0);
     }
 
     private List<Double> values(TestNode node, String name) {
-        String text = sandbox.metrics(node).orElseThrow(() -> new IllegalStateException("no metrics from " + node.name()));
+        String text =
+                sandbox.metrics(node).orElseThrow(() -> new IllegalStateException("no metrics from " + node.name()));
         List<Double> values = new ArrayList<>();
         for (String line : text.lines().toList()) {
             Matcher m = METRIC.matcher(line);
@@ -248,7 +312,8 @@ public final class NodeFailureBenchmark {
         List<Long> sorted = micros.stream().sorted().toList();
         long p50 = sorted.get((sorted.size() - 1) / 2);
         long p99 = sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(sorted.size() * 0.99) - 1));
-        return String.format(Locale.ROOT, "%.0f ms / %.0f ms / %.0f ms", p50 / 1000.0, p99 / 1000.0, sorted.getLast() / 1000.0);
+        return String.format(
+                Locale.ROOT, "%.0f ms / %.0f ms / %.0f ms", p50 / 1000.0, p99 / 1000.0, sorted.getLast() / 1000.0);
     }
 
     private static void row(String component, String figure, String value) {

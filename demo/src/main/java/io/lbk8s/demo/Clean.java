@@ -21,10 +21,12 @@ final class Clean {
         System.out.println("removed " + networks + " sandbox network(s) whose demo or test had died");
         Path temp = Path.of(System.getProperty("java.io.tmpdir"));
         try (Stream<Path> dirs = Files.list(temp)) {
-            for (Path dir : dirs.filter(d -> d.getFileName().toString().startsWith(DemoMain.TEMP_PREFIX)).toList()) {
+            for (Path dir : dirs.filter(d -> d.getFileName().toString().startsWith(DemoMain.TEMP_PREFIX))
+                    .toList()) {
                 Optional<Long> pid = ownerPid(dir);
                 if (pid.flatMap(ProcessHandle::of).map(ProcessHandle::isAlive).orElse(false)) {
-                    System.out.println("demo " + pid.get() + " is running (" + dir + "): stop it with Ctrl-C or kill -TERM " + pid.get());
+                    System.out.println("demo " + pid.get() + " is running (" + dir
+                            + "): stop it with Ctrl-C or kill -TERM " + pid.get());
                 } else {
                     TempFiles.deleteRecursively(dir);
                     System.out.println((Files.exists(dir) ? "could not remove " : "removed ") + dir);
@@ -39,7 +41,10 @@ final class Clean {
 
     /** lbk8s-demo-PID-RANDOM. */
     private static Optional<Long> ownerPid(Path dir) {
-        List<String> parts = List.of(dir.getFileName().toString().substring(DemoMain.TEMP_PREFIX.length()).split("-"));
+        List<String> parts = List.of(dir.getFileName()
+                .toString()
+                .substring(DemoMain.TEMP_PREFIX.length())
+                .split("-"));
         try {
             return Optional.of(Long.parseLong(parts.getFirst()));
         } catch (NumberFormatException e) {

@@ -45,7 +45,11 @@ final class ClientLoop implements AutoCloseable {
 
     /** Everything the loop reported so far, in order. */
     List<Sample> samples() {
-        return process.log().lines().map(Sample::parse).flatMap(Optional::stream).toList();
+        return process.log()
+                .lines()
+                .map(Sample::parse)
+                .flatMap(Optional::stream)
+                .toList();
     }
 
     boolean isAlive() {

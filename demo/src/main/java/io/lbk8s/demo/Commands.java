@@ -11,7 +11,8 @@ final class Commands {
 
     static List<String> lines(String... command) {
         try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            Process process =
+                    new ProcessBuilder(command).redirectErrorStream(true).start();
             process.getOutputStream().close();
             // Small outputs only: reading to the end before waiting cannot block on a full pipe.
             byte[] out = process.getInputStream().readNBytes(1 << 20);
@@ -19,7 +20,9 @@ final class Commands {
                 process.destroyForcibly();
                 return List.of();
             }
-            return process.exitValue() == 0 ? new String(out, StandardCharsets.UTF_8).lines().toList() : List.of();
+            return process.exitValue() == 0
+                    ? new String(out, StandardCharsets.UTF_8).lines().toList()
+                    : List.of();
         } catch (IOException e) {
             return List.of();
         } catch (InterruptedException e) {

@@ -105,7 +105,8 @@ final class Console {
 
         /** Ends the wait: {@code ok what: result (1.2 s)}. */
         void done(String result) {
-            finish(good("ok") + " " + what + (result.isEmpty() ? "" : ": " + result) + " (" + Format.duration(elapsed()) + ")");
+            finish(good("ok") + " " + what + (result.isEmpty() ? "" : ": " + result) + " (" + Format.duration(elapsed())
+                    + ")");
         }
 
         void failed(String result) {

@@ -53,8 +53,10 @@ public final class DemoMain {
         Console console = Console.forStdout(options.plain());
         Path directory;
         try {
-            directory = options.logs().isPresent() ? Files.createDirectories(options.logs().get())
-                    : Files.createTempDirectory(TEMP_PREFIX + ProcessHandle.current().pid() + "-");
+            directory = options.logs().isPresent()
+                    ? Files.createDirectories(options.logs().get())
+                    : Files.createTempDirectory(
+                            TEMP_PREFIX + ProcessHandle.current().pid() + "-");
         } catch (IOException e) {
             System.err.println("demo/run: cannot create the log directory: " + e.getMessage());
             return 2;
@@ -62,8 +64,10 @@ public final class DemoMain {
         Interruption interruption = Interruption.install(starting -> {
             console.mute();
             console.always("");
-            console.always(starting ? "Interrupted: the sandbox is removed as soon as it has finished starting ..."
-                    : "Interrupted: stopping the demo and removing the sandbox ...");
+            console.always(
+                    starting
+                            ? "Interrupted: the sandbox is removed as soon as it has finished starting ..."
+                            : "Interrupted: stopping the demo and removing the sandbox ...");
         });
         long started = System.nanoTime();
         console.always("lbk8s demo: a MetalLB-compatible layer-2 load balancer, on a sandbox LAN on this machine"
@@ -82,21 +86,26 @@ public final class DemoMain {
             }
             code = 0;
         } catch (Exception | Error e) {
-            code = interruption.signal().isPresent() ? (completed ? 0 : interruption.exitCode()) : failed(e, directory, options);
+            code = interruption.signal().isPresent()
+                    ? (completed ? 0 : interruption.exitCode())
+                    : failed(e, directory, options);
         } finally {
             interruption.beginTeardown();
         }
         console.heading("Removing the sandbox");
-        Teardown.Result result = Teardown.run(demo.sandbox(), options.logs().isPresent() ? Optional.empty() : Optional.of(directory));
+        Teardown.Result result =
+                Teardown.run(demo.sandbox(), options.logs().isPresent() ? Optional.empty() : Optional.of(directory));
         if (result.left().isEmpty()) {
             result.removed().forEach(what -> console.always("  removed " + what));
             console.always("  nothing left behind");
         } else {
-            console.always("  LEFT BEHIND: " + String.join("; ", result.left()) + ". demo/run --clean removes what it can.");
+            console.always(
+                    "  LEFT BEHIND: " + String.join("; ", result.left()) + ". demo/run --clean removes what it can.");
             code = code == 0 ? 1 : code;
         }
         options.logs().ifPresent(logs -> console.always("  logs kept in " + logs));
-        console.always((code == 0 ? "Done" : "Stopped") + " in " + Format.seconds(Duration.ofNanos(System.nanoTime() - started))
+        console.always((code == 0 ? "Done" : "Stopped") + " in "
+                + Format.seconds(Duration.ofNanos(System.nanoTime() - started))
                 + interruption.signal().map(s -> " (" + s + ")").orElse("") + ".");
         return code;
     }
@@ -110,7 +119,8 @@ public final class DemoMain {
             e.printStackTrace(System.err);
         }
         try (Stream<Path> logs = Files.list(directory)) {
-            for (Path log : logs.filter(p -> p.toString().endsWith(".log")).sorted().toList()) {
+            for (Path log :
+                    logs.filter(p -> p.toString().endsWith(".log")).sorted().toList()) {
                 List<String> lines = Files.readAllLines(log);
                 System.err.println("--- " + log.getFileName() + " (last lines of " + lines.size() + ")");
                 lines.subList(Math.max(0, lines.size() - 8), lines.size()).forEach(l -> System.err.println("    " + l));

@@ -14,5 +14,12 @@ import java.time.Duration;
  * @param curlNode   the node that answered curl
  * @param handover   what the client saw when the leader's speaker stopped
  */
-record FamilyResult(String family, String service, String address, Duration assignedIn, String leader,
-                    String leaderMac, String curlNode, Handover handover) {}
+record FamilyResult(
+        String family,
+        String service,
+        String address,
+        Duration assignedIn,
+        String leader,
+        String leaderMac,
+        String curlNode,
+        Handover handover) {}

@@ -17,8 +17,15 @@ import java.util.Optional;
  * @param loopPeriod       the median time between two requests, which bounds how finely the above are measured
  * @param backToOldNode    answers by the old node after the switch (should be 0: a flap)
  */
-record Handover(String newNode, Duration switchOver, int requests, int failed, int oldNodeAnswers,
-                Duration longestSilence, Duration loopPeriod, int backToOldNode) {
+record Handover(
+        String newNode,
+        Duration switchOver,
+        int requests,
+        int failed,
+        int oldNodeAnswers,
+        Duration longestSilence,
+        Duration loopPeriod,
+        int backToOldNode) {
 
     /** Empty when no other node answered after {@code failedAtMicros}. */
     static Optional<Handover> analyze(List<Sample> samples, long failedAtMicros, String oldNode) {
@@ -30,25 +37,33 @@ record Handover(String newNode, Duration switchOver, int requests, int failed, i
         }
         Sample moved = first.get();
         List<Sample> between = samples.stream()
-                .filter(s -> s.atMicros() > failedAtMicros && s.atMicros() < moved.atMicros()).toList();
+                .filter(s -> s.atMicros() > failedAtMicros && s.atMicros() < moved.atMicros())
+                .toList();
         // From the last answer before the failure (or the failure itself if there was none) to the new node's first.
-        long windowStart = samples.stream().filter(s -> s.atMicros() <= failedAtMicros && s.answered())
-                .mapToLong(Sample::atMicros).max().orElse(failedAtMicros);
+        long windowStart = samples.stream()
+                .filter(s -> s.atMicros() <= failedAtMicros && s.answered())
+                .mapToLong(Sample::atMicros)
+                .max()
+                .orElse(failedAtMicros);
         long[] answers = samples.stream()
                 .filter(s -> s.answered() && s.atMicros() >= windowStart && s.atMicros() <= moved.atMicros())
-                .mapToLong(Sample::atMicros).toArray();
+                .mapToLong(Sample::atMicros)
+                .toArray();
         long longest = answers.length < 2 ? moved.atMicros() - windowStart : 0;
         for (int i = 1; i < answers.length; i++) {
             longest = Math.max(longest, answers[i] - answers[i - 1]);
         }
-        return Optional.of(new Handover(moved.answeredBy().orElseThrow(),
+        return Optional.of(new Handover(
+                moved.answeredBy().orElseThrow(),
                 micros(moved.atMicros() - failedAtMicros),
                 between.size(),
                 (int) between.stream().filter(s -> !s.answered()).count(),
                 (int) between.stream().filter(s -> s.answeredBy(oldNode)).count(),
                 micros(longest),
                 medianPeriod(samples),
-                (int) samples.stream().filter(s -> s.atMicros() > moved.atMicros() && s.answeredBy(oldNode)).count()));
+                (int) samples.stream()
+                        .filter(s -> s.atMicros() > moved.atMicros() && s.answeredBy(oldNode))
+                        .count()));
     }
 
     private static Duration medianPeriod(List<Sample> samples) {

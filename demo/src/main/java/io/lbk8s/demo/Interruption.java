@@ -11,7 +11,11 @@ import java.util.function.Consumer;
  * jdk.unsupported, kept for exactly this), and its compile-time warning.
  */
 final class Interruption {
-    private enum State { RUNNING, SHIELDED, TEARING_DOWN }
+    private enum State {
+        RUNNING,
+        SHIELDED,
+        TEARING_DOWN
+    }
 
     /** The main thread stopped because of a signal. */
     static final class Interrupted extends RuntimeException {

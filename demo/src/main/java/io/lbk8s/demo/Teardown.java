@@ -34,7 +34,10 @@ final class Teardown {
      */
     static Result run(Optional<Sandbox> sandbox, Optional<Path> directory) {
         // Seen before anything stops: a child that dies first would orphan its own children, out of reach.
-        List<ProcessHandle> processes = ProcessHandle.current().descendants().filter(ProcessHandle::isAlive).toList();
+        List<ProcessHandle> processes = ProcessHandle.current()
+                .descendants()
+                .filter(ProcessHandle::isAlive)
+                .toList();
         List<String> removed = new ArrayList<>();
         List<String> left = new ArrayList<>();
         sandbox.ifPresent(s -> close(s, removed, left));
@@ -44,8 +47,11 @@ final class Teardown {
             removed.add(processes.size() + " processes");
         }
         if (stillRunning > 0) {
-            left.add(stillRunning + " processes: " + processes.stream().filter(ProcessHandle::isAlive)
-                    .map(p -> Long.toString(p.pid())).toList());
+            left.add(stillRunning + " processes: "
+                    + processes.stream()
+                            .filter(ProcessHandle::isAlive)
+                            .map(p -> Long.toString(p.pid()))
+                            .toList());
         }
         directory.ifPresent(dir -> {
             TempFiles.deleteRecursively(dir);
@@ -62,8 +68,10 @@ final class Teardown {
         TestNetwork network = sandbox.network;
         // SIGTERM to every speaker at once and one shared grace period: Sandbox.close() would give each its own, one
         // after the other, and after Ctrl-C a speaker's hand-over waits on an API server that is gone.
-        List<NamespacedProcess> speakers = network.nodes().stream().map(sandbox::speaker)
-                .filter(s -> s != null && s.isAlive()).toList();
+        List<NamespacedProcess> speakers = network.nodes().stream()
+                .map(sandbox::speaker)
+                .filter(s -> s != null && s.isAlive())
+                .toList();
         speakers.forEach(NamespacedProcess::terminate);
         long deadline = System.nanoTime() + SPEAKER_GRACE.toNanos();
         for (NamespacedProcess speaker : speakers) {
@@ -76,10 +84,13 @@ final class Teardown {
             left.add(e.getMessage());
         }
         List<String> namespaces = Commands.lines("ip", "netns", "list").stream()
-                .map(l -> l.split("\\s+")[0]).filter(network.namespaces()::contains).toList();
+                .map(l -> l.split("\\s+")[0])
+                .filter(network.namespaces()::contains)
+                .toList();
         namespaces.forEach(ns -> left.add("namespace " + ns));
-        if (Commands.lines("ip", "-o", "link", "show").stream().anyMatch(l -> l.contains(" " + network.hostInterface() + "@")
-                || l.contains(" " + network.hostInterface() + ":"))) {
+        if (Commands.lines("ip", "-o", "link", "show").stream()
+                .anyMatch(l -> l.contains(" " + network.hostInterface() + "@")
+                        || l.contains(" " + network.hostInterface() + ":"))) {
             left.add("host interface " + network.hostInterface());
         }
         removed.add(network.namespaces().size() + " namespaces (" + String.join(", ", network.namespaces()) + ")");

@@ -11,7 +11,8 @@ record TextTable(List<String> header, List<List<String>> rows, List<String> wide
         widest = List.copyOf(widest);
         for (List<String> row : rows) {
             if (row.size() != header.size()) {
-                throw new IllegalArgumentException("row " + row + " has " + row.size() + " cells, the header " + header.size());
+                throw new IllegalArgumentException(
+                        "row " + row + " has " + row.size() + " cells, the header " + header.size());
             }
         }
         rows = rows.stream().map(List::copyOf).toList();

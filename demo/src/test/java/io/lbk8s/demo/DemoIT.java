@@ -47,30 +47,49 @@ class DemoIT {
             Footprint footprint = demo.footprint();
             int exit = demo.awaitExit(WHOLE_RUN);
             String out = demo.output();
-            assertThat(exit).as("exit code; output:\n%s\nstderr:\n%s", out, demo.errors()).isZero();
+            assertThat(exit)
+                    .as("exit code; output:\n%s\nstderr:\n%s", out, demo.errors())
+                    .isZero();
 
-            String ip4 = group(out, "whoami +LoadBalancer +\\S+ +(198\\.18\\.\\d+\\.2\\d\\d) +80:\\d+/TCP +\\(after \\d+");
+            String ip4 =
+                    group(out, "whoami +LoadBalancer +\\S+ +(198\\.18\\.\\d+\\.2\\d\\d) +80:\\d+/TCP +\\(after \\d+");
             String arpMac = group(out, "arping -c 1 -I eth0 " + Pattern.quote(ip4) + ": answered by ([0-9a-f:]{17})");
-            String leader4 = group(out, Pattern.quote(arpMac) + " is (node-\\d)'s MAC, the node its ServiceL2Status names");
+            String leader4 =
+                    group(out, Pattern.quote(arpMac) + " is (node-\\d)'s MAC, the node its ServiceL2Status names");
             assertThat(out).contains("curl http://" + ip4 + "/: \"" + leader4 + "\"");
-            String moved4 = group(out, "ip link set eth0 down: to the LAN, " + leader4
-                    + " is dead.*\\n(?:.*\\n)*?.*first answer from (node-\\d) [\\d.]+ m?s after the failure");
+            String moved4 = group(
+                    out,
+                    "ip link set eth0 down: to the LAN, " + leader4
+                            + " is dead.*\\n(?:.*\\n)*?.*first answer from (node-\\d) [\\d.]+ m?s after the failure");
             assertThat(moved4).isNotEqualTo(leader4);
-            assertThat(out).containsPattern("arping " + Pattern.quote(ip4) + ": answered by [0-9a-f:]{17} \\(" + moved4 + "\\)\\n");
-            assertThat(out).containsPattern("waiting for " + leader4 + " to be readmitted and lead " + Pattern.quote(ip4)
-                    + " again: its peers held it back for the rejoin hold \\(2 s\\), then handed the address back \\([\\d.]+ m?s\\)");
+            assertThat(out)
+                    .containsPattern(
+                            "arping " + Pattern.quote(ip4) + ": answered by [0-9a-f:]{17} \\(" + moved4 + "\\)\\n");
+            assertThat(out)
+                    .containsPattern(
+                            "waiting for " + leader4 + " to be readmitted and lead " + Pattern.quote(ip4)
+                                    + " again: its peers held it back for the rejoin hold \\(2 s\\), then handed the address back \\([\\d.]+ m?s\\)");
 
-            String ip6 = group(out, "whoami-v6 +LoadBalancer +\\S+ +(fd00:1b8:\\w+::2\\w\\w) +80:\\d+/TCP +\\(after \\d+");
+            String ip6 =
+                    group(out, "whoami-v6 +LoadBalancer +\\S+ +(fd00:1b8:\\w+::2\\w\\w) +80:\\d+/TCP +\\(after \\d+");
             String ndpMac = group(out, "ndisc6 " + Pattern.quote(ip6) + " eth0: answered by ([0-9a-f:]{17})");
-            String leader6 = group(out, Pattern.quote(ndpMac) + " is (node-\\d)'s MAC, the node its ServiceL2Status names");
+            String leader6 =
+                    group(out, Pattern.quote(ndpMac) + " is (node-\\d)'s MAC, the node its ServiceL2Status names");
             assertThat(out).contains("curl http://[" + ip6 + "]/: \"" + leader6 + "\"");
-            assertThat(out).containsPattern("ndisc6 " + Pattern.quote(ip6) + ": answered by [0-9a-f:]{17} \\((?!" + leader6 + ")node-\\d\\)\\n");
+            assertThat(out)
+                    .containsPattern("ndisc6 " + Pattern.quote(ip6) + ": answered by [0-9a-f:]{17} \\((?!" + leader6
+                            + ")node-\\d\\)\\n");
 
-            assertThat(out).containsPattern("FAMILY +SERVICE +ADDRESS +ASSIGNED IN +ARP/NDP ANSWER +CURL +LEADER FAILED: MOVED TO"
-                    + " +SWITCH-OVER +FAILED REQUESTS +LONGEST GAP");
-            String figures = " +\\d+ m?s +" + "(node-\\d) ([0-9a-f:]{17}) +(node-\\d) +(node-\\d) +[\\d.]+ m?s +\\d+ of \\d+ +[\\d.]+ m?s";
-            Matcher row4 = Pattern.compile("IPv4 +whoami +" + Pattern.quote(ip4) + figures).matcher(out);
-            Matcher row6 = Pattern.compile("IPv6 +whoami-v6 +" + Pattern.quote(ip6) + figures).matcher(out);
+            assertThat(out)
+                    .containsPattern(
+                            "FAMILY +SERVICE +ADDRESS +ASSIGNED IN +ARP/NDP ANSWER +CURL +LEADER FAILED: MOVED TO"
+                                    + " +SWITCH-OVER +FAILED REQUESTS +LONGEST GAP");
+            String figures = " +\\d+ m?s +"
+                    + "(node-\\d) ([0-9a-f:]{17}) +(node-\\d) +(node-\\d) +[\\d.]+ m?s +\\d+ of \\d+ +[\\d.]+ m?s";
+            Matcher row4 = Pattern.compile("IPv4 +whoami +" + Pattern.quote(ip4) + figures)
+                    .matcher(out);
+            Matcher row6 = Pattern.compile("IPv6 +whoami-v6 +" + Pattern.quote(ip6) + figures)
+                    .matcher(out);
             assertThat(row4.find()).as("IPv4 summary row in:\n%s", out).isTrue();
             assertThat(row6.find()).as("IPv6 summary row in:\n%s", out).isTrue();
             assertThat(List.of(row4.group(1), row4.group(2), row4.group(3), row4.group(4)))
@@ -90,10 +109,16 @@ class DemoIT {
             long signalled = System.nanoTime();
             demo.signalGroup("INT");
             int exit = demo.awaitExit(PROMPT_EXIT);
-            System.out.printf("DemoIT: the demo exited %d ms after SIGINT%n", (System.nanoTime() - signalled) / 1_000_000);
-            assertThat(exit).as("exit code; output:\n%s\nstderr:\n%s", demo.output(), demo.errors()).isEqualTo(130);
-            assertThat(demo.output()).contains("Interrupted: stopping the demo and removing the sandbox")
-                    .contains("nothing left behind").contains("(SIGINT).").doesNotContain("==> Summary");
+            System.out.printf(
+                    "DemoIT: the demo exited %d ms after SIGINT%n", (System.nanoTime() - signalled) / 1_000_000);
+            assertThat(exit)
+                    .as("exit code; output:\n%s\nstderr:\n%s", demo.output(), demo.errors())
+                    .isEqualTo(130);
+            assertThat(demo.output())
+                    .contains("Interrupted: stopping the demo and removing the sandbox")
+                    .contains("nothing left behind")
+                    .contains("(SIGINT).")
+                    .doesNotContain("==> Summary");
             footprint.assertGone();
         }
     }
@@ -101,15 +126,22 @@ class DemoIT {
     @Test
     void sigtermWhileTheSandboxIsBeingBuiltLeavesNothingBehind() throws Exception {
         try (DemoProcess demo = DemoProcess.start("sigterm-build")) {
-            Path logs = Path.of(demo.awaitOutput(Pattern.compile("logs and kubeconfig in (\\S+)"), WHOLE_RUN).group(1));
+            Path logs = Path.of(demo.awaitOutput(Pattern.compile("logs and kubeconfig in (\\S+)"), WHOLE_RUN)
+                    .group(1));
             // The network's backends are up and the API server not yet started: the middle of Sandbox.start.
-            DemoProcess.await("the sandbox's first backend log", WHOLE_RUN, () -> Files.exists(logs.resolve("backend-node-1-ipv4.log")));
+            DemoProcess.await(
+                    "the sandbox's first backend log",
+                    WHOLE_RUN,
+                    () -> Files.exists(logs.resolve("backend-node-1-ipv4.log")));
             Footprint footprint = demo.footprint();
             long signalled = System.nanoTime();
             demo.process.destroy(); // SIGTERM to the demo alone: its children must be stopped by it
             int exit = demo.awaitExit(PROMPT_EXIT.multipliedBy(2)); // it first lets the build finish
-            System.out.printf("DemoIT: the demo exited %d ms after SIGTERM%n", (System.nanoTime() - signalled) / 1_000_000);
-            assertThat(exit).as("exit code; output:\n%s\nstderr:\n%s", demo.output(), demo.errors()).isEqualTo(143);
+            System.out.printf(
+                    "DemoIT: the demo exited %d ms after SIGTERM%n", (System.nanoTime() - signalled) / 1_000_000);
+            assertThat(exit)
+                    .as("exit code; output:\n%s\nstderr:\n%s", demo.output(), demo.errors())
+                    .isEqualTo(143);
             assertThat(demo.output()).contains("nothing left behind").contains("(SIGTERM).");
             footprint.assertGone();
         }
@@ -133,17 +165,26 @@ class DemoIT {
             List<String> namespaces = command("ip", "netns", "list");
             List<String> links = command("ip", "-o", "link", "show");
             for (String id : networkIds) {
-                assertThat(namespaces).as("namespaces of network " + id).noneMatch(l -> l.startsWith("lbk8s-" + id + "-"));
+                assertThat(namespaces)
+                        .as("namespaces of network " + id)
+                        .noneMatch(l -> l.startsWith("lbk8s-" + id + "-"));
                 assertThat(links).as("host interface of network " + id).noneMatch(l -> l.contains(" lbk8s" + id + "h"));
-                assertThat(Path.of("/run/lbk8s-testnet", id + ".pid")).as("owner file of network " + id).doesNotExist();
+                assertThat(Path.of("/run/lbk8s-testnet", id + ".pid"))
+                        .as("owner file of network " + id)
+                        .doesNotExist();
             }
             assertThat(processes).as("processes the demo started").isNotEmpty();
-            assertThat(processes.stream().filter(ProcessHandle::isAlive).map(p -> p.pid() + " " + p.info().commandLine().orElse("?")))
-                    .as("processes of the demo still running").isEmpty();
+            assertThat(processes.stream()
+                            .filter(ProcessHandle::isAlive)
+                            .map(p -> p.pid() + " " + p.info().commandLine().orElse("?")))
+                    .as("processes of the demo still running")
+                    .isEmpty();
             for (Path dir : directories) {
                 assertThat(dir).as("directory of the demo").doesNotExist();
             }
-            assertThat(commandLinesContaining(directories.getFirst().toString())).as("processes naming its directory").isEmpty();
+            assertThat(commandLinesContaining(directories.getFirst().toString()))
+                    .as("processes naming its directory")
+                    .isEmpty();
         }
     }
 
@@ -161,7 +202,8 @@ class DemoIT {
     static List<String> commandLinesContaining(String text) {
         List<String> found = new ArrayList<>();
         try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
-            for (Path proc : procs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+            for (Path proc : procs.filter(p -> p.getFileName().toString().matches("\\d+"))
+                    .toList()) {
                 try {
                     String cmdline = new String(Files.readAllBytes(proc.resolve("cmdline"))).replace('\0', ' ');
                     if (cmdline.contains(text)) {
@@ -193,14 +235,18 @@ class DemoIT {
             Path stdout = OUTPUT.resolve(name + ".out");
             Path stderr = OUTPUT.resolve(name + ".err");
             // Maven packaged everything before the integration tests: demo/run must not build (or go online).
-            var builder = new ProcessBuilder("setsid", Sandbox.REPO.resolve("demo/run").toString(), "--plain")
+            var builder = new ProcessBuilder(
+                            "setsid", Sandbox.REPO.resolve("demo/run").toString(), "--plain")
                     .directory(Sandbox.REPO.toFile())
-                    .redirectOutput(stdout.toFile()).redirectError(stderr.toFile());
+                    .redirectOutput(stdout.toFile())
+                    .redirectError(stderr.toFile());
             builder.environment().put("LBK8S_DEMO_BUILD", "never");
             DemoProcess demo = new DemoProcess(builder.start(), stdout, stderr);
             // setsid execs (this JVM's child leads no group), so the demo's pid is its process group's id too.
-            await("setsid to exec the demo", Duration.ofSeconds(10), () -> processGroup(demo.process.pid()) == demo.process.pid()
-                    || !demo.process.isAlive());
+            await(
+                    "setsid to exec the demo",
+                    Duration.ofSeconds(10),
+                    () -> processGroup(demo.process.pid()) == demo.process.pid() || !demo.process.isAlive());
             return demo;
         }
 
@@ -234,7 +280,8 @@ class DemoIT {
             String pid = "pid=" + process.pid();
             List<String> ids = new ArrayList<>();
             try (Stream<Path> owners = Files.list(Path.of("/run/lbk8s-testnet"))) {
-                for (Path owner : owners.filter(p -> p.toString().endsWith(".pid")).toList()) {
+                for (Path owner :
+                        owners.filter(p -> p.toString().endsWith(".pid")).toList()) {
                     if (Files.readAllLines(owner).contains(pid)) {
                         ids.add(owner.getFileName().toString().replace(".pid", ""));
                     }

@@ -16,9 +16,12 @@ class FormatTest {
 
     @Test
     void ipv6InItsShortForm() throws Exception {
-        assertThat(Format.address(InetAddress.getByName("fd00:1b8:7:0:0:0:0:200"))).isEqualTo("fd00:1b8:7::200");
-        assertThat(Format.address(InetAddress.getByName("fd00:0:0:1:0:0:0:1"))).isEqualTo("fd00:0:0:1::1"); // the longest run
-        assertThat(Format.address(InetAddress.getByName("fd00:0:0:1:0:0:1:1"))).isEqualTo("fd00::1:0:0:1:1"); // the first of equals
+        assertThat(Format.address(InetAddress.getByName("fd00:1b8:7:0:0:0:0:200")))
+                .isEqualTo("fd00:1b8:7::200");
+        assertThat(Format.address(InetAddress.getByName("fd00:0:0:1:0:0:0:1")))
+                .isEqualTo("fd00:0:0:1::1"); // the longest run
+        assertThat(Format.address(InetAddress.getByName("fd00:0:0:1:0:0:1:1")))
+                .isEqualTo("fd00::1:0:0:1:1"); // the first of equals
         assertThat(Format.address(InetAddress.getByName("::1"))).isEqualTo("::1");
         assertThat(Format.address(InetAddress.getByName("fd00:1:2:3:4:5:0:7"))).isEqualTo("fd00:1:2:3:4:5:0:7");
         assertThat(Format.address(InetAddress.getByName("198.18.7.200"))).isEqualTo("198.18.7.200");

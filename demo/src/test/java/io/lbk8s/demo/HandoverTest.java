@@ -56,7 +56,8 @@ class HandoverTest {
     @Test
     void seesTrafficFlappingBack() {
         var samples = samples("node-1@0,node-2@100,node-1@150,node-2@200");
-        assertThat(Handover.analyze(samples, ms(50), "node-1").orElseThrow().backToOldNode()).isEqualTo(1);
+        assertThat(Handover.analyze(samples, ms(50), "node-1").orElseThrow().backToOldNode())
+                .isEqualTo(1);
     }
 
     @Test
@@ -69,6 +70,7 @@ class HandoverTest {
     @Test
     void answersOfAnotherNodeBeforeTheFailureDoNotCount() {
         var samples = samples("node-2@0,node-1@10,node-1@100,node-2@300");
-        assertThat(Handover.analyze(samples, ms(50), "node-1").orElseThrow().switchOver()).isEqualTo(Duration.ofMillis(250));
+        assertThat(Handover.analyze(samples, ms(50), "node-1").orElseThrow().switchOver())
+                .isEqualTo(Duration.ofMillis(250));
     }
 }

@@ -10,7 +10,8 @@ class SampleTest {
     void parsesTheLoopsLines() {
         assertThat(Sample.parse("1730000000.123456 ok node-2"))
                 .contains(new Sample(1_730_000_000_123_456L, Optional.of("node-2")));
-        assertThat(Sample.parse("1730000000.000001 fail")).contains(new Sample(1_730_000_000_000_001L, Optional.empty()));
+        assertThat(Sample.parse("1730000000.000001 fail"))
+                .contains(new Sample(1_730_000_000_000_001L, Optional.empty()));
     }
 
     @Test

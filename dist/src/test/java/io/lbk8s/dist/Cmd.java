@@ -22,7 +22,8 @@ record Cmd(List<String> command, int exit, String out, String err) {
         try {
             out = Files.createTempFile("lbk8s-cmd", ".out");
             err = Files.createTempFile("lbk8s-cmd", ".err");
-            var builder = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
+            var builder =
+                    new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
             if (env != null) {
                 builder.environment().clear();
                 builder.environment().putAll(env);
@@ -31,8 +32,8 @@ record Cmd(List<String> command, int exit, String out, String err) {
             boolean done = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
             if (!done) {
                 process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-                throw new AssertionError("timed out after " + timeout + ": " + String.join(" ", command)
-                        + "\nstdout: " + Files.readString(out) + "\nstderr: " + Files.readString(err));
+                throw new AssertionError("timed out after " + timeout + ": " + String.join(" ", command) + "\nstdout: "
+                        + Files.readString(out) + "\nstderr: " + Files.readString(err));
             }
             return new Cmd(command, process.exitValue(), Files.readString(out), Files.readString(err));
         } catch (IOException e) {

@@ -37,13 +37,15 @@ class DistributionIT {
 
     @TempDir
     static Path temp;
+
     static Path home;
 
     @BeforeAll
     static void unpack() throws IOException {
         Path tarball = Path.of(System.getProperty("lbk8s.dist"));
         assertThat(tarball).as("built by package").exists();
-        Cmd.run(RUN, List.of("tar", "-xzf", tarball.toString(), "-C", temp.toString())).ok();
+        Cmd.run(RUN, List.of("tar", "-xzf", tarball.toString(), "-C", temp.toString()))
+                .ok();
         try (Stream<Path> entries = Files.list(temp)) {
             home = entries.filter(Files::isDirectory).findFirst().orElseThrow();
         }
@@ -74,14 +76,21 @@ class DistributionIT {
     @Test
     void versionWithoutJdk() {
         // AOTMode=on: the JVM refuses to start unless the AOT cache made at build time fits this unpacked copy
-        Cmd version = Cmd.run(RUN, bareEnv("JAVA_OPTS", "-XX:AOTMode=on"), List.of(home.resolve("bin/lbk8s").toString(), "version")).ok();
-        assertThat(version.out()).matches("lbk8s " + java.util.regex.Pattern.quote(System.getProperty("lbk8s.version")) + " \\(Java 25[^)]*\\)\\s*");
+        Cmd version = Cmd.run(
+                        RUN,
+                        bareEnv("JAVA_OPTS", "-XX:AOTMode=on"),
+                        List.of(home.resolve("bin/lbk8s").toString(), "version"))
+                .ok();
+        assertThat(version.out())
+                .matches("lbk8s " + java.util.regex.Pattern.quote(System.getProperty("lbk8s.version"))
+                        + " \\(Java 25[^)]*\\)\\s*");
         assertThat(version.err()).isEmpty();
     }
 
     @Test
     void speakerHelpWithoutJdk() {
-        Cmd help = Cmd.run(RUN, bareEnv(), List.of(home.resolve("bin/lbk8s").toString(), "speaker", "--help")).ok();
+        Cmd help = Cmd.run(RUN, bareEnv(), List.of(home.resolve("bin/lbk8s").toString(), "speaker", "--help"))
+                .ok();
         assertThat(help.out()).contains("Usage: lbk8s speaker", "--node");
         assertThat(help.err()).as("no JVM warning, e.g. about the AOT cache").isEmpty();
     }
@@ -89,9 +98,15 @@ class DistributionIT {
     @Test
     void runtimeHasTheModulesJdepsFinds() {
         Path app = Path.of(System.getProperty("lbk8s.app"));
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "jdeps").toString(),
-                "--ignore-missing-deps", "--multi-release", "25", "--print-module-deps",
-                "--class-path", app.resolve("lib") + "/*", app.resolve("lbk8s.jar").toString()));
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "jdeps").toString(),
+                "--ignore-missing-deps",
+                "--multi-release",
+                "25",
+                "--print-module-deps",
+                "--class-path",
+                app.resolve("lib") + "/*",
+                app.resolve("lbk8s.jar").toString()));
         try (Stream<Path> libs = Files.list(app.resolve("lib"))) {
             libs.map(Path::toString).sorted().forEach(command::add);
         } catch (IOException e) {
@@ -99,7 +114,8 @@ class DistributionIT {
         }
         Cmd jdeps = Cmd.run(Duration.ofSeconds(120), command).ok();
         String[] lines = jdeps.out().strip().split("\n");
-        Set<String> needed = new TreeSet<>(Arrays.asList(lines[lines.length - 1].strip().split(",")));
+        Set<String> needed =
+                new TreeSet<>(Arrays.asList(lines[lines.length - 1].strip().split(",")));
         // java.desktop: only jackson's optional java.beans support and micrometer's Log4j2 binder (unused) refer to it
         needed.remove("java.desktop");
         Set<String> linked = runtimeModules();
@@ -113,7 +129,8 @@ class DistributionIT {
         } catch (IOException e) {
             throw new AssertionError(e);
         }
-        return Arrays.stream(release.getProperty("MODULES").replace("\"", "").split(" ")).collect(Collectors.toCollection(TreeSet::new));
+        return Arrays.stream(release.getProperty("MODULES").replace("\"", "").split(" "))
+                .collect(Collectors.toCollection(TreeSet::new));
     }
 
     /**
@@ -123,9 +140,31 @@ class DistributionIT {
     @Test
     void controllerTalksTlsToAnApiServer() throws Exception {
         Path keystore = temp.resolve("server.p12");
-        Cmd.run(RUN, List.of(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(), "-genkeypair",
-                "-keystore", keystore.toString(), "-storetype", "PKCS12", "-storepass", "changeit", "-alias", "api",
-                "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=localhost", "-ext", "san=ip:127.0.0.1", "-validity", "2")).ok();
+        Cmd.run(
+                        RUN,
+                        List.of(
+                                Path.of(System.getProperty("java.home"), "bin", "keytool")
+                                        .toString(),
+                                "-genkeypair",
+                                "-keystore",
+                                keystore.toString(),
+                                "-storetype",
+                                "PKCS12",
+                                "-storepass",
+                                "changeit",
+                                "-alias",
+                                "api",
+                                "-keyalg",
+                                "EC",
+                                "-groupname",
+                                "secp256r1",
+                                "-dname",
+                                "CN=localhost",
+                                "-ext",
+                                "san=ip:127.0.0.1",
+                                "-validity",
+                                "2"))
+                .ok();
         KeyStore ks = KeyStore.getInstance("PKCS12");
         try (var in = new FileInputStream(keystore.toFile())) {
             ks.load(in, "changeit".toCharArray());
@@ -157,15 +196,28 @@ class DistributionIT {
                 current-context: t
                 """.formatted(server.getAddress().getPort()));
         Path log = temp.resolve("controller.log");
-        Process controller = new ProcessBuilder(home.resolve("bin/lbk8s").toString(), "controller", "--kubeconfig", kubeconfig.toString(),
-                "--metrics-address", "127.0.0.1", "--metrics-port", "0")
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process controller = new ProcessBuilder(
+                        home.resolve("bin/lbk8s").toString(),
+                        "controller",
+                        "--kubeconfig",
+                        kubeconfig.toString(),
+                        "--metrics-address",
+                        "127.0.0.1",
+                        "--metrics-port",
+                        "0")
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
         try {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (requests.stream().noneMatch(r -> r.startsWith("GET /api")) && controller.isAlive() && System.nanoTime() < deadline) {
+            while (requests.stream().noneMatch(r -> r.startsWith("GET /api"))
+                    && controller.isAlive()
+                    && System.nanoTime() < deadline) {
                 Thread.sleep(200);
             }
-            assertThat(requests).as("requests over TLS; controller log:\n%s", Files.readString(log)).anyMatch(r -> r.startsWith("GET /api"));
+            assertThat(requests)
+                    .as("requests over TLS; controller log:\n%s", Files.readString(log))
+                    .anyMatch(r -> r.startsWith("GET /api"));
         } finally {
             controller.destroy();
             if (!controller.waitFor(30, TimeUnit.SECONDS)) {
@@ -173,6 +225,7 @@ class DistributionIT {
             }
             server.stop(0);
         }
-        assertThat(Files.readString(log)).doesNotContain("NoClassDefFoundError", "ClassNotFoundException", "SSLHandshakeException");
+        assertThat(Files.readString(log))
+                .doesNotContain("NoClassDefFoundError", "ClassNotFoundException", "SSLHandshakeException");
     }
 }

@@ -22,7 +22,8 @@ import java.util.stream.Stream;
 final class DockerEngine implements AutoCloseable {
     private static final Duration START = Duration.ofSeconds(60);
 
-    final String netns = "lbk8simg-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
+    final String netns =
+            "lbk8simg-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
     final Path dir;
     final Path socket;
     private final Path log;
@@ -45,26 +46,45 @@ final class DockerEngine implements AutoCloseable {
         } catch (Throwable e) {
             String logText = engine.logTail();
             engine.close();
-            throw new AssertionError("the test's Docker engine did not start: " + e.getMessage() + "\n--- dockerd log ---\n" + logText, e);
+            throw new AssertionError(
+                    "the test's Docker engine did not start: " + e.getMessage() + "\n--- dockerd log ---\n" + logText,
+                    e);
         }
     }
 
     private void startDaemon() throws IOException, InterruptedException {
         Cmd.run(Duration.ofSeconds(20), List.of("ip", "netns", "add", netns)).ok();
         netnsMade = true;
-        Cmd.run(Duration.ofSeconds(20), List.of("ip", "-n", netns, "link", "set", "lo", "up")).ok();
+        Cmd.run(Duration.ofSeconds(20), List.of("ip", "-n", netns, "link", "set", "lo", "up"))
+                .ok();
         Path config = dir.resolve("daemon.json");
         // dockerd before 23 writes its identity key to /etc/docker/key.json unless told otherwise (later ones have none
         // and refuse the setting)
-        Files.writeString(config, dockerdMajor() < 23 ? "{\"deprecated-key-path\": \"" + dir.resolve("key.json") + "\"}\n" : "{}\n");
-        dockerd = new ProcessBuilder("nsenter", "--net=/var/run/netns/" + netns, "dockerd",
-                "--config-file", config.toString(),
-                "--data-root", dir.resolve("data").toString(),
-                "--exec-root", dir.resolve("exec").toString(),
-                "--pidfile", dir.resolve("dockerd.pid").toString(),
-                "-H", "unix://" + socket,
-                "--bridge=none", "--iptables=false", "--ip6tables=false", "--ip-forward=false", "--ip-masq=false")
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Files.writeString(
+                config,
+                dockerdMajor() < 23 ? "{\"deprecated-key-path\": \"" + dir.resolve("key.json") + "\"}\n" : "{}\n");
+        dockerd = new ProcessBuilder(
+                        "nsenter",
+                        "--net=/var/run/netns/" + netns,
+                        "dockerd",
+                        "--config-file",
+                        config.toString(),
+                        "--data-root",
+                        dir.resolve("data").toString(),
+                        "--exec-root",
+                        dir.resolve("exec").toString(),
+                        "--pidfile",
+                        dir.resolve("dockerd.pid").toString(),
+                        "-H",
+                        "unix://" + socket,
+                        "--bridge=none",
+                        "--iptables=false",
+                        "--ip6tables=false",
+                        "--ip-forward=false",
+                        "--ip-masq=false")
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
         long deadline = System.nanoTime() + START.toNanos();
         String last = "no socket yet";
         while (System.nanoTime() < deadline) {
@@ -85,7 +105,8 @@ final class DockerEngine implements AutoCloseable {
 
     /** "Docker version 20.10.24+dfsg1, build 5d6db84" gives 20. */
     private static int dockerdMajor() {
-        Cmd version = Cmd.run(Duration.ofSeconds(20), List.of("dockerd", "--version")).ok();
+        Cmd version =
+                Cmd.run(Duration.ofSeconds(20), List.of("dockerd", "--version")).ok();
         var m = java.util.regex.Pattern.compile("version (\\d+)\\.").matcher(version.out());
         if (!m.find()) {
             throw new IllegalStateException("cannot read dockerd's version from: " + version.out());
@@ -96,8 +117,14 @@ final class DockerEngine implements AutoCloseable {
     Cmd docker(Duration timeout, String... args) {
         var command = new ArrayList<>(List.of("docker", "-H", "unix://" + socket));
         command.addAll(List.of(args));
-        return Cmd.run(timeout, Map.of("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"),
-                "DOCKER_CONFIG", dir.resolve("client").toString()), command);
+        return Cmd.run(
+                timeout,
+                Map.of(
+                        "PATH",
+                        System.getenv().getOrDefault("PATH", "/usr/bin:/bin"),
+                        "DOCKER_CONFIG",
+                        dir.resolve("client").toString()),
+                command);
     }
 
     String logTail() {

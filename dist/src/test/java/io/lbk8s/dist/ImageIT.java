@@ -29,13 +29,17 @@ class ImageIT {
     static void startEngineAndLoad() throws Exception {
         requireOrSkip(uid() == 0, "ImageIT needs root (a network namespace and dockerd); uid is " + uid());
         for (String tool : List.of("dockerd", "docker", "nsenter", "ip")) {
-            requireOrSkip(onPath(tool), "ImageIT needs " + tool + " on PATH (Debian: apt-get install docker.io iproute2 util-linux)");
+            requireOrSkip(
+                    onPath(tool),
+                    "ImageIT needs " + tool + " on PATH (Debian: apt-get install docker.io iproute2 util-linux)");
         }
         Path tar = Path.of(System.getProperty("lbk8s.image.tar"));
         assertThat(tar).as("built by package (jib:buildTar)").exists();
         engine = DockerEngine.start();
         Cmd load = engine.docker(Duration.ofSeconds(180), "load", "--input", tar.toString());
-        assertThat(load.exit()).as("%s\n--- dockerd log ---\n%s", load, engine.logTail()).isZero();
+        assertThat(load.exit())
+                .as("%s\n--- dockerd log ---\n%s", load, engine.logTail())
+                .isZero();
         assertThat(load.out()).contains(IMAGE);
     }
 
@@ -71,26 +75,52 @@ class ImageIT {
     }
 
     static Cmd runInImage(String... args) {
-        var command = new ArrayList<>(List.of("run", "--rm", "--user", "65532", "--network", "none", "--read-only",
-                "--cap-drop", "ALL", "--security-opt", "no-new-privileges"));
+        var command = new ArrayList<>(List.of(
+                "run",
+                "--rm",
+                "--user",
+                "65532",
+                "--network",
+                "none",
+                "--read-only",
+                "--cap-drop",
+                "ALL",
+                "--security-opt",
+                "no-new-privileges"));
         command.addAll(List.of(args));
         return engine.docker(RUN, command.toArray(String[]::new));
     }
 
     @Test
     void imageConfig() {
-        String user = engine.docker(RUN, "image", "inspect", "--format", "{{.Config.User}}", IMAGE).ok().out().strip();
+        String user = engine.docker(RUN, "image", "inspect", "--format", "{{.Config.User}}", IMAGE)
+                .ok()
+                .out()
+                .strip();
         assertThat(user).isEqualTo("65532:65532");
-        String entrypoint = engine.docker(RUN, "image", "inspect", "--format", "{{json .Config.Entrypoint}}", IMAGE).ok().out().strip();
+        String entrypoint = engine.docker(RUN, "image", "inspect", "--format", "{{json .Config.Entrypoint}}", IMAGE)
+                .ok()
+                .out()
+                .strip();
         List<String> expected = new ArrayList<>();
         expected.add("/opt/lbk8s/runtime/bin/java");
         expected.addAll(List.of(System.getProperty("lbk8s.jvm.flags").split(",")));
         expected.addAll(List.of("-XX:AOTCache=/opt/lbk8s/lbk8s.aot", "-jar", "/opt/lbk8s/lbk8s.jar"));
-        assertThat(entrypoint).isEqualTo(expected.stream().map(s -> "\"" + s + "\"").collect(Collectors.joining(",", "[", "]")));
-        String os = engine.docker(RUN, "image", "inspect", "--format", "{{.Os}}/{{.Architecture}}", IMAGE).ok().out().strip();
+        assertThat(entrypoint)
+                .isEqualTo(expected.stream().map(s -> "\"" + s + "\"").collect(Collectors.joining(",", "[", "]")));
+        String os = engine.docker(RUN, "image", "inspect", "--format", "{{.Os}}/{{.Architecture}}", IMAGE)
+                .ok()
+                .out()
+                .strip();
         assertThat(os).isEqualTo("linux/amd64");
-        String size = engine.docker(RUN, "image", "inspect", "--format", "{{.Size}}", IMAGE).ok().out().strip();
-        System.out.printf("[ImageIT] %s: %.1f MB unpacked, %.1f MB as the loaded tarball%n", IMAGE, Long.parseLong(size) / 1e6,
+        String size = engine.docker(RUN, "image", "inspect", "--format", "{{.Size}}", IMAGE)
+                .ok()
+                .out()
+                .strip();
+        System.out.printf(
+                "[ImageIT] %s: %.1f MB unpacked, %.1f MB as the loaded tarball%n",
+                IMAGE,
+                Long.parseLong(size) / 1e6,
                 Path.of(System.getProperty("lbk8s.image.tar")).toFile().length() / 1e6);
     }
 
@@ -98,7 +128,8 @@ class ImageIT {
     void version() {
         Cmd version = runInImage(IMAGE, "version");
         assertThat(version.exit()).as("%s", version).isZero();
-        assertThat(version.out()).matches("lbk8s " + Pattern.quote(System.getProperty("lbk8s.version")) + " \\(Java 25[^)]*\\)\\s*");
+        assertThat(version.out())
+                .matches("lbk8s " + Pattern.quote(System.getProperty("lbk8s.version")) + " \\(Java 25[^)]*\\)\\s*");
         assertThat(version.err()).as("no JVM warning, e.g. about the AOT cache").isEmpty();
     }
 

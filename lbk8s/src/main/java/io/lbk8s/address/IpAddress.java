@@ -30,8 +30,11 @@ public record IpAddress(IpFamily family, long high, long low) implements Compara
      * written in IPv6 notation stays IPv6, even an IPv4-mapped one ({@code ::ffff:10.0.0.1}).
      */
     public static Optional<IpAddress> parse(String text) {
-        if (text == null || text.isEmpty() || text.strip().length() != text.length()
-                || text.contains("%") || text.startsWith("[")) {
+        if (text == null
+                || text.isEmpty()
+                || text.strip().length() != text.length()
+                || text.contains("%")
+                || text.startsWith("[")) {
             return Optional.empty();
         }
         boolean looksV6 = text.indexOf(':') >= 0;
@@ -61,7 +64,8 @@ public record IpAddress(IpFamily family, long high, long low) implements Compara
     public static IpAddress of(InetAddress address) {
         byte[] b = address.getAddress();
         return switch (address) {
-            case Inet4Address _ -> v4(((b[0] & 0xffL) << 24) | ((b[1] & 0xffL) << 16) | ((b[2] & 0xffL) << 8) | (b[3] & 0xffL));
+            case Inet4Address _ ->
+                v4(((b[0] & 0xffL) << 24) | ((b[1] & 0xffL) << 16) | ((b[2] & 0xffL) << 8) | (b[3] & 0xffL));
             case Inet6Address _ -> new IpAddress(IpFamily.IPv6, longAt(b, 0), longAt(b, 8));
             default -> throw new IllegalArgumentException("unknown address type " + address);
         };
@@ -69,7 +73,11 @@ public record IpAddress(IpFamily family, long high, long low) implements Compara
 
     public static IpAddress ofBytes(byte[] bytes) {
         return switch (bytes.length) {
-            case 4 -> v4(((bytes[0] & 0xffL) << 24) | ((bytes[1] & 0xffL) << 16) | ((bytes[2] & 0xffL) << 8) | (bytes[3] & 0xffL));
+            case 4 ->
+                v4(((bytes[0] & 0xffL) << 24)
+                        | ((bytes[1] & 0xffL) << 16)
+                        | ((bytes[2] & 0xffL) << 8)
+                        | (bytes[3] & 0xffL));
             case 16 -> new IpAddress(IpFamily.IPv6, longAt(bytes, 0), longAt(bytes, 8));
             default -> throw new IllegalArgumentException("an IP address has 4 or 16 bytes, not " + bytes.length);
         };

@@ -11,7 +11,8 @@ import java.util.Optional;
 public record IpPrefix(IpAddress address, int length) {
     public IpPrefix {
         if (length < 0 || length > address.family().bits()) {
-            throw new IllegalArgumentException("prefix length /" + length + " is out of 0-" + address.family().bits() + " for " + address);
+            throw new IllegalArgumentException("prefix length /" + length + " is out of 0-"
+                    + address.family().bits() + " for " + address);
         }
     }
 

@@ -128,7 +128,9 @@ public record IpRange(IpAddress first, IpAddress last, String text) {
         if (slash < 0 || text.indexOf('-') >= 0) {
             return false;
         }
-        return IpAddress.parse(text.substring(0, slash)).map(base -> !base.equals(first)).orElse(false);
+        return IpAddress.parse(text.substring(0, slash))
+                .map(base -> !base.equals(first))
+                .orElse(false);
     }
 
     /** The outcome of parsing one address entry. */

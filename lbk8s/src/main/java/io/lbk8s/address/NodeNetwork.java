@@ -45,7 +45,11 @@ public record NodeNetwork(List<Link> links, List<IpAddress> gateways) {
      * reads after the address, as in "gateway", "address on eth0", "network address of 10.0.0.0/24".
      */
     public record Reservation(IpAddress address, Kind kind, String role) {
-        public enum Kind { GATEWAY, ADDRESS, SUBNET }
+        public enum Kind {
+            GATEWAY,
+            ADDRESS,
+            SUBNET
+        }
 
         /** The node's own (its address, its gateway), rather than an address of one of its subnets. */
         public boolean ofThisNode() {
@@ -67,15 +71,21 @@ public record NodeNetwork(List<Link> links, List<IpAddress> gateways) {
             for (IpPrefix prefix : link.prefixes()) {
                 int hostBits = prefix.family().bits() - prefix.length();
                 if (hostBits > 0) {
-                    reserved.add(new Reservation(prefix.address(), Reservation.Kind.ADDRESS, "address on " + link.name()));
+                    reserved.add(
+                            new Reservation(prefix.address(), Reservation.Kind.ADDRESS, "address on " + link.name()));
                 }
                 if (hostBits >= 2) {
                     String subnet = prefix.canonical().toString();
                     if (prefix.address().isV4()) {
-                        reserved.add(new Reservation(prefix.network(), Reservation.Kind.SUBNET, "network address of " + subnet));
-                        reserved.add(new Reservation(prefix.last(), Reservation.Kind.SUBNET, "broadcast address of " + subnet));
+                        reserved.add(new Reservation(
+                                prefix.network(), Reservation.Kind.SUBNET, "network address of " + subnet));
+                        reserved.add(new Reservation(
+                                prefix.last(), Reservation.Kind.SUBNET, "broadcast address of " + subnet));
                     } else {
-                        reserved.add(new Reservation(prefix.network(), Reservation.Kind.SUBNET, "subnet-router anycast address of " + subnet));
+                        reserved.add(new Reservation(
+                                prefix.network(),
+                                Reservation.Kind.SUBNET,
+                                "subnet-router anycast address of " + subnet));
                     }
                 }
             }
@@ -85,13 +95,19 @@ public record NodeNetwork(List<Link> links, List<IpAddress> gateways) {
 
     /** Why a speaker on this node must never answer for {@code ip}, if it must not (the first of its {@link #reservations()}). */
     public Optional<String> reserved(IpAddress ip) {
-        return reservations().stream().filter(r -> r.address().equals(ip)).findFirst()
-                .map(r -> r.ofThisNode() ? ip + " is this node's " + r.role() : ip + " is the " + r.role() + ", a subnet of this node");
+        return reservations().stream()
+                .filter(r -> r.address().equals(ip))
+                .findFirst()
+                .map(r -> r.ofThisNode()
+                        ? ip + " is this node's " + r.role()
+                        : ip + " is the " + r.role() + ", a subnet of this node");
     }
 
     /** Whether {@code ip} is this node's address on one of its links (as {@link #reservations()} counts them). */
     public boolean holds(IpAddress ip) {
-        return reservations().stream().anyMatch(r -> r.kind() == Reservation.Kind.ADDRESS && r.address().equals(ip));
+        return reservations().stream()
+                .anyMatch(
+                        r -> r.kind() == Reservation.Kind.ADDRESS && r.address().equals(ip));
     }
 
     /** The MACs of the links, as written. */
@@ -105,7 +121,8 @@ public record NodeNetwork(List<Link> links, List<IpAddress> gateways) {
             Map<String, Object> tree = new LinkedHashMap<>();
             tree.put("name", link.name());
             tree.put("mac", link.mac());
-            tree.put("prefixes", link.prefixes().stream().map(IpPrefix::toString).toList());
+            tree.put(
+                    "prefixes", link.prefixes().stream().map(IpPrefix::toString).toList());
             linkTrees.add(tree);
         }
         Map<String, Object> tree = new LinkedHashMap<>();
@@ -128,13 +145,17 @@ public record NodeNetwork(List<Link> links, List<IpAddress> gateways) {
             for (JsonNode link : array(tree.get("links"))) {
                 JsonNode name = link.get("name");
                 JsonNode mac = link.get("mac");
-                if (name == null || !name.isString() || mac == null || !mac.isString()
+                if (name == null
+                        || !name.isString()
+                        || mac == null
+                        || !mac.isString()
                         || !MAC.matcher(mac.asString().toLowerCase(Locale.ROOT)).matches()) {
                     return Optional.empty();
                 }
                 List<IpPrefix> prefixes = new ArrayList<>();
                 for (JsonNode prefix : array(link.get("prefixes"))) {
-                    Optional<IpPrefix> parsed = prefix.isString() ? IpPrefix.parse(prefix.asString()) : Optional.empty();
+                    Optional<IpPrefix> parsed =
+                            prefix.isString() ? IpPrefix.parse(prefix.asString()) : Optional.empty();
                     if (parsed.isEmpty()) {
                         return Optional.empty();
                     }
@@ -144,7 +165,8 @@ public record NodeNetwork(List<Link> links, List<IpAddress> gateways) {
             }
             List<IpAddress> gateways = new ArrayList<>();
             for (JsonNode gateway : array(tree.get("gateways"))) {
-                Optional<IpAddress> parsed = gateway.isString() ? IpAddress.parse(gateway.asString()) : Optional.empty();
+                Optional<IpAddress> parsed =
+                        gateway.isString() ? IpAddress.parse(gateway.asString()) : Optional.empty();
                 if (parsed.isEmpty()) {
                     return Optional.empty();
                 }

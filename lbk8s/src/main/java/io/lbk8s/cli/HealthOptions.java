@@ -10,11 +10,15 @@ import picocli.CommandLine.Option;
 
 /** Where a long-running role serves /metrics, /healthz and /readyz. */
 final class HealthOptions {
-    @Option(names = "--metrics-address", defaultValue = "0.0.0.0",
+    @Option(
+            names = "--metrics-address",
+            defaultValue = "0.0.0.0",
             description = "Address for /metrics, /healthz and /readyz (default: ${DEFAULT-VALUE}).")
     String metricsAddress;
 
-    @Option(names = "--metrics-port", defaultValue = "7472",
+    @Option(
+            names = "--metrics-port",
+            defaultValue = "7472",
             description = "Port for /metrics, /healthz and /readyz (default: ${DEFAULT-VALUE}; 0 picks one).")
     int metricsPort;
 
@@ -23,8 +27,10 @@ final class HealthOptions {
         try {
             return new HealthServer(new InetSocketAddress(metricsAddress, metricsPort), registry, readiness);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot serve /metrics on " + metricsAddress + ":" + metricsPort + " (--metrics-address, "
-                    + "--metrics-port): " + e.getMessage(), e);
+            throw new UncheckedIOException(
+                    "cannot serve /metrics on " + metricsAddress + ":" + metricsPort + " (--metrics-address, "
+                            + "--metrics-port): " + e.getMessage(),
+                    e);
         }
     }
 }

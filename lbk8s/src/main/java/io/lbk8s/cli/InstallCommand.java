@@ -23,14 +23,22 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-@Command(name = "install", mixinStandardHelpOptions = true,
-        description = {"Install lbk8s into the cluster: namespace, CRDs, RBAC, controller, speakers and an address pool.",
-                "Without --addresses, a free range is picked in the nodes' network.",
-                "Running it again with the same flags changes nothing; flags you leave out take their defaults "
-                        + "(only the pool keeps its addresses)."})
+@Command(
+        name = "install",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Install lbk8s into the cluster: namespace, CRDs, RBAC, controller, speakers and an address pool.",
+            "Without --addresses, a free range is picked in the nodes' network.",
+            "Running it again with the same flags changes nothing; flags you leave out take their defaults "
+                    + "(only the pool keeps its addresses)."
+        })
 final class InstallCommand implements Callable<Integer> {
 
-    enum DryRun { none, client, server }
+    enum DryRun {
+        none,
+        client,
+        server
+    }
 
     @Spec
     CommandSpec spec;
@@ -38,72 +46,124 @@ final class InstallCommand implements Callable<Integer> {
     @Mixin
     KubeOptions kube;
 
-    @Option(names = {"-n", "--namespace"}, defaultValue = InstallValues.DEFAULT_NAMESPACE,
+    @Option(
+            names = {"-n", "--namespace"},
+            defaultValue = InstallValues.DEFAULT_NAMESPACE,
             description = "Namespace to install into (default: ${DEFAULT-VALUE}).")
     String namespace;
 
-    @Option(names = "--addresses", split = ",", paramLabel = "RANGE",
-            description = "The pool's addresses (10.5.0.200-10.5.0.250, 10.5.0.192/27, fd00::c8-fd00::fa; comma-separated). "
-                    + "Default: a free range near the top of the nodes' network (or the existing pool's, on a re-run).")
+    @Option(
+            names = "--addresses",
+            split = ",",
+            paramLabel = "RANGE",
+            description =
+                    "The pool's addresses (10.5.0.200-10.5.0.250, 10.5.0.192/27, fd00::c8-fd00::fa; comma-separated). "
+                            + "Default: a free range near the top of the nodes' network (or the existing pool's, on a re-run).")
     List<String> addresses = List.of();
 
-    @Option(names = "--pool-name", defaultValue = "default", description = "Name of the IPAddressPool and L2Advertisement (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--pool-name",
+            defaultValue = "default",
+            description = "Name of the IPAddressPool and L2Advertisement (default: ${DEFAULT-VALUE}).")
     String poolName;
 
-    @Option(names = "--image", description = "Container image (default: " + InstallValues.IMAGE_REPOSITORY + ":<this version>).")
+    @Option(
+            names = "--image",
+            description = "Container image (default: " + InstallValues.IMAGE_REPOSITORY + ":<this version>).")
     String image;
 
-    @Option(names = "--lb-class", description = "Serve only Services of this loadBalancerClass (default: no class and lbk8s.io/l2).")
+    @Option(
+            names = "--lb-class",
+            description = "Serve only Services of this loadBalancerClass (default: no class and lbk8s.io/l2).")
     String lbClass;
 
-    @Option(names = "--ignore-exclude-lb",
-            description = "Let nodes labelled node.kubernetes.io/exclude-from-external-load-balancers announce (single-node Talos).")
+    @Option(
+            names = "--ignore-exclude-lb",
+            description =
+                    "Let nodes labelled node.kubernetes.io/exclude-from-external-load-balancers announce (single-node Talos).")
     boolean ignoreExcludeLb;
 
-    @Option(names = "--speaker-net-admin", description = "Also grant the speaker CAP_NET_ADMIN (only for receive buffers beyond the system limit).")
+    @Option(
+            names = "--speaker-net-admin",
+            description = "Also grant the speaker CAP_NET_ADMIN (only for receive buffers beyond the system limit).")
     boolean speakerNetAdmin;
 
-    @Option(names = "--speaker-arp-in-kernel",
-            description = "Also grant the speaker CAP_BPF and CAP_NET_ADMIN, so that it answers ARP in the kernel (XDP), as fast as the "
-                    + "kernel answers for the node's own address; without them it answers from a raw socket.")
+    @Option(
+            names = "--speaker-arp-in-kernel",
+            description =
+                    "Also grant the speaker CAP_BPF and CAP_NET_ADMIN, so that it answers ARP in the kernel (XDP), as fast as the "
+                            + "kernel answers for the node's own address; without them it answers from a raw socket.")
     boolean speakerArpInKernel;
 
-    @Option(names = "--peer-port", defaultValue = "" + InstallValues.DEFAULT_PEER_PORT, paramLabel = "PORT",
-            description = "UDP port of the speakers' failure detector, between nodes (default: ${DEFAULT-VALUE}; 0 turns it off).")
+    @Option(
+            names = "--peer-port",
+            defaultValue = "" + InstallValues.DEFAULT_PEER_PORT,
+            paramLabel = "PORT",
+            description =
+                    "UDP port of the speakers' failure detector, between nodes (default: ${DEFAULT-VALUE}; 0 turns it off).")
     int peerPort;
 
-    @Option(names = "--controller-replicas", defaultValue = "" + InstallValues.DEFAULT_CONTROLLER_REPLICAS, paramLabel = "N",
+    @Option(
+            names = "--controller-replicas",
+            defaultValue = "" + InstallValues.DEFAULT_CONTROLLER_REPLICAS,
+            paramLabel = "N",
             description = "How many controllers run: one leads, the others stand by to take over within seconds "
                     + "(default: ${DEFAULT-VALUE}; 1 runs a single controller).")
     int controllerReplicas;
 
-    @Option(names = "--dry-run", arity = "0..1", fallbackValue = "client", defaultValue = "none",
-            description = "Print the manifests, apply nothing. client (the default when given): no cluster access, the example "
-                    + "range unless --addresses; server: read the cluster to choose the range.")
+    @Option(
+            names = "--dry-run",
+            arity = "0..1",
+            fallbackValue = "client",
+            defaultValue = "none",
+            description =
+                    "Print the manifests, apply nothing. client (the default when given): no cluster access, the example "
+                            + "range unless --addresses; server: read the cluster to choose the range.")
     DryRun dryRun;
 
-    @Option(names = {"-o", "--output"}, defaultValue = "yaml", description = "With --dry-run: yaml or json (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = {"-o", "--output"},
+            defaultValue = "yaml",
+            description = "With --dry-run: yaml or json (default: ${DEFAULT-VALUE}).")
     ManifestOutput.Format output;
 
-    @Option(names = "--print-example", description = "Print the example (whoami behind a LoadBalancer Service) instead; implies --dry-run.")
+    @Option(
+            names = "--print-example",
+            description = "Print the example (whoami behind a LoadBalancer Service) instead; implies --dry-run.")
     boolean printExample;
 
-    @Option(names = "--wait", arity = "0..1", defaultValue = "true", fallbackValue = "true",
-            description = "Wait for the controller and the speakers to be ready (default: ${DEFAULT-VALUE}; --wait=false to skip).")
+    @Option(
+            names = "--wait",
+            arity = "0..1",
+            defaultValue = "true",
+            fallbackValue = "true",
+            description =
+                    "Wait for the controller and the speakers to be ready (default: ${DEFAULT-VALUE}; --wait=false to skip).")
     boolean waitForRollout;
 
-    @Option(names = "--timeout", defaultValue = "3m", description = "How long to wait for the rollout (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--timeout",
+            defaultValue = "3m",
+            description = "How long to wait for the rollout (default: ${DEFAULT-VALUE}).")
     String timeout;
 
-    @Option(names = "--verify", description = "After the rollout, create a test LoadBalancer Service, wait for its address, "
-            + "check it answers from here, and delete it.")
+    @Option(
+            names = "--verify",
+            description = "After the rollout, create a test LoadBalancer Service, wait for its address, "
+                    + "check it answers from here, and delete it.")
     boolean verify;
 
-    @Option(names = "--verify-timeout", defaultValue = "60s", description = "How long --verify waits for the address (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--verify-timeout",
+            defaultValue = "60s",
+            description = "How long --verify waits for the address (default: ${DEFAULT-VALUE}).")
     String verifyTimeout;
 
-    @Option(names = "--docker-socket", defaultValue = "/var/run/docker.sock",
-            description = "Docker Engine socket, read (if present) for the node containers' network (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--docker-socket",
+            defaultValue = "/var/run/docker.sock",
+            description =
+                    "Docker Engine socket, read (if present) for the node containers' network (default: ${DEFAULT-VALUE}).")
     Path dockerSocket;
 
     /** How --verify checks the address answers; tests replace it. */
@@ -118,16 +178,22 @@ final class InstallCommand implements Callable<Integer> {
         Duration rolloutTimeout = Durations.parse("--timeout", timeout);
         Duration addressTimeout = Durations.parse("--verify-timeout", verifyTimeout);
         if (peerPort < 0 || peerPort > 65535) {
-            throw new InstallProblem("--peer-port: " + peerPort + " is outside 1-65535 (0 turns the failure detector off)");
+            throw new InstallProblem(
+                    "--peer-port: " + peerPort + " is outside 1-65535 (0 turns the failure detector off)");
         }
         if (controllerReplicas < 1) {
-            throw new InstallProblem("--controller-replicas: " + controllerReplicas + " is below 1 (without a controller no Service gets "
-                    + "an address)");
+            throw new InstallProblem("--controller-replicas: " + controllerReplicas
+                    + " is below 1 (without a controller no Service gets " + "an address)");
         }
-        InstallValues values = InstallValues.defaults().withNamespace(namespace).withPoolName(poolName)
+        InstallValues values = InstallValues.defaults()
+                .withNamespace(namespace)
+                .withPoolName(poolName)
                 .withLbClass(Optional.ofNullable(lbClass).filter(s -> !s.isBlank()))
-                .withIgnoreExcludeLb(ignoreExcludeLb).withSpeakerNetAdmin(speakerNetAdmin)
-                .withSpeakerArpInKernel(speakerArpInKernel).withPeerPort(peerPort).withControllerReplicas(controllerReplicas);
+                .withIgnoreExcludeLb(ignoreExcludeLb)
+                .withSpeakerNetAdmin(speakerNetAdmin)
+                .withSpeakerArpInKernel(speakerArpInKernel)
+                .withPeerPort(peerPort)
+                .withControllerReplicas(controllerReplicas);
         if (image != null) {
             values = values.withImage(image);
         }
@@ -137,8 +203,10 @@ final class InstallCommand implements Callable<Integer> {
         }
         if (dryRun == DryRun.client) {
             if (addresses.isEmpty()) {
-                err.println("note: no --addresses and no cluster access (--dry-run=client): the pool is the example range "
-                        + String.join(",", InstallValues.EXAMPLE_ADDRESSES) + "; --dry-run=server picks one for your cluster");
+                err.println(
+                        "note: no --addresses and no cluster access (--dry-run=client): the pool is the example range "
+                                + String.join(",", InstallValues.EXAMPLE_ADDRESSES)
+                                + "; --dry-run=server picks one for your cluster");
             } else {
                 values = values.withAddresses(addresses);
             }
@@ -151,7 +219,8 @@ final class InstallCommand implements Callable<Integer> {
         try (KubernetesClient client = kube.client()) {
             Installer installer = new Installer(client, d -> Thread.sleep(d.toMillis()));
             Installer.Plan plan = installer.plan(new Installer.Request(values, addresses, dockerSocket));
-            String say = "cluster: " + plan.distribution().displayName() + ", " + plan.nodes().size() + " node(s); addresses "
+            String say = "cluster: " + plan.distribution().displayName() + ", "
+                    + plan.nodes().size() + " node(s); addresses "
                     + String.join(",", plan.values().addresses()) + " (" + plan.addressesSource() + ")";
             if (dryRun == DryRun.server) {
                 err.println(say);
@@ -164,35 +233,55 @@ final class InstallCommand implements Callable<Integer> {
             plan.notes().forEach(out::println);
             List<Applier.Result> results = installer.apply(plan, out::println);
             long changed = results.stream().filter(Applier.Result::wrote).count();
-            long kept = results.stream().filter(r -> r.action() == Applier.Action.kept && !r.wrote()).count();
+            long kept = results.stream()
+                    .filter(r -> r.action() == Applier.Action.kept && !r.wrote())
+                    .count();
             String keptText = kept == 0 ? "" : ", " + kept + " kept as they are (not made by lbk8s install)";
-            out.println(changed == 0 ? "nothing changed: lbk8s is installed as asked" + keptText
-                    : changed + " object(s) created or changed, " + (results.size() - changed - kept) + " unchanged" + keptText);
+            out.println(
+                    changed == 0
+                            ? "nothing changed: lbk8s is installed as asked" + keptText
+                            : changed + " object(s) created or changed, " + (results.size() - changed - kept)
+                                    + " unchanged" + keptText);
             plan.warnings().forEach(w -> err.println("warning: " + w));
             if (waitForRollout || verify) {
-                List<Rollout.Progress> last = Rollout.await(() -> installer.progress(namespace), rolloutTimeout, Duration.ofSeconds(1),
-                        d -> Thread.sleep(d.toMillis()), out::println);
+                List<Rollout.Progress> last = Rollout.await(
+                        () -> installer.progress(namespace),
+                        rolloutTimeout,
+                        Duration.ofSeconds(1),
+                        d -> Thread.sleep(d.toMillis()),
+                        out::println);
                 if (!last.stream().allMatch(Rollout.Progress::done)) {
-                    err.println("error: not ready after " + timeout + ": " + String.join("; ", last.stream()
-                            .filter(p -> !p.done()).map(Rollout.Progress::toString).toList())
+                    err.println("error: not ready after " + timeout + ": "
+                            + String.join(
+                                    "; ",
+                                    last.stream()
+                                            .filter(p -> !p.done())
+                                            .map(Rollout.Progress::toString)
+                                            .toList())
                             + " (see kubectl -n " + namespace + " get pods; --timeout waits longer)");
                     return 1;
                 }
                 out.println("lbk8s is running");
             }
             if (verify) {
-                var outcome = new Verifier(client, reachability).verify(namespace, plan.values().lbClass(), addressTimeout,
-                        d -> Thread.sleep(d.toMillis()), out::println);
+                var outcome = new Verifier(client, reachability)
+                        .verify(
+                                namespace,
+                                plan.values().lbClass(),
+                                addressTimeout,
+                                d -> Thread.sleep(d.toMillis()),
+                                out::println);
                 switch (outcome) {
                     case Verifier.Outcome.NoAddress(String why) -> {
                         err.println("error: verify failed: " + why);
                         return 1;
                     }
                     case Verifier.Outcome.Verified(var ips, Reachability.Verdict.Answered(String how)) ->
-                            out.println("verify: ok, " + ips.getFirst() + " answers (" + how + ")");
+                        out.println("verify: ok, " + ips.getFirst() + " answers (" + how + ")");
                     case Verifier.Outcome.Verified(var ips, Reachability.Verdict.NoAnswer(String why)) ->
-                            err.println("warning: verify: " + ips.getFirst() + " was assigned but did not answer from here (" + why
-                                    + "); this machine may not be on the node network (Docker Desktop, a remote cluster)");
+                        err.println("warning: verify: " + ips.getFirst()
+                                + " was assigned but did not answer from here (" + why
+                                + "); this machine may not be on the node network (Docker Desktop, a remote cluster)");
                 }
             }
             return 0;

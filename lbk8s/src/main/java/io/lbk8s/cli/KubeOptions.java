@@ -27,7 +27,8 @@ final class KubeOptions {
             } catch (NoSuchFileException e) {
                 throw new IllegalArgumentException("kubeconfig " + kubeconfig + " does not exist", e);
             } catch (AccessDeniedException e) {
-                throw new IllegalArgumentException("kubeconfig " + kubeconfig + " is not readable (permission denied)", e);
+                throw new IllegalArgumentException(
+                        "kubeconfig " + kubeconfig + " is not readable (permission denied)", e);
             } catch (IOException e) {
                 throw new IllegalArgumentException("cannot read kubeconfig " + kubeconfig + ": " + e.getMessage(), e);
             }

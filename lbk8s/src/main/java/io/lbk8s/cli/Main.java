@@ -4,12 +4,21 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** The one lbk8s executable; each role and tool is a subcommand. */
-@Command(name = "lbk8s",
+@Command(
+        name = "lbk8s",
         mixinStandardHelpOptions = true,
         versionProvider = VersionCommand.Provider.class,
         description = "MetalLB-compatible layer-2 load balancer for bare-metal and local Kubernetes clusters.",
-        subcommands = {ControllerCommand.class, SpeakerCommand.class, InstallCommand.class, UninstallCommand.class,
-                StatusCommand.class, MigrateCommand.class, VersionCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {
+            ControllerCommand.class,
+            SpeakerCommand.class,
+            InstallCommand.class,
+            UninstallCommand.class,
+            StatusCommand.class,
+            MigrateCommand.class,
+            VersionCommand.class,
+            CommandLine.HelpCommand.class
+        })
 public final class Main implements Runnable {
 
     @CommandLine.Spec

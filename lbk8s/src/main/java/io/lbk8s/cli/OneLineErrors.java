@@ -19,15 +19,19 @@ final class OneLineErrors {
     private OneLineErrors() {}
 
     static CommandLine installOn(CommandLine cli) {
-        return cli.setParameterExceptionHandler(OneLineErrors::badArguments).setExecutionExceptionHandler(OneLineErrors::failed);
+        return cli.setParameterExceptionHandler(OneLineErrors::badArguments)
+                .setExecutionExceptionHandler(OneLineErrors::failed);
     }
 
     private static int badArguments(ParameterException e, String[] args) {
         CommandLine cli = e.getCommandLine();
-        String suggestion = e instanceof UnmatchedArgumentException unmatched && !unmatched.getSuggestions().isEmpty()
-                ? "; did you mean " + String.join(" or ", unmatched.getSuggestions()) + "?" : "";
+        String suggestion = e instanceof UnmatchedArgumentException unmatched
+                        && !unmatched.getSuggestions().isEmpty()
+                ? "; did you mean " + String.join(" or ", unmatched.getSuggestions()) + "?"
+                : "";
         PrintWriter err = cli.getErr();
-        err.println("error: " + e.getMessage() + suggestion + " (see " + cli.getCommandSpec().qualifiedName() + " --help)");
+        err.println("error: " + e.getMessage() + suggestion + " (see "
+                + cli.getCommandSpec().qualifiedName() + " --help)");
         err.flush();
         return cli.getCommandSpec().exitCodeOnInvalidInput();
     }
@@ -38,7 +42,8 @@ final class OneLineErrors {
         try {
             switch (e) {
                 case InstallProblem problem -> err.println("error: " + problem.getMessage());
-                case KubernetesClientException api -> err.println("error: the API server refused or did not answer: " + ApiErrors.oneLine(api));
+                case KubernetesClientException api ->
+                    err.println("error: the API server refused or did not answer: " + ApiErrors.oneLine(api));
                 // KubeOptions (an unreadable kubeconfig), a duration
                 case IllegalArgumentException said -> err.println("error: " + said.getMessage());
                 // HealthOptions (the metrics port taken)

@@ -11,10 +11,14 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-@Command(name = "uninstall", mixinStandardHelpOptions = true,
-        description = {"Remove what lbk8s install made (objects labelled app.kubernetes.io/managed-by=lbk8s-install).",
-                "Your own IPAddressPools and L2Advertisements stay, and with them the CRDs and the namespace, unless --purge.",
-                "CRDs and a namespace that install did not make (MetalLB's, yours) always stay."})
+@Command(
+        name = "uninstall",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Remove what lbk8s install made (objects labelled app.kubernetes.io/managed-by=lbk8s-install).",
+            "Your own IPAddressPools and L2Advertisements stay, and with them the CRDs and the namespace, unless --purge.",
+            "CRDs and a namespace that install did not make (MetalLB's, yours) always stay."
+        })
 final class UninstallCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -22,12 +26,17 @@ final class UninstallCommand implements Callable<Integer> {
     @Mixin
     KubeOptions kube;
 
-    @Option(names = {"-n", "--namespace"}, defaultValue = InstallValues.DEFAULT_NAMESPACE,
+    @Option(
+            names = {"-n", "--namespace"},
+            defaultValue = InstallValues.DEFAULT_NAMESPACE,
             description = "Namespace lbk8s was installed into (default: ${DEFAULT-VALUE}).")
     String namespace;
 
-    @Option(names = "--purge", description = "Also delete the CRDs and the namespace install made, even when pools it did not make use them "
-            + "(they go with them).")
+    @Option(
+            names = "--purge",
+            description =
+                    "Also delete the CRDs and the namespace install made, even when pools it did not make use them "
+                            + "(they go with them).")
     boolean purge;
 
     @Override

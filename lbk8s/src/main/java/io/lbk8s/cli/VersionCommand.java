@@ -6,7 +6,10 @@ import java.util.Properties;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-@Command(name = "version", mixinStandardHelpOptions = true, versionProvider = VersionCommand.Provider.class,
+@Command(
+        name = "version",
+        mixinStandardHelpOptions = true,
+        versionProvider = VersionCommand.Provider.class,
         description = "Print the lbk8s version.")
 final class VersionCommand implements Runnable {
 

@@ -83,7 +83,8 @@ public final class AcceptedConfig {
             if (more.isEmpty() || rounds > current.size()) {
                 Set<ConfigOrigin> unused = new HashSet<>(refused);
                 unused.removeAll(kept);
-                return new Outcome(new ConfigResult(round.config(), problems), kept, unused, new AcceptedConfig(effective));
+                return new Outcome(
+                        new ConfigResult(round.config(), problems), kept, unused, new AcceptedConfig(effective));
             }
             for (ConfigProblem problem : round.problems()) {
                 if (more.contains(problem.origin()) && problem.severity() == ConfigProblem.Severity.ERROR) {
@@ -105,15 +106,31 @@ public final class AcceptedConfig {
     }
 
     /** {@code now}, with each refused object replaced by its accepted version, or left out when it has none. */
-    private static ConfigSources substitute(ConfigSources now, Set<ConfigOrigin> refused, Map<ConfigOrigin, Object> before) {
+    private static ConfigSources substitute(
+            ConfigSources now, Set<ConfigOrigin> refused, Map<ConfigOrigin, Object> before) {
         return new ConfigSources(
-                substitute(now.ipAddressPools(), o -> origin(ConfigOrigin.Kind.IPAddressPool, o), refused, before, ConfigSources.RawObject.class),
-                substitute(now.l2Advertisements(), o -> origin(ConfigOrigin.Kind.L2Advertisement, o), refused, before, ConfigSources.RawObject.class),
-                substitute(now.configMaps(), AcceptedConfig::origin, refused, before, ConfigSources.RawConfigMap.class));
+                substitute(
+                        now.ipAddressPools(),
+                        o -> origin(ConfigOrigin.Kind.IPAddressPool, o),
+                        refused,
+                        before,
+                        ConfigSources.RawObject.class),
+                substitute(
+                        now.l2Advertisements(),
+                        o -> origin(ConfigOrigin.Kind.L2Advertisement, o),
+                        refused,
+                        before,
+                        ConfigSources.RawObject.class),
+                substitute(
+                        now.configMaps(), AcceptedConfig::origin, refused, before, ConfigSources.RawConfigMap.class));
     }
 
-    private static <T> List<T> substitute(List<T> objects, Function<T, ConfigOrigin> originOf, Set<ConfigOrigin> refused,
-            Map<ConfigOrigin, Object> before, Class<T> type) {
+    private static <T> List<T> substitute(
+            List<T> objects,
+            Function<T, ConfigOrigin> originOf,
+            Set<ConfigOrigin> refused,
+            Map<ConfigOrigin, Object> before,
+            Class<T> type) {
         List<T> out = new ArrayList<>();
         for (T object : objects) {
             ConfigOrigin origin = originOf.apply(object);

@@ -37,8 +37,10 @@ final class ConfigMapPools {
         try {
             documents = readDocuments(configMap.configYaml());
         } catch (JacksonException e) {
-            String where = e.getLocation() == null || e.getLocation().getLineNr() < 1 ? ""
-                    : " (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")";
+            String where = e.getLocation() == null || e.getLocation().getLineNr() < 1
+                    ? ""
+                    : " (line " + e.getLocation().getLineNr() + ", column "
+                            + e.getLocation().getColumnNr() + ")";
             String reason = firstLine(e.getOriginalMessage());
             top.error("config.yaml is not valid YAML" + where + ": " + reason);
             return List.of();

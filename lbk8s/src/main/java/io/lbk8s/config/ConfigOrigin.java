@@ -4,7 +4,9 @@ package io.lbk8s.config;
 public record ConfigOrigin(Kind kind, String namespace, String name) {
 
     public enum Kind {
-        IPAddressPool, L2Advertisement, ConfigMap
+        IPAddressPool,
+        L2Advertisement,
+        ConfigMap
     }
 
     @Override

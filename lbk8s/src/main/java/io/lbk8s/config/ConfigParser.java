@@ -46,10 +46,11 @@ import java.util.TreeMap;
 public final class ConfigParser {
     private ConfigParser() {}
 
-    private static final Comparator<ConfigSources.RawObject> BY_NAMESPACE_AND_NAME = Comparator
-            .comparing((ConfigSources.RawObject o) -> String.valueOf(o.namespace()))
+    private static final Comparator<ConfigSources.RawObject> BY_NAMESPACE_AND_NAME = Comparator.comparing(
+                    (ConfigSources.RawObject o) -> String.valueOf(o.namespace()))
             .thenComparing(o -> String.valueOf(o.name()))
-            // two objects never share a namespace and name in a cluster; if a caller passes such, still be deterministic
+            // two objects never share a namespace and name in a cluster; if a caller passes such, still be
+            // deterministic
             .thenComparing(o -> String.valueOf(o.spec()) + " " + new TreeMap<>(o.labels()));
 
     public static ConfigResult parse(ConfigSources sources) {
@@ -63,8 +64,13 @@ public final class ConfigParser {
 
         for (ConfigSources.RawObject raw : sorted(sources.ipAddressPools(), BY_NAMESPACE_AND_NAME)) {
             PoolDraft draft = PoolParser.poolFromResource(raw, problems);
-            draft.precedence = new PoolDraft.Precedence(!established.contains(draft.scope.origin), raw.createdAt(), 0,
-                    String.valueOf(raw.namespace()), String.valueOf(raw.name()), 0);
+            draft.precedence = new PoolDraft.Precedence(
+                    !established.contains(draft.scope.origin),
+                    raw.createdAt(),
+                    0,
+                    String.valueOf(raw.namespace()),
+                    String.valueOf(raw.name()),
+                    0);
             drafts.add(draft);
         }
         List<ConfigSources.RawConfigMap> configMaps = new ArrayList<>(sources.configMaps());
@@ -74,8 +80,13 @@ public final class ConfigParser {
             List<PoolDraft> fromMap = ConfigMapPools.poolsFromConfigMap(configMap, problems);
             for (int i = 0; i < fromMap.size(); i++) {
                 PoolDraft draft = fromMap.get(i);
-                draft.precedence = new PoolDraft.Precedence(!established.contains(draft.scope.origin), configMap.createdAt(), 1,
-                        String.valueOf(configMap.namespace()), String.valueOf(configMap.name()), i);
+                draft.precedence = new PoolDraft.Precedence(
+                        !established.contains(draft.scope.origin),
+                        configMap.createdAt(),
+                        1,
+                        String.valueOf(configMap.namespace()),
+                        String.valueOf(configMap.name()),
+                        i);
             }
             drafts.addAll(fromMap);
         }

@@ -4,7 +4,8 @@ package io.lbk8s.config;
 public record ConfigProblem(Severity severity, ConfigOrigin origin, String message) {
 
     public enum Severity {
-        ERROR, WARNING
+        ERROR,
+        WARNING
     }
 
     public static ConfigProblem error(ConfigOrigin origin, String message) {

@@ -8,7 +8,8 @@ import java.util.Map;
  * plain maps (so a malformed one is a problem to report, not an exception in a typed informer) and the lbk8s
  * ConfigMap's {@code config.yaml} text.
  */
-public record ConfigSources(List<RawObject> ipAddressPools, List<RawObject> l2Advertisements, List<RawConfigMap> configMaps) {
+public record ConfigSources(
+        List<RawObject> ipAddressPools, List<RawObject> l2Advertisements, List<RawConfigMap> configMaps) {
 
     public ConfigSources {
         ipAddressPools = List.copyOf(ipAddressPools);

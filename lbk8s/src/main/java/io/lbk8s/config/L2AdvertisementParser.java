@@ -49,24 +49,29 @@ final class L2AdvertisementParser {
                 scope.warn(entryPath + ": pool " + Quoted.of(pool) + " does not exist");
             }
         }
-        List<LabelSelector> poolSelectors = LabelSelectorParser.selectors(scope, "ipAddressPoolSelectors", spec.get("ipAddressPoolSelectors"));
-        List<LabelSelector> nodeSelectors = LabelSelectorParser.selectors(scope, "nodeSelectors", spec.get("nodeSelectors"));
+        List<LabelSelector> poolSelectors =
+                LabelSelectorParser.selectors(scope, "ipAddressPoolSelectors", spec.get("ipAddressPoolSelectors"));
+        List<LabelSelector> nodeSelectors =
+                LabelSelectorParser.selectors(scope, "nodeSelectors", spec.get("nodeSelectors"));
         List<String> interfaces = strings(scope, "interfaces", spec.get("interfaces"), "interface names");
         for (int i = 0; i < interfaces.size(); i++) {
             if (!INTERFACE_NAME.matcher(interfaces.get(i)).matches()) {
-                scope.warn("interfaces[" + i + "]: " + Quoted.of(interfaces.get(i))
-                        + " is not a valid network interface name (1-15 characters, no '/', ':' or spaces), so it matches no interface");
+                scope.warn(
+                        "interfaces[" + i + "]: " + Quoted.of(interfaces.get(i))
+                                + " is not a valid network interface name (1-15 characters, no '/', ':' or spaces), so it matches no interface");
             }
         }
         Object serviceSelectors = spec.get("serviceSelectors");
         if (serviceSelectors instanceof List<?> list && !list.isEmpty()) {
-            scope.error("serviceSelectors is not supported by lbk8s: remove it (ignoring it would announce every Service of the selected pools)");
+            scope.error(
+                    "serviceSelectors is not supported by lbk8s: remove it (ignoring it would announce every Service of the selected pools)");
         }
         List<PreferredNodeSelector> preferred = preferredNodeSelectors(scope, spec.get("preferredNodeSelectors"));
         if (scope.failed) {
             return Optional.empty();
         }
-        return Optional.of(new L2Advertisement(raw.name(), pools, poolSelectors, nodeSelectors, preferred, interfaces, origin));
+        return Optional.of(
+                new L2Advertisement(raw.name(), pools, poolSelectors, nodeSelectors, preferred, interfaces, origin));
     }
 
     private static List<PreferredNodeSelector> preferredNodeSelectors(ProblemScope scope, Object value) {
@@ -91,7 +96,8 @@ final class L2AdvertisementParser {
                 scope.error(entryPath + ".weight is required (1-100)");
             } else {
                 weight = integer(scope, entryPath + ".weight", entry.get("weight"));
-                if (weight != null && (weight < PreferredNodeSelector.MIN_WEIGHT || weight > PreferredNodeSelector.MAX_WEIGHT)) {
+                if (weight != null
+                        && (weight < PreferredNodeSelector.MIN_WEIGHT || weight > PreferredNodeSelector.MAX_WEIGHT)) {
                     scope.error(entryPath + ".weight: " + weight + " is out of range; a weight is 1-100");
                     weight = null;
                 }

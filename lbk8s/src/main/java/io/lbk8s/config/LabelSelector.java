@@ -30,7 +30,10 @@ public record LabelSelector(Map<String, String> matchLabels, List<Requirement> m
     }
 
     public enum Operator {
-        In, NotIn, Exists, DoesNotExist
+        In,
+        NotIn,
+        Exists,
+        DoesNotExist
     }
 
     public record Requirement(String key, Operator operator, Set<String> values) {

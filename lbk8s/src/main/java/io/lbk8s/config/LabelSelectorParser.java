@@ -72,7 +72,8 @@ final class LabelSelectorParser {
                         scope.error(labelsPath + "." + key + ": expected a string, got " + describe(labelValue));
                         ok = false;
                     } else if (!isLabelValue(text)) {
-                        scope.error(labelsPath + "." + key + ": " + Quoted.of(text) + " is not a valid label value: " + LABEL_VALUE_RULE);
+                        scope.error(labelsPath + "." + key + ": " + Quoted.of(text) + " is not a valid label value: "
+                                + LABEL_VALUE_RULE);
                         ok = false;
                     } else {
                         matchLabels.put(key, text);
@@ -89,7 +90,8 @@ final class LabelSelectorParser {
                 ok = false;
             } else {
                 for (int i = 0; i < expressions.size(); i++) {
-                    LabelSelector.Requirement requirement = requirement(scope, expressionsPath + "[" + i + "]", expressions.get(i));
+                    LabelSelector.Requirement requirement =
+                            requirement(scope, expressionsPath + "[" + i + "]", expressions.get(i));
                     if (requirement == null) {
                         ok = false;
                     } else {
@@ -139,7 +141,8 @@ final class LabelSelectorParser {
                 }
             }
             if (operator == null) {
-                scope.error(path + ".operator: " + Quoted.of(text) + " is not an operator; expected In, NotIn, Exists or DoesNotExist");
+                scope.error(path + ".operator: " + Quoted.of(text)
+                        + " is not an operator; expected In, NotIn, Exists or DoesNotExist");
                 ok = false;
             }
         }
@@ -150,7 +153,8 @@ final class LabelSelectorParser {
         }
         for (int i = 0; i < values.size(); i++) {
             if (!isLabelValue(values.get(i))) {
-                scope.error(path + ".values[" + i + "]: " + Quoted.of(values.get(i)) + " is not a valid label value: " + LABEL_VALUE_RULE);
+                scope.error(path + ".values[" + i + "]: " + Quoted.of(values.get(i)) + " is not a valid label value: "
+                        + LABEL_VALUE_RULE);
                 ok = false;
             }
         }
@@ -174,7 +178,8 @@ final class LabelSelectorParser {
     }
 
     private static final Pattern LABEL_NAME = Pattern.compile("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
-    private static final Pattern DNS_SUBDOMAIN = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+    private static final Pattern DNS_SUBDOMAIN =
+            Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
     private static final String LABEL_NAME_RULE =
             "at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit";
     private static final String LABEL_VALUE_RULE = "it must be empty or " + LABEL_NAME_RULE;
@@ -186,7 +191,9 @@ final class LabelSelectorParser {
         if (slash >= 0) {
             String prefix = key.substring(0, slash);
             name = key.substring(slash + 1);
-            if (prefix.isEmpty() || prefix.length() > 253 || !DNS_SUBDOMAIN.matcher(prefix).matches()) {
+            if (prefix.isEmpty()
+                    || prefix.length() > 253
+                    || !DNS_SUBDOMAIN.matcher(prefix).matches()) {
                 return "the prefix before '/' must be a DNS subdomain (lowercase letters, digits, '-' and '.', at most 253)";
             }
         }
@@ -197,6 +204,7 @@ final class LabelSelectorParser {
     }
 
     private static boolean isLabelValue(String value) {
-        return value.isEmpty() || (value.length() <= 63 && LABEL_NAME.matcher(value).matches());
+        return value.isEmpty()
+                || (value.length() <= 63 && LABEL_NAME.matcher(value).matches());
     }
 }

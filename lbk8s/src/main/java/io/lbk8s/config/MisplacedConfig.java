@@ -19,7 +19,9 @@ public final class MisplacedConfig {
     private MisplacedConfig() {}
 
     public enum Kind {
-        IPAddressPool, L2Advertisement, LegacyConfigMap
+        IPAddressPool,
+        L2Advertisement,
+        LegacyConfigMap
     }
 
     /** One object found in the cluster: what it is and where. */
@@ -48,7 +50,9 @@ public final class MisplacedConfig {
         return found.stream()
                 .filter(f -> f.kind() == Kind.LegacyConfigMap || !ownNamespace.equals(f.namespace()))
                 .distinct()
-                .sorted(Comparator.comparing(Found::kind).thenComparing(Found::namespace).thenComparing(Found::name))
+                .sorted(Comparator.comparing(Found::kind)
+                        .thenComparing(Found::namespace)
+                        .thenComparing(Found::name))
                 .toList();
     }
 
@@ -75,26 +79,33 @@ public final class MisplacedConfig {
             }
         }
         List<String> parts = new ArrayList<>();
-        byNamespace.forEach((namespace, counts) -> parts.add(String.join(" and ", counts.entrySet().stream()
-                .map(e -> e.getValue() + " " + e.getKey() + "(s)").toList()) + " in " + namespace));
+        byNamespace.forEach((namespace, counts) -> parts.add(String.join(
+                        " and ",
+                        counts.entrySet().stream()
+                                .map(e -> e.getValue() + " " + e.getKey() + "(s)")
+                                .toList())
+                + " in " + namespace));
         if (!legacy.isEmpty()) {
             parts.add("MetalLB's legacy ConfigMap " + String.join(", ", legacy));
         }
-        String list = parts.size() == 1 ? parts.getFirst()
+        String list = parts.size() == 1
+                ? parts.getFirst()
                 : String.join(", ", parts.subList(0, parts.size() - 1)) + " and " + parts.getLast();
-        return Optional.of("found " + list + ", which lbk8s does not read: run \"" + migrateCommand(ownNamespace) + "\"");
+        return Optional.of(
+                "found " + list + ", which lbk8s does not read: run \"" + migrateCommand(ownNamespace) + "\"");
     }
 
     /** The allocator's "no address pool is configured", with where lbk8s reads and what it found elsewhere. */
     public static String noPools(String noPoolsMessage, String ownNamespace, List<Found> misplaced) {
-        return noPoolsMessage + " in namespace " + ownNamespace + summary(ownNamespace, misplaced).map(s -> "; " + s).orElse("");
+        return noPoolsMessage + " in namespace " + ownNamespace
+                + summary(ownNamespace, misplaced).map(s -> "; " + s).orElse("");
     }
 
     /** The Warning on one misplaced object, written where {@code kubectl describe} shows it. */
     public static String notRead(String ownNamespace, Found found) {
         String what = switch (found.kind()) {
-            case IPAddressPool, L2Advertisement -> "lbk8s reads " + found.kind() + "s only in namespace " + ownNamespace
-                    + ", so it does not use this one";
+            case IPAddressPool, L2Advertisement ->
+                "lbk8s reads " + found.kind() + "s only in namespace " + ownNamespace + ", so it does not use this one";
             case LegacyConfigMap -> "this is MetalLB's legacy (before 0.13) configuration, which lbk8s does not read";
         };
         return what + ": run \"" + migrateCommand(ownNamespace) + "\" to see it moved into " + ownNamespace;

@@ -45,7 +45,8 @@ final class PoolConflicts {
     static void checkOverlapsBetweenPools(List<PoolDraft> pools) {
         NavigableMap<IpAddress, RangeEntry> kept = new TreeMap<>();
         List<PoolDraft> passing = pools.stream().filter(p -> !p.scope.failed).toList();
-        List<PoolDraft> failedAlready = pools.stream().filter(p -> p.scope.failed).toList();
+        List<PoolDraft> failedAlready =
+                pools.stream().filter(p -> p.scope.failed).toList();
         for (PoolDraft pool : passing) {
             reportOverlaps(pool, kept);
             if (!pool.scope.failed) {
@@ -57,13 +58,21 @@ final class PoolConflicts {
 
     private static void reportOverlaps(PoolDraft pool, NavigableMap<IpAddress, RangeEntry> kept) {
         for (RangeEntry entry : pool.ranges) {
-            Map.Entry<IpAddress, RangeEntry> below = kept.floorEntry(entry.range().first());
-            Map.Entry<IpAddress, RangeEntry> above = kept.ceilingEntry(entry.range().first());
-            Optional.ofNullable(below).map(Map.Entry::getValue).filter(k -> k.range().overlaps(entry.range()))
-                    .or(() -> Optional.ofNullable(above).map(Map.Entry::getValue).filter(k -> k.range().overlaps(entry.range())))
-                    .ifPresent(other -> pool.scope.error(entry.path() + " " + Quoted.of(entry.range().text()) + " overlaps "
-                            + other.path() + " " + Quoted.of(other.range().text()) + " of pool " + Quoted.of(other.pool().name)
-                            + " (" + other.pool().definedAt + ")"));
+            Map.Entry<IpAddress, RangeEntry> below =
+                    kept.floorEntry(entry.range().first());
+            Map.Entry<IpAddress, RangeEntry> above =
+                    kept.ceilingEntry(entry.range().first());
+            Optional.ofNullable(below)
+                    .map(Map.Entry::getValue)
+                    .filter(k -> k.range().overlaps(entry.range()))
+                    .or(() -> Optional.ofNullable(above)
+                            .map(Map.Entry::getValue)
+                            .filter(k -> k.range().overlaps(entry.range())))
+                    .ifPresent(other -> pool.scope.error(
+                            entry.path() + " " + Quoted.of(entry.range().text()) + " overlaps "
+                                    + other.path() + " "
+                                    + Quoted.of(other.range().text()) + " of pool " + Quoted.of(other.pool().name)
+                                    + " (" + other.pool().definedAt + ")"));
         }
     }
 }

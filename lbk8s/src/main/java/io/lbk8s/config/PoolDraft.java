@@ -32,7 +32,6 @@ final class PoolDraft {
         return new AddressPool(name, list, autoAssign, avoidBuggyIPs, serviceAllocation, labels, scope.origin);
     }
 
-
     record RangeEntry(IpRange range, int index, String path, PoolDraft pool) {}
 
     /** An entry with special-purpose addresses, and the message saying which. */

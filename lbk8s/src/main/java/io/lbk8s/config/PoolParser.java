@@ -59,7 +59,8 @@ final class PoolParser {
         if (addresses == null) {
             scope.error(addressesPath + " is required: expected a list of CIDRs, ranges or IP addresses");
         } else if (!(addresses instanceof List<?> list)) {
-            scope.error(addressesPath + ": expected a list of CIDRs, ranges or IP addresses, got " + describe(addresses));
+            scope.error(
+                    addressesPath + ": expected a list of CIDRs, ranges or IP addresses, got " + describe(addresses));
         } else if (list.isEmpty()) {
             scope.error(addressesPath + ": expected at least one CIDR, range or IP address, got an empty list");
         } else {
@@ -68,7 +69,8 @@ final class PoolParser {
                 String entryPath = addressesPath + "[" + i + "]";
                 Object item = list.get(i);
                 if (!(item instanceof String text)) {
-                    scope.error(entryPath + ": expected a string (a CIDR, a range or an IP address), got " + describe(item));
+                    scope.error(entryPath + ": expected a string (a CIDR, a range or an IP address), got "
+                            + describe(item));
                     addressesOk = false;
                     continue;
                 }
@@ -85,7 +87,8 @@ final class PoolParser {
                         RangeEntry entry = new RangeEntry(range, i, entryPath, draft);
                         // judged once the parser knows whether the pool is established (see judgeSpecialPurpose); in
                         // the draft meanwhile, so that an overlap with another pool is reported too
-                        SpecialPurposeRanges.problem(range).ifPresent(why -> draft.special.add(new SpecialEntry(entry, why)));
+                        SpecialPurposeRanges.problem(range)
+                                .ifPresent(why -> draft.special.add(new SpecialEntry(entry, why)));
                         draft.ranges.add(entry);
                     }
                 }
@@ -113,8 +116,9 @@ final class PoolParser {
                 }
             }
             if (!any) {
-                scope.error(path(base, "avoidBuggyIPs")
-                        + ": excludes every address of the pool (IPv4 addresses ending in .0 or .255), so it has none to assign");
+                scope.error(
+                        path(base, "avoidBuggyIPs")
+                                + ": excludes every address of the pool (IPv4 addresses ending in .0 or .255), so it has none to assign");
             }
         }
     }
@@ -177,11 +181,14 @@ final class PoolParser {
             if (!namespaces.add(namespace)) {
                 scope.warn(entryPath + ": namespace " + Quoted.of(namespace) + " is listed twice");
             } else if (!DNS_LABEL.matcher(namespace).matches()) {
-                scope.warn(entryPath + ": " + Quoted.of(namespace) + " is not a valid namespace name, so it matches no namespace");
+                scope.warn(entryPath + ": " + Quoted.of(namespace)
+                        + " is not a valid namespace name, so it matches no namespace");
             }
         }
-        List<LabelSelector> namespaceSelectors = LabelSelectorParser.selectors(scope, path(base, "namespaceSelectors"), map.get("namespaceSelectors"));
-        List<LabelSelector> serviceSelectors = LabelSelectorParser.selectors(scope, path(base, "serviceSelectors"), map.get("serviceSelectors"));
+        List<LabelSelector> namespaceSelectors =
+                LabelSelectorParser.selectors(scope, path(base, "namespaceSelectors"), map.get("namespaceSelectors"));
+        List<LabelSelector> serviceSelectors =
+                LabelSelectorParser.selectors(scope, path(base, "serviceSelectors"), map.get("serviceSelectors"));
         return Optional.of(new ServiceAllocation(priority, namespaces, namespaceSelectors, serviceSelectors));
     }
 
@@ -190,22 +197,25 @@ final class PoolParser {
         entries.sort(RANGE_ORDER);
         RangeEntry reach = null; // the entry reaching highest so far, in the current family
         for (RangeEntry entry : entries) {
-            if (reach != null && reach.range().family() == entry.range().family()
+            if (reach != null
+                    && reach.range().family() == entry.range().family()
                     && reach.range().last().compareTo(entry.range().first()) >= 0) {
                 // name the entry listed later as the one that overlaps
                 RangeEntry later = entry.index() > reach.index() ? entry : reach;
                 RangeEntry earlier = later == entry ? reach : entry;
-                draft.scope.error(later.path() + " " + Quoted.of(later.range().text()) + " overlaps " + earlier.path() + " "
-                        + Quoted.of(earlier.range().text()) + " of the same pool");
+                draft.scope.error(later.path() + " " + Quoted.of(later.range().text()) + " overlaps " + earlier.path()
+                        + " " + Quoted.of(earlier.range().text()) + " of the same pool");
             }
-            if (reach == null || reach.range().family() != entry.range().family()
+            if (reach == null
+                    || reach.range().family() != entry.range().family()
                     || entry.range().last().compareTo(reach.range().last()) > 0) {
                 reach = entry;
             }
         }
     }
-    private static final Comparator<RangeEntry> RANGE_ORDER = Comparator
-            .comparing((RangeEntry e) -> e.range().first())
+
+    private static final Comparator<RangeEntry> RANGE_ORDER = Comparator.comparing(
+                    (RangeEntry e) -> e.range().first())
             .thenComparing(e -> e.range().last())
             .thenComparingInt(e -> e.index());
 

@@ -37,8 +37,10 @@ final class RawValues {
             case Byte b -> BigInteger.valueOf(b);
             case BigInteger b -> b;
             case BigDecimal d when d.stripTrailingZeros().scale() <= 0 -> d.toBigIntegerExact();
-            case Double d when d == Math.rint(d) && !d.isInfinite() -> BigDecimal.valueOf(d).toBigIntegerExact();
-            case Float f when f == Math.rint(f) && !f.isInfinite() -> BigDecimal.valueOf(f).toBigIntegerExact();
+            case Double d
+            when d == Math.rint(d) && !d.isInfinite() -> BigDecimal.valueOf(d).toBigIntegerExact();
+            case Float f
+            when f == Math.rint(f) && !f.isInfinite() -> BigDecimal.valueOf(f).toBigIntegerExact();
             default -> null;
         };
         if (integral == null) {

@@ -34,7 +34,9 @@ public final class SpecialPurposeRanges {
             Block.of("255.255.255.255/32", "the limited broadcast address (RFC 919), every host on the link"),
             Block.of("::/128", "the unspecified address (RFC 4291), only ever a source address"),
             Block.of("::1/128", "loopback (RFC 4291), never leaves a host"),
-            Block.of("::ffff:0:0/96", "IPv4-mapped (RFC 4291), an IPv4 address in IPv6 notation: write the IPv4 address"),
+            Block.of(
+                    "::ffff:0:0/96",
+                    "IPv4-mapped (RFC 4291), an IPv4 address in IPv6 notation: write the IPv4 address"),
             Block.of("fe80::/10", "link-local (RFC 4291), chosen by each host for itself"),
             Block.of("ff00::/8", "multicast (RFC 4291), addresses groups, not a host"));
 
@@ -46,8 +48,10 @@ public final class SpecialPurposeRanges {
          */
         public String describe(IpRange range) {
             boolean wholeRange = first.equals(range.first()) && last.equals(range.last());
-            boolean wholeBlock = first.equals(block.range().first()) && last.equals(block.range().last());
-            String part = wholeRange || wholeBlock ? ""
+            boolean wholeBlock = first.equals(block.range().first())
+                    && last.equals(block.range().last());
+            String part = wholeRange || wholeBlock
+                    ? ""
                     : " has " + (first.equals(last) ? first.toString() : first + "-" + last) + " of this range";
             return block.range().text() + " (" + block.what() + ")" + part;
         }
@@ -58,7 +62,10 @@ public final class SpecialPurposeRanges {
         List<Overlap> found = new ArrayList<>();
         for (Block block : BLOCKS) {
             if (block.range().overlaps(range)) {
-                found.add(new Overlap(block, max(block.range().first(), range.first()), min(block.range().last(), range.last())));
+                found.add(new Overlap(
+                        block,
+                        max(block.range().first(), range.first()),
+                        min(block.range().last(), range.last())));
             }
         }
         return found;

@@ -16,8 +16,15 @@ import java.util.Optional;
  * @param lastSeen  when the speaker last saw the other host answer; refreshed at most every {@link #REFRESH}
  * @param version   the object's resourceVersion; empty for one not yet written
  */
-public record AddressConflict(IpAddress address, String mac, String node, Phase phase, Optional<ServiceKey> service,
-        Instant firstSeen, Instant lastSeen, String version) {
+public record AddressConflict(
+        IpAddress address,
+        String mac,
+        String node,
+        Phase phase,
+        Optional<ServiceKey> service,
+        Instant firstSeen,
+        Instant lastSeen,
+        String version) {
 
     /** How often a speaker refreshes lastSeen while the other host stays. */
     public static final Duration REFRESH = Duration.ofSeconds(30);

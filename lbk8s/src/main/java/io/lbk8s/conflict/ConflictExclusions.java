@@ -33,10 +33,11 @@ public final class ConflictExclusions {
      * @param live       every conflict that counts now
      * @param nextChange when the soonest of them turns stale, if any: the time to decide again
      */
-    public record Result(ExcludedAddresses excluded, List<Kept> kept, List<AddressConflict> live,
-            Optional<Instant> nextChange) {}
+    public record Result(
+            ExcludedAddresses excluded, List<Kept> kept, List<AddressConflict> live, Optional<Instant> nextChange) {}
 
-    public static Result of(Collection<AddressConflict> conflicts, Instant now, Function<IpAddress, List<Holder>> holdersOf) {
+    public static Result of(
+            Collection<AddressConflict> conflicts, Instant now, Function<IpAddress, List<Holder>> holdersOf) {
         ExcludedAddresses.Builder excluded = ExcludedAddresses.builder();
         List<Kept> kept = new ArrayList<>();
         List<AddressConflict> live = new ArrayList<>();
@@ -53,14 +54,20 @@ public final class ConflictExclusions {
             String moveWhy = null;
             for (Holder holder : holders) {
                 switch (ConflictPolicy.decide(conflict, holder.requested(), holder.chosen())) {
-                    case ConflictPolicy.Decision.Keep keep -> keeping.add(new Kept(holder.service(), conflict, keep.why()));
+                    case ConflictPolicy.Decision.Keep keep ->
+                        keeping.add(new Kept(holder.service(), conflict, keep.why()));
                     case ConflictPolicy.Decision.Move move -> moveWhy = move.why();
                 }
             }
             if (!keeping.isEmpty()) {
-                holders.stream().filter(h -> keeping.stream().noneMatch(k -> k.service().equals(h.service())))
-                        .forEach(h -> keeping.add(new Kept(h.service(), conflict, "it shares the address with "
-                                + keeping.getFirst().service() + ", which keeps it: " + keeping.getFirst().why())));
+                holders.stream()
+                        .filter(h -> keeping.stream().noneMatch(k -> k.service().equals(h.service())))
+                        .forEach(h -> keeping.add(new Kept(
+                                h.service(),
+                                conflict,
+                                "it shares the address with "
+                                        + keeping.getFirst().service() + ", which keeps it: "
+                                        + keeping.getFirst().why())));
                 kept.addAll(keeping);
             } else {
                 excluded.add(conflict.address(), describe(conflict) + (moveWhy == null ? "" : "; " + moveWhy));

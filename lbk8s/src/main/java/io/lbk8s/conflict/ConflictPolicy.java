@@ -15,7 +15,8 @@ import java.util.Optional;
  * annotation {@value #ANNOTATION} ({@code keep} or {@code move}) overrides the default.
  */
 public enum ConflictPolicy {
-    KEEP, MOVE;
+    KEEP,
+    MOVE;
 
     public static final String ANNOTATION = Annotations.ADDRESS_CONFLICT;
 
@@ -42,8 +43,10 @@ public enum ConflictPolicy {
         return switch (annotation.get().trim().toLowerCase(Locale.ROOT)) {
             case "keep" -> new Parsed.Chosen(Optional.of(KEEP));
             case "move" -> new Parsed.Chosen(Optional.of(MOVE));
-            default -> new Parsed.Invalid(ANNOTATION + " is \"" + annotation.get() + "\"; it must be keep or move (the "
-                    + "default applies: move off an address that failed its first probe, keep one taken while announced)");
+            default ->
+                new Parsed.Invalid(
+                        ANNOTATION + " is \"" + annotation.get() + "\"; it must be keep or move (the "
+                                + "default applies: move off an address that failed its first probe, keep one taken while announced)");
         };
     }
 
@@ -64,10 +67,12 @@ public enum ConflictPolicy {
                             + " other host leaves");
         }
         return switch (conflict.phase()) {
-            case Probe -> new Decision.Move(address + " was never reachable through lbk8s (the other host answered"
-                    + " its first probe)");
-            case Announced -> new Decision.Keep("the other host took " + address + " while lbk8s announced it; the"
-                    + " Service keeps it until the other host leaves (set " + ANNOTATION + ": move to move it)");
+            case Probe ->
+                new Decision.Move(
+                        address + " was never reachable through lbk8s (the other host answered" + " its first probe)");
+            case Announced ->
+                new Decision.Keep("the other host took " + address + " while lbk8s announced it; the"
+                        + " Service keeps it until the other host leaves (set " + ANNOTATION + ": move to move it)");
         };
     }
 }

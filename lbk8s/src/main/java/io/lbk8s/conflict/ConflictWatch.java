@@ -29,6 +29,7 @@ public final class ConflictWatch {
     public static final Duration DEFEND_INTERVAL = Duration.ofSeconds(10);
     /** Unanswered probes in a row that clear a conflict. */
     public static final int QUIET_PROBES = 3;
+
     public static final Duration FIRST_RETRY = Duration.ofMillis(50);
     public static final Duration LAST_RETRY = Duration.ofSeconds(2);
     /** After an unanswered probe: the next one soon, so that a host that left is noticed within about a second. */
@@ -48,8 +49,18 @@ public final class ConflictWatch {
      * @param quiet     unanswered probes in a row
      * @param reportedAt when the conflict was last written, for the refresh every {@link AddressConflict#REFRESH}
      */
-    public record Entry(IpAddress ip, Phase phase, Stage stage, String mac, Instant firstSeen, Instant lastSeen,
-                        Instant reportedAt, Instant defendedAt, int answered, int quiet, Instant nextProbe) {}
+    public record Entry(
+            IpAddress ip,
+            Phase phase,
+            Stage stage,
+            String mac,
+            Instant firstSeen,
+            Instant lastSeen,
+            Instant reportedAt,
+            Instant defendedAt,
+            int answered,
+            int quiet,
+            Instant nextProbe) {}
 
     /** What the speaker must do. */
     public sealed interface Action {
@@ -57,7 +68,8 @@ public final class ConflictWatch {
     }
 
     /** Write the conflict (create, or refresh lastSeen); {@code first} when it has just begun: say so (Event, log). */
-    public record Report(IpAddress ip, Phase phase, String mac, Instant firstSeen, Instant lastSeen, boolean first) implements Action {}
+    public record Report(IpAddress ip, Phase phase, String mac, Instant firstSeen, Instant lastSeen, boolean first)
+            implements Action {}
 
     /** Send one gratuitous ARP / unsolicited NA for the address from our MAC. */
     public record Defend(IpAddress ip) implements Action {}
@@ -81,14 +93,38 @@ public final class ConflictWatch {
                 entries.remove(ip);
                 return List.of(new Clear(ip, entry.phase(), entry.mac()));
             }
-            entries.put(ip, new Entry(ip, entry.phase(), entry.stage(), entry.mac(), entry.firstSeen(), entry.lastSeen(),
-                    entry.reportedAt(), entry.defendedAt(), 0, entry.quiet() + 1, now.plus(leads ? AFTER_QUIET : NOT_LED_RETRY)));
+            entries.put(
+                    ip,
+                    new Entry(
+                            ip,
+                            entry.phase(),
+                            entry.stage(),
+                            entry.mac(),
+                            entry.firstSeen(),
+                            entry.lastSeen(),
+                            entry.reportedAt(),
+                            entry.defendedAt(),
+                            0,
+                            entry.quiet() + 1,
+                            now.plus(leads ? AFTER_QUIET : NOT_LED_RETRY)));
             return List.of();
         }
         String mac = answeredBy.get();
         if (entry == null) {
-            entries.put(ip, new Entry(ip, Phase.Probe, Stage.WITHDRAWN, mac, now, now, now, Instant.MIN, 1, 0,
-                    now.plus(retry(1, leads))));
+            entries.put(
+                    ip,
+                    new Entry(
+                            ip,
+                            Phase.Probe,
+                            Stage.WITHDRAWN,
+                            mac,
+                            now,
+                            now,
+                            now,
+                            Instant.MIN,
+                            1,
+                            0,
+                            now.plus(retry(1, leads))));
             return List.of(new Report(ip, Phase.Probe, mac, now, now, true));
         }
         return claimedAgain(entry, mac, now, leads);
@@ -101,8 +137,10 @@ public final class ConflictWatch {
     public List<Action> heard(IpAddress ip, String mac, Instant now) {
         Entry entry = entries.get(ip);
         if (entry == null) {
-            entries.put(ip, new Entry(ip, Phase.Announced, Stage.DEFENDED, mac, now, now, now, now, 1, 0,
-                    now.plus(AFTER_QUIET)));
+            entries.put(
+                    ip,
+                    new Entry(
+                            ip, Phase.Announced, Stage.DEFENDED, mac, now, now, now, now, 1, 0, now.plus(AFTER_QUIET)));
             return List.of(new Report(ip, Phase.Announced, mac, now, now, true), new Defend(ip));
         }
         return claimedAgain(entry, mac, now, true);
@@ -121,12 +159,24 @@ public final class ConflictWatch {
                 actions.add(new Defend(entry.ip()));
             }
         }
-        boolean refresh = !mac.equals(entry.mac()) || !now.isBefore(entry.reportedAt().plus(AddressConflict.REFRESH))
+        boolean refresh = !mac.equals(entry.mac())
+                || !now.isBefore(entry.reportedAt().plus(AddressConflict.REFRESH))
                 || !actions.isEmpty();
         int answered = entry.answered() + 1;
-        entries.put(entry.ip(), new Entry(entry.ip(), entry.phase(), stage, mac, entry.firstSeen(), now,
-                refresh ? now : entry.reportedAt(), defendedAt, answered, 0,
-                now.plus(stage == Stage.DEFENDED ? AFTER_QUIET : retry(answered, leads))));
+        entries.put(
+                entry.ip(),
+                new Entry(
+                        entry.ip(),
+                        entry.phase(),
+                        stage,
+                        mac,
+                        entry.firstSeen(),
+                        now,
+                        refresh ? now : entry.reportedAt(),
+                        defendedAt,
+                        answered,
+                        0,
+                        now.plus(stage == Stage.DEFENDED ? AFTER_QUIET : retry(answered, leads))));
         if (refresh) {
             actions.addFirst(new Report(entry.ip(), entry.phase(), mac, entry.firstSeen(), now, false));
         }
@@ -164,8 +214,20 @@ public final class ConflictWatch {
      * left: not announced, probed at once.
      */
     public void adopt(AddressConflict conflict, Instant now) {
-        entries.putIfAbsent(conflict.address(), new Entry(conflict.address(), conflict.phase(), Stage.WITHDRAWN,
-                conflict.mac(), conflict.firstSeen(), conflict.lastSeen(), conflict.lastSeen(), Instant.MIN, 1, 0, now));
+        entries.putIfAbsent(
+                conflict.address(),
+                new Entry(
+                        conflict.address(),
+                        conflict.phase(),
+                        Stage.WITHDRAWN,
+                        conflict.mac(),
+                        conflict.firstSeen(),
+                        conflict.lastSeen(),
+                        conflict.lastSeen(),
+                        Instant.MIN,
+                        1,
+                        0,
+                        now));
     }
 
     /** Forgets {@code ip} without clearing it (it can no longer be probed here: its report turns stale). */

@@ -66,8 +66,11 @@ final class ClaimKeeper {
                             return List.of();
                         }
                         case Claim.Decision.Stale _ -> {
-                            log.info("IPAddressClaim {}: its Services {} are gone; replacing it for {}",
-                                    Claim.nameOf(ip), there.holders(), holder.service());
+                            log.info(
+                                    "IPAddressClaim {}: its Services {} are gone; replacing it for {}",
+                                    Claim.nameOf(ip),
+                                    there.holders(),
+                                    holder.service());
                             claims.delete(there);
                         }
                         case Claim.Decision.HeldByOthers(List<ClaimHolder> others) -> {
@@ -77,20 +80,26 @@ final class ClaimKeeper {
                 }
             }
         }
-        throw new KubernetesClientException("IPAddressClaim " + Claim.nameOf(ip) + " changed " + ATTEMPTS
-                + " times while being claimed", 409, null);
+        throw new KubernetesClientException(
+                "IPAddressClaim " + Claim.nameOf(ip) + " changed " + ATTEMPTS + " times while being claimed",
+                409,
+                null);
     }
 
     /** Whether every address is claimed by the Service (read now, not from a cache). */
     boolean heldBy(ClaimHolder holder, List<IpAddress> ips) {
-        return ips.stream().allMatch(ip -> claims.get(ip).map(c -> c.holders().contains(holder)).orElse(false));
+        return ips.stream()
+                .allMatch(ip ->
+                        claims.get(ip).map(c -> c.holders().contains(holder)).orElse(false));
     }
 
     /** The live Services that hold the claim of one of the addresses and this one does not share (read now). */
     List<ClaimHolder> heldByOthers(ClaimHolder holder, List<IpAddress> ips) {
-        return ips.stream().flatMap(ip -> claims.get(ip).stream())
+        return ips.stream()
+                .flatMap(ip -> claims.get(ip).stream())
                 .flatMap(c -> c.heldByOthers(holder, exists).stream())
-                .distinct().toList();
+                .distinct()
+                .toList();
     }
 
     /** Lets go of the Service's claims on these addresses (after its status stopped showing them). */

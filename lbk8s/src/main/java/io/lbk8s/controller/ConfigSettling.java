@@ -17,8 +17,8 @@ final class ConfigSettling implements AutoCloseable {
     static final Duration LONGEST = Duration.ofSeconds(3);
 
     private final Runnable apply;
-    private final ScheduledExecutorService timer =
-            Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("config-settling").daemon().factory());
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().name("config-settling").daemon().factory());
     private long seen;
     private long applied;
     private boolean waiting;

@@ -1,6 +1,5 @@
 package io.lbk8s.controller;
 
-
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -47,17 +46,16 @@ import io.lbk8s.kube.Informers;
 import io.lbk8s.kube.IpAddressClaims;
 import io.lbk8s.kube.ServiceMapping;
 import io.lbk8s.kube.Watches;
-import io.lbk8s.service.AllocationRequest;
-import io.lbk8s.service.Annotations;
-import io.lbk8s.service.ServiceKey;
-import io.lbk8s.service.ServiceRequests;
-import io.lbk8s.service.ServiceView;
-
 import io.lbk8s.reconcile.QueueMeters;
 import io.lbk8s.reconcile.RateLimitedQueue;
 import io.lbk8s.reconcile.ReconcileLoop;
 import io.lbk8s.reconcile.ReconcileResult;
 import io.lbk8s.reconcile.RetryPolicy;
+import io.lbk8s.service.AllocationRequest;
+import io.lbk8s.service.Annotations;
+import io.lbk8s.service.ServiceKey;
+import io.lbk8s.service.ServiceRequests;
+import io.lbk8s.service.ServiceView;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
@@ -130,7 +128,9 @@ public final class Controller implements AutoCloseable {
     private Set<ConfigOrigin> refusedPools = Set.of(); // refused objects that define pools, with no version in use
     private final Set<ServiceKey> pending = new HashSet<>();
     private final SaidWarnings saidWarnings = new SaidWarnings();
+
     private record Yield(ServiceKey service, IpAddress address) {}
+
     private static final int YIELDS_BEFORE_LEFTOVER = 3;
     /**
      * A Service that yielded tries again this much later, not after a short backoff: the leftover judgement counts
@@ -138,7 +138,9 @@ public final class Controller implements AutoCloseable {
      * controller takes from its claim to its status write.
      */
     private static final Duration YIELD_PAUSE = Duration.ofMillis(500);
-    private final Map<Yield, Integer> yielded = new HashMap<>(); // refusals in a row, forgotten once the Service is shown
+
+    private final Map<Yield, Integer> yielded =
+            new HashMap<>(); // refusals in a row, forgotten once the Service is shown
     private final Map<String, Map<IpAddress, String>> reportedExclusions = new HashMap<>(); // by pool, as last said
     private long lastMetricsUpdate;
 
@@ -156,8 +158,8 @@ public final class Controller implements AutoCloseable {
         watches.measure(registry);
         QueueMeters.measure(registry, "controller", queue);
         this.configurationState = new ConfigurationStates(client, settings.namespace(), ConfigurationStates.CONTROLLER);
-        this.misplaced = new MisplacedConfigWatch(client, settings.namespace(), events,
-                () -> queue.add(new Work.MisplacedConfigChanged()));
+        this.misplaced = new MisplacedConfigWatch(
+                client, settings.namespace(), events, () -> queue.add(new Work.MisplacedConfigChanged()));
         this.claims = new ClaimKeeper(new IpAddressClaims(client, this::namespaceUid), this::serviceExists);
     }
 
@@ -167,25 +169,39 @@ public final class Controller implements AutoCloseable {
      */
     public void start() {
         String ns = settings.namespace();
-        namespaces = watches.inform("namespaces", client.namespaces(),
+        namespaces = watches.inform(
+                "namespaces",
+                client.namespaces(),
                 handler(n -> queue.add(new Work.NamespaceChanged(n.getMetadata().getName()))));
-        configMaps = watches.inform("the configuration ConfigMap", client.configMaps().inNamespace(ns)
-                .withName(ConfigResources.CONFIG_MAP_NAME), handler(c -> settling.changed()));
+        configMaps = watches.inform(
+                "the configuration ConfigMap",
+                client.configMaps().inNamespace(ns).withName(ConfigResources.CONFIG_MAP_NAME),
+                handler(c -> settling.changed()));
         pools = customResources(ConfigResources.IP_ADDRESS_POOLS);
         l2Advertisements = customResources(ConfigResources.L2_ADVERTISEMENTS);
-        services = watches.inform("services", client.services().inAnyNamespace(),
+        services = watches.inform(
+                "services",
+                client.services().inAnyNamespace(),
                 handler(s -> queue.add(new Work.ServiceChanged(ServiceMapping.keyOf(s)))));
-        // what no Service may get: the nodes' addresses, their subnets' and gateways (from the speakers), the API server
+        // what no Service may get: the nodes' addresses, their subnets' and gateways (from the speakers), the API
+        // server
         nodes = watches.inform("nodes", client.nodes(), handler(n -> queue.add(CLUSTER_ADDRESSES_CHANGED)));
-        speakerPods = watches.inform("speaker pods", client.pods().inNamespace(ns)
-                .withLabels(ClusterNames.SPEAKER_POD_LABELS), handler(p -> queue.add(CLUSTER_ADDRESSES_CHANGED)));
-        apiServerSlices = watches.inform("the API server's endpointslices", ClusterAddresses.apiServerSlices(client),
+        speakerPods = watches.inform(
+                "speaker pods",
+                client.pods().inNamespace(ns).withLabels(ClusterNames.SPEAKER_POD_LABELS),
+                handler(p -> queue.add(CLUSTER_ADDRESSES_CHANGED)));
+        apiServerSlices = watches.inform(
+                "the API server's endpointslices",
+                ClusterAddresses.apiServerSlices(client),
                 handler(e -> queue.add(CLUSTER_ADDRESSES_CHANGED)));
         conflicts = informConflicts();
         misplaced.start();
         watches.checkApi(client); // a partition that drops packets fails no watch: /readyz and the metric say so
         synced = true;
-        log.info("informers synced: {} services, config namespace {}", services.getStore().list().size(), ns);
+        log.info(
+                "informers synced: {} services, config namespace {}",
+                services.getStore().list().size(),
+                ns);
     }
 
     /**
@@ -237,16 +253,21 @@ public final class Controller implements AutoCloseable {
     /** The speakers' AddressConflicts (cluster-scoped); none when their CRD is missing, as before an upgrade. */
     private Optional<SharedIndexInformer<GenericKubernetesResource>> informConflicts() {
         try {
-            return Optional.of(watches.inform(AddressConflicts.CRD, client.genericKubernetesResources(AddressConflicts.CONTEXT),
+            return Optional.of(watches.inform(
+                    AddressConflicts.CRD,
+                    client.genericKubernetesResources(AddressConflicts.CONTEXT),
                     handler(c -> queue.add(CLUSTER_ADDRESSES_CHANGED))));
         } catch (KubernetesClientException e) {
-            log.warn("cannot watch {} (is the CRD installed?): {}; no address another host uses is kept from Services",
-                    AddressConflicts.CRD, e.getMessage());
+            log.warn(
+                    "cannot watch {} (is the CRD installed?): {}; no address another host uses is kept from Services",
+                    AddressConflicts.CRD,
+                    e.getMessage());
             return Optional.empty();
         }
     }
 
-    private Optional<SharedIndexInformer<GenericKubernetesResource>> customResources(ResourceDefinitionContext context) {
+    private Optional<SharedIndexInformer<GenericKubernetesResource>> customResources(
+            ResourceDefinitionContext context) {
         return watches.customResources(client, context, settings.namespace(), handler(r -> settling.changed()));
     }
 
@@ -317,9 +338,10 @@ public final class Controller implements AutoCloseable {
         switch (work) {
             case Work.ConfigChanged _ -> reconcileConfig();
             case Work.ServiceChanged(ServiceKey key) -> reconcileService(key);
-            case Work.NamespaceChanged(String name) -> services.getStore().list().stream()
-                    .filter(s -> name.equals(s.getMetadata().getNamespace()))
-                    .forEach(s -> queue.add(new Work.ServiceChanged(ServiceMapping.keyOf(s))));
+            case Work.NamespaceChanged(String name) ->
+                services.getStore().list().stream()
+                        .filter(s -> name.equals(s.getMetadata().getNamespace()))
+                        .forEach(s -> queue.add(new Work.ServiceChanged(ServiceMapping.keyOf(s))));
             case Work.MisplacedConfigChanged _ -> retryPending(); // their AllocationFailed names what is where
             case Work.ClusterAddressesChanged _ -> {
                 if (allocator != null) {
@@ -339,33 +361,48 @@ public final class Controller implements AutoCloseable {
         AcceptedConfig.Outcome outcome = accepted.accept(ConfigResources.sources(
                 pools.map(i -> i.getStore().list()).orElse(List.of()),
                 l2Advertisements.map(i -> i.getStore().list()).orElse(List.of()),
-                Optional.ofNullable(configMaps.getStore().getByKey(settings.namespace() + "/" + ConfigResources.CONFIG_MAP_NAME))));
+                Optional.ofNullable(
+                        configMaps.getStore().getByKey(settings.namespace() + "/" + ConfigResources.CONFIG_MAP_NAME))));
         accepted = outcome.next();
         ConfigResult result = outcome.result();
         for (ConfigProblem problem : result.problems()) {
             boolean error = problem.severity() == ConfigProblem.Severity.ERROR;
-            String message = problem.message() + (!error ? "" : outcome.kept().contains(problem.origin())
-                    ? "; lbk8s keeps using the version of this object it last accepted"
-                    : "; lbk8s does not use this object until it is fixed");
+            String message = problem.message()
+                    + (!error
+                            ? ""
+                            : outcome.kept().contains(problem.origin())
+                                    ? "; lbk8s keeps using the version of this object it last accepted"
+                                    : "; lbk8s does not use this object until it is fixed");
             if (error) {
                 log.error("config error: {}", problem);
             } else {
                 log.warn("config warning: {}", problem);
             }
-            objectOf(problem.origin()).ifPresent(object -> events.record(object, EventRecorder.Type.Warning,
-                    error ? "InvalidConfiguration" : "ConfigurationWarning", message));
+            objectOf(problem.origin())
+                    .ifPresent(object -> events.record(
+                            object,
+                            EventRecorder.Type.Warning,
+                            error ? "InvalidConfiguration" : "ConfigurationWarning",
+                            message));
         }
-        refusedPools = outcome.unused().stream().filter(o -> o.kind() != ConfigOrigin.Kind.L2Advertisement)
+        refusedPools = outcome.unused().stream()
+                .filter(o -> o.kind() != ConfigOrigin.Kind.L2Advertisement)
                 .collect(Collectors.toUnmodifiableSet());
         metrics.configValid(result.valid());
         List<String> errorMessages = result.problems().stream()
-                .filter(p -> p.severity() == ConfigProblem.Severity.ERROR).map(ConfigProblem::toString).toList();
+                .filter(p -> p.severity() == ConfigProblem.Severity.ERROR)
+                .map(ConfigProblem::toString)
+                .toList();
         configurationState.report(result.valid(), String.join("; ", errorMessages), accepted.sources());
         Config config = result.config();
-        String refused = outcome.kept().size() + outcome.unused().size() == 0 ? ""
-                : "; refused: " + describe(outcome.unused()) + (outcome.kept().isEmpty() ? ""
-                        : " (kept at their last accepted version: " + describe(outcome.kept()) + ")");
-        configState = "configuration " + (result.valid() ? "valid" : "in use") + ": " + config.pools().size() + " pool(s), "
+        String refused = outcome.kept().size() + outcome.unused().size() == 0
+                ? ""
+                : "; refused: " + describe(outcome.unused())
+                        + (outcome.kept().isEmpty()
+                                ? ""
+                                : " (kept at their last accepted version: " + describe(outcome.kept()) + ")");
+        configState = "configuration " + (result.valid() ? "valid" : "in use") + ": "
+                + config.pools().size() + " pool(s), "
                 + config.l2Advertisements().size() + " L2Advertisement(s)" + refused;
         if (result.valid()) {
             log.info("{}", configState);
@@ -382,8 +419,12 @@ public final class Controller implements AutoCloseable {
         } else {
             for (ServiceKey released : allocator.reconfigure(config)) {
                 log.info("{} lost its addresses: the configuration no longer contains them", released);
-                Optional.ofNullable(serviceByKey(released)).ifPresent(s -> events.record(s, EventRecorder.Type.Normal,
-                        "ClearAssignment", "addresses cleared: their pool was removed or no longer contains them"));
+                Optional.ofNullable(serviceByKey(released))
+                        .ifPresent(s -> events.record(
+                                s,
+                                EventRecorder.Type.Normal,
+                                "ClearAssignment",
+                                "addresses cleared: their pool was removed or no longer contains them"));
             }
         }
         applyExclusions(); // before any Service is restored or given an address
@@ -402,16 +443,24 @@ public final class Controller implements AutoCloseable {
      * Each pool whose excluded addresses changed gets a Warning Event listing them (once per change) and a log line.
      */
     private void applyExclusions() {
-        ExcludedAddresses excluded = Exclusions.of(ClusterAddresses.inputs(nodes.getStore().list(),
-                speakerPods.getStore().list(), apiServerSlices.getStore().list()));
-        ConflictExclusions.Result conflicted = ConflictExclusions.of(liveConflicts(), Instant.now(), this::conflictHolders);
+        ExcludedAddresses excluded = Exclusions.of(ClusterAddresses.inputs(
+                nodes.getStore().list(),
+                speakerPods.getStore().list(),
+                apiServerSlices.getStore().list()));
+        ConflictExclusions.Result conflicted =
+                ConflictExclusions.of(liveConflicts(), Instant.now(), this::conflictHolders);
         conflictsChangeAt = conflicted.nextChange().orElse(Instant.MAX);
-        conflictedAddresses = conflicted.live().stream().map(AddressConflict::address).collect(Collectors.toSet());
+        conflictedAddresses =
+                conflicted.live().stream().map(AddressConflict::address).collect(Collectors.toSet());
         metrics.addressConflicts(conflicted.live().size());
         for (ConflictExclusions.Kept kept : conflicted.kept()) {
-            Optional.ofNullable(serviceByKey(kept.service())).ifPresent(s -> events.record(s, EventRecorder.Type.Warning,
-                    "AddressConflict", kept.conflict().address() + " is " + ConflictExclusions.describe(kept.conflict())
-                            + ": " + kept.why()));
+            Optional.ofNullable(serviceByKey(kept.service()))
+                    .ifPresent(s -> events.record(
+                            s,
+                            EventRecorder.Type.Warning,
+                            "AddressConflict",
+                            kept.conflict().address() + " is " + ConflictExclusions.describe(kept.conflict()) + ": "
+                                    + kept.why()));
         }
         Set<ServiceKey> released = allocator.exclude(excluded.plus(conflicted.excluded()));
         for (ServiceKey key : released) {
@@ -430,24 +479,34 @@ public final class Controller implements AutoCloseable {
                 continue;
             }
             reportedExclusions.put(pool.name(), now);
-            String subject = pool.origin().kind() == ConfigOrigin.Kind.IPAddressPool ? "" : "pool " + pool.name() + ": ";
+            String subject =
+                    pool.origin().kind() == ConfigOrigin.Kind.IPAddressPool ? "" : "pool " + pool.name() + ": ";
             if (now.isEmpty()) {
                 log.info("pool {}: no address is excluded any more", pool.name());
-                objectOf(pool.origin()).ifPresent(o -> events.record(o, EventRecorder.Type.Normal, "AddressesExcluded",
-                        subject + "no address of this pool is excluded any more"));
+                objectOf(pool.origin())
+                        .ifPresent(o -> events.record(
+                                o,
+                                EventRecorder.Type.Normal,
+                                "AddressesExcluded",
+                                subject + "no address of this pool is excluded any more"));
                 continue;
             }
             String message = subject + now.size() + " address(es) of this pool are not given to any Service: "
                     + ExcludedAddresses.describe(now);
             log.warn("pool {}: {} address(es) excluded: {}", pool.name(), now.size(), ExcludedAddresses.describe(now));
-            objectOf(pool.origin()).ifPresent(o -> events.record(o, EventRecorder.Type.Warning, "AddressesExcluded", message));
+            objectOf(pool.origin())
+                    .ifPresent(o -> events.record(o, EventRecorder.Type.Warning, "AddressesExcluded", message));
         }
         reportedExclusions.keySet().retainAll(poolNames);
     }
 
     private List<AddressConflict> liveConflicts() {
-        return conflicts.map(i -> i.getStore().list().stream().map(AddressConflicts::toConflict)
-                .flatMap(Optional::stream).toList()).orElse(List.of());
+        return conflicts
+                .map(i -> i.getStore().list().stream()
+                        .map(AddressConflicts::toConflict)
+                        .flatMap(Optional::stream)
+                        .toList())
+                .orElse(List.of());
     }
 
     /** The Services holding an address, with what the conflict policy needs of each. */
@@ -459,9 +518,10 @@ public final class Controller implements AutoCloseable {
                 continue;
             }
             ServiceView view = ServiceMapping.view(service);
-            boolean requested = requestOf(view).map(r -> r.requestedIps().contains(ip)).orElse(false);
-            Optional<ConflictPolicy> chosen = switch (ConflictPolicy.parse(Optional.ofNullable(
-                    view.annotations().get(ConflictPolicy.ANNOTATION)))) {
+            boolean requested =
+                    requestOf(view).map(r -> r.requestedIps().contains(ip)).orElse(false);
+            Optional<ConflictPolicy> chosen = switch (ConflictPolicy.parse(
+                    Optional.ofNullable(view.annotations().get(ConflictPolicy.ANNOTATION)))) {
                 case ConflictPolicy.Parsed.Chosen(var policy) -> policy;
                 case ConflictPolicy.Parsed.Invalid(String message) -> {
                     events.record(service, EventRecorder.Type.Warning, "InvalidAnnotation", message);
@@ -491,7 +551,9 @@ public final class Controller implements AutoCloseable {
                 continue;
             }
             ClaimHolder holder = holderOf(service);
-            boolean claimedByOthers = view.statusIps().stream().map(byAddress::get).filter(Objects::nonNull)
+            boolean claimedByOthers = view.statusIps().stream()
+                    .map(byAddress::get)
+                    .filter(Objects::nonNull)
                     .anyMatch(c -> !c.heldByOthers(holder, this::serviceExists).isEmpty());
             if (claimedByOthers) {
                 continue; // its reconcile says so and gives it another address
@@ -515,7 +577,8 @@ public final class Controller implements AutoCloseable {
         Map<String, String> labels = namespaceLabels(view.key().namespace());
         return switch (ServiceRequests.decide(view, labels, settings.lbClass())) {
             case ServiceRequests.Decision.Request(var asked, var _) -> Optional.of(asked);
-            case ServiceRequests.Decision.Invalid _ -> ServiceRequests.withoutItsRequests(view, labels, settings.lbClass());
+            case ServiceRequests.Decision.Invalid _ ->
+                ServiceRequests.withoutItsRequests(view, labels, settings.lbClass());
             case ServiceRequests.Decision.NotServed _, ServiceRequests.Decision.OtherClass _ -> Optional.empty();
         };
     }
@@ -536,7 +599,9 @@ public final class Controller implements AutoCloseable {
         }
         Optional<AllocationRequest> request = requestOf(view);
         Optional<Assignment> restored = request.flatMap(r -> allocator.restore(r, view.statusIps()));
-        if (restored.isPresent() && claims.hold(holder, restored.get(), request.get().sharingKey()).isPresent()) {
+        if (restored.isPresent()
+                && claims.hold(holder, restored.get(), request.get().sharingKey())
+                        .isPresent()) {
             allocator.release(view.key());
             return Optional.empty();
         }
@@ -548,11 +613,13 @@ public final class Controller implements AutoCloseable {
     }
 
     private static ClaimHolder holderOf(Service service) {
-        return new ClaimHolder(ServiceMapping.keyOf(service), service.getMetadata().getUid());
+        return new ClaimHolder(
+                ServiceMapping.keyOf(service), service.getMetadata().getUid());
     }
 
     private Optional<String> namespaceUid(String namespace) {
-        return Optional.ofNullable(namespaces).map(i -> i.getStore().getByKey(namespace))
+        return Optional.ofNullable(namespaces)
+                .map(i -> i.getStore().getByKey(namespace))
                 .map(n -> n.getMetadata().getUid());
     }
 
@@ -562,7 +629,10 @@ public final class Controller implements AutoCloseable {
         if (cached != null && holder.uid().equals(cached.getMetadata().getUid())) {
             return true;
         }
-        Service live = client.services().inNamespace(holder.service().namespace()).withName(holder.service().name()).get();
+        Service live = client.services()
+                .inNamespace(holder.service().namespace())
+                .withName(holder.service().name())
+                .get();
         return live != null && holder.uid().equals(live.getMetadata().getUid());
     }
 
@@ -581,11 +651,16 @@ public final class Controller implements AutoCloseable {
                 boolean live = serviceExists(holder);
                 List<IpAddress> shown = service == null ? List.of() : ServiceMapping.statusIps(service);
                 Optional<Assignment> held = allocator.assignmentOf(holder.service());
-                if (live && (shown.contains(claim.address()) || held.map(a -> a.ips().contains(claim.address())).orElse(false))) {
+                if (live
+                        && (shown.contains(claim.address())
+                                || held.map(a -> a.ips().contains(claim.address()))
+                                        .orElse(false))) {
                     continue; // in use (shown even when no pool holds it now: kept while its pool is refused)
                 }
                 if (live && shown.isEmpty() && held.isEmpty()) {
-                    shownNowhere.computeIfAbsent(holder.service(), _ -> new ArrayList<>()).add(claim.address());
+                    shownNowhere
+                            .computeIfAbsent(holder.service(), _ -> new ArrayList<>())
+                            .add(claim.address());
                 } else {
                     claims.release(holder.service(), List.of(claim.address())); // gone, or shows and holds others
                     released++;
@@ -593,21 +668,27 @@ public final class Controller implements AutoCloseable {
             }
         }
         shownNowhere.forEach((key, ips) -> Optional.ofNullable(serviceByKey(key))
-                .map(ServiceMapping::view).flatMap(view -> requestOf(view).flatMap(r -> allocator.restore(r, ips)))
-                .ifPresent(a -> log.info("{}: holds the claims of {}, which its status does not show yet; keeps them", key, a.ips())));
+                .map(ServiceMapping::view)
+                .flatMap(view -> requestOf(view).flatMap(r -> allocator.restore(r, ips)))
+                .ifPresent(a -> log.info(
+                        "{}: holds the claims of {}, which its status does not show yet; keeps them", key, a.ips())));
         Set<IpAddress> held = claimed.stream().map(Claim::address).collect(Collectors.toSet());
         int adopted = 0;
         for (Assignment assignment : allocator.assignments().values()) {
             if (!held.containsAll(assignment.ips())) {
                 Service service = serviceByKey(assignment.service());
-                Optional<String> sharingKey = requestOf(ServiceMapping.view(service)).flatMap(r -> r.sharingKey());
+                Optional<String> sharingKey =
+                        requestOf(ServiceMapping.view(service)).flatMap(r -> r.sharingKey());
                 if (claims.hold(holderOf(service), assignment, sharingKey).isEmpty()) { // else its reconcile says why
                     adopted++;
                 }
             }
         }
-        log.info("address claims: {} read, {} let go, {} created for addresses shown without one", claimed.size(),
-                released, adopted);
+        log.info(
+                "address claims: {} read, {} let go, {} created for addresses shown without one",
+                claimed.size(),
+                released,
+                adopted);
     }
 
     private Optional<HasMetadata> objectOf(ConfigOrigin origin) {
@@ -627,7 +708,9 @@ public final class Controller implements AutoCloseable {
 
     private Map<String, String> namespaceLabels(String namespace) {
         Namespace ns = namespaces.getStore().getByKey(namespace);
-        return ns == null || ns.getMetadata().getLabels() == null ? Map.of() : ns.getMetadata().getLabels();
+        return ns == null || ns.getMetadata().getLabels() == null
+                ? Map.of()
+                : ns.getMetadata().getLabels();
     }
 
     private void reconcileService(ServiceKey key) {
@@ -635,7 +718,8 @@ public final class Controller implements AutoCloseable {
             return; // no valid configuration yet: touch nothing, the Service is reconciled once one arrives
         }
         Optional<Assignment> held = allocator.assignmentOf(key);
-        if (held.filter(a -> a.ips().stream().anyMatch(conflictedAddresses::contains)).isPresent()) {
+        if (held.filter(a -> a.ips().stream().anyMatch(conflictedAddresses::contains))
+                .isPresent()) {
             queue.add(CLUSTER_ADDRESSES_CHANGED); // its going, or its policy, changes whether its address is kept
         }
         Service service = serviceByKey(key);
@@ -661,7 +745,8 @@ public final class Controller implements AutoCloseable {
                 if (held.isEmpty() && !view.statusIps().isEmpty()) {
                     held = restoreShown(service, view);
                 }
-                String kept = held.map(a -> "; keeping its current addresses " + a.ips()).orElse("");
+                String kept = held.map(a -> "; keeping its current addresses " + a.ips())
+                        .orElse("");
                 events.record(service, EventRecorder.Type.Warning, "AllocationFailed", message + kept);
                 log.warn("{}: {}{}", key, message, kept);
                 if (held.isEmpty()) {
@@ -724,10 +809,13 @@ public final class Controller implements AutoCloseable {
         if (lost.isEmpty()) {
             return;
         }
-        String why = ExcludedAddresses.describe(lost) + (lost.size() == 1 ? " is" : " are") + " not given to any Service";
+        String why =
+                ExcludedAddresses.describe(lost) + (lost.size() == 1 ? " is" : " are") + " not given to any Service";
         String message = switch (outcome) {
-            case Outcome.Assigned(Assignment a, var _) -> why + "; it moves to " + a.ips().stream().map(IpAddress::toString)
-                    .collect(Collectors.joining(", ")) + " from pool " + a.pool();
+            case Outcome.Assigned(Assignment a, var _) ->
+                why + "; it moves to "
+                        + a.ips().stream().map(IpAddress::toString).collect(Collectors.joining(", ")) + " from pool "
+                        + a.pool();
             case Outcome.Failed(var reason, String failure) -> why + "; it has no address now: " + failure;
         };
         events.record(service, EventRecorder.Type.Warning, "AddressExcluded", message);
@@ -751,8 +839,10 @@ public final class Controller implements AutoCloseable {
      * reason would otherwise each be written again on every reconcile.
      */
     private void warn(Service service, List<ServiceRequests.Warning> warnings) {
-        saidWarnings.unsaid(ServiceMapping.keyOf(service), service.getMetadata().getUid(), warnings).forEach(w ->
-                events.record(service, EventRecorder.Type.Warning, w.reason().name(), w.message()));
+        saidWarnings
+                .unsaid(ServiceMapping.keyOf(service), service.getMetadata().getUid(), warnings)
+                .forEach(w -> events.record(
+                        service, EventRecorder.Type.Warning, w.reason().name(), w.message()));
     }
 
     private void retryPending() {
@@ -787,7 +877,8 @@ public final class Controller implements AutoCloseable {
         if (held.isPresent() || view.annotations().containsKey(Annotations.ALLOCATED_FROM_POOL)) {
             log.info("{} no longer served ({}); clearing its addresses", key, why);
             events.record(service, EventRecorder.Type.Normal, "ClearAssignment", "addresses cleared: " + why);
-            clearPublished(service, view, "ClearAssignment", held.map(Assignment::ips).orElse(List.of()));
+            clearPublished(
+                    service, view, "ClearAssignment", held.map(Assignment::ips).orElse(List.of()));
         }
     }
 
@@ -796,7 +887,11 @@ public final class Controller implements AutoCloseable {
      * address appears in the status only once the Service holds its claim; the claims of addresses it showed or held
      * before are let go only once the status no longer shows them.
      */
-    private void publish(Service service, ServiceView view, AllocationRequest request, Assignment assignment,
+    private void publish(
+            Service service,
+            ServiceView view,
+            AllocationRequest request,
+            Assignment assignment,
             List<IpAddress> heldBefore) {
         List<String> wanted = assignment.ips().stream().map(IpAddress::toString).toList();
         List<String> shown = view.statusIps().stream().map(IpAddress::toString).toList();
@@ -824,14 +919,18 @@ public final class Controller implements AutoCloseable {
         }
         if (statusChanges) {
             String ips = String.join("\", \"", wanted);
-            events.record(service, EventRecorder.Type.Normal, "IPAllocated",
+            events.record(
+                    service,
+                    EventRecorder.Type.Normal,
+                    "IPAllocated",
                     "Assigned IP [\"" + ips + "\"] from pool " + assignment.pool());
             log.info("{}: assigned {} from pool {}", view.key(), wanted, assignment.pool());
         }
     }
 
     private static boolean hasHostnames(Service service) {
-        return service.getStatus() != null && service.getStatus().getLoadBalancer() != null
+        return service.getStatus() != null
+                && service.getStatus().getLoadBalancer() != null
                 && service.getStatus().getLoadBalancer().getIngress() != null
                 && service.getStatus().getLoadBalancer().getIngress().stream().anyMatch(i -> i.getIp() == null);
     }
@@ -870,9 +969,13 @@ public final class Controller implements AutoCloseable {
             Optional<Assignment> held = allocator.assignmentOf(other.service());
             if (held.isEmpty()) {
                 requestOf(ServiceMapping.view(holder)).ifPresent(r -> allocator.restore(r, List.of(ip)));
-            } else if (!held.get().ips().contains(ip) && yields >= YIELDS_BEFORE_LEFTOVER
+            } else if (!held.get().ips().contains(ip)
+                    && yields >= YIELDS_BEFORE_LEFTOVER
                     && !ServiceMapping.statusIps(holder).contains(ip)) {
-                log.info("{}: its IPAddressClaim of {} is a leftover (it holds {}); letting it go", other.service(), ip,
+                log.info(
+                        "{}: its IPAddressClaim of {} is a leftover (it holds {}); letting it go",
+                        other.service(),
+                        ip,
                         held.get().ips());
                 claims.release(other.service(), List.of(ip));
                 yielded.remove(new Yield(key, ip));
@@ -889,8 +992,12 @@ public final class Controller implements AutoCloseable {
      */
     private boolean anotherWriterWon(Service service, AllocationRequest request, Assignment assignment) {
         ServiceKey key = ServiceMapping.keyOf(service);
-        Service live = client.services().inNamespace(key.namespace()).withName(key.name()).get();
-        if (live == null || !service.getMetadata().getUid().equals(live.getMetadata().getUid())) {
+        Service live = client.services()
+                .inNamespace(key.namespace())
+                .withName(key.name())
+                .get();
+        if (live == null
+                || !service.getMetadata().getUid().equals(live.getMetadata().getUid())) {
             return false;
         }
         List<IpAddress> shown = ServiceMapping.statusIps(live);
@@ -918,22 +1025,32 @@ public final class Controller implements AutoCloseable {
     private void patchAnnotation(Service service, String pool) {
         String value = pool == null ? "null" : "\"" + pool.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
         String patch = "{\"metadata\":{\"annotations\":{\"" + Annotations.ALLOCATED_FROM_POOL + "\":" + value + "}}}";
-        client.services().inNamespace(service.getMetadata().getNamespace())
+        client.services()
+                .inNamespace(service.getMetadata().getNamespace())
                 .withName(service.getMetadata().getName())
                 .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
     }
 
     private void writeStatus(Service service, List<String> ips) {
-        List<LoadBalancerIngress> ingress = ips.stream().map(ip -> {
-            var entry = new LoadBalancerIngress();
-            entry.setIp(ip);
-            entry.setIpMode("VIP");
-            return entry;
-        }).toList();
+        List<LoadBalancerIngress> ingress = ips.stream()
+                .map(ip -> {
+                    var entry = new LoadBalancerIngress();
+                    entry.setIp(ip);
+                    entry.setIpMode("VIP");
+                    return entry;
+                })
+                .toList();
         Service updated = new ServiceBuilder(service)
-                .editOrNewStatus().withNewLoadBalancer().withIngress(ingress).endLoadBalancer().endStatus()
+                .editOrNewStatus()
+                .withNewLoadBalancer()
+                .withIngress(ingress)
+                .endLoadBalancer()
+                .endStatus()
                 .build();
-        client.services().inNamespace(service.getMetadata().getNamespace()).resource(updated).updateStatus();
+        client.services()
+                .inNamespace(service.getMetadata().getNamespace())
+                .resource(updated)
+                .updateStatus();
     }
 
     @Override

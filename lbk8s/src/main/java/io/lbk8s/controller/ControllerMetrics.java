@@ -27,19 +27,24 @@ final class ControllerMetrics {
     ControllerMetrics(MeterRegistry registry) {
         this.registry = registry;
         poolTotal = MultiGauge.builder("lbk8s.pool.addresses")
-                .description("Addresses a pool can hand out").register(registry);
+                .description("Addresses a pool can hand out")
+                .register(registry);
         poolInUse = MultiGauge.builder("lbk8s.pool.addresses.in.use")
-                .description("Addresses of a pool held by Services").register(registry);
+                .description("Addresses of a pool held by Services")
+                .register(registry);
         poolExcluded = MultiGauge.builder("lbk8s.pool.excluded.addresses")
                 .description("Addresses of a pool not given to any Service: a node's, its gateway's, the API server's, "
                         + "its subnet's network or broadcast address (the pool's AddressesExcluded Event says which)")
                 .register(registry);
         Gauge.builder("lbk8s.config.valid", configValid, AtomicInteger::get)
-                .description("1 when the last configuration read was valid, 0 when some object of it was refused").register(registry);
+                .description("1 when the last configuration read was valid, 0 when some object of it was refused")
+                .register(registry);
         Gauge.builder("lbk8s.services.assigned", servicesAssigned, AtomicInteger::get)
-                .description("LoadBalancer Services holding addresses").register(registry);
+                .description("LoadBalancer Services holding addresses")
+                .register(registry);
         Gauge.builder("lbk8s.address.conflicts", addressConflicts, AtomicInteger::get)
-                .description("Pool addresses another host answers for, as the speakers report them (live AddressConflicts)")
+                .description(
+                        "Pool addresses another host answers for, as the speakers report them (live AddressConflicts)")
                 .register(registry);
         for (FailureReason reason : FailureReason.values()) {
             failureCounter(reason.name());
@@ -47,8 +52,10 @@ final class ControllerMetrics {
     }
 
     private Counter failureCounter(String reason) {
-        return Counter.builder("lbk8s.allocation.failures").tag("reason", reason)
-                .description("Allocation attempts that left a Service without an address").register(registry);
+        return Counter.builder("lbk8s.allocation.failures")
+                .tag("reason", reason)
+                .description("Allocation attempts that left a Service without an address")
+                .register(registry);
     }
 
     void failure(String reason) {
@@ -71,19 +78,32 @@ final class ControllerMetrics {
     void usage(List<PoolUsage> usage, int assigned) {
         Set<String> before = Set.copyOf(pools.keySet());
         for (PoolUsage pool : usage) {
-            PoolFigures figures = pools.computeIfAbsent(pool.pool(), _ -> new PoolFigures(new AtomicLong(), new AtomicLong(), new AtomicLong()));
+            PoolFigures figures = pools.computeIfAbsent(
+                    pool.pool(), _ -> new PoolFigures(new AtomicLong(), new AtomicLong(), new AtomicLong()));
             figures.total().set(pool.total());
             figures.inUse().set(pool.inUse());
             figures.excluded().set(pool.excluded());
         }
         pools.keySet().retainAll(usage.stream().map(PoolUsage::pool).collect(java.util.stream.Collectors.toSet()));
         if (!before.equals(pools.keySet())) {
-            poolTotal.register(pools.entrySet().stream().map(e -> MultiGauge.Row.of(Tags.of("pool", e.getKey()),
-                    e.getValue().total(), AtomicLong::get)).toList(), true);
-            poolInUse.register(pools.entrySet().stream().map(e -> MultiGauge.Row.of(Tags.of("pool", e.getKey()),
-                    e.getValue().inUse(), AtomicLong::get)).toList(), true);
-            poolExcluded.register(pools.entrySet().stream().map(e -> MultiGauge.Row.of(Tags.of("pool", e.getKey()),
-                    e.getValue().excluded(), AtomicLong::get)).toList(), true);
+            poolTotal.register(
+                    pools.entrySet().stream()
+                            .map(e -> MultiGauge.Row.of(
+                                    Tags.of("pool", e.getKey()), e.getValue().total(), AtomicLong::get))
+                            .toList(),
+                    true);
+            poolInUse.register(
+                    pools.entrySet().stream()
+                            .map(e -> MultiGauge.Row.of(
+                                    Tags.of("pool", e.getKey()), e.getValue().inUse(), AtomicLong::get))
+                            .toList(),
+                    true);
+            poolExcluded.register(
+                    pools.entrySet().stream()
+                            .map(e -> MultiGauge.Row.of(
+                                    Tags.of("pool", e.getKey()), e.getValue().excluded(), AtomicLong::get))
+                            .toList(),
+                    true);
         }
         servicesAssigned.set(assigned);
     }

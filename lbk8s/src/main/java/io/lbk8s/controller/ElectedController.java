@@ -24,12 +24,20 @@ public final class ElectedController implements AutoCloseable {
     private final MeterRegistry registry;
 
     /** Without {@code candidacy}, this replica leads without an election (two such replicas both lead). */
-    public ElectedController(KubernetesClient client, ControllerSettings settings, MeterRegistry registry,
+    public ElectedController(
+            KubernetesClient client,
+            ControllerSettings settings,
+            MeterRegistry registry,
             Optional<Candidacy> candidacy) {
         this.controller = new Controller(client, settings, registry);
         this.registry = registry;
-        this.election = candidacy.map(c -> new LeaderElection(client, settings.namespace(), ClusterNames.CONTROLLER_LEASE,
-                c.identity(), c.settings(), new LeaderElection.Listener() {
+        this.election = candidacy.map(c -> new LeaderElection(
+                client,
+                settings.namespace(),
+                ClusterNames.CONTROLLER_LEASE,
+                c.identity(),
+                c.settings(),
+                new LeaderElection.Listener() {
                     @Override
                     public void startedLeading() {
                         controller.lead();
@@ -39,7 +47,9 @@ public final class ElectedController implements AutoCloseable {
                     public void stoppedLeading() {
                         controller.standBy();
                     }
-                }, registry, Clock.systemUTC()));
+                },
+                registry,
+                Clock.systemUTC()));
     }
 
     /** Fills the caches (a standby keeps them warm), then runs for leader, or leads at once without an election. */
@@ -73,8 +83,10 @@ public final class ElectedController implements AutoCloseable {
         if (controller.leading()) {
             return new Readiness(true, own.reason() + " (" + election.get().identity() + " leads)");
         }
-        return new Readiness(true, "standby: " + leader().map(l -> l + " leads").orElse("no replica leads yet")
-                + "; caches in sync, ready to lead");
+        return new Readiness(
+                true,
+                "standby: " + leader().map(l -> l + " leads").orElse("no replica leads yet")
+                        + "; caches in sync, ready to lead");
     }
 
     /** Stops reconciling first, then releases the Lease, so that the standby starts only once this one has stopped. */

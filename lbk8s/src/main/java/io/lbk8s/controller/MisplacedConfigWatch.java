@@ -47,19 +47,27 @@ final class MisplacedConfigWatch implements AutoCloseable {
     }
 
     void start() {
-        pools = watch("ipaddresspools.metallb.io in all namespaces",
-                client.genericKubernetesResources(ConfigResources.IP_ADDRESS_POOLS).inAnyNamespace());
-        l2Advertisements = watch("l2advertisements.metallb.io in all namespaces",
-                client.genericKubernetesResources(ConfigResources.L2_ADVERTISEMENTS).inAnyNamespace());
-        configMaps = watch("ConfigMaps named " + MisplacedConfig.LEGACY_CONFIG_MAP_NAME, MisplacedResources.legacyConfigMaps(client));
+        pools = watch(
+                "ipaddresspools.metallb.io in all namespaces",
+                client.genericKubernetesResources(ConfigResources.IP_ADDRESS_POOLS)
+                        .inAnyNamespace());
+        l2Advertisements = watch(
+                "l2advertisements.metallb.io in all namespaces",
+                client.genericKubernetesResources(ConfigResources.L2_ADVERTISEMENTS)
+                        .inAnyNamespace());
+        configMaps = watch(
+                "ConfigMaps named " + MisplacedConfig.LEGACY_CONFIG_MAP_NAME,
+                MisplacedResources.legacyConfigMaps(client));
     }
 
     private <T> Optional<SharedIndexInformer<T>> watch(String what, Informable<T> source) {
         try {
             return Optional.of(Watches.resilient(what, source, Informers.onAnyChange(o -> onChange.run())));
         } catch (KubernetesClientException e) {
-            log.warn("cannot watch {} ({}); pending Services will not be told of configuration lbk8s does not read",
-                    what, e.getMessage());
+            log.warn(
+                    "cannot watch {} ({}); pending Services will not be told of configuration lbk8s does not read",
+                    what,
+                    e.getMessage());
             return Optional.empty();
         }
     }
@@ -69,8 +77,8 @@ final class MisplacedConfigWatch implements AutoCloseable {
      * object found elsewhere gets a Warning (once) and a log line.
      */
     String noPools(String message) {
-        List<Found> misplaced = MisplacedConfig.misplaced(namespace, MisplacedResources.found(
-                list(pools), list(l2Advertisements), list(configMaps)));
+        List<Found> misplaced = MisplacedConfig.misplaced(
+                namespace, MisplacedResources.found(list(pools), list(l2Advertisements), list(configMaps)));
         for (Found found : misplaced) {
             String notRead = MisplacedConfig.notRead(namespace, found);
             object(found).ifPresent(o -> events.record(o, EventRecorder.Type.Warning, "ConfigurationNotRead", notRead));

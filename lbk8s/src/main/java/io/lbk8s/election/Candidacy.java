@@ -13,7 +13,8 @@ public record Candidacy(String identity, ElectionSettings settings) {
      * random suffix, so that two processes on one host are two candidates.
      */
     public static String identity(Optional<String> podName) {
-        return podName.filter(s -> !s.isBlank()).orElseGet(() -> hostName() + "-" + UUID.randomUUID().toString().substring(0, 5));
+        return podName.filter(s -> !s.isBlank())
+                .orElseGet(() -> hostName() + "-" + UUID.randomUUID().toString().substring(0, 5));
     }
 
     private static String hostName() {

@@ -16,7 +16,8 @@ public final class ElectionMetrics {
                 .strongReference(true) // a replica without an election sets it once and keeps no reference
                 .register(registry);
         changes = Counter.builder("lbk8s.controller.leader.changes")
-                .description("Times this replica saw the controller Lease pass to a new holder").register(registry);
+                .description("Times this replica saw the controller Lease pass to a new holder")
+                .register(registry);
     }
 
     public void leading(boolean leading) {

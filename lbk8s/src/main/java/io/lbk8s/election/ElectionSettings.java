@@ -13,15 +13,18 @@ public record ElectionSettings(Duration leaseDuration, Duration renewDeadline, D
 
     public ElectionSettings {
         if (!leaseDuration.isPositive() || !renewDeadline.isPositive() || !retryPeriod.isPositive()) {
-            throw new IllegalArgumentException("the lease duration, renew deadline and retry period must all be longer than 0");
+            throw new IllegalArgumentException(
+                    "the lease duration, renew deadline and retry period must all be longer than 0");
         }
         if (renewDeadline.compareTo(leaseDuration) >= 0) {
-            throw new IllegalArgumentException("the renew deadline (" + renewDeadline.toMillis() + "ms) must be shorter than the lease "
-                    + "duration (" + leaseDuration.toMillis() + "ms): a leader that cannot renew must stop before a standby takes over");
+            throw new IllegalArgumentException("the renew deadline (" + renewDeadline.toMillis()
+                    + "ms) must be shorter than the lease " + "duration (" + leaseDuration.toMillis()
+                    + "ms): a leader that cannot renew must stop before a standby takes over");
         }
         if (retryPeriod.compareTo(renewDeadline) >= 0) {
-            throw new IllegalArgumentException("the retry period (" + retryPeriod.toMillis() + "ms) must be shorter than the renew "
-                    + "deadline (" + renewDeadline.toMillis() + "ms): the leader must get to try renewing before it gives up");
+            throw new IllegalArgumentException(
+                    "the retry period (" + retryPeriod.toMillis() + "ms) must be shorter than the renew " + "deadline ("
+                            + renewDeadline.toMillis() + "ms): the leader must get to try renewing before it gives up");
         }
     }
 

@@ -16,8 +16,12 @@ public final class Elector {
      * @param lastRenewedNanos while this candidate leads: when its last successful write as holder was sent
      * @param nowNanos the local monotonic clock now, on the same scale as the other times
      */
-    public static Decision decide(ElectionSettings settings, String self, Optional<Observed> observed,
-            Optional<Long> lastRenewedNanos, long nowNanos) {
+    public static Decision decide(
+            ElectionSettings settings,
+            String self,
+            Optional<Observed> observed,
+            Optional<Long> lastRenewedNanos,
+            long nowNanos) {
         if (lastRenewedNanos.isPresent()) {
             Duration sinceRenewal = Duration.ofNanos(nowNanos - lastRenewedNanos.get());
             if (sinceRenewal.compareTo(settings.renewDeadline()) >= 0) {
@@ -42,7 +46,8 @@ public final class Elector {
             return new Decision.StopLeading(holder.get() + " holds the Lease");
         }
         // The holder's own lease duration counts when it is longer than ours (replicas started with other flags).
-        Duration expiry = max(settings.leaseDuration(), Duration.ofSeconds(lease.get().leaseDurationSeconds()));
+        Duration expiry =
+                max(settings.leaseDuration(), Duration.ofSeconds(lease.get().leaseDurationSeconds()));
         Duration unchanged = Duration.ofNanos(nowNanos - observed.get().changedAtNanos());
         if (unchanged.compareTo(expiry) < 0) {
             return new Decision.Follow(holder.get() + " leads");

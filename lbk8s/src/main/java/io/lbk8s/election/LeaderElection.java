@@ -50,8 +50,15 @@ public final class LeaderElection implements AutoCloseable {
     private volatile boolean leading;
     private volatile Optional<String> leader = Optional.empty();
 
-    public LeaderElection(KubernetesClient client, String namespace, String leaseName, String identity,
-            ElectionSettings settings, Listener listener, MeterRegistry registry, Clock wallClock) {
+    public LeaderElection(
+            KubernetesClient client,
+            String namespace,
+            String leaseName,
+            String identity,
+            ElectionSettings settings,
+            Listener listener,
+            MeterRegistry registry,
+            Clock wallClock) {
         this.lease = new LeaseApi(client, namespace, leaseName, wallClock, settings.leaseDuration());
         this.identity = identity;
         this.settings = settings;
@@ -61,8 +68,12 @@ public final class LeaderElection implements AutoCloseable {
     }
 
     public LeaderElection start() {
-        log.info("{} runs for leader on the Lease {} (lease {}ms, renew deadline {}ms, retry every {}ms)", identity,
-                lease.describe(), settings.leaseDuration().toMillis(), settings.renewDeadline().toMillis(),
+        log.info(
+                "{} runs for leader on the Lease {} (lease {}ms, renew deadline {}ms, retry every {}ms)",
+                identity,
+                lease.describe(),
+                settings.leaseDuration().toMillis(),
+                settings.renewDeadline().toMillis(),
                 settings.retryPeriod().toMillis());
         loop.start();
         return this;
@@ -99,7 +110,8 @@ public final class LeaderElection implements AutoCloseable {
     /** Sleeps until the next read, waking at the renew deadline if it comes first, to stop leading on time. */
     private void pauseUntil(long nextReadNanos) throws InterruptedException {
         for (int wakes = 0; wakes < 3; wakes++) { // the deadline, then the next read; one spare for rounding
-            long wakeAt = lastRenewedNanos.map(r -> Math.min(r + settings.renewDeadline().toNanos(), nextReadNanos))
+            long wakeAt = lastRenewedNanos
+                    .map(r -> Math.min(r + settings.renewDeadline().toNanos(), nextReadNanos))
                     .orElse(nextReadNanos);
             long nanos = wakeAt - System.nanoTime();
             if (nanos > 0) {
@@ -112,7 +124,10 @@ public final class LeaderElection implements AutoCloseable {
         }
     }
 
-    private enum Outcome { DONE, CONFLICT }
+    private enum Outcome {
+        DONE,
+        CONFLICT
+    }
 
     private Outcome tryOnce() throws InterruptedException {
         Optional<Lease> read;
@@ -153,7 +168,9 @@ public final class LeaderElection implements AutoCloseable {
         see(Optional.of(written), answered);
         if (!leading && answered - sent >= settings.renewDeadline().toNanos()) {
             // Leading on a term already past its renew deadline would only mean stopping at once; renew first.
-            log.info("{} took the Lease, but its write took {}ms: it leads once a renewal answers in time", identity,
+            log.info(
+                    "{} took the Lease, but its write took {}ms: it leads once a renewal answers in time",
+                    identity,
                     Duration.ofNanos(answered - sent).toMillis());
             return Outcome.DONE;
         }
@@ -172,10 +189,15 @@ public final class LeaderElection implements AutoCloseable {
         current = read;
         Optional<LeaseRecord> record = read.map(LeaseApi::record);
         boolean readBefore = observed.isPresent();
-        observed = Optional.of(observed.map(o -> o.next(record, nowNanos)).orElseGet(() -> Observed.first(record, nowNanos)));
+        observed = Optional.of(
+                observed.map(o -> o.next(record, nowNanos)).orElseGet(() -> Observed.first(record, nowNanos)));
         Optional<String> holder = observed.get().holder();
         if (!holder.equals(leader)) {
-            log.info("{} leads the controllers (Lease {}, as {} sees it)", holder.orElse("nobody"), lease.describe(), identity);
+            log.info(
+                    "{} leads the controllers (Lease {}, as {} sees it)",
+                    holder.orElse("nobody"),
+                    lease.describe(),
+                    identity);
         }
         if (holder.isPresent() && !holder.equals(lastHolder)) {
             if (readBefore) {
@@ -189,8 +211,15 @@ public final class LeaderElection implements AutoCloseable {
     private void failed(String what, CallFailed e) throws InterruptedException {
         if (!failing) {
             failing = true;
-            log.warn("{} cannot {} the Lease {}: {}{}", identity, what, lease.describe(), e.getMessage(),
-                    leading ? "; it leads until " + settings.renewDeadline().toMillis() + "ms after its last renewal" : "");
+            log.warn(
+                    "{} cannot {} the Lease {}: {}{}",
+                    identity,
+                    what,
+                    lease.describe(),
+                    e.getMessage(),
+                    leading
+                            ? "; it leads until " + settings.renewDeadline().toMillis() + "ms after its last renewal"
+                            : "");
         } else {
             log.debug("{} cannot {} the Lease {}: {}", identity, what, lease.describe(), e.getMessage());
         }
@@ -199,7 +228,8 @@ public final class LeaderElection implements AutoCloseable {
 
     /** Stops leading when the decision says so, even while a request hangs. */
     private void stopIfDue() {
-        if (Elector.decide(settings, identity, observed, lastRenewedNanos, System.nanoTime()) instanceof Decision.StopLeading(String why)) {
+        if (Elector.decide(settings, identity, observed, lastRenewedNanos, System.nanoTime())
+                instanceof Decision.StopLeading(String why)) {
             stopLeading(why);
         }
     }
@@ -249,19 +279,25 @@ public final class LeaderElection implements AutoCloseable {
         long giveUp = System.nanoTime() + settings.leaseDuration().toNanos();
         try {
             while (true) {
-                long deadline = lastRenewedNanos.map(r -> r + settings.renewDeadline().toNanos()).orElse(giveUp);
+                long deadline = lastRenewedNanos
+                        .map(r -> r + settings.renewDeadline().toNanos())
+                        .orElse(giveUp);
                 long wait = Math.max(1_000_000L, Math.min(deadline, giveUp) - System.nanoTime());
                 try {
                     return answer.get(wait, TimeUnit.NANOSECONDS);
                 } catch (TimeoutException e) {
                     stopIfDue();
                     if (System.nanoTime() - giveUp >= 0) {
-                        throw new CallFailed("no answer in " + settings.leaseDuration().toMillis() + "ms", e);
+                        throw new CallFailed(
+                                "no answer in " + settings.leaseDuration().toMillis() + "ms", e);
                     }
                 } catch (ExecutionException e) {
                     Throwable cause = e.getCause();
-                    throw new CallFailed(cause instanceof KubernetesClientException k ? ApiErrors.oneLine(k)
-                            : cause.getClass().getSimpleName() + ": " + cause.getMessage(), cause);
+                    throw new CallFailed(
+                            cause instanceof KubernetesClientException k
+                                    ? ApiErrors.oneLine(k)
+                                    : cause.getClass().getSimpleName() + ": " + cause.getMessage(),
+                            cause);
                 }
             }
         } finally {
@@ -277,7 +313,8 @@ public final class LeaderElection implements AutoCloseable {
     public void close() {
         loop.interrupt();
         try {
-            if (loop.isAlive() && !loop.join(settings.leaseDuration().plusSeconds(5))) { // never started: nothing to wait for
+            if (loop.isAlive()
+                    && !loop.join(settings.leaseDuration().plusSeconds(5))) { // never started: nothing to wait for
                 log.warn("{}: the election loop did not end in time", identity);
             }
         } catch (InterruptedException e) {
@@ -294,13 +331,18 @@ public final class LeaderElection implements AutoCloseable {
     private void release() {
         try {
             Optional<Lease> now = call(lease::read);
-            if (now.isPresent() && now.map(LeaseApi::record).flatMap(LeaseRecord::heldBy).equals(Optional.of(identity))) {
+            if (now.isPresent()
+                    && now.map(LeaseApi::record).flatMap(LeaseRecord::heldBy).equals(Optional.of(identity))) {
                 call(() -> lease.release(now.get()));
                 log.info("{} released the Lease {}: a standby takes it at its next read", identity, lease.describe());
             }
         } catch (CallFailed e) {
-            log.warn("{} could not release the Lease {} ({}): a standby takes it over once it has not changed for {}ms",
-                    identity, lease.describe(), e.getMessage(), settings.leaseDuration().toMillis());
+            log.warn(
+                    "{} could not release the Lease {} ({}): a standby takes it over once it has not changed for {}ms",
+                    identity,
+                    lease.describe(),
+                    e.getMessage(),
+                    settings.leaseDuration().toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -27,8 +27,11 @@ final class LeaseApi {
      *     off for the same reason: the election's own loop retries with fresh reads.
      */
     LeaseApi(KubernetesClient client, String namespace, String name, Clock wallClock, Duration callTimeout) {
-        this.client = client.newClient(new RequestConfigBuilder(client.getConfiguration().getRequestConfig())
-                .withRequestTimeout((int) callTimeout.toMillis()).withRequestRetryBackoffLimit(0).build())
+        this.client = client.newClient(
+                        new RequestConfigBuilder(client.getConfiguration().getRequestConfig())
+                                .withRequestTimeout((int) callTimeout.toMillis())
+                                .withRequestRetryBackoffLimit(0)
+                                .build())
                 .adapt(KubernetesClient.class);
         this.namespace = namespace;
         this.name = name;
@@ -40,7 +43,8 @@ final class LeaseApi {
     }
 
     Optional<Lease> read() {
-        return Optional.ofNullable(client.leases().inNamespace(namespace).withName(name).get());
+        return Optional.ofNullable(
+                client.leases().inNamespace(namespace).withName(name).get());
     }
 
     /**
@@ -50,28 +54,53 @@ final class LeaseApi {
     Lease hold(Optional<Lease> current, String holder, boolean newTerm, int leaseDurationSeconds) {
         ZonedDateTime now = now();
         if (current.isEmpty()) {
-            return client.leases().inNamespace(namespace).resource(new LeaseBuilder()
-                    .withNewMetadata().withName(name).withNamespace(namespace).endMetadata()
-                    .withNewSpec().withHolderIdentity(holder).withAcquireTime(now).withRenewTime(now)
-                    .withLeaseDurationSeconds(leaseDurationSeconds).withLeaseTransitions(0).endSpec()
-                    .build()).create();
+            return client.leases()
+                    .inNamespace(namespace)
+                    .resource(new LeaseBuilder()
+                            .withNewMetadata()
+                            .withName(name)
+                            .withNamespace(namespace)
+                            .endMetadata()
+                            .withNewSpec()
+                            .withHolderIdentity(holder)
+                            .withAcquireTime(now)
+                            .withRenewTime(now)
+                            .withLeaseDurationSeconds(leaseDurationSeconds)
+                            .withLeaseTransitions(0)
+                            .endSpec()
+                            .build())
+                    .create();
         }
         Lease lease = current.get();
         int transitions = record(lease).leaseTransitions();
-        var spec = new LeaseBuilder(lease).editOrNewSpec().withHolderIdentity(holder).withRenewTime(now)
+        var spec = new LeaseBuilder(lease)
+                .editOrNewSpec()
+                .withHolderIdentity(holder)
+                .withRenewTime(now)
                 .withLeaseDurationSeconds(leaseDurationSeconds);
         if (newTerm) {
             spec = spec.withAcquireTime(now).withLeaseTransitions(transitions + 1);
         }
-        return client.leases().inNamespace(namespace).resource(spec.endSpec().build()).update();
+        return client.leases()
+                .inNamespace(namespace)
+                .resource(spec.endSpec().build())
+                .update();
     }
 
     /** Clears the holder (as client-go's ReleaseOnCancel does), so that a standby takes the Lease at its next read. */
     Lease release(Lease current) {
         ZonedDateTime now = now();
-        return client.leases().inNamespace(namespace).resource(new LeaseBuilder(current).editOrNewSpec()
-                .withHolderIdentity(null).withAcquireTime(now).withRenewTime(now).withLeaseDurationSeconds(1)
-                .endSpec().build()).update();
+        return client.leases()
+                .inNamespace(namespace)
+                .resource(new LeaseBuilder(current)
+                        .editOrNewSpec()
+                        .withHolderIdentity(null)
+                        .withAcquireTime(now)
+                        .withRenewTime(now)
+                        .withLeaseDurationSeconds(1)
+                        .endSpec()
+                        .build())
+                .update();
     }
 
     private ZonedDateTime now() {
@@ -80,8 +109,12 @@ final class LeaseApi {
 
     static LeaseRecord record(Lease lease) {
         var spec = Objects.requireNonNullElseGet(lease.getSpec(), LeaseSpec::new); // someone may have made an empty one
-        return new LeaseRecord(spec.getHolderIdentity(), Objects.toString(spec.getAcquireTime(), ""),
-                Objects.toString(spec.getRenewTime(), ""), Objects.requireNonNullElse(spec.getLeaseDurationSeconds(), 0),
-                Objects.requireNonNullElse(spec.getLeaseTransitions(), 0), lease.getMetadata().getResourceVersion());
+        return new LeaseRecord(
+                spec.getHolderIdentity(),
+                Objects.toString(spec.getAcquireTime(), ""),
+                Objects.toString(spec.getRenewTime(), ""),
+                Objects.requireNonNullElse(spec.getLeaseDurationSeconds(), 0),
+                Objects.requireNonNullElse(spec.getLeaseTransitions(), 0),
+                lease.getMetadata().getResourceVersion());
     }
 }

@@ -9,8 +9,13 @@ import java.util.Optional;
  * @param holder the holder's identity, empty when nobody holds it (never taken, or released)
  * @param resourceVersion changes with every write, so a holder's renewal is seen even when its times are equal
  */
-public record LeaseRecord(String holder, String acquireTime, String renewTime, int leaseDurationSeconds,
-        int leaseTransitions, String resourceVersion) {
+public record LeaseRecord(
+        String holder,
+        String acquireTime,
+        String renewTime,
+        int leaseDurationSeconds,
+        int leaseTransitions,
+        String resourceVersion) {
 
     public LeaseRecord {
         holder = holder == null ? "" : holder;

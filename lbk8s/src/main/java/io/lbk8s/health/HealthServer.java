@@ -24,8 +24,9 @@ public final class HealthServer implements AutoCloseable {
             throws IOException {
         server = HttpServer.create(address, 16);
         server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
-        server.createContext("/metrics", exchange -> reply(exchange, 200,
-                "text/plain; version=0.0.4; charset=utf-8", registry.scrape()));
+        server.createContext(
+                "/metrics",
+                exchange -> reply(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape()));
         server.createContext("/healthz", exchange -> reply(exchange, 200, "text/plain", "ok\n"));
         server.createContext("/readyz", exchange -> {
             Readiness now = readiness.get();

@@ -23,7 +23,9 @@ import java.util.Objects;
 public final class Applier {
 
     public enum Action {
-        created, configured, unchanged,
+        created,
+        configured,
+        unchanged,
         /**
          * an object of the same name that install did not make (no managed-by label): not labelled, not deleted by
          * uninstall, and changed only where lbk8s cannot run otherwise (a namespace's missing pod-security labels)
@@ -43,16 +45,19 @@ public final class Applier {
 
         /** Whether install wrote to the cluster for this object. */
         public boolean wrote() {
-            return action == Action.created || action == Action.configured || (action == Action.kept && note.startsWith(ADDED));
+            return action == Action.created
+                    || action == Action.configured
+                    || (action == Action.kept && note.startsWith(ADDED));
         }
 
         @Override
         public String toString() {
-            return object + " " + switch (action) {
-                case kept -> "kept (not made by lbk8s install" + (note.isEmpty() ? "" : "; " + note) + ")";
-                case keptOwn -> "kept" + (note.isEmpty() ? "" : " (" + note + ")");
-                default -> action.name();
-            };
+            return object + " "
+                    + switch (action) {
+                        case kept -> "kept (not made by lbk8s install" + (note.isEmpty() ? "" : "; " + note) + ")";
+                        case keptOwn -> "kept" + (note.isEmpty() ? "" : " (" + note + ")");
+                        default -> action.name();
+                    };
         }
     }
 
@@ -82,8 +87,14 @@ public final class Applier {
         }
         HasMetadata update = ManifestOutput.SERIALIZATION.clone(desired);
         update.getMetadata().setResourceVersion(existing.getMetadata().getResourceVersion());
-        update.getMetadata().setLabels(merged(existing.getMetadata().getLabels(), desired.getMetadata().getLabels()));
-        update.getMetadata().setAnnotations(merged(existing.getMetadata().getAnnotations(), desired.getMetadata().getAnnotations()));
+        update.getMetadata()
+                .setLabels(merged(
+                        existing.getMetadata().getLabels(),
+                        desired.getMetadata().getLabels()));
+        update.getMetadata()
+                .setAnnotations(merged(
+                        existing.getMetadata().getAnnotations(),
+                        desired.getMetadata().getAnnotations()));
         resource(client, update).update();
         return new Result(name, Action.configured);
     }
@@ -110,7 +121,9 @@ public final class Applier {
                 }
             }
         }
-        return Objects.managedByInstall(existing) ? new Result(name, Action.keptOwn, whyKept) : keep(desired, existing, name);
+        return Objects.managedByInstall(existing)
+                ? new Result(name, Action.keptOwn, whyKept)
+                : keep(desired, existing, name);
     }
 
     /** An object of the same name that install did not make: left as it is, but for what lbk8s cannot run without. */
@@ -119,11 +132,18 @@ public final class Applier {
             case Namespace ns -> keepNamespace(ns, (Namespace) existing, name);
             case CustomResourceDefinition crd -> {
                 List<String> missing = servedVersions(crd).stream()
-                        .filter(v -> !servedVersions((CustomResourceDefinition) existing).contains(v)).toList();
+                        .filter(v -> !servedVersions((CustomResourceDefinition) existing)
+                                .contains(v))
+                        .toList();
                 if (!missing.isEmpty()) {
-                    throw new InstallProblem(name + " exists and was not made by lbk8s install, and does not serve "
-                            + String.join(", ", missing.stream().map(v -> crd.getSpec().getGroup() + "/" + v).toList())
-                            + ", which lbk8s needs: upgrade it (for MetalLB's, to MetalLB 0.13 or later) and run install again");
+                    throw new InstallProblem(
+                            name + " exists and was not made by lbk8s install, and does not serve "
+                                    + String.join(
+                                            ", ",
+                                            missing.stream()
+                                                    .map(v -> crd.getSpec().getGroup() + "/" + v)
+                                                    .toList())
+                                    + ", which lbk8s needs: upgrade it (for MetalLB's, to MetalLB 0.13 or later) and run install again");
                 }
                 yield new Result(name, Action.kept); // same group, kind and versions: MetalLB's schema is compatible
             }
@@ -133,35 +153,54 @@ public final class Applier {
 
     /** The speaker needs a privileged namespace (hostNetwork, NET_RAW): add the pod-security labels it lacks, nothing else. */
     private Result keepNamespace(Namespace desired, Namespace existing, String name) {
-        Map<String, String> have = existing.getMetadata().getLabels() == null ? Map.of() : existing.getMetadata().getLabels();
+        Map<String, String> have = existing.getMetadata().getLabels() == null
+                ? Map.of()
+                : existing.getMetadata().getLabels();
         Map<String, String> add = new LinkedHashMap<>();
         List<String> conflicts = new java.util.ArrayList<>();
         desired.getMetadata().getLabels().forEach((key, value) -> {
             if (key.startsWith(POD_SECURITY) && !have.containsKey(key)) {
                 add.put(key, value);
             } else if (key.startsWith(POD_SECURITY) && key.endsWith("/enforce") && !value.equals(have.get(key))) {
-                conflicts.add(key + "=" + have.get(key) + " (the speaker needs " + value + ": its Pods may be refused)");
+                conflicts.add(
+                        key + "=" + have.get(key) + " (the speaker needs " + value + ": its Pods may be refused)");
             }
         });
         if (add.isEmpty()) {
             return new Result(name, Action.kept, String.join("; ", conflicts));
         }
-        client.namespaces().withName(existing.getMetadata().getName())
-                .edit(ns -> new NamespaceBuilder(ns).editMetadata().addToLabels(add).endMetadata().build());
-        String added = ADDED + String.join(", ", add.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList());
+        client.namespaces()
+                .withName(existing.getMetadata().getName())
+                .edit(ns -> new NamespaceBuilder(ns)
+                        .editMetadata()
+                        .addToLabels(add)
+                        .endMetadata()
+                        .build());
+        String added = ADDED
+                + String.join(
+                        ", ",
+                        add.entrySet().stream()
+                                .map(e -> e.getKey() + "=" + e.getValue())
+                                .toList());
         return new Result(name, Action.kept, conflicts.isEmpty() ? added : added + "; " + String.join("; ", conflicts));
     }
 
     private static List<String> servedVersions(CustomResourceDefinition crd) {
-        return crd.getSpec() == null || crd.getSpec().getVersions() == null ? List.of()
-                : crd.getSpec().getVersions().stream().filter(v -> Boolean.TRUE.equals(v.getServed())).map(v -> v.getName()).toList();
+        return crd.getSpec() == null || crd.getSpec().getVersions() == null
+                ? List.of()
+                : crd.getSpec().getVersions().stream()
+                        .filter(v -> Boolean.TRUE.equals(v.getServed()))
+                        .map(v -> v.getName())
+                        .toList();
     }
 
     @SuppressWarnings("unchecked")
     static Resource<? extends HasMetadata> resource(KubernetesClient client, HasMetadata object) {
         if (object instanceof GenericKubernetesResource generic) {
             ResourceDefinitionContext context = Objects.context(generic.getKind());
-            return client.genericKubernetesResources(context).inNamespace(generic.getMetadata().getNamespace()).resource(generic);
+            return client.genericKubernetesResources(context)
+                    .inNamespace(generic.getMetadata().getNamespace())
+                    .resource(generic);
         }
         return (Resource<? extends HasMetadata>) (Resource<?>) client.resource(object);
     }
@@ -191,10 +230,14 @@ public final class Applier {
             // fabric8 models hold empty maps and lists where the API server stores nothing
             case Map<?, ?> w when w.isEmpty() && actual == null -> true;
             case List<?> w when w.isEmpty() && actual == null -> true;
-            case Map<?, ?> w -> actual instanceof Map<?, ?> a
-                    && w.entrySet().stream().allMatch(e -> e.getValue() == null || contains(a.get(e.getKey()), e.getValue()));
-            case List<?> w -> actual instanceof List<?> a && a.size() == w.size()
-                    && java.util.stream.IntStream.range(0, w.size()).allMatch(i -> contains(a.get(i), w.get(i)));
+            case Map<?, ?> w ->
+                actual instanceof Map<?, ?> a
+                        && w.entrySet().stream()
+                                .allMatch(e -> e.getValue() == null || contains(a.get(e.getKey()), e.getValue()));
+            case List<?> w ->
+                actual instanceof List<?> a
+                        && a.size() == w.size()
+                        && java.util.stream.IntStream.range(0, w.size()).allMatch(i -> contains(a.get(i), w.get(i)));
             case Number w -> actual instanceof Number a && a.toString().equals(w.toString());
             default -> wanted.equals(actual);
         };
@@ -227,7 +270,8 @@ public final class Applier {
         static String displayName(HasMetadata object) {
             String apiVersion = object.getApiVersion();
             String group = apiVersion.contains("/") ? apiVersion.substring(0, apiVersion.indexOf('/')) : "";
-            return object.getKind().toLowerCase() + (group.isEmpty() ? "" : "." + group) + "/" + object.getMetadata().getName();
+            return object.getKind().toLowerCase() + (group.isEmpty() ? "" : "." + group) + "/"
+                    + object.getMetadata().getName();
         }
 
         static ResourceDefinitionContext context(String kind) {

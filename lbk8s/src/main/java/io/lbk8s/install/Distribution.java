@@ -5,7 +5,9 @@ import java.util.regex.Pattern;
 
 /** The kinds of cluster install treats differently (Talos: Pod Security and the exclude label; kind: Docker). */
 public enum Distribution {
-    TALOS("Talos"), KIND("kind"), OTHER("other");
+    TALOS("Talos"),
+    KIND("kind"),
+    OTHER("other");
 
     private final String displayName;
 
@@ -28,8 +30,9 @@ public enum Distribution {
             return TALOS;
         }
         if (nodes.stream().anyMatch(n -> n.providerId().startsWith("kind://"))
-                || nodes.stream().allMatch(n -> KIND_NAME.matcher(n.name()).matches()
-                        && n.osImage().toLowerCase().contains("debian"))) {
+                || nodes.stream()
+                        .allMatch(n -> KIND_NAME.matcher(n.name()).matches()
+                                && n.osImage().toLowerCase().contains("debian"))) {
             return KIND;
         }
         return OTHER;

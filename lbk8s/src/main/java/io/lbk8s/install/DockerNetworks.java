@@ -38,10 +38,12 @@ public final class DockerNetworks {
         for (JsonNode network : root) {
             String name = network.path("Name").asString("");
             for (JsonNode config : network.path("IPAM").path("Config")) {
-                Optional<IpPrefix> subnet = IpPrefix.parse(config.path("Subnet").asString("")).map(IpPrefix::canonical);
-                Optional<IpAddress> gateway = IpAddress.parse(config.path("Gateway").asString(""));
-                subnet.ifPresent(s -> networks.add(new RangeChoice.KnownNetwork(s, gateway.filter(s::contains),
-                        "Docker network " + name)));
+                Optional<IpPrefix> subnet =
+                        IpPrefix.parse(config.path("Subnet").asString("")).map(IpPrefix::canonical);
+                Optional<IpAddress> gateway =
+                        IpAddress.parse(config.path("Gateway").asString(""));
+                subnet.ifPresent(s -> networks.add(
+                        new RangeChoice.KnownNetwork(s, gateway.filter(s::contains), "Docker network " + name)));
             }
         }
         return List.copyOf(networks);
@@ -63,7 +65,8 @@ public final class DockerNetworks {
     static Optional<String> get(Path socket, String path) throws IOException {
         try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
             channel.connect(UnixDomainSocketAddress.of(socket));
-            channel.write(ByteBuffer.wrap(("GET " + path + " HTTP/1.0\r\nHost: docker\r\n\r\n").getBytes(StandardCharsets.US_ASCII)));
+            channel.write(ByteBuffer.wrap(
+                    ("GET " + path + " HTTP/1.0\r\nHost: docker\r\n\r\n").getBytes(StandardCharsets.US_ASCII)));
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             ByteBuffer buffer = ByteBuffer.allocate(16_384);
             while (channel.read(buffer) >= 0 && out.size() < 16 << 20) {
@@ -77,7 +80,9 @@ public final class DockerNetworks {
     /** Pure: the body of a 200 answer. */
     static Optional<String> body(String response) {
         int end = response.indexOf("\r\n\r\n");
-        if (!response.startsWith("HTTP/1.") || end < 0 || !response.substring(0, response.indexOf("\r\n")).contains(" 200")) {
+        if (!response.startsWith("HTTP/1.")
+                || end < 0
+                || !response.substring(0, response.indexOf("\r\n")).contains(" 200")) {
             return Optional.empty();
         }
         return Optional.of(response.substring(end + 4));

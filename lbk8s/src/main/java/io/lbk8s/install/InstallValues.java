@@ -46,58 +46,200 @@ public record InstallValues(
     }
 
     public static InstallValues defaults() {
-        return new InstallValues(DEFAULT_NAMESPACE, IMAGE_REPOSITORY + ":" + Version.current(), "IfNotPresent",
-                EXAMPLE_ADDRESSES, "default", Optional.empty(), false, false, false, 7472, DEFAULT_PEER_PORT, DEFAULT_CONTROLLER_REPLICAS,
-                new Resources("50m", "96Mi", "256Mi"), new Resources("50m", "96Mi", "256Mi"));
+        return new InstallValues(
+                DEFAULT_NAMESPACE,
+                IMAGE_REPOSITORY + ":" + Version.current(),
+                "IfNotPresent",
+                EXAMPLE_ADDRESSES,
+                "default",
+                Optional.empty(),
+                false,
+                false,
+                false,
+                7472,
+                DEFAULT_PEER_PORT,
+                DEFAULT_CONTROLLER_REPLICAS,
+                new Resources("50m", "96Mi", "256Mi"),
+                new Resources("50m", "96Mi", "256Mi"));
     }
 
     public InstallValues withNamespace(String value) {
-        return new InstallValues(value, image, imagePullPolicy, addresses, poolName, lbClass, ignoreExcludeLb, speakerNetAdmin,
-                speakerArpInKernel, metricsPort, peerPort, controllerReplicas, controllerResources, speakerResources);
+        return new InstallValues(
+                value,
+                image,
+                imagePullPolicy,
+                addresses,
+                poolName,
+                lbClass,
+                ignoreExcludeLb,
+                speakerNetAdmin,
+                speakerArpInKernel,
+                metricsPort,
+                peerPort,
+                controllerReplicas,
+                controllerResources,
+                speakerResources);
     }
 
     public InstallValues withImage(String value) {
-        return new InstallValues(namespace, value, imagePullPolicy, addresses, poolName, lbClass, ignoreExcludeLb, speakerNetAdmin,
-                speakerArpInKernel, metricsPort, peerPort, controllerReplicas, controllerResources, speakerResources);
+        return new InstallValues(
+                namespace,
+                value,
+                imagePullPolicy,
+                addresses,
+                poolName,
+                lbClass,
+                ignoreExcludeLb,
+                speakerNetAdmin,
+                speakerArpInKernel,
+                metricsPort,
+                peerPort,
+                controllerReplicas,
+                controllerResources,
+                speakerResources);
     }
 
     public InstallValues withAddresses(List<String> value) {
-        return new InstallValues(namespace, image, imagePullPolicy, value, poolName, lbClass, ignoreExcludeLb, speakerNetAdmin,
-                speakerArpInKernel, metricsPort, peerPort, controllerReplicas, controllerResources, speakerResources);
+        return new InstallValues(
+                namespace,
+                image,
+                imagePullPolicy,
+                value,
+                poolName,
+                lbClass,
+                ignoreExcludeLb,
+                speakerNetAdmin,
+                speakerArpInKernel,
+                metricsPort,
+                peerPort,
+                controllerReplicas,
+                controllerResources,
+                speakerResources);
     }
 
     public InstallValues withPoolName(String value) {
-        return new InstallValues(namespace, image, imagePullPolicy, addresses, value, lbClass, ignoreExcludeLb, speakerNetAdmin,
-                speakerArpInKernel, metricsPort, peerPort, controllerReplicas, controllerResources, speakerResources);
+        return new InstallValues(
+                namespace,
+                image,
+                imagePullPolicy,
+                addresses,
+                value,
+                lbClass,
+                ignoreExcludeLb,
+                speakerNetAdmin,
+                speakerArpInKernel,
+                metricsPort,
+                peerPort,
+                controllerReplicas,
+                controllerResources,
+                speakerResources);
     }
 
     public InstallValues withLbClass(Optional<String> value) {
-        return new InstallValues(namespace, image, imagePullPolicy, addresses, poolName, value, ignoreExcludeLb, speakerNetAdmin,
-                speakerArpInKernel, metricsPort, peerPort, controllerReplicas, controllerResources, speakerResources);
+        return new InstallValues(
+                namespace,
+                image,
+                imagePullPolicy,
+                addresses,
+                poolName,
+                value,
+                ignoreExcludeLb,
+                speakerNetAdmin,
+                speakerArpInKernel,
+                metricsPort,
+                peerPort,
+                controllerReplicas,
+                controllerResources,
+                speakerResources);
     }
 
     public InstallValues withIgnoreExcludeLb(boolean value) {
-        return new InstallValues(namespace, image, imagePullPolicy, addresses, poolName, lbClass, value, speakerNetAdmin,
-                speakerArpInKernel, metricsPort, peerPort, controllerReplicas, controllerResources, speakerResources);
+        return new InstallValues(
+                namespace,
+                image,
+                imagePullPolicy,
+                addresses,
+                poolName,
+                lbClass,
+                value,
+                speakerNetAdmin,
+                speakerArpInKernel,
+                metricsPort,
+                peerPort,
+                controllerReplicas,
+                controllerResources,
+                speakerResources);
     }
 
     public InstallValues withSpeakerNetAdmin(boolean value) {
-        return new InstallValues(namespace, image, imagePullPolicy, addresses, poolName, lbClass, ignoreExcludeLb, value,
-                speakerArpInKernel, metricsPort, peerPort, controllerReplicas, controllerResources, speakerResources);
+        return new InstallValues(
+                namespace,
+                image,
+                imagePullPolicy,
+                addresses,
+                poolName,
+                lbClass,
+                ignoreExcludeLb,
+                value,
+                speakerArpInKernel,
+                metricsPort,
+                peerPort,
+                controllerReplicas,
+                controllerResources,
+                speakerResources);
     }
 
     public InstallValues withSpeakerArpInKernel(boolean value) {
-        return new InstallValues(namespace, image, imagePullPolicy, addresses, poolName, lbClass, ignoreExcludeLb, speakerNetAdmin,
-                value, metricsPort, peerPort, controllerReplicas, controllerResources, speakerResources);
+        return new InstallValues(
+                namespace,
+                image,
+                imagePullPolicy,
+                addresses,
+                poolName,
+                lbClass,
+                ignoreExcludeLb,
+                speakerNetAdmin,
+                value,
+                metricsPort,
+                peerPort,
+                controllerReplicas,
+                controllerResources,
+                speakerResources);
     }
 
     public InstallValues withPeerPort(int value) {
-        return new InstallValues(namespace, image, imagePullPolicy, addresses, poolName, lbClass, ignoreExcludeLb, speakerNetAdmin,
-                speakerArpInKernel, metricsPort, value, controllerReplicas, controllerResources, speakerResources);
+        return new InstallValues(
+                namespace,
+                image,
+                imagePullPolicy,
+                addresses,
+                poolName,
+                lbClass,
+                ignoreExcludeLb,
+                speakerNetAdmin,
+                speakerArpInKernel,
+                metricsPort,
+                value,
+                controllerReplicas,
+                controllerResources,
+                speakerResources);
     }
 
     public InstallValues withControllerReplicas(int value) {
-        return new InstallValues(namespace, image, imagePullPolicy, addresses, poolName, lbClass, ignoreExcludeLb, speakerNetAdmin,
-                speakerArpInKernel, metricsPort, peerPort, value, controllerResources, speakerResources);
+        return new InstallValues(
+                namespace,
+                image,
+                imagePullPolicy,
+                addresses,
+                poolName,
+                lbClass,
+                ignoreExcludeLb,
+                speakerNetAdmin,
+                speakerArpInKernel,
+                metricsPort,
+                peerPort,
+                value,
+                controllerResources,
+                speakerResources);
     }
 }

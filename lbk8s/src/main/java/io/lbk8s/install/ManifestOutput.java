@@ -13,7 +13,8 @@ public final class ManifestOutput {
     private ManifestOutput() {}
 
     public enum Format {
-        yaml, json
+        yaml,
+        json
     }
 
     static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
@@ -21,7 +22,10 @@ public final class ManifestOutput {
     public static String write(List<? extends HasMetadata> objects, Format format) {
         return switch (format) {
             case yaml -> yaml(objects);
-            case json -> pretty(SERIALIZATION.asJson(new KubernetesListBuilder().withItems(List.copyOf(objects)).build()));
+            case json ->
+                pretty(SERIALIZATION.asJson(new KubernetesListBuilder()
+                        .withItems(List.copyOf(objects))
+                        .build()));
         };
     }
 
@@ -34,7 +38,9 @@ public final class ManifestOutput {
 
     /** kubectl-like YAML: quotes only where YAML needs them (numbers and booleans kept as strings stay quoted). */
     private static final YAMLMapper YAML = YAMLMapper.builder()
-            .enable(YAMLWriteFeature.MINIMIZE_QUOTES, YAMLWriteFeature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS,
+            .enable(
+                    YAMLWriteFeature.MINIMIZE_QUOTES,
+                    YAMLWriteFeature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS,
                     YAMLWriteFeature.LITERAL_BLOCK_STYLE)
             .disable(YAMLWriteFeature.SPLIT_LINES)
             .build();

@@ -57,6 +57,7 @@ public final class Manifests {
     public static final String PEER_PORT_NAME = "peers";
     /** The speakers' heartbeat keys: a Secret in the install namespace, data key {@link #PEER_KEYS}. */
     public static final String PEER_SECRET = PeerSettings.DEFAULT_SECRET;
+
     public static final String PEER_KEYS = PeerKeySecret.FIELD;
     /**
      * The speaker's JVM flags on top of the image's (the java launcher reads JDK_JAVA_OPTIONS): a heap of a quarter of
@@ -83,10 +84,12 @@ public final class Manifests {
     public static List<HasMetadata> render(InstallValues values) {
         List<HasMetadata> objects = new ArrayList<>();
         objects.add(namespace(values));
-        objects.addAll(Crds.load().stream().map(crd -> {
-            crd.getMetadata().setLabels(labels(null));
-            return (HasMetadata) crd;
-        }).toList());
+        objects.addAll(Crds.load().stream()
+                .map(crd -> {
+                    crd.getMetadata().setLabels(labels(null));
+                    return (HasMetadata) crd;
+                })
+                .toList());
         objects.add(serviceAccount(values, CONTROLLER, "controller"));
         objects.add(serviceAccount(values, SPEAKER, "speaker"));
         objects.add(clusterRole(CONTROLLER, "controller", Rbac.CONTROLLER_CLUSTER));
@@ -125,29 +128,69 @@ public final class Manifests {
             return List.of();
         }
         return List.of(
-                new GenericKubernetesResourceBuilder().withApiVersion("metallb.io/v1beta1").withKind("IPAddressPool")
+                new GenericKubernetesResourceBuilder()
+                        .withApiVersion("metallb.io/v1beta1")
+                        .withKind("IPAddressPool")
                         .withMetadata(meta(values.poolName(), values.namespace(), null))
-                        .addToAdditionalProperties("spec", ordered("addresses", values.addresses())).build(),
-                new GenericKubernetesResourceBuilder().withApiVersion("metallb.io/v1beta1").withKind("L2Advertisement")
+                        .addToAdditionalProperties("spec", ordered("addresses", values.addresses()))
+                        .build(),
+                new GenericKubernetesResourceBuilder()
+                        .withApiVersion("metallb.io/v1beta1")
+                        .withKind("L2Advertisement")
                         .withMetadata(meta(values.poolName(), values.namespace(), null))
-                        .addToAdditionalProperties("spec", ordered("ipAddressPools", List.of(values.poolName()))).build());
+                        .addToAdditionalProperties("spec", ordered("ipAddressPools", List.of(values.poolName())))
+                        .build());
     }
 
     /** The reference design's example: whoami behind a LoadBalancer Service, in the default namespace. */
     public static List<HasMetadata> example() {
         Map<String, String> app = Map.of("app", "whoami");
         return List.of(
-                new DeploymentBuilder().withNewMetadata().withName("whoami").withNamespace("default").withLabels(app).endMetadata()
-                        .withNewSpec().withReplicas(2).withNewSelector().withMatchLabels(app).endSelector()
-                        .withNewTemplate().withNewMetadata().withLabels(app).endMetadata()
-                        .withNewSpec().addNewContainer().withName("whoami").withImage("traefik/whoami:v1.10")
-                        .addNewPort().withName("http").withContainerPort(80).endPort()
+                new DeploymentBuilder()
+                        .withNewMetadata()
+                        .withName("whoami")
+                        .withNamespace("default")
+                        .withLabels(app)
+                        .endMetadata()
+                        .withNewSpec()
+                        .withReplicas(2)
+                        .withNewSelector()
+                        .withMatchLabels(app)
+                        .endSelector()
+                        .withNewTemplate()
+                        .withNewMetadata()
+                        .withLabels(app)
+                        .endMetadata()
+                        .withNewSpec()
+                        .addNewContainer()
+                        .withName("whoami")
+                        .withImage("traefik/whoami:v1.10")
+                        .addNewPort()
+                        .withName("http")
+                        .withContainerPort(80)
+                        .endPort()
                         .withResources(resources(new InstallValues.Resources("10m", "16Mi", "64Mi")))
-                        .endContainer().endSpec().endTemplate().endSpec().build(),
-                new ServiceBuilder().withNewMetadata().withName("whoami").withNamespace("default").withLabels(app).endMetadata()
-                        .withNewSpec().withType("LoadBalancer").withSelector(app)
-                        .addNewPort().withName("http").withPort(80).withTargetPort(new IntOrString("http")).endPort()
-                        .endSpec().build());
+                        .endContainer()
+                        .endSpec()
+                        .endTemplate()
+                        .endSpec()
+                        .build(),
+                new ServiceBuilder()
+                        .withNewMetadata()
+                        .withName("whoami")
+                        .withNamespace("default")
+                        .withLabels(app)
+                        .endMetadata()
+                        .withNewSpec()
+                        .withType("LoadBalancer")
+                        .withSelector(app)
+                        .addNewPort()
+                        .withName("http")
+                        .withPort(80)
+                        .withTargetPort(new IntOrString("http"))
+                        .endPort()
+                        .endSpec()
+                        .build());
     }
 
     // ---- the objects ----
@@ -158,32 +201,55 @@ public final class Manifests {
         for (String mode : List.of("enforce", "audit", "warn")) {
             labels.put("pod-security.kubernetes.io/" + mode, "privileged");
         }
-        return new NamespaceBuilder().withNewMetadata().withName(values.namespace()).withLabels(labels).endMetadata().build();
+        return new NamespaceBuilder()
+                .withNewMetadata()
+                .withName(values.namespace())
+                .withLabels(labels)
+                .endMetadata()
+                .build();
     }
 
     private static HasMetadata serviceAccount(InstallValues values, String name, String component) {
-        return new ServiceAccountBuilder().withMetadata(meta(name, values.namespace(), component)).build();
+        return new ServiceAccountBuilder()
+                .withMetadata(meta(name, values.namespace(), component))
+                .build();
     }
 
     private static HasMetadata clusterRole(String name, String component, List<Rbac.Rule> rules) {
-        return new ClusterRoleBuilder().withMetadata(meta(name, null, component)).withRules(Rbac.policyRules(rules)).build();
+        return new ClusterRoleBuilder()
+                .withMetadata(meta(name, null, component))
+                .withRules(Rbac.policyRules(rules))
+                .build();
     }
 
     private static HasMetadata clusterRoleBinding(InstallValues values, String name, String component) {
-        return new ClusterRoleBindingBuilder().withMetadata(meta(name, null, component))
+        return new ClusterRoleBindingBuilder()
+                .withMetadata(meta(name, null, component))
                 .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", name)
-                .addNewSubject().withKind("ServiceAccount").withName(name).withNamespace(values.namespace()).endSubject()
+                .addNewSubject()
+                .withKind("ServiceAccount")
+                .withName(name)
+                .withNamespace(values.namespace())
+                .endSubject()
                 .build();
     }
 
     private static HasMetadata role(InstallValues values, String name, String component, List<Rbac.Rule> rules) {
-        return new RoleBuilder().withMetadata(meta(name, values.namespace(), component)).withRules(Rbac.policyRules(rules)).build();
+        return new RoleBuilder()
+                .withMetadata(meta(name, values.namespace(), component))
+                .withRules(Rbac.policyRules(rules))
+                .build();
     }
 
     private static HasMetadata roleBinding(InstallValues values, String name, String component) {
-        return new RoleBindingBuilder().withMetadata(meta(name, values.namespace(), component))
+        return new RoleBindingBuilder()
+                .withMetadata(meta(name, values.namespace(), component))
                 .withNewRoleRef("rbac.authorization.k8s.io", "Role", name)
-                .addNewSubject().withKind("ServiceAccount").withName(name).withNamespace(values.namespace()).endSubject()
+                .addNewSubject()
+                .withKind("ServiceAccount")
+                .withName(name)
+                .withNamespace(values.namespace())
+                .endSubject()
                 .build();
     }
 
@@ -191,36 +257,78 @@ public final class Manifests {
         List<String> args = new ArrayList<>(List.of("controller", "--metrics-port=" + values.metricsPort()));
         values.lbClass().ifPresent(c -> args.add("--lb-class=" + c));
         // POD_NAME: the replica's identity in the leader election's Lease
-        Container container = container(values, "controller", args, values.controllerResources(),
-                new SecurityContextBuilder().withAllowPrivilegeEscalation(false).withReadOnlyRootFilesystem(true)
-                        .withRunAsNonRoot(true).withRunAsUser(65532L).withRunAsGroup(65532L)
-                        .withNewCapabilities().withDrop("ALL").endCapabilities().build(),
-                List.of(fieldEnv("POD_NAME", "metadata.name"), fieldEnv("POD_NAMESPACE", "metadata.namespace"),
-                        fieldEnv("NODE_NAME", "spec.nodeName"), new EnvVar("JDK_JAVA_OPTIONS", CONTROLLER_JVM_OPTIONS, null)),
+        Container container = container(
+                values,
+                "controller",
+                args,
+                values.controllerResources(),
+                new SecurityContextBuilder()
+                        .withAllowPrivilegeEscalation(false)
+                        .withReadOnlyRootFilesystem(true)
+                        .withRunAsNonRoot(true)
+                        .withRunAsUser(65532L)
+                        .withRunAsGroup(65532L)
+                        .withNewCapabilities()
+                        .withDrop("ALL")
+                        .endCapabilities()
+                        .build(),
+                List.of(
+                        fieldEnv("POD_NAME", "metadata.name"),
+                        fieldEnv("POD_NAMESPACE", "metadata.namespace"),
+                        fieldEnv("NODE_NAME", "spec.nodeName"),
+                        new EnvVar("JDK_JAVA_OPTIONS", CONTROLLER_JVM_OPTIONS, null)),
                 false);
         PodSpec pod = podSpec(CONTROLLER, container)
-                .withNewSecurityContext().withRunAsNonRoot(true).withFsGroup(65532L)
-                .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile().endSecurityContext()
+                .withNewSecurityContext()
+                .withRunAsNonRoot(true)
+                .withFsGroup(65532L)
+                .withNewSeccompProfile()
+                .withType("RuntimeDefault")
+                .endSeccompProfile()
+                .endSecurityContext()
                 // the standby is worth little on the leader's node: the node's loss would take both. Preferred, not
                 // required, so that a one-node cluster still runs both replicas
-                .withNewAffinity().withNewPodAntiAffinity().addNewPreferredDuringSchedulingIgnoredDuringExecution().withWeight(100)
-                .withNewPodAffinityTerm().withNewLabelSelector().withMatchLabels(podLabels("controller")).endLabelSelector()
-                .withTopologyKey("kubernetes.io/hostname").endPodAffinityTerm()
-                .endPreferredDuringSchedulingIgnoredDuringExecution().endPodAntiAffinity().endAffinity()
+                .withNewAffinity()
+                .withNewPodAntiAffinity()
+                .addNewPreferredDuringSchedulingIgnoredDuringExecution()
+                .withWeight(100)
+                .withNewPodAffinityTerm()
+                .withNewLabelSelector()
+                .withMatchLabels(podLabels("controller"))
+                .endLabelSelector()
+                .withTopologyKey("kubernetes.io/hostname")
+                .endPodAffinityTerm()
+                .endPreferredDuringSchedulingIgnoredDuringExecution()
+                .endPodAntiAffinity()
+                .endAffinity()
                 // the controller reschedules anywhere; it must not sit on a NoExecute-tainted node forever
                 .build();
-        return new DeploymentBuilder().withMetadata(meta(CONTROLLER, values.namespace(), "controller"))
+        return new DeploymentBuilder()
+                .withMetadata(meta(CONTROLLER, values.namespace(), "controller"))
                 .withNewSpec()
                 .withReplicas(values.controllerReplicas())
                 // Two controllers at once are safe: one leads (the Lease), and even two leaders cannot hand out one
                 // address twice (each address is an IPAddressClaim, which the API server creates once). So a rolling
                 // update, and one that starts the new replica before it stops an old one (maxUnavailable 0): a standby
                 // is there to take over when the leader is stopped, at every step of the rollout
-                .withNewStrategy().withType("RollingUpdate").withNewRollingUpdate()
-                .withMaxSurge(new IntOrString(1)).withMaxUnavailable(new IntOrString(0)).endRollingUpdate().endStrategy()
-                .withNewSelector().withMatchLabels(podLabels("controller")).endSelector()
-                .withNewTemplate().withNewMetadata().withLabels(podLabels("controller")).endMetadata().withSpec(pod).endTemplate()
-                .endSpec().build();
+                .withNewStrategy()
+                .withType("RollingUpdate")
+                .withNewRollingUpdate()
+                .withMaxSurge(new IntOrString(1))
+                .withMaxUnavailable(new IntOrString(0))
+                .endRollingUpdate()
+                .endStrategy()
+                .withNewSelector()
+                .withMatchLabels(podLabels("controller"))
+                .endSelector()
+                .withNewTemplate()
+                .withNewMetadata()
+                .withLabels(podLabels("controller"))
+                .endMetadata()
+                .withSpec(pod)
+                .endTemplate()
+                .endSpec()
+                .build();
     }
 
     /**
@@ -228,10 +336,15 @@ public final class Manifests {
      * than minAvailable: with a single replica a drain still goes through (minAvailable 1 would block it for good).
      */
     static HasMetadata controllerDisruptionBudget(InstallValues values) {
-        return new PodDisruptionBudgetBuilder().withMetadata(meta(CONTROLLER, values.namespace(), "controller"))
-                .withNewSpec().withMaxUnavailable(new IntOrString(1))
-                .withNewSelector().withMatchLabels(podLabels("controller")).endSelector()
-                .endSpec().build();
+        return new PodDisruptionBudgetBuilder()
+                .withMetadata(meta(CONTROLLER, values.namespace(), "controller"))
+                .withNewSpec()
+                .withMaxUnavailable(new IntOrString(1))
+                .withNewSelector()
+                .withMatchLabels(podLabels("controller"))
+                .endSelector()
+                .endSpec()
+                .build();
     }
 
     static HasMetadata speaker(InstallValues values) {
@@ -252,17 +365,37 @@ public final class Manifests {
         }
         // Root without any capability but these: Kubernetes grants added capabilities to uid 0 only (no ambient
         // capabilities for other users), and raw sockets for ARP/NDP need NET_RAW.
-        Container container = container(values, "speaker", args, values.speakerResources(),
-                new SecurityContextBuilder().withAllowPrivilegeEscalation(false).withReadOnlyRootFilesystem(true)
-                        .withRunAsUser(0L).withRunAsNonRoot(false)
-                        .withNewCapabilities().withDrop("ALL").withAdd(capabilities).endCapabilities().build(),
-                List.of(fieldEnv("NODE_NAME", "spec.nodeName"), fieldEnv("POD_NAME", "metadata.name"),
-                        fieldEnv("POD_NAMESPACE", "metadata.namespace"), new EnvVar("JDK_JAVA_OPTIONS", SPEAKER_JVM_OPTIONS, null)),
+        Container container = container(
+                values,
+                "speaker",
+                args,
+                values.speakerResources(),
+                new SecurityContextBuilder()
+                        .withAllowPrivilegeEscalation(false)
+                        .withReadOnlyRootFilesystem(true)
+                        .withRunAsUser(0L)
+                        .withRunAsNonRoot(false)
+                        .withNewCapabilities()
+                        .withDrop("ALL")
+                        .withAdd(capabilities)
+                        .endCapabilities()
+                        .build(),
+                List.of(
+                        fieldEnv("NODE_NAME", "spec.nodeName"),
+                        fieldEnv("POD_NAME", "metadata.name"),
+                        fieldEnv("POD_NAMESPACE", "metadata.namespace"),
+                        new EnvVar("JDK_JAVA_OPTIONS", SPEAKER_JVM_OPTIONS, null)),
                 true);
         if (values.peerPort() != 0) {
             // the failure detector's heartbeats, between nodes; hostNetwork: the port is the node's
-            container = new ContainerBuilder(container).addNewPort().withName(PEER_PORT_NAME).withContainerPort(values.peerPort())
-                    .withHostPort(values.peerPort()).withProtocol("UDP").endPort().build();
+            container = new ContainerBuilder(container)
+                    .addNewPort()
+                    .withName(PEER_PORT_NAME)
+                    .withContainerPort(values.peerPort())
+                    .withHostPort(values.peerPort())
+                    .withProtocol("UDP")
+                    .endPort()
+                    .build();
         }
         PodSpec pod = podSpec(SPEAKER, container)
                 .withHostNetwork(true)
@@ -270,18 +403,37 @@ public final class Manifests {
                 // the speaker withdraws and hands over in about a second; a long grace only delays the handover
                 .withTerminationGracePeriodSeconds(3L)
                 .withTolerations(
-                        new TolerationBuilder().withKey("node-role.kubernetes.io/control-plane").withOperator("Exists")
-                                .withEffect("NoSchedule").build(),
-                        new TolerationBuilder().withKey("node-role.kubernetes.io/master").withOperator("Exists")
-                                .withEffect("NoSchedule").build())
+                        new TolerationBuilder()
+                                .withKey("node-role.kubernetes.io/control-plane")
+                                .withOperator("Exists")
+                                .withEffect("NoSchedule")
+                                .build(),
+                        new TolerationBuilder()
+                                .withKey("node-role.kubernetes.io/master")
+                                .withOperator("Exists")
+                                .withEffect("NoSchedule")
+                                .build())
                 .build();
-        return new DaemonSetBuilder().withMetadata(meta(SPEAKER, values.namespace(), "speaker"))
+        return new DaemonSetBuilder()
+                .withMetadata(meta(SPEAKER, values.namespace(), "speaker"))
                 .withNewSpec()
-                .withNewSelector().withMatchLabels(podLabels("speaker")).endSelector()
-                .withNewUpdateStrategy().withType("RollingUpdate").withNewRollingUpdate()
-                .withMaxUnavailable(new IntOrString(1)).endRollingUpdate().endUpdateStrategy()
-                .withNewTemplate().withNewMetadata().withLabels(podLabels("speaker")).endMetadata().withSpec(pod).endTemplate()
-                .endSpec().build();
+                .withNewSelector()
+                .withMatchLabels(podLabels("speaker"))
+                .endSelector()
+                .withNewUpdateStrategy()
+                .withType("RollingUpdate")
+                .withNewRollingUpdate()
+                .withMaxUnavailable(new IntOrString(1))
+                .endRollingUpdate()
+                .endUpdateStrategy()
+                .withNewTemplate()
+                .withNewMetadata()
+                .withLabels(podLabels("speaker"))
+                .endMetadata()
+                .withSpec(pod)
+                .endTemplate()
+                .endSpec()
+                .build();
     }
 
     private static PodSpecBuilder podSpec(String serviceAccount, Container container) {
@@ -289,15 +441,29 @@ public final class Manifests {
                 .withServiceAccountName(serviceAccount)
                 .withNodeSelector(Map.of("kubernetes.io/os", "linux"))
                 .withContainers(container)
-                // the JVM's temporary files (such as the socket jcmd attaches through) go to /tmp; the root filesystem is read-only
-                .addNewVolume().withName("tmp").withNewEmptyDir().withMedium("Memory").withSizeLimit(new Quantity("16Mi"))
-                .endEmptyDir().endVolume();
+                // the JVM's temporary files (such as the socket jcmd attaches through) go to /tmp; the root filesystem
+                // is read-only
+                .addNewVolume()
+                .withName("tmp")
+                .withNewEmptyDir()
+                .withMedium("Memory")
+                .withSizeLimit(new Quantity("16Mi"))
+                .endEmptyDir()
+                .endVolume();
     }
 
-    private static Container container(InstallValues values, String name, List<String> args, InstallValues.Resources resources,
-            SecurityContext securityContext, List<EnvVar> env, boolean hostPort) {
-        var port = new io.fabric8.kubernetes.api.model.ContainerPortBuilder().withName(HEALTH_PORT_NAME)
-                .withContainerPort(values.metricsPort()).withProtocol("TCP");
+    private static Container container(
+            InstallValues values,
+            String name,
+            List<String> args,
+            InstallValues.Resources resources,
+            SecurityContext securityContext,
+            List<EnvVar> env,
+            boolean hostPort) {
+        var port = new io.fabric8.kubernetes.api.model.ContainerPortBuilder()
+                .withName(HEALTH_PORT_NAME)
+                .withContainerPort(values.metricsPort())
+                .withProtocol("TCP");
         if (hostPort) {
             port.withHostPort(values.metricsPort()); // hostNetwork: the metrics port is the node's
         }
@@ -312,14 +478,24 @@ public final class Manifests {
                 .withReadinessProbe(probe("/readyz", 5, 1))
                 .withResources(resources(resources))
                 .withSecurityContext(securityContext)
-                .addNewVolumeMount().withName("tmp").withMountPath("/tmp").endVolumeMount()
+                .addNewVolumeMount()
+                .withName("tmp")
+                .withMountPath("/tmp")
+                .endVolumeMount()
                 .build();
     }
 
     private static Probe probe(String path, int periodSeconds, int failureThreshold) {
-        return new ProbeBuilder().withNewHttpGet().withPath(path).withPort(new IntOrString(HEALTH_PORT_NAME)).endHttpGet()
-                .withInitialDelaySeconds(2).withPeriodSeconds(periodSeconds).withTimeoutSeconds(2)
-                .withFailureThreshold(failureThreshold).build();
+        return new ProbeBuilder()
+                .withNewHttpGet()
+                .withPath(path)
+                .withPort(new IntOrString(HEALTH_PORT_NAME))
+                .endHttpGet()
+                .withInitialDelaySeconds(2)
+                .withPeriodSeconds(periodSeconds)
+                .withTimeoutSeconds(2)
+                .withFailureThreshold(failureThreshold)
+                .build();
     }
 
     private static ResourceRequirements resources(InstallValues.Resources r) {
@@ -331,8 +507,14 @@ public final class Manifests {
     }
 
     private static EnvVar fieldEnv(String name, String fieldPath) {
-        return new EnvVarBuilder().withName(name).withNewValueFrom().withNewFieldRef().withFieldPath(fieldPath).endFieldRef()
-                .endValueFrom().build();
+        return new EnvVarBuilder()
+                .withName(name)
+                .withNewValueFrom()
+                .withNewFieldRef()
+                .withFieldPath(fieldPath)
+                .endFieldRef()
+                .endValueFrom()
+                .build();
     }
 
     // ---- metadata ----
@@ -357,7 +539,11 @@ public final class Manifests {
     }
 
     private static ObjectMeta meta(String name, String namespace, String component) {
-        return new ObjectMetaBuilder().withName(name).withNamespace(namespace).withLabels(labels(component)).build();
+        return new ObjectMetaBuilder()
+                .withName(name)
+                .withNamespace(namespace)
+                .withLabels(labels(component))
+                .build();
     }
 
     private static Map<String, Object> ordered(String key, Object value) {

@@ -8,8 +8,13 @@ import java.util.Map;
 import java.util.Optional;
 
 /** What install needs to know of a Node: how to recognise the distribution, its addresses, and the exclude label. */
-public record NodeFacts(String name, Map<String, String> labels, Map<String, String> annotations, String osImage,
-        String providerId, List<IpAddress> internalIps) {
+public record NodeFacts(
+        String name,
+        Map<String, String> labels,
+        Map<String, String> annotations,
+        String osImage,
+        String providerId,
+        List<IpAddress> internalIps) {
 
     public static final String EXCLUDE_LB_LABEL = "node.kubernetes.io/exclude-from-external-load-balancers";
 
@@ -32,7 +37,8 @@ public record NodeFacts(String name, Map<String, String> labels, Map<String, Str
                 .map(IpAddress::parse)
                 .flatMap(Optional::stream)
                 .toList();
-        return new NodeFacts(meta.getName(),
+        return new NodeFacts(
+                meta.getName(),
                 Optional.ofNullable(meta.getLabels()).orElse(Map.of()),
                 Optional.ofNullable(meta.getAnnotations()).orElse(Map.of()),
                 status.map(s -> s.getNodeInfo()).map(i -> i.getOsImage()).orElse(""),

@@ -1,8 +1,8 @@
 package io.lbk8s.install;
 
 import io.lbk8s.address.IpAddress;
-import io.lbk8s.address.IpPrefix;
 import io.lbk8s.address.IpFamily;
+import io.lbk8s.address.IpPrefix;
 import io.lbk8s.address.IpRange;
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -49,6 +49,7 @@ public final class RangeChoice {
 
     /** Offsets inside the top block of 256 addresses, as in the reference design's 10.5.0.200-10.5.0.250. */
     private static final int BLOCK = 256;
+
     private static final int WINDOW_FIRST = 200;
     private static final int WINDOW_LAST = 250;
     /** When the window is full, how far below the top to look for room (bounded: IPv6 networks are huge). */
@@ -60,7 +61,11 @@ public final class RangeChoice {
         }
         List<Pick> picks = new ArrayList<>();
         for (IpFamily family : IpFamily.values()) {
-            List<IpAddress> nodes = inputs.nodeIps().stream().filter(ip -> ip.family() == family).sorted().distinct().toList();
+            List<IpAddress> nodes = inputs.nodeIps().stream()
+                    .filter(ip -> ip.family() == family)
+                    .sorted()
+                    .distinct()
+                    .toList();
             if (nodes.isEmpty()) {
                 continue;
             }
@@ -68,9 +73,11 @@ public final class RangeChoice {
             switch (pick(network, nodes, inputs.taken())) {
                 case Pick p -> picks.add(p);
                 case null -> {
-                    return new Choice.NoRoom("the node network " + network.network() + " (" + network.source() + ") has no free "
-                            + "address: every one is the network or broadcast address, the gateway, a node (" + describe(nodes)
-                            + ") or already in a pool; pass --addresses with a range the nodes can reach");
+                    return new Choice.NoRoom(
+                            "the node network " + network.network() + " (" + network.source() + ") has no free "
+                                    + "address: every one is the network or broadcast address, the gateway, a node ("
+                                    + describe(nodes)
+                                    + ") or already in a pool; pass --addresses with a range the nodes can reach");
                 }
             }
         }
@@ -91,7 +98,8 @@ public final class RangeChoice {
         while (prefix > 0 && !allIn(IpPrefix.around(nodes.getFirst(), prefix), nodes)) {
             prefix--;
         }
-        String why = prefix == guess ? "a /" + guess + " around the nodes' InternalIPs"
+        String why = prefix == guess
+                ? "a /" + guess + " around the nodes' InternalIPs"
                 : "the smallest network holding every node's InternalIP";
         return new KnownNetwork(IpPrefix.around(nodes.getFirst(), prefix), Optional.empty(), why);
     }
@@ -106,30 +114,37 @@ public final class RangeChoice {
         IpAddress gateway = known.gateway().orElseGet(() -> network.at(BigInteger.ONE));
         // the lowest and highest offsets an address may have: not the network address, not the broadcast address
         BigInteger lowest = BigInteger.ONE;
-        BigInteger highest = network.family() == IpFamily.IPv4 ? size.subtract(BigInteger.TWO) : size.subtract(BigInteger.ONE);
+        BigInteger highest =
+                network.family() == IpFamily.IPv4 ? size.subtract(BigInteger.TWO) : size.subtract(BigInteger.ONE);
         if (highest.compareTo(lowest) < 0) {
             return null;
         }
         BigInteger block = size.min(BigInteger.valueOf(BLOCK));
         BigInteger blockStart = size.subtract(block);
-        BigInteger windowFirst = blockStart.add(block.multiply(BigInteger.valueOf(WINDOW_FIRST)).divide(BigInteger.valueOf(BLOCK)));
-        BigInteger windowLast = blockStart.add(block.multiply(BigInteger.valueOf(WINDOW_LAST)).divide(BigInteger.valueOf(BLOCK)))
+        BigInteger windowFirst =
+                blockStart.add(block.multiply(BigInteger.valueOf(WINDOW_FIRST)).divide(BigInteger.valueOf(BLOCK)));
+        BigInteger windowLast = blockStart
+                .add(block.multiply(BigInteger.valueOf(WINDOW_LAST)).divide(BigInteger.valueOf(BLOCK)))
                 .min(highest);
         windowFirst = windowFirst.max(lowest);
         Free free = new Free(network, nodes, gateway, taken);
         Optional<Run> best = free.longestRun(windowFirst, windowLast);
         if (best.isEmpty()) {
             // the usual window is occupied: the highest free run below it, as long as the window would have been
-            BigInteger span = windowLast.subtract(windowFirst).add(BigInteger.ONE).max(BigInteger.ONE);
-            BigInteger from = highest.subtract(BigInteger.valueOf(FALLBACK_SPAN)).max(lowest);
+            BigInteger span =
+                    windowLast.subtract(windowFirst).add(BigInteger.ONE).max(BigInteger.ONE);
+            BigInteger from =
+                    highest.subtract(BigInteger.valueOf(FALLBACK_SPAN)).max(lowest);
             best = free.highestRun(from, highest, span);
         }
         return best.map(run -> {
-            IpAddress first = network.at(run.first());
-            IpAddress last = network.at(run.last());
-            String text = first.equals(last) ? first + "/" + first.family().bits() : first + "-" + last;
-            return new Pick(new IpRange(first, last, text), network, known.source());
-        }).orElse(null);
+                    IpAddress first = network.at(run.first());
+                    IpAddress last = network.at(run.last());
+                    String text =
+                            first.equals(last) ? first + "/" + first.family().bits() : first + "-" + last;
+                    return new Pick(new IpRange(first, last, text), network, known.source());
+                })
+                .orElse(null);
     }
 
     private record Run(BigInteger first, BigInteger last) {
@@ -188,7 +203,8 @@ public final class RangeChoice {
     }
 
     private static String describe(List<IpAddress> nodes) {
-        return nodes.size() <= 4 ? nodes.toString().replaceAll("[\\[\\]]", "")
+        return nodes.size() <= 4
+                ? nodes.toString().replaceAll("[\\[\\]]", "")
                 : nodes.getFirst() + " ... " + nodes.getLast() + ", " + nodes.size() + " addresses";
     }
 }

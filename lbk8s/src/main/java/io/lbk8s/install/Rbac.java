@@ -35,13 +35,19 @@ public final class Rbac {
 
         /** @param name the one object the request names, or null (a create, a list or watch of all) */
         public boolean allows(String verb, String group, String resource, String name) {
-            return this.group.equals(group) && resources.contains(resource) && verbs.contains(verb)
+            return this.group.equals(group)
+                    && resources.contains(resource)
+                    && verbs.contains(verb)
                     && (resourceNames.isEmpty() || (name != null && resourceNames.contains(name)));
         }
 
         PolicyRule toPolicyRule() {
-            return new PolicyRuleBuilder().withApiGroups(group).withResources(resources).withResourceNames(resourceNames)
-                    .withVerbs(verbs).build();
+            return new PolicyRuleBuilder()
+                    .withApiGroups(group)
+                    .withResources(resources)
+                    .withResourceNames(resourceNames)
+                    .withVerbs(verbs)
+                    .build();
         }
     }
 
@@ -88,7 +94,8 @@ public final class Rbac {
             new Rule("discovery.k8s.io", List.of("endpointslices"), INFORM),
             new Rule("", List.of("events"), List.of("create")),
             // another host on a pool address: reported (and refreshed, then deleted) by the speaker that saw it
-            new Rule(LBK8S, List.of("addressconflicts"), List.of("get", "list", "watch", "create", "update", "delete")));
+            new Rule(
+                    LBK8S, List.of("addressconflicts"), List.of("get", "list", "watch", "create", "update", "delete")));
 
     public static final List<Rule> SPEAKER_NAMESPACE = List.of(
             new Rule("", List.of("pods"), List.of("list", "watch", "get")), // get: its own Pod, at shutdown

@@ -26,7 +26,8 @@ public interface Reachability {
     static Reachability tcp(Duration timeout) {
         return (address, port) -> {
             try (Socket socket = new Socket()) {
-                socket.connect(new InetSocketAddress(InetAddress.getByAddress(address.toBytes()), port), (int) timeout.toMillis());
+                socket.connect(new InetSocketAddress(InetAddress.getByAddress(address.toBytes()), port), (int)
+                        timeout.toMillis());
                 return new Verdict.Answered("TCP connection to port " + port + " accepted");
             } catch (ConnectException e) {
                 if (String.valueOf(e.getMessage()).contains("refused")) {
@@ -34,7 +35,8 @@ public interface Reachability {
                 }
                 return new Verdict.NoAnswer(e.getMessage());
             } catch (IOException e) {
-                return new Verdict.NoAnswer(e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+                return new Verdict.NoAnswer(
+                        e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
             }
         };
     }

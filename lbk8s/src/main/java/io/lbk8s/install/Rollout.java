@@ -25,20 +25,28 @@ public final class Rollout {
     /** Pure: available once the newest generation is observed and every replica is updated and available. */
     public static Progress of(Deployment deployment) {
         String name = "deployment/" + deployment.getMetadata().getName();
-        int wanted = Optional.ofNullable(deployment.getSpec()).map(s -> s.getReplicas()).orElse(1);
+        int wanted = Optional.ofNullable(deployment.getSpec())
+                .map(s -> s.getReplicas())
+                .orElse(1);
         DeploymentStatus status = Optional.ofNullable(deployment.getStatus()).orElseGet(DeploymentStatus::new);
-        boolean observed = number(status.getObservedGeneration()) >= number(deployment.getMetadata().getGeneration());
+        boolean observed = number(status.getObservedGeneration())
+                >= number(deployment.getMetadata().getGeneration());
         int updated = number(status.getUpdatedReplicas()).intValue();
         int available = number(status.getAvailableReplicas()).intValue();
         boolean done = observed && updated >= wanted && available >= wanted;
-        return new Progress(name, done, available + " of " + wanted + " available" + (done ? "" : observed ? "" : " (new spec not yet observed)"));
+        return new Progress(
+                name,
+                done,
+                available + " of " + wanted + " available"
+                        + (done ? "" : observed ? "" : " (new spec not yet observed)"));
     }
 
     /** Pure: ready once every scheduled speaker runs the newest spec and is ready; zero nodes scheduled is not ready. */
     public static Progress of(DaemonSet daemonSet) {
         String name = "daemonset/" + daemonSet.getMetadata().getName();
         DaemonSetStatus status = Optional.ofNullable(daemonSet.getStatus()).orElseGet(DaemonSetStatus::new);
-        boolean observed = number(status.getObservedGeneration()) >= number(daemonSet.getMetadata().getGeneration());
+        boolean observed = number(status.getObservedGeneration())
+                >= number(daemonSet.getMetadata().getGeneration());
         int desired = number(status.getDesiredNumberScheduled()).intValue();
         int ready = number(status.getNumberReady()).intValue();
         int updated = number(status.getUpdatedNumberScheduled()).intValue();
@@ -60,8 +68,9 @@ public final class Rollout {
      * Polls until everything is done or the timeout passes, printing each line of progress once when it changes.
      * Returns the last progress seen.
      */
-    public static List<Progress> await(Supplier<List<Progress>> poll, Duration timeout, Duration interval, Sleeper sleeper,
-            Consumer<String> say) throws InterruptedException {
+    public static List<Progress> await(
+            Supplier<List<Progress>> poll, Duration timeout, Duration interval, Sleeper sleeper, Consumer<String> say)
+            throws InterruptedException {
         long polls = Math.max(1, timeout.toMillis() / Math.max(1, interval.toMillis()));
         List<Progress> last = List.of();
         for (long i = 0; ; i++) {

@@ -37,11 +37,14 @@ public final class StatusCollector {
      * @param systemNamespace   where lbk8s runs (pools, ServiceL2Statuses)
      * @param serviceNamespace  the Services' namespace, empty for all
      */
-    public StatusReport.Inputs read(String systemNamespace, Optional<String> serviceNamespace, Optional<String> lbClass) {
+    public StatusReport.Inputs read(
+            String systemNamespace, Optional<String> serviceNamespace, Optional<String> lbClass) {
         List<GenericKubernetesResource> pools = list(ConfigResources.IP_ADDRESS_POOLS, systemNamespace);
         List<GenericKubernetesResource> l2 = list(ConfigResources.L2_ADVERTISEMENTS, systemNamespace);
-        Optional<ConfigMap> configMap = Optional.ofNullable(
-                client.configMaps().inNamespace(systemNamespace).withName(ConfigResources.CONFIG_MAP_NAME).get());
+        Optional<ConfigMap> configMap = Optional.ofNullable(client.configMaps()
+                .inNamespace(systemNamespace)
+                .withName(ConfigResources.CONFIG_MAP_NAME)
+                .get());
         // every namespace's Services even for one namespace's rows: a pool's use counts all of them
         List<Service> services;
         try {
@@ -51,22 +54,42 @@ public final class StatusCollector {
                 throw e;
             }
             // may list only this namespace: the pools' counts then cover only the Services the user can see
-            services = client.services().inNamespace(serviceNamespace.get()).list().getItems();
+            services =
+                    client.services().inNamespace(serviceNamespace.get()).list().getItems();
         }
         // one list of Events rather than one per Service; field selectors on involvedObject are not universal
         List<Event> events = serviceNamespace
                 .map(ns -> client.v1().events().inNamespace(ns).list().getItems())
                 .orElseGet(() -> client.v1().events().inAnyNamespace().list().getItems());
-        List<Pod> speakers = client.pods().inNamespace(systemNamespace).withLabels(Manifests.podLabels("speaker")).list().getItems();
-        return new StatusReport.Inputs(controllersView(systemNamespace).accept(ConfigResources.sources(pools, l2, configMap)).result(), services,
-                list(ServiceL2Statuses.CONTEXT, systemNamespace), events, lbClass, serviceNamespace, speakers,
-                notRead(systemNamespace), lease(systemNamespace), claims(), Instant.now(), clusterAddresses(speakers), conflicts());
+        List<Pod> speakers = client.pods()
+                .inNamespace(systemNamespace)
+                .withLabels(Manifests.podLabels("speaker"))
+                .list()
+                .getItems();
+        return new StatusReport.Inputs(
+                controllersView(systemNamespace)
+                        .accept(ConfigResources.sources(pools, l2, configMap))
+                        .result(),
+                services,
+                list(ServiceL2Statuses.CONTEXT, systemNamespace),
+                events,
+                lbClass,
+                serviceNamespace,
+                speakers,
+                notRead(systemNamespace),
+                lease(systemNamespace),
+                claims(),
+                Instant.now(),
+                clusterAddresses(speakers),
+                conflicts());
     }
 
     /** What the excluded addresses are computed from; nothing when this user may not list Nodes or EndpointSlices. */
     private Optional<Exclusions.Inputs> clusterAddresses(List<Pod> speakers) {
         try {
-            return Optional.of(ClusterAddresses.inputs(client.nodes().list().getItems(), speakers,
+            return Optional.of(ClusterAddresses.inputs(
+                    client.nodes().list().getItems(),
+                    speakers,
                     ClusterAddresses.apiServerSlices(client).list().getItems()));
         } catch (KubernetesClientException e) {
             if (e.getCode() == 403) {
@@ -78,11 +101,16 @@ public final class StatusCollector {
 
     private StatusReport.LeaseRead lease(String systemNamespace) {
         try {
-            Lease lease = client.leases().inNamespace(systemNamespace).withName(ClusterNames.CONTROLLER_LEASE).get();
+            Lease lease = client.leases()
+                    .inNamespace(systemNamespace)
+                    .withName(ClusterNames.CONTROLLER_LEASE)
+                    .get();
             return lease == null ? new StatusReport.LeaseRead.Missing() : new StatusReport.LeaseRead.Found(lease);
         } catch (KubernetesClientException e) {
-            return new StatusReport.LeaseRead.Unreadable(e.getCode() == 403 ? "no permission to get leases in " + systemNamespace
-                    : "the API server answered " + e.getCode());
+            return new StatusReport.LeaseRead.Unreadable(
+                    e.getCode() == 403
+                            ? "no permission to get leases in " + systemNamespace
+                            : "the API server answered " + e.getCode());
         }
     }
 
@@ -101,7 +129,10 @@ public final class StatusCollector {
     /** How many IPAddressClaims there are; none known when their CRD is missing or this user may not list them. */
     private Optional<Integer> claims() {
         try {
-            return Optional.of(client.genericKubernetesResources(IpAddressClaims.CONTEXT).list().getItems().size());
+            return Optional.of(client.genericKubernetesResources(IpAddressClaims.CONTEXT)
+                    .list()
+                    .getItems()
+                    .size());
         } catch (KubernetesClientException e) {
             if (e.getCode() == 403 || e.getCode() == 404) {
                 return Optional.empty();
@@ -114,10 +145,17 @@ public final class StatusCollector {
     private String notRead(String systemNamespace) {
         try {
             var found = MisplacedResources.found(
-                    client.genericKubernetesResources(ConfigResources.IP_ADDRESS_POOLS).inAnyNamespace().list().getItems(),
-                    client.genericKubernetesResources(ConfigResources.L2_ADVERTISEMENTS).inAnyNamespace().list().getItems(),
+                    client.genericKubernetesResources(ConfigResources.IP_ADDRESS_POOLS)
+                            .inAnyNamespace()
+                            .list()
+                            .getItems(),
+                    client.genericKubernetesResources(ConfigResources.L2_ADVERTISEMENTS)
+                            .inAnyNamespace()
+                            .list()
+                            .getItems(),
                     MisplacedResources.legacyConfigMaps(client).list().getItems());
-            return MisplacedConfig.summary(systemNamespace, MisplacedConfig.misplaced(systemNamespace, found)).orElse("");
+            return MisplacedConfig.summary(systemNamespace, MisplacedConfig.misplaced(systemNamespace, found))
+                    .orElse("");
         } catch (KubernetesClientException e) {
             if (e.getCode() == 403) {
                 return "";
@@ -128,13 +166,18 @@ public final class StatusCollector {
 
     /** What the controller recorded as in use, so that status judges every object as the controller does. */
     private AcceptedConfig controllersView(String systemNamespace) {
-        return new ConfigurationStates(client, systemNamespace, ConfigurationStates.CONTROLLER).accepted()
-                .map(AcceptedConfig::of).orElse(AcceptedConfig.NONE);
+        return new ConfigurationStates(client, systemNamespace, ConfigurationStates.CONTROLLER)
+                .accepted()
+                .map(AcceptedConfig::of)
+                .orElse(AcceptedConfig.NONE);
     }
 
     private List<GenericKubernetesResource> list(ResourceDefinitionContext context, String namespace) {
         try {
-            return client.genericKubernetesResources(context).inNamespace(namespace).list().getItems();
+            return client.genericKubernetesResources(context)
+                    .inNamespace(namespace)
+                    .list()
+                    .getItems();
         } catch (KubernetesClientException e) {
             if (e.getCode() == 404) {
                 throw new InstallProblem("the metallb.io CRDs are not installed (" + context.getPlural()

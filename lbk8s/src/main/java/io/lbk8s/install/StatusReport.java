@@ -45,8 +45,14 @@ import java.util.TreeSet;
  * Pure: the API objects in, rows out. Counts come from the Services' status, since the controller's metrics are not
  * reachable from the CLI.
  */
-public record StatusReport(ControllerRow controller, List<PoolRow> pools, List<ServiceRow> services, List<String> configProblems,
-        List<SpeakerRow> speakers, String configurationNotRead, List<String> conflicts) {
+public record StatusReport(
+        ControllerRow controller,
+        List<PoolRow> pools,
+        List<ServiceRow> services,
+        List<String> configProblems,
+        List<SpeakerRow> speakers,
+        String configurationNotRead,
+        List<String> conflicts) {
 
     /**
      * Which controller replica leads, and the address claims against the addresses Services show.
@@ -69,7 +75,13 @@ public record StatusReport(ControllerRow controller, List<PoolRow> pools, List<S
     }
 
     /** @param excluded the pool's addresses not given to any Service (as text), with why, in address order */
-    public record PoolRow(String name, List<String> addresses, boolean autoAssign, String size, long used, String free,
+    public record PoolRow(
+            String name,
+            List<String> addresses,
+            boolean autoAssign,
+            String size,
+            long used,
+            String free,
             Map<String, String> excluded) {}
 
     public enum State {
@@ -83,7 +95,13 @@ public record StatusReport(ControllerRow controller, List<PoolRow> pools, List<S
         NotServed
     }
 
-    public record ServiceRow(String namespace, String name, List<String> ips, String pool, List<String> nodes, State state,
+    public record ServiceRow(
+            String namespace,
+            String name,
+            List<String> ips,
+            String pool,
+            List<String> nodes,
+            State state,
             String reason) {}
 
     public record EventLine(String time, String type, String reason, String message, String source) {}
@@ -99,8 +117,13 @@ public record StatusReport(ControllerRow controller, List<PoolRow> pools, List<S
     public record Announcement(String node, List<String> interfaces, String object) {}
 
     /** {@code lbk8s status svc/NAME}: the row, and everything behind it. */
-    public record ServiceDetail(ServiceRow service, String type, String loadBalancerClass, Optional<PoolRow> pool,
-            List<Announcement> announcements, List<EventLine> events) {}
+    public record ServiceDetail(
+            ServiceRow service,
+            String type,
+            String loadBalancerClass,
+            Optional<PoolRow> pool,
+            List<Announcement> announcements,
+            List<EventLine> events) {}
 
     /**
      * @param services   every Service the reader could list, in all namespaces when allowed: a pool's use counts the
@@ -111,32 +134,55 @@ public record StatusReport(ControllerRow controller, List<PoolRow> pools, List<S
      *                             this user may not list Nodes or EndpointSlices
      * @param conflicts            the speakers' AddressConflicts, live or stale; none when they cannot be listed
      */
-    public record Inputs(ConfigResult config, List<Service> services, List<GenericKubernetesResource> l2Statuses,
-            List<Event> events, Optional<String> lbClass, Optional<String> namespace, List<Pod> speakerPods,
-            String configurationNotRead, LeaseRead lease, Optional<Integer> claims, Instant now,
-            Optional<Exclusions.Inputs> clusterAddresses, List<AddressConflict> conflicts) {}
+    public record Inputs(
+            ConfigResult config,
+            List<Service> services,
+            List<GenericKubernetesResource> l2Statuses,
+            List<Event> events,
+            Optional<String> lbClass,
+            Optional<String> namespace,
+            List<Pod> speakerPods,
+            String configurationNotRead,
+            LeaseRead lease,
+            Optional<Integer> claims,
+            Instant now,
+            Optional<Exclusions.Inputs> clusterAddresses,
+            List<AddressConflict> conflicts) {}
 
     public static StatusReport of(Inputs in) {
         List<Service> lbServices = in.services().stream()
                 .filter(s -> ServiceMapping.view(s).isLoadBalancer())
-                .sorted(Comparator.comparing((Service s) -> s.getMetadata().getNamespace()).thenComparing(s -> s.getMetadata().getName()))
+                .sorted(Comparator.comparing((Service s) -> s.getMetadata().getNamespace())
+                        .thenComparing(s -> s.getMetadata().getName()))
                 .toList();
         ExcludedAddresses excluded = excluded(in);
-        List<PoolRow> pools = in.config().config().pools().stream().map(p -> poolRow(p, lbServices, excluded)).toList();
+        List<PoolRow> pools = in.config().config().pools().stream()
+                .map(p -> poolRow(p, lbServices, excluded))
+                .toList();
         List<ServiceRow> rows = lbServices.stream()
-                .filter(s -> in.namespace().map(ns -> ns.equals(s.getMetadata().getNamespace())).orElse(true))
-                .map(s -> row(s, in)).toList();
+                .filter(s -> in.namespace()
+                        .map(ns -> ns.equals(s.getMetadata().getNamespace()))
+                        .orElse(true))
+                .map(s -> row(s, in))
+                .toList();
         List<String> problems = in.config().problems().stream()
-                .filter(p -> p.severity() == ConfigProblem.Severity.ERROR).map(ConfigProblem::toString).toList();
+                .filter(p -> p.severity() == ConfigProblem.Severity.ERROR)
+                .map(ConfigProblem::toString)
+                .toList();
         List<SpeakerRow> speakers = in.speakerPods().stream()
                 .filter(p -> p.getSpec() != null && p.getSpec().getNodeName() != null)
                 .sorted(Comparator.comparing((Pod p) -> p.getSpec().getNodeName()))
-                .map(StatusReport::speakerRow).toList();
-        long addresses = lbServices.stream().filter(s -> ServiceRequests.served(ServiceMapping.view(s), in.lbClass()))
-                .flatMap(s -> ServiceMapping.statusIps(s).stream()).distinct().count();
+                .map(StatusReport::speakerRow)
+                .toList();
+        long addresses = lbServices.stream()
+                .filter(s -> ServiceRequests.served(ServiceMapping.view(s), in.lbClass()))
+                .flatMap(s -> ServiceMapping.statusIps(s).stream())
+                .distinct()
+                .count();
         Leadership leadership = leader(in.lease(), in.now());
         ControllerRow controller = new ControllerRow(leadership.leader(), leadership.lease(), in.claims(), addresses);
-        List<String> conflicts = in.conflicts().stream().filter(c -> c.liveAt(in.now()))
+        List<String> conflicts = in.conflicts().stream()
+                .filter(c -> c.liveAt(in.now()))
                 .sorted(Comparator.comparing(AddressConflict::address))
                 .map(c -> c.address() + " " + ConflictExclusions.describe(c).replace(")", ", phase " + c.phase() + ")")
                         + c.service().map(s -> ", held by " + s).orElse(""))
@@ -149,19 +195,27 @@ public record StatusReport(ControllerRow controller, List<PoolRow> pools, List<S
 
     static Leadership leader(LeaseRead read, Instant now) {
         return switch (read) {
-            case LeaseRead.Missing() -> new Leadership("", "no Lease " + ClusterNames.CONTROLLER_LEASE
-                    + ": leader election is off (--leader-elect=false), or no controller has started");
-            case LeaseRead.Unreadable(String why) -> new Leadership("", "the Lease " + ClusterNames.CONTROLLER_LEASE + " could not be read: " + why);
+            case LeaseRead.Missing() ->
+                new Leadership(
+                        "",
+                        "no Lease " + ClusterNames.CONTROLLER_LEASE
+                                + ": leader election is off (--leader-elect=false), or no controller has started");
+            case LeaseRead.Unreadable(String why) ->
+                new Leadership("", "the Lease " + ClusterNames.CONTROLLER_LEASE + " could not be read: " + why);
             case LeaseRead.Found(Lease lease) -> {
                 LeaseSpec spec = Optional.ofNullable(lease.getSpec()).orElseGet(LeaseSpec::new);
                 String holder = Objects.toString(spec.getHolderIdentity(), "");
-                Optional<Instant> renewed = Optional.ofNullable(spec.getRenewTime()).or(() -> Optional.ofNullable(spec.getAcquireTime()))
+                Optional<Instant> renewed = Optional.ofNullable(spec.getRenewTime())
+                        .or(() -> Optional.ofNullable(spec.getAcquireTime()))
                         .map(ZonedDateTime::toInstant);
                 if (holder.isBlank()) {
                     yield new Leadership("", "the Lease has no holder: the last leader stepped down");
                 }
                 if (renewed.isEmpty() || spec.getLeaseDurationSeconds() == null) {
-                    yield new Leadership("", holder + " holds the Lease, but it has no renewTime or leaseDurationSeconds to judge it by");
+                    yield new Leadership(
+                            "",
+                            holder
+                                    + " holds the Lease, but it has no renewTime or leaseDurationSeconds to judge it by");
                 }
                 Duration age = Duration.between(renewed.get(), now);
                 String ago = age.isNegative() ? "just now" : seconds(age) + " ago";
@@ -169,8 +223,10 @@ public record StatusReport(ControllerRow controller, List<PoolRow> pools, List<S
                 if (age.compareTo(valid) <= 0) {
                     yield new Leadership(holder, "renewed " + ago);
                 }
-                yield new Leadership("", holder + " last renewed the Lease " + ago + ", longer than its " + seconds(valid)
-                        + ": it stopped or cannot reach the API server, and no standby took over");
+                yield new Leadership(
+                        "",
+                        holder + " last renewed the Lease " + ago + ", longer than its " + seconds(valid)
+                                + ": it stopped or cannot reach the API server, and no standby took over");
             }
         };
     }
@@ -182,26 +238,47 @@ public record StatusReport(ControllerRow controller, List<PoolRow> pools, List<S
 
     private static SpeakerRow speakerRow(Pod pod) {
         Optional<PeerViewAnnotation.View> view = PeerViewAnnotation.View.of(pod);
-        return new SpeakerRow(pod.getSpec().getNodeName(), ObjectFacts.isReady(pod),
-                view.map(v -> v.ready() ? "may announce" : "announces nothing: " + v.reason()).orElse("-"),
+        return new SpeakerRow(
+                pod.getSpec().getNodeName(),
+                ObjectFacts.isReady(pod),
+                view.map(v -> v.ready() ? "may announce" : "announces nothing: " + v.reason())
+                        .orElse("-"),
                 view.map(PeerViewAnnotation.View::peers).orElse(Map.of()));
     }
 
     public static Optional<ServiceDetail> detail(Inputs in, String namespace, String name) {
         Optional<Service> found = in.services().stream()
-                .filter(s -> namespace.equals(s.getMetadata().getNamespace()) && name.equals(s.getMetadata().getName())).findFirst();
+                .filter(s -> namespace.equals(s.getMetadata().getNamespace())
+                        && name.equals(s.getMetadata().getName()))
+                .findFirst();
         return found.map(service -> {
             ServiceRow row = row(service, in);
-            List<Service> lbServices = in.services().stream().filter(s -> ServiceMapping.view(s).isLoadBalancer()).toList();
-            Optional<PoolRow> pool = in.config().config().pool(row.pool()).map(p -> poolRow(p, lbServices, excluded(in)));
-            List<Announcement> announcements = statusesOf(service, in.l2Statuses()).stream().map(StatusReport::announcement).toList();
+            List<Service> lbServices = in.services().stream()
+                    .filter(s -> ServiceMapping.view(s).isLoadBalancer())
+                    .toList();
+            Optional<PoolRow> pool =
+                    in.config().config().pool(row.pool()).map(p -> poolRow(p, lbServices, excluded(in)));
+            List<Announcement> announcements = statusesOf(service, in.l2Statuses()).stream()
+                    .map(StatusReport::announcement)
+                    .toList();
             List<EventLine> events = eventsOf(service, in.events()).stream()
-                    .map(e -> new EventLine(time(e), e.getType(), e.getReason(), e.getMessage(),
-                            e.getSource() == null ? "" : Objects.toString(e.getSource().getComponent(), "")))
+                    .map(e -> new EventLine(
+                            time(e),
+                            e.getType(),
+                            e.getReason(),
+                            e.getMessage(),
+                            e.getSource() == null
+                                    ? ""
+                                    : Objects.toString(e.getSource().getComponent(), "")))
                     .toList();
             var spec = service.getSpec();
-            return new ServiceDetail(row, spec == null ? "" : Objects.toString(spec.getType(), "ClusterIP"),
-                    spec == null || spec.getLoadBalancerClass() == null ? "" : spec.getLoadBalancerClass(), pool, announcements, events);
+            return new ServiceDetail(
+                    row,
+                    spec == null ? "" : Objects.toString(spec.getType(), "ClusterIP"),
+                    spec == null || spec.getLoadBalancerClass() == null ? "" : spec.getLoadBalancerClass(),
+                    pool,
+                    announcements,
+                    events);
         });
     }
 
@@ -219,10 +296,19 @@ public record StatusReport(ControllerRow controller, List<PoolRow> pools, List<S
         BigInteger size = BigInteger.valueOf(UsableAddresses.of(pool, excluded));
         Map<IpAddress, String> excludedHere = UsableAddresses.excludedIn(pool, excluded);
         Set<IpAddress> used = new TreeSet<>();
-        services.forEach(s -> ServiceMapping.statusIps(s).stream().filter(pool::contains).forEach(used::add));
-        long takingRoom = used.stream().filter(ip -> !pool.forbids(ip) && !excludedHere.containsKey(ip)).count();
-        return new PoolRow(pool.name(), pool.ranges().stream().map(IpRange::text).toList(), pool.autoAssign(),
-                count(size), used.size(), count(size.subtract(BigInteger.valueOf(takingRoom))), asText(excludedHere));
+        services.forEach(
+                s -> ServiceMapping.statusIps(s).stream().filter(pool::contains).forEach(used::add));
+        long takingRoom = used.stream()
+                .filter(ip -> !pool.forbids(ip) && !excludedHere.containsKey(ip))
+                .count();
+        return new PoolRow(
+                pool.name(),
+                pool.ranges().stream().map(IpRange::text).toList(),
+                pool.autoAssign(),
+                count(size),
+                used.size(),
+                count(size.subtract(BigInteger.valueOf(takingRoom))),
+                asText(excludedHere));
     }
 
     private static Map<String, String> asText(Map<IpAddress, String> excluded) {
@@ -240,17 +326,26 @@ public record StatusReport(ControllerRow controller, List<PoolRow> pools, List<S
         ServiceView view = ServiceMapping.view(service);
         List<String> ips = view.statusIps().stream().map(IpAddress::toString).toList();
         String pool = Optional.ofNullable(view.annotations().get(Annotations.ALLOCATED_FROM_POOL))
-                .or(() -> view.statusIps().stream().findFirst()
-                        .flatMap(ip -> in.config().config().pools().stream().filter(p -> p.contains(ip)).findFirst())
+                .or(() -> view.statusIps().stream()
+                        .findFirst()
+                        .flatMap(ip -> in.config().config().pools().stream()
+                                .filter(p -> p.contains(ip))
+                                .findFirst())
                         .map(AddressPool::name))
                 .orElse("");
-        List<String> nodes = statusesOf(service, in.l2Statuses()).stream().map(StatusReport::announcement)
-                .map(Announcement::node).distinct().sorted().toList();
+        List<String> nodes = statusesOf(service, in.l2Statuses()).stream()
+                .map(StatusReport::announcement)
+                .map(Announcement::node)
+                .distinct()
+                .sorted()
+                .toList();
         State state;
         String reason;
         if (!view.isLoadBalancer()) {
             state = State.NotServed;
-            reason = "type is " + Objects.toString(service.getSpec() == null ? null : service.getSpec().getType(), "ClusterIP")
+            reason = "type is "
+                    + Objects.toString(
+                            service.getSpec() == null ? null : service.getSpec().getType(), "ClusterIP")
                     + ", not LoadBalancer";
         } else if (!ServiceRequests.served(view, in.lbClass())) {
             state = State.NotServed;
@@ -258,32 +353,46 @@ public record StatusReport(ControllerRow controller, List<PoolRow> pools, List<S
                     + in.lbClass().map(c -> " (it serves " + c + ")").orElse("");
         } else if (ips.isEmpty()) {
             state = State.Pending;
-            reason = latestWarning(service, in.events(), "AllocationFailed").map(Event::getMessage)
+            reason = latestWarning(service, in.events(), "AllocationFailed")
+                    .map(Event::getMessage)
                     .orElse("no address yet, and no AllocationFailed event: is the controller running?");
         } else if (nodes.isEmpty()) {
             state = State.Assigned;
-            reason = latestWarning(service, in.events(), "NotAnnounced").map(Event::getMessage)
+            reason = latestWarning(service, in.events(), "NotAnnounced")
+                    .map(Event::getMessage)
                     .orElse("no node announces it yet (no ServiceL2Status): are the speakers running and ready?");
         } else {
             state = State.Announced;
             reason = "";
         }
-        return new ServiceRow(service.getMetadata().getNamespace(), service.getMetadata().getName(), ips, pool, nodes, state, reason);
+        return new ServiceRow(
+                service.getMetadata().getNamespace(), service.getMetadata().getName(), ips, pool, nodes, state, reason);
     }
 
-    private static List<GenericKubernetesResource> statusesOf(Service service, List<GenericKubernetesResource> statuses) {
-        return statuses.stream().filter(s -> {
-            Map<String, String> labels = Optional.ofNullable(s.getMetadata().getLabels()).orElse(Map.of());
-            return service.getMetadata().getName().equals(labels.get(ServiceL2Statuses.SERVICE_NAME_LABEL))
-                    && service.getMetadata().getNamespace().equals(labels.get(ServiceL2Statuses.SERVICE_NAMESPACE_LABEL));
-        }).toList();
+    private static List<GenericKubernetesResource> statusesOf(
+            Service service, List<GenericKubernetesResource> statuses) {
+        return statuses.stream()
+                .filter(s -> {
+                    Map<String, String> labels =
+                            Optional.ofNullable(s.getMetadata().getLabels()).orElse(Map.of());
+                    return service.getMetadata().getName().equals(labels.get(ServiceL2Statuses.SERVICE_NAME_LABEL))
+                            && service.getMetadata()
+                                    .getNamespace()
+                                    .equals(labels.get(ServiceL2Statuses.SERVICE_NAMESPACE_LABEL));
+                })
+                .toList();
     }
 
     @SuppressWarnings("unchecked")
     private static Announcement announcement(GenericKubernetesResource status) {
-        Map<String, Object> body = status.getAdditionalProperties().get("status") instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
-        String node = Objects.toString(body.getOrDefault("node",
-                Optional.ofNullable(status.getMetadata().getLabels()).map(l -> l.get(ServiceL2Statuses.NODE_LABEL)).orElse("")));
+        Map<String, Object> body = status.getAdditionalProperties().get("status") instanceof Map<?, ?> m
+                ? (Map<String, Object>) m
+                : Map.of();
+        String node = Objects.toString(body.getOrDefault(
+                "node",
+                Optional.ofNullable(status.getMetadata().getLabels())
+                        .map(l -> l.get(ServiceL2Statuses.NODE_LABEL))
+                        .orElse("")));
         List<String> interfaces = new ArrayList<>();
         if (body.get("interfaces") instanceof List<?> list) {
             list.forEach(i -> {
@@ -301,7 +410,9 @@ public record StatusReport(ControllerRow controller, List<PoolRow> pools, List<S
         List<Event> mine = new ArrayList<>();
         for (Event e : events) {
             var ref = e.getInvolvedObject();
-            if (ref != null && "Service".equals(ref.getKind()) && service.getMetadata().getName().equals(ref.getName())
+            if (ref != null
+                    && "Service".equals(ref.getKind())
+                    && service.getMetadata().getName().equals(ref.getName())
                     && service.getMetadata().getNamespace().equals(ref.getNamespace())
                     && (uid == null || ref.getUid() == null || uid.equals(ref.getUid()))) {
                 mine.add(e);
@@ -319,7 +430,8 @@ public record StatusReport(ControllerRow controller, List<PoolRow> pools, List<S
      */
     private static Optional<Event> latestWarning(Service service, List<Event> events, String reason) {
         List<Event> warnings = eventsOf(service, events).stream()
-                .filter(e -> "Warning".equals(e.getType()) && reason.equals(e.getReason())).toList();
+                .filter(e -> "Warning".equals(e.getType()) && reason.equals(e.getReason()))
+                .toList();
         return warnings.isEmpty() ? Optional.empty() : Optional.of(warnings.getLast());
     }
 

@@ -13,31 +13,55 @@ public final class StatusText {
             out.append("No address pools.\n");
         } else {
             Table pools = new Table("POOL", "ADDRESSES", "AUTO-ASSIGN", "USED", "FREE");
-            report.pools().forEach(p -> pools.row(p.name(), String.join(",", p.addresses()), String.valueOf(p.autoAssign()),
-                    String.valueOf(p.used()), p.free()));
+            report.pools()
+                    .forEach(p -> pools.row(
+                            p.name(),
+                            String.join(",", p.addresses()),
+                            String.valueOf(p.autoAssign()),
+                            String.valueOf(p.used()),
+                            p.free()));
             out.append(pools);
-            report.pools().stream().filter(p -> !p.excluded().isEmpty()).forEach(p -> out.append("pool ").append(p.name())
-                    .append(": ").append(p.excluded().size()).append(" address(es) not given to any Service: ")
-                    .append(ExcludedAddresses.describe(p.excluded())).append('\n'));
+            report.pools().stream()
+                    .filter(p -> !p.excluded().isEmpty())
+                    .forEach(p -> out.append("pool ")
+                            .append(p.name())
+                            .append(": ")
+                            .append(p.excluded().size())
+                            .append(" address(es) not given to any Service: ")
+                            .append(ExcludedAddresses.describe(p.excluded()))
+                            .append('\n'));
         }
-        report.configProblems().forEach(p -> out.append("configuration error: ").append(p).append('\n'));
+        report.configProblems()
+                .forEach(p -> out.append("configuration error: ").append(p).append('\n'));
         if (!report.configProblems().isEmpty()) {
-            out.append("The objects above are refused; the pools listed are the valid ones. An object the controller had\n"
-                    + "accepted before it was edited stays in use at that version until it is fixed.\n");
+            out.append(
+                    "The objects above are refused; the pools listed are the valid ones. An object the controller had\n"
+                            + "accepted before it was edited stays in use at that version until it is fixed.\n");
         }
         if (!report.conflicts().isEmpty()) {
-            out.append("Address conflicts: ").append(String.join("; ", report.conflicts())).append('\n');
+            out.append("Address conflicts: ")
+                    .append(String.join("; ", report.conflicts()))
+                    .append('\n');
         }
         if (!report.configurationNotRead().isEmpty()) {
-            out.append("configuration not read: ").append(report.configurationNotRead()).append('\n');
+            out.append("configuration not read: ")
+                    .append(report.configurationNotRead())
+                    .append('\n');
         }
         out.append('\n');
         if (report.services().isEmpty()) {
             out.append("No LoadBalancer Services.\n");
         } else {
             Table services = new Table("NAMESPACE", "NAME", "EXTERNAL-IP", "POOL", "NODE", "STATE", "REASON");
-            report.services().forEach(s -> services.row(s.namespace(), s.name(), s.ips().isEmpty() ? "<pending>" : String.join(",", s.ips()),
-                    dash(s.pool()), s.nodes().isEmpty() ? "-" : String.join(",", s.nodes()), s.state().name(), dash(s.reason())));
+            report.services()
+                    .forEach(s -> services.row(
+                            s.namespace(),
+                            s.name(),
+                            s.ips().isEmpty() ? "<pending>" : String.join(",", s.ips()),
+                            dash(s.pool()),
+                            s.nodes().isEmpty() ? "-" : String.join(",", s.nodes()),
+                            s.state().name(),
+                            dash(s.reason())));
             out.append(services);
             speakers(report, out);
         }
@@ -47,10 +71,15 @@ public final class StatusText {
 
     /** Which replica leads; the claims only when they could be counted. */
     private static void controller(StatusReport.ControllerRow c, StringBuilder out) {
-        out.append("\nController leader: ").append(c.leader().isEmpty() ? "none (" + c.lease() + ")" : c.leader() + " (" + c.lease() + ")")
+        out.append("\nController leader: ")
+                .append(c.leader().isEmpty() ? "none (" + c.lease() + ")" : c.leader() + " (" + c.lease() + ")")
                 .append('\n');
-        c.claims().ifPresent(n -> out.append("Address claims: ").append(n).append(" IPAddressClaim(s); ").append(c.addresses())
-                .append(" address(es) in Services' status\n"));
+        c.claims()
+                .ifPresent(n -> out.append("Address claims: ")
+                        .append(n)
+                        .append(" IPAddressClaim(s); ")
+                        .append(c.addresses())
+                        .append(" address(es) in Services' status\n"));
     }
 
     /** Each speaker and what its failure detector hears: a peer "not-heard" is judged by the API alone. */
@@ -60,9 +89,17 @@ public final class StatusText {
         }
         out.append('\n');
         Table speakers = new Table("SPEAKER ON", "POD READY", "FAILURE DETECTOR", "PEERS");
-        report.speakers().forEach(s -> speakers.row(s.node(), String.valueOf(s.podReady()), s.detector(),
-                s.peers().isEmpty() ? "-" : s.peers().entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
-                        .reduce((a, b) -> a + ", " + b).orElse("-")));
+        report.speakers()
+                .forEach(s -> speakers.row(
+                        s.node(),
+                        String.valueOf(s.podReady()),
+                        s.detector(),
+                        s.peers().isEmpty()
+                                ? "-"
+                                : s.peers().entrySet().stream()
+                                        .map(e -> e.getKey() + " " + e.getValue())
+                                        .reduce((a, b) -> a + ", " + b)
+                                        .orElse("-")));
         out.append(speakers);
     }
 
@@ -74,17 +111,27 @@ public final class StatusText {
         line(out, "Type", d.type());
         line(out, "LoadBalancerClass", d.loadBalancerClass().isEmpty() ? "<none>" : d.loadBalancerClass());
         line(out, "External IPs", s.ips().isEmpty() ? "<pending>" : String.join(", ", s.ips()));
-        line(out, "Pool", d.pool().map(p -> p.name() + " (" + String.join(",", p.addresses()) + "; " + p.used() + " used, "
-                + p.free() + " free)").orElse(s.pool().isEmpty() ? "<none>" : s.pool() + " (not in the configuration)"));
+        line(
+                out,
+                "Pool",
+                d.pool()
+                        .map(p -> p.name() + " (" + String.join(",", p.addresses()) + "; " + p.used() + " used, "
+                                + p.free() + " free)")
+                        .orElse(s.pool().isEmpty() ? "<none>" : s.pool() + " (not in the configuration)"));
         line(out, "State", s.state().name() + (s.reason().isEmpty() ? "" : ": " + s.reason()));
         out.append("Announced by:");
         if (d.announcements().isEmpty()) {
             out.append(" <none>\n");
         } else {
             out.append('\n');
-            d.announcements().forEach(a -> out.append("  ").append(a.node()).append(" on ")
-                    .append(a.interfaces().isEmpty() ? "-" : String.join(", ", a.interfaces()))
-                    .append(" (servicel2status ").append(a.object()).append(")\n"));
+            d.announcements()
+                    .forEach(a -> out.append("  ")
+                            .append(a.node())
+                            .append(" on ")
+                            .append(a.interfaces().isEmpty() ? "-" : String.join(", ", a.interfaces()))
+                            .append(" (servicel2status ")
+                            .append(a.object())
+                            .append(")\n"));
         }
         out.append("Events:");
         if (d.events().isEmpty()) {
@@ -92,7 +139,9 @@ public final class StatusText {
         } else {
             out.append('\n');
             Table events = new Table("TIME", "TYPE", "REASON", "FROM", "MESSAGE");
-            d.events().forEach(e -> events.row(dash(e.time()), dash(e.type()), dash(e.reason()), dash(e.source()), dash(e.message())));
+            d.events()
+                    .forEach(e -> events.row(
+                            dash(e.time()), dash(e.type()), dash(e.reason()), dash(e.source()), dash(e.message())));
             events.toString().lines().forEach(l -> out.append("  ").append(l).append('\n'));
         }
         return out.toString();

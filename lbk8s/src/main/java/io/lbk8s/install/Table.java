@@ -33,7 +33,8 @@ public final class Table {
         for (List<String> row : all) {
             StringBuilder line = new StringBuilder();
             for (int i = 0; i < widths.length; i++) {
-                line.append(i == widths.length - 1 ? row.get(i) : String.format("%-" + (widths[i] + 3) + "s", row.get(i)));
+                line.append(
+                        i == widths.length - 1 ? row.get(i) : String.format("%-" + (widths[i] + 3) + "s", row.get(i)));
             }
             out.append(line.toString().stripTrailing()).append('\n');
         }

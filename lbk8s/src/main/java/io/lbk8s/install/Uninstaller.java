@@ -23,7 +23,9 @@ import java.util.function.Consumer;
 public final class Uninstaller {
 
     public enum Action {
-        deleted, kept, absent
+        deleted,
+        kept,
+        absent
     }
 
     public record Result(String object, Action action, String why) {
@@ -40,8 +42,8 @@ public final class Uninstaller {
     }
 
     public List<Result> uninstall(String namespace, boolean purge, Consumer<String> say) {
-        List<HasMetadata> installed = new ArrayList<>(
-                Manifests.render(InstallValues.defaults().withNamespace(namespace).withAddresses(List.of())));
+        List<HasMetadata> installed = new ArrayList<>(Manifests.render(
+                InstallValues.defaults().withNamespace(namespace).withAddresses(List.of())));
         // the speakers' key Secret, which install creates right after the namespace (render leaves it out): deleted
         // after the speakers, whatever key it holds
         installed.add(1, Manifests.peerSecret(namespace, ""));
@@ -49,18 +51,31 @@ public final class Uninstaller {
         // pools and advertisements install made, whatever their names; with --purge also the user's, but only those
         // that go anyway with install's namespace or CRD: never MetalLB's in a namespace and under CRDs install kept
         boolean namespaceOurs = ours(client.namespaces().withName(namespace).get());
-        for (ResourceDefinitionContext context : List.of(ConfigResources.L2_ADVERTISEMENTS, ConfigResources.IP_ADDRESS_POOLS)) {
-            boolean goesWithOurs = namespaceOurs || ours(client.apiextensions().v1().customResourceDefinitions()
-                    .withName(context.getPlural() + "." + context.getGroup()).get());
+        for (ResourceDefinitionContext context :
+                List.of(ConfigResources.L2_ADVERTISEMENTS, ConfigResources.IP_ADDRESS_POOLS)) {
+            boolean goesWithOurs = namespaceOurs
+                    || ours(client.apiextensions()
+                            .v1()
+                            .customResourceDefinitions()
+                            .withName(context.getPlural() + "." + context.getGroup())
+                            .get());
             for (GenericKubernetesResource object : listOrEmpty(context, namespace)) {
                 boolean ours = Applier.Objects.managedByInstall(object);
                 String display = Applier.Objects.displayName(object);
                 if (ours || (purge && goesWithOurs)) {
-                    client.genericKubernetesResources(context).inNamespace(namespace).withName(object.getMetadata().getName()).delete();
+                    client.genericKubernetesResources(context)
+                            .inNamespace(namespace)
+                            .withName(object.getMetadata().getName())
+                            .delete();
                     results.add(report(say, new Result(display, Action.deleted, ours ? "" : "--purge")));
                 } else if (purge) {
-                    results.add(report(say, new Result(display, Action.kept, "not made by lbk8s install, and neither the namespace "
-                            + "nor the " + context.getKind() + " CRD is lbk8s install's")));
+                    results.add(report(
+                            say,
+                            new Result(
+                                    display,
+                                    Action.kept,
+                                    "not made by lbk8s install, and neither the namespace " + "nor the "
+                                            + context.getKind() + " CRD is lbk8s install's")));
                 }
             }
         }
@@ -70,13 +85,21 @@ public final class Uninstaller {
                 case Namespace ns -> results.add(report(say, namespace(ns, purge)));
                 // the claims are the controllers' own records, never the user's: they go whoever made their CRD,
                 // after the controllers (which would claim again) and before the CRD (which takes them along)
-                case CustomResourceDefinition crd when crd.getMetadata().getName().equals(IpAddressClaims.CRD) -> {
+                case CustomResourceDefinition crd
+                when crd.getMetadata().getName().equals(IpAddressClaims.CRD) -> {
                     results.add(report(say, deleteClaims()));
                     results.add(report(say, delete(crd)));
                 }
-                case CustomResourceDefinition crd when !purge && userObjects > 0 -> results.add(report(say,
-                        new Result(Applier.Objects.displayName(crd), Action.kept, userObjects
-                                + " IPAddressPool/L2Advertisement object(s) not made by install exist; --purge deletes them too")));
+                case CustomResourceDefinition crd
+                when !purge && userObjects > 0 ->
+                    results.add(
+                            report(
+                                    say,
+                                    new Result(
+                                            Applier.Objects.displayName(crd),
+                                            Action.kept,
+                                            userObjects
+                                                    + " IPAddressPool/L2Advertisement object(s) not made by install exist; --purge deletes them too")));
                 default -> results.add(report(say, delete(object)));
             }
         }
@@ -97,10 +120,20 @@ public final class Uninstaller {
         if (!Applier.Objects.managedByInstall(current)) {
             return new Result(display, Action.kept, "not made by lbk8s install");
         }
-        long left = listOrEmpty(ConfigResources.IP_ADDRESS_POOLS, name).size() + listOrEmpty(ConfigResources.L2_ADVERTISEMENTS, name).size()
-                + (client.configMaps().inNamespace(name).withName(ConfigResources.CONFIG_MAP_NAME).get() == null ? 0 : 1);
+        long left = listOrEmpty(ConfigResources.IP_ADDRESS_POOLS, name).size()
+                + listOrEmpty(ConfigResources.L2_ADVERTISEMENTS, name).size()
+                + (client.configMaps()
+                                        .inNamespace(name)
+                                        .withName(ConfigResources.CONFIG_MAP_NAME)
+                                        .get()
+                                == null
+                        ? 0
+                        : 1);
         if (left > 0 && !purge) {
-            return new Result(display, Action.kept, "it holds " + left + " configuration object(s) of yours; --purge deletes them too");
+            return new Result(
+                    display,
+                    Action.kept,
+                    "it holds " + left + " configuration object(s) of yours; --purge deletes them too");
         }
         client.namespaces().withName(name).delete();
         return new Result(display, Action.deleted, "");
@@ -125,7 +158,10 @@ public final class Uninstaller {
         String display = IpAddressClaims.CRD;
         int claims;
         try {
-            claims = client.genericKubernetesResources(IpAddressClaims.CONTEXT).list().getItems().size();
+            claims = client.genericKubernetesResources(IpAddressClaims.CONTEXT)
+                    .list()
+                    .getItems()
+                    .size();
         } catch (KubernetesClientException e) {
             if (e.getCode() == 404) {
                 return new Result(display, Action.absent, ""); // an install from before the claims
@@ -142,10 +178,12 @@ public final class Uninstaller {
     /** The user's pools and advertisements in any namespace: what deleting the CRDs would destroy. */
     private long userConfigAnywhere() {
         long count = 0;
-        for (ResourceDefinitionContext context : List.of(ConfigResources.IP_ADDRESS_POOLS, ConfigResources.L2_ADVERTISEMENTS)) {
+        for (ResourceDefinitionContext context :
+                List.of(ConfigResources.IP_ADDRESS_POOLS, ConfigResources.L2_ADVERTISEMENTS)) {
             try {
                 count += client.genericKubernetesResources(context).inAnyNamespace().list().getItems().stream()
-                        .filter(o -> !Applier.Objects.managedByInstall(o)).count();
+                        .filter(o -> !Applier.Objects.managedByInstall(o))
+                        .count();
             } catch (KubernetesClientException e) {
                 if (e.getCode() != 404) {
                     throw e;
@@ -157,7 +195,10 @@ public final class Uninstaller {
 
     private List<GenericKubernetesResource> listOrEmpty(ResourceDefinitionContext context, String namespace) {
         try {
-            return client.genericKubernetesResources(context).inNamespace(namespace).list().getItems();
+            return client.genericKubernetesResources(context)
+                    .inNamespace(namespace)
+                    .list()
+                    .getItems();
         } catch (KubernetesClientException e) {
             if (e.getCode() == 404) {
                 return List.of();

@@ -48,15 +48,26 @@ public final class Verifier {
         this.reachability = reachability;
     }
 
-    public Outcome verify(String namespace, Optional<String> lbClass, Duration timeout, Rollout.Sleeper sleeper,
-            Consumer<String> say) throws InterruptedException {
+    public Outcome verify(
+            String namespace, Optional<String> lbClass, Duration timeout, Rollout.Sleeper sleeper, Consumer<String> say)
+            throws InterruptedException {
         var services = client.services().inNamespace(namespace);
-        Service service = new ServiceBuilder().withNewMetadata().withName(SERVICE_NAME).withNamespace(namespace)
-                .withLabels(Manifests.labels("verify")).endMetadata()
-                .withNewSpec().withType("LoadBalancer").withLoadBalancerClass(lbClass.orElse(null))
+        Service service = new ServiceBuilder()
+                .withNewMetadata()
+                .withName(SERVICE_NAME)
+                .withNamespace(namespace)
+                .withLabels(Manifests.labels("verify"))
+                .endMetadata()
+                .withNewSpec()
+                .withType("LoadBalancer")
+                .withLoadBalancerClass(lbClass.orElse(null))
                 // no selector: its one endpoint is written below
-                .addNewPort().withName("probe").withPort(80).endPort()
-                .endSpec().build();
+                .addNewPort()
+                .withName("probe")
+                .withPort(80)
+                .endPort()
+                .endSpec()
+                .build();
         if (services.withName(SERVICE_NAME).get() != null) {
             services.withName(SERVICE_NAME).delete(); // left over by an interrupted run
         }
@@ -75,14 +86,20 @@ public final class Verifier {
                 sleeper.sleep(Duration.ofMillis(250));
             }
             if (ips.isEmpty()) {
-                return new Outcome.NoAddress("the test Service got no address within " + timeout.toSeconds()
-                        + "s; see `lbk8s status svc/" + SERVICE_NAME + " -n " + namespace + "` (run install with --verify again to retry)");
+                return new Outcome.NoAddress(
+                        "the test Service got no address within " + timeout.toSeconds() + "s; see `lbk8s status svc/"
+                                + SERVICE_NAME + " -n " + namespace + "` (run install with --verify again to retry)");
             }
             say.accept("verify: service got " + ips);
             Reachability.Verdict verdict = reachability.check(ips.getFirst(), 80);
             return new Outcome.Verified(ips, verdict);
         } finally {
-            client.discovery().v1().endpointSlices().inNamespace(namespace).withName(SERVICE_NAME).delete();
+            client.discovery()
+                    .v1()
+                    .endpointSlices()
+                    .inNamespace(namespace)
+                    .withName(SERVICE_NAME)
+                    .delete();
             services.withName(SERVICE_NAME).delete();
             say.accept("verify: deleted the test service");
         }
@@ -96,28 +113,47 @@ public final class Verifier {
      */
     private void giveItAnEndpoint(Service service, Consumer<String> say) {
         Optional<Node> node = client.nodes().list().getItems().stream()
-                .filter(n -> ObjectFacts.internalIp(n).isPresent()).findFirst();
+                .filter(n -> ObjectFacts.internalIp(n).isPresent())
+                .findFirst();
         if (node.isEmpty()) {
-            say.accept("verify: no node has an InternalIP, so the test service gets no endpoint and no node announces it");
+            say.accept(
+                    "verify: no node has an InternalIP, so the test service gets no endpoint and no node announces it");
             return;
         }
         String address = ObjectFacts.internalIp(node.get()).orElseThrow();
-        EndpointSlice slice = new EndpointSliceBuilder().withNewMetadata().withName(SERVICE_NAME)
+        EndpointSlice slice = new EndpointSliceBuilder()
+                .withNewMetadata()
+                .withName(SERVICE_NAME)
                 .withNamespace(service.getMetadata().getNamespace())
                 .withLabels(Map.of(ObjectFacts.SERVICE_NAME_LABEL, SERVICE_NAME, MANAGED_BY_LABEL, "lbk8s-install"))
-                .addNewOwnerReference().withApiVersion("v1").withKind("Service").withName(SERVICE_NAME)
-                .withUid(service.getMetadata().getUid()).endOwnerReference().endMetadata()
+                .addNewOwnerReference()
+                .withApiVersion("v1")
+                .withKind("Service")
+                .withName(SERVICE_NAME)
+                .withUid(service.getMetadata().getUid())
+                .endOwnerReference()
+                .endMetadata()
                 .withAddressType(address.contains(":") ? "IPv6" : "IPv4")
-                .addNewEndpoint().withAddresses(address).withNodeName(node.get().getMetadata().getName())
-                .withNewConditions().withReady(true).endConditions().endEndpoint()
-                .addNewPort().withName("probe").withPort(CLOSED_PORT).withProtocol("TCP").endPort()
+                .addNewEndpoint()
+                .withAddresses(address)
+                .withNodeName(node.get().getMetadata().getName())
+                .withNewConditions()
+                .withReady(true)
+                .endConditions()
+                .endEndpoint()
+                .addNewPort()
+                .withName("probe")
+                .withPort(CLOSED_PORT)
+                .withProtocol("TCP")
+                .endPort()
                 .build();
         try {
             client.discovery().v1().endpointSlices().resource(slice).create();
-            say.accept("verify: gave it an endpoint, " + address + ":" + CLOSED_PORT + " on node " + node.get().getMetadata().getName()
-                    + " (nothing listens there: the probe is refused)");
+            say.accept("verify: gave it an endpoint, " + address + ":" + CLOSED_PORT + " on node "
+                    + node.get().getMetadata().getName() + " (nothing listens there: the probe is refused)");
         } catch (KubernetesClientException e) {
-            say.accept("verify: could not give the test service an endpoint, so no node announces it: " + e.getMessage());
+            say.accept(
+                    "verify: could not give the test service an endpoint, so no node announces it: " + e.getMessage());
         }
     }
 }

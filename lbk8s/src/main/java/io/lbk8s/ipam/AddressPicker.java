@@ -1,9 +1,8 @@
 package io.lbk8s.ipam;
 
-import io.lbk8s.service.AllocationRequest;
-
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.address.IpFamily;
+import io.lbk8s.service.AllocationRequest;
 import io.lbk8s.text.Quoted;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +24,8 @@ final class AddressPicker {
 
     Choice choose(AllocationRequest request, List<PoolState> candidates) {
         Shape shape = Shape.of(request);
-        if (request.sharingKey().isPresent() && !holdings.sharedUnder(request.sharingKey().get()).isEmpty()) {
+        if (request.sharingKey().isPresent()
+                && !holdings.sharedUnder(request.sharingKey().get()).isEmpty()) {
             candidates = shareableFirst(request, candidates, shape);
         }
         if (shape.dual()) {
@@ -73,19 +73,29 @@ final class AddressPicker {
         }
         if (!familySeen) {
             String wanted = shape.families().size() == 1 ? shape.families().getFirst() + " addresses" : "addresses";
-            return new Choice.Refused(new Outcome.Failed(FailureReason.FAMILY_UNAVAILABLE, "no pool for this Service has "
-                    + wanted + " (" + FailureMessages.describeCandidates(candidates) + ")"));
+            return new Choice.Refused(new Outcome.Failed(
+                    FailureReason.FAMILY_UNAVAILABLE,
+                    "no pool for this Service has " + wanted + " (" + FailureMessages.describeCandidates(candidates)
+                            + ")"));
         }
         IpFamily only = shape.families().size() == 1 ? shape.families().getFirst() : null;
-        List<PoolState> relevant = candidates.stream().filter(p -> only == null || p.hasFamily(only)).toList();
-        return new Choice.Refused(FailureMessages.exhausted(relevant, only, "no pool for this Service has a free address"));
+        List<PoolState> relevant = candidates.stream()
+                .filter(p -> only == null || p.hasFamily(only))
+                .toList();
+        return new Choice.Refused(
+                FailureMessages.exhausted(relevant, only, "no pool for this Service has a free address"));
     }
 
     /** Why a RequireDualStack Service gets nothing: no candidate has both families, or none has both free. */
-    private Outcome.Failed noDualPool(AllocationRequest request, List<PoolState> candidates, boolean anyDual,
-            IpFamily primary, IpFamily secondary) {
+    private Outcome.Failed noDualPool(
+            AllocationRequest request,
+            List<PoolState> candidates,
+            boolean anyDual,
+            IpFamily primary,
+            IpFamily secondary) {
         if (!anyDual) {
-            return new Outcome.Failed(FailureReason.FAMILY_UNAVAILABLE,
+            return new Outcome.Failed(
+                    FailureReason.FAMILY_UNAVAILABLE,
                     "RequireDualStack needs an IPv4 and an IPv6 address from one pool, but no pool for this"
                             + " Service has both families (" + FailureMessages.describeCandidates(candidates) + ")");
         }
@@ -97,8 +107,12 @@ final class AddressPicker {
                         + FailureMessages.fullness(pool));
             }
         }
-        return new Outcome.Failed(FailureReason.POOL_EXHAUSTED, each.size() == 1 ? each.getFirst()
-                : "no pool for this Service has both an IPv4 and an IPv6 address free: " + String.join(", ", each));
+        return new Outcome.Failed(
+                FailureReason.POOL_EXHAUSTED,
+                each.size() == 1
+                        ? each.getFirst()
+                        : "no pool for this Service has both an IPv4 and an IPv6 address free: "
+                                + String.join(", ", each));
     }
 
     private List<PoolState> shareableFirst(AllocationRequest request, List<PoolState> candidates, Shape shape) {
@@ -130,7 +144,9 @@ final class AddressPicker {
         }
         IpAddress best = null;
         for (IpAddress ip : holdings.sharedUnder(request.sharingKey().get())) {
-            if (ip.family() == family && (best == null || ip.compareTo(best) < 0) && pool.usable(ip)
+            if (ip.family() == family
+                    && (best == null || ip.compareTo(best) < 0)
+                    && pool.usable(ip)
                     && holdings.conflict(request, ip) == null) {
                 best = ip;
             }

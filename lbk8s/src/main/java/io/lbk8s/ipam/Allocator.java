@@ -178,7 +178,9 @@ public final class Allocator {
             }
             holdings.drop(key);
         }
-        if (ips.isEmpty() || ips.size() > 2 || (ips.size() == 2 && ips.get(0).family() == ips.get(1).family())) {
+        if (ips.isEmpty()
+                || ips.size() > 2
+                || (ips.size() == 2 && ips.get(0).family() == ips.get(1).family())) {
             return Optional.empty();
         }
         if (RequestedAddresses.contradiction(request) != null) {
@@ -335,14 +337,21 @@ public final class Allocator {
     /** Records the latest request for a kept assignment; adds the missing family for PreferDualStack if possible. */
     private Held update(Held h, AllocationRequest request) {
         Assignment a = h.assignment();
-        if (Shape.of(request).dual() && a.ips().size() == 1 && request.requestedIps().isEmpty()) {
+        if (Shape.of(request).dual()
+                && a.ips().size() == 1
+                && request.requestedIps().isEmpty()) {
             PoolState pool = pools.named(a.pool());
             IpFamily missing = a.ips().getFirst().isV4() ? IpFamily.IPv6 : IpFamily.IPv4;
             IpAddress extra = picker.pick(pool, missing, request);
             if (extra != null) {
                 holdings.drop(a.service());
-                return holdings.take(request, pool,
-                        new Assignment(a.service(), a.pool(), Shape.v4First(List.of(a.ips().getFirst(), extra))));
+                return holdings.take(
+                        request,
+                        pool,
+                        new Assignment(
+                                a.service(),
+                                a.pool(),
+                                Shape.v4First(List.of(a.ips().getFirst(), extra))));
             }
         }
         return refresh(h, request);

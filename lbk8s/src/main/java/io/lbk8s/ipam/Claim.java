@@ -15,7 +15,8 @@ import java.util.function.Predicate;
  *
  * @param version the object's resourceVersion, for writes that must not overwrite a newer one
  */
-public record Claim(IpAddress address, String pool, Optional<String> sharingKey, List<ClaimHolder> holders, String version) {
+public record Claim(
+        IpAddress address, String pool, Optional<String> sharingKey, List<ClaimHolder> holders, String version) {
 
     public Claim {
         holders = List.copyOf(holders);
@@ -76,7 +77,9 @@ public record Claim(IpAddress address, String pool, Optional<String> sharingKey,
      * sharing), else every holder that still exists.
      */
     public List<ClaimHolder> heldByOthers(ClaimHolder wanting, Predicate<ClaimHolder> exists) {
-        return holders.contains(wanting) ? List.of() : holders.stream().filter(exists).toList();
+        return holders.contains(wanting)
+                ? List.of()
+                : holders.stream().filter(exists).toList();
     }
 
     public boolean heldBy(ServiceKey service) {
@@ -91,7 +94,8 @@ public record Claim(IpAddress address, String pool, Optional<String> sharingKey,
 
     /** The claim without the service; empty when it was its last holder (the claim is then deleted). */
     public Optional<Claim> without(ServiceKey service) {
-        List<ClaimHolder> rest = holders.stream().filter(h -> !h.service().equals(service)).toList();
+        List<ClaimHolder> rest =
+                holders.stream().filter(h -> !h.service().equals(service)).toList();
         return rest.isEmpty() ? Optional.empty() : Optional.of(new Claim(address, pool, sharingKey, rest, version));
     }
 }

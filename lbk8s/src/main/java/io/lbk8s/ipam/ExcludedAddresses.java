@@ -77,7 +77,8 @@ public final class ExcludedAddresses {
     /** The excluded addresses inside the range, with why. */
     public NavigableMap<IpAddress, String> in(IpRange range) {
         NavigableMap<IpAddress, String> out = new TreeMap<>();
-        reasons.subMap(range.first(), true, range.last(), true).forEach((ip, why) -> out.put(ip, String.join("; ", why)));
+        reasons.subMap(range.first(), true, range.last(), true)
+                .forEach((ip, why) -> out.put(ip, String.join("; ", why)));
         return out;
     }
 

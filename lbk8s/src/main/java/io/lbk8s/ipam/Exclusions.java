@@ -73,7 +73,9 @@ public final class Exclusions {
     }
 
     private static void add(Map<IpAddress, Map<String, Set<String>>> byNode, IpAddress ip, String role, String node) {
-        byNode.computeIfAbsent(ip, _ -> new TreeMap<>()).computeIfAbsent(role, _ -> new TreeSet<>()).add(node);
+        byNode.computeIfAbsent(ip, _ -> new TreeMap<>())
+                .computeIfAbsent(role, _ -> new TreeSet<>())
+                .add(node);
     }
 
     /** "node a", "nodes a, b and c", "nodes a, b, c and 4 more". */
@@ -85,7 +87,8 @@ public final class Exclusions {
         if (list.size() <= NAMED_NODES) {
             return "nodes " + String.join(", ", list.subList(0, list.size() - 1)) + " and " + list.getLast();
         }
-        return "nodes " + String.join(", ", list.subList(0, NAMED_NODES)) + " and " + (list.size() - NAMED_NODES) + " more";
+        return "nodes " + String.join(", ", list.subList(0, NAMED_NODES)) + " and " + (list.size() - NAMED_NODES)
+                + " more";
     }
 
     private static Optional<IpAddress> address(String text) {

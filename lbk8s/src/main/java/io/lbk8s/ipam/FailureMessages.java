@@ -1,10 +1,9 @@
 package io.lbk8s.ipam;
 
-import io.lbk8s.service.AllocationRequest;
-
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.address.IpFamily;
 import io.lbk8s.config.ServiceAllocation;
+import io.lbk8s.service.AllocationRequest;
 import io.lbk8s.text.Quoted;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -21,13 +20,17 @@ final class FailureMessages {
     private static final int EXCLUDED_NAMED = 3;
 
     static Outcome.Failed poolNotFound(Pools pools, String name) {
-        return new Outcome.Failed(FailureReason.POOL_NOT_FOUND, "requested pool " + Quoted.of(name) + " does not exist"
-                + " (pools: " + pools.all.stream().map(p -> Quoted.of(p.name)).collect(Collectors.joining(", ")) + ")");
+        return new Outcome.Failed(
+                FailureReason.POOL_NOT_FOUND,
+                "requested pool " + Quoted.of(name) + " does not exist" + " (pools: "
+                        + pools.all.stream().map(p -> Quoted.of(p.name)).collect(Collectors.joining(", ")) + ")");
     }
 
     static Outcome.Failed poolNotAllowed(PoolState pool) {
-        return new Outcome.Failed(FailureReason.POOL_NOT_ALLOWED, "requested pool \"" + pool.name
-                + "\" is reserved by its serviceAllocation for other Services (" + reservedFor(pool) + ")");
+        return new Outcome.Failed(
+                FailureReason.POOL_NOT_ALLOWED,
+                "requested pool \"" + pool.name + "\" is reserved by its serviceAllocation for other Services ("
+                        + reservedFor(pool) + ")");
     }
 
     static String reservedFor(PoolState pool) {
@@ -56,13 +59,14 @@ final class FailureMessages {
             }
         }
         limited.addAll(manual);
-        return new Outcome.Failed(FailureReason.NO_MATCHING_POOL,
-                "no pool selects this Service: " + String.join(", ", limited));
+        return new Outcome.Failed(
+                FailureReason.NO_MATCHING_POOL, "no pool selects this Service: " + String.join(", ", limited));
     }
 
     static String describeCandidates(List<PoolState> candidates) {
         return (candidates.size() == 1 ? "pool " : "pools ")
-                + candidates.stream().map(p -> Quoted.of(p.name) + " has " + familiesOf(p))
+                + candidates.stream()
+                        .map(p -> Quoted.of(p.name) + " has " + familiesOf(p))
                         .collect(Collectors.joining(", "));
     }
 
@@ -72,7 +76,8 @@ final class FailureMessages {
 
     static Outcome.Failed exhausted(List<PoolState> pools, IpFamily family, String summary) {
         String what = family != null && pools.stream().anyMatch(PoolState::hasBothFamilies)
-                ? "no free " + family + " address" : "no free address";
+                ? "no free " + family + " address"
+                : "no free address";
         List<String> each = pools.stream()
                 .map(p -> "pool " + Quoted.of(p.name) + " has " + what + " " + fullness(p))
                 .toList();

@@ -1,9 +1,8 @@
 package io.lbk8s.ipam;
 
+import io.lbk8s.address.IpAddress;
 import io.lbk8s.service.AllocationRequest;
 import io.lbk8s.service.ServiceKey;
-
-import io.lbk8s.address.IpAddress;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -65,7 +64,9 @@ final class Holdings {
             } else {
                 holders.put(ip, Stream.concat(before.stream(), Stream.of(key)).toList());
             }
-            request.sharingKey().ifPresent(k -> sharedByKey.computeIfAbsent(k, _ -> new HashSet<>()).add(ip));
+            request.sharingKey()
+                    .ifPresent(k ->
+                            sharedByKey.computeIfAbsent(k, _ -> new HashSet<>()).add(ip));
         }
         return h;
     }
@@ -85,7 +86,8 @@ final class Holdings {
         }
         Assignment assignment = h.assignment();
         for (IpAddress ip : assignment.ips()) {
-            List<ServiceKey> rest = holdersOf(ip).stream().filter(k -> !k.equals(key)).toList();
+            List<ServiceKey> rest =
+                    holdersOf(ip).stream().filter(k -> !k.equals(key)).toList();
             if (rest.isEmpty()) {
                 holders.remove(ip);
                 pools.clear(pools.named(assignment.pool()), ip);
@@ -94,7 +96,8 @@ final class Holdings {
             }
             h.request().sharingKey().ifPresent(sharingKey -> {
                 boolean keyRemains = rest.stream()
-                        .anyMatch(other -> held.get(other).request().sharingKey().equals(Optional.of(sharingKey)));
+                        .anyMatch(
+                                other -> held.get(other).request().sharingKey().equals(Optional.of(sharingKey)));
                 Set<IpAddress> shared = sharedByKey.get(sharingKey);
                 if (!keyRemains && shared != null) {
                     shared.remove(ip);

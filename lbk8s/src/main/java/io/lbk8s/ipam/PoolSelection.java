@@ -1,10 +1,9 @@
 package io.lbk8s.ipam;
 
-import io.lbk8s.service.AllocationRequest;
-
 import io.lbk8s.config.AddressPool;
 import io.lbk8s.config.LabelSelector;
 import io.lbk8s.config.ServiceAllocation;
+import io.lbk8s.service.AllocationRequest;
 import java.util.List;
 import java.util.Map;
 
@@ -19,8 +18,10 @@ final class PoolSelection {
 
     /** MetalLB's serviceAllocation match: the namespace condition AND the service-label condition, each if stated. */
     static boolean selects(ServiceAllocation sa, AllocationRequest request) {
-        boolean namespaceStated = !sa.namespaces().isEmpty() || !sa.namespaceSelectors().isEmpty();
-        if (namespaceStated && !sa.namespaces().contains(request.service().namespace())
+        boolean namespaceStated =
+                !sa.namespaces().isEmpty() || !sa.namespaceSelectors().isEmpty();
+        if (namespaceStated
+                && !sa.namespaces().contains(request.service().namespace())
                 && !anyMatches(sa.namespaceSelectors(), request.namespaceLabels())) {
             return false;
         }

@@ -1,11 +1,10 @@
 package io.lbk8s.ipam;
 
-import io.lbk8s.service.AllocationRequest;
-
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.address.IpRange;
 import io.lbk8s.config.AddressPool;
 import io.lbk8s.config.Config;
+import io.lbk8s.service.AllocationRequest;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -22,6 +21,7 @@ final class Pools {
     final Config config;
     /** By name. */
     final List<PoolState> all;
+
     private final Map<String, PoolState> byName = new HashMap<>();
     /** Auto-assign pools with a serviceAllocation, in priority order. */
     private final List<PoolState> withAllocation;
@@ -47,9 +47,10 @@ final class Pools {
             }
         }
         allocating.sort(Comparator.<PoolState>comparingLong(s -> {
-            int priority = s.pool.serviceAllocation().orElseThrow().priority();
-            return priority > 0 ? priority : Long.MAX_VALUE;
-        }).thenComparing(s -> s.name));
+                    int priority = s.pool.serviceAllocation().orElseThrow().priority();
+                    return priority > 0 ? priority : Long.MAX_VALUE;
+                })
+                .thenComparing(s -> s.name));
         for (PoolState a : states) {
             for (PoolState b : states) {
                 if (a != b && overlap(a.pool, b.pool)) {

@@ -33,6 +33,7 @@ final class RangeState {
     final IpFamily family;
     /** Number of addresses, saturated at Long.MAX_VALUE; offsets 0..size-1 live in the bitset. */
     private final long size;
+
     private final boolean avoidBuggy;
     private final long firstHigh;
     private final long firstLow;

@@ -1,10 +1,9 @@
 package io.lbk8s.ipam;
 
-import io.lbk8s.service.AllocationRequest;
-import io.lbk8s.service.FamilyPolicy;
-
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.address.IpFamily;
+import io.lbk8s.service.AllocationRequest;
+import io.lbk8s.service.FamilyPolicy;
 import io.lbk8s.text.Quoted;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -35,28 +34,37 @@ final class RequestedAddresses {
         }
         List<IpAddress> ips = new ArrayList<>(new LinkedHashSet<>(request.requestedIps()));
         for (IpFamily family : IpFamily.values()) {
-            List<IpAddress> of = ips.stream().filter(ip -> ip.family() == family).toList();
+            List<IpAddress> of =
+                    ips.stream().filter(ip -> ip.family() == family).toList();
             if (of.size() > 1) {
-                return new Outcome.Failed(FailureReason.INVALID_REQUEST, of.size() + " " + family
-                        + " addresses are requested (" + FailureMessages.join(of)
-                        + "); a Service can have at most one address per family");
+                return new Outcome.Failed(
+                        FailureReason.INVALID_REQUEST,
+                        of.size() + " " + family
+                                + " addresses are requested (" + FailureMessages.join(of)
+                                + "); a Service can have at most one address per family");
             }
         }
         if (!request.families().isEmpty()) {
             for (IpAddress ip : ips) {
                 if (!request.families().contains(ip.family())) {
-                    return new Outcome.Failed(FailureReason.INVALID_REQUEST, "requested IP " + ip + " is "
-                            + ip.family() + ", but the Service's ipFamilies are " + request.families());
+                    return new Outcome.Failed(
+                            FailureReason.INVALID_REQUEST,
+                            "requested IP " + ip + " is " + ip.family() + ", but the Service's ipFamilies are "
+                                    + request.families());
                 }
             }
         }
         if (request.familyPolicy() == FamilyPolicy.SingleStack && ips.size() > 1) {
-            return new Outcome.Failed(FailureReason.INVALID_REQUEST, "a SingleStack Service cannot have two addresses ("
-                    + FailureMessages.join(ips) + " are requested)");
+            return new Outcome.Failed(
+                    FailureReason.INVALID_REQUEST,
+                    "a SingleStack Service cannot have two addresses (" + FailureMessages.join(ips)
+                            + " are requested)");
         }
         if (request.familyPolicy() == FamilyPolicy.RequireDualStack && ips.size() < 2) {
-            return new Outcome.Failed(FailureReason.INVALID_REQUEST, "a RequireDualStack Service needs an IPv4 and an"
-                    + " IPv6 address, but only " + ips.getFirst() + " is requested");
+            return new Outcome.Failed(
+                    FailureReason.INVALID_REQUEST,
+                    "a RequireDualStack Service needs an IPv4 and an" + " IPv6 address, but only " + ips.getFirst()
+                            + " is requested");
         }
         return null;
     }
@@ -81,8 +89,9 @@ final class RequestedAddresses {
             if (requestedPool.isPresent()) {
                 if (!pool.contains(ip)) {
                     String where = holder == null ? "" : " (it is in pool " + Quoted.of(holder.name) + ")";
-                    return refused(FailureReason.IP_NOT_IN_POOL, "requested IP " + ip
-                            + " is not in the requested pool " + Quoted.of(pool.name) + where);
+                    return refused(
+                            FailureReason.IP_NOT_IN_POOL,
+                            "requested IP " + ip + " is not in the requested pool " + Quoted.of(pool.name) + where);
                 }
             } else if (holder == null) {
                 return refused(FailureReason.IP_NOT_IN_POOL, "requested IP " + ip + " is not in any address pool");
@@ -90,28 +99,36 @@ final class RequestedAddresses {
                 pool = holder;
                 firstIp = ip;
             } else if (!pool.contains(ip)) {
-                return refused(FailureReason.INVALID_REQUEST, "requested IPs " + firstIp + " and " + ip
-                        + " are in different pools (" + Quoted.of(pool.name) + " and " + Quoted.of(holder.name)
-                        + "); all addresses of a Service must come from one pool");
+                return refused(
+                        FailureReason.INVALID_REQUEST,
+                        "requested IPs " + firstIp + " and " + ip
+                                + " are in different pools (" + Quoted.of(pool.name) + " and " + Quoted.of(holder.name)
+                                + "); all addresses of a Service must come from one pool");
             }
         }
         for (IpAddress ip : ips) {
             if (pool.pool.forbids(ip)) {
-                return refused(FailureReason.IP_FORBIDDEN, "requested IP " + ip + " ends in ."
-                        + ip.lastByte() + ", which pool " + Quoted.of(pool.name) + " avoids (avoidBuggyIPs: true)");
+                return refused(
+                        FailureReason.IP_FORBIDDEN,
+                        "requested IP " + ip + " ends in ." + ip.lastByte() + ", which pool " + Quoted.of(pool.name)
+                                + " avoids (avoidBuggyIPs: true)");
             }
         }
         for (IpAddress ip : ips) {
             Optional<String> why = excluded.why(ip);
             if (why.isPresent()) {
-                return refused(FailureReason.IP_EXCLUDED, "requested IP " + ip
-                        + " is not given to any Service: it is taken (" + why.get() + ")");
+                return refused(
+                        FailureReason.IP_EXCLUDED,
+                        "requested IP " + ip + " is not given to any Service: it is taken (" + why.get() + ")");
             }
         }
         if (!PoolSelection.allows(pool.pool, request)) {
-            return refused(FailureReason.POOL_NOT_ALLOWED, "requested IP " + ips.getFirst()
-                    + " is in pool " + Quoted.of(pool.name) + ", which its serviceAllocation reserves for other Services ("
-                    + FailureMessages.reservedFor(pool) + ")");
+            return refused(
+                    FailureReason.POOL_NOT_ALLOWED,
+                    "requested IP " + ips.getFirst()
+                            + " is in pool " + Quoted.of(pool.name)
+                            + ", which its serviceAllocation reserves for other Services ("
+                            + FailureMessages.reservedFor(pool) + ")");
         }
         for (IpAddress ip : ips) {
             String conflict = holdings.conflict(request, ip);

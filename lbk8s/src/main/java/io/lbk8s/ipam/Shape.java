@@ -1,9 +1,8 @@
 package io.lbk8s.ipam;
 
-import io.lbk8s.service.AllocationRequest;
-
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.address.IpFamily;
+import io.lbk8s.service.AllocationRequest;
 import java.util.List;
 
 /**
@@ -18,6 +17,7 @@ record Shape(List<IpFamily> families, boolean dual, boolean required) {
     private static final List<IpFamily> V6_V4 = List.of(IpFamily.IPv6, IpFamily.IPv4);
     /** SingleStack without families: one address, IPv4 if the pool has a free one, else IPv6. */
     static final Shape ANY_SINGLE = new Shape(V4_V6, false, false);
+
     private static final Shape V4_SINGLE = new Shape(List.of(IpFamily.IPv4), false, false);
     private static final Shape V6_SINGLE = new Shape(List.of(IpFamily.IPv6), false, false);
 
@@ -27,9 +27,8 @@ record Shape(List<IpFamily> families, boolean dual, boolean required) {
         List<IpFamily> both = first == IpFamily.IPv4 ? V4_V6 : V6_V4;
         return switch (request.familyPolicy()) {
             case SingleStack -> families.isEmpty() ? ANY_SINGLE : first == IpFamily.IPv4 ? V4_SINGLE : V6_SINGLE;
-            case PreferDualStack -> families.size() == 1
-                    ? (first == IpFamily.IPv4 ? V4_SINGLE : V6_SINGLE)
-                    : new Shape(both, true, false);
+            case PreferDualStack ->
+                families.size() == 1 ? (first == IpFamily.IPv4 ? V4_SINGLE : V6_SINGLE) : new Shape(both, true, false);
             case RequireDualStack -> new Shape(both, true, true);
         };
     }

@@ -1,7 +1,6 @@
 package io.lbk8s.ipam;
 
 import io.lbk8s.service.AllocationRequest;
-
 import io.lbk8s.text.Quoted;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -22,14 +21,18 @@ final class Sharing {
             return "this Service has no allow-shared-ip key";
         }
         if (!mine.sharingKey().get().equals(theirs.sharingKey().get())) {
-            return "sharing keys " + Quoted.of(theirs.sharingKey().get()) + " and " + Quoted.of(mine.sharingKey().get()) + " differ";
+            return "sharing keys " + Quoted.of(theirs.sharingKey().get()) + " and "
+                    + Quoted.of(mine.sharingKey().get()) + " differ";
         }
         if (!backendKey(mine).equals(backendKey(theirs))) {
             return mine.localTraffic() != theirs.localTraffic()
                     ? "one has externalTrafficPolicy Local, the other Cluster"
                     : "both have externalTrafficPolicy Local but different selectors";
         }
-        var overlap = mine.ports().stream().filter(theirs.ports()::contains).distinct().toList();
+        var overlap = mine.ports().stream()
+                .filter(theirs.ports()::contains)
+                .distinct()
+                .toList();
         if (!overlap.isEmpty()) {
             return "ports " + overlap.stream().map(Object::toString).collect(Collectors.joining(", ")) + " overlap";
         }

@@ -27,7 +27,9 @@ public final class UsableAddresses {
     /** The pool's usable addresses without the excluded ones, saturated at Long.MAX_VALUE. */
     public static long of(AddressPool pool, ExcludedAddresses excluded) {
         long usable = of(pool);
-        return usable == Long.MAX_VALUE ? usable : usable - excludedIn(pool, excluded).size();
+        return usable == Long.MAX_VALUE
+                ? usable
+                : usable - excludedIn(pool, excluded).size();
     }
 
     /**

@@ -16,18 +16,28 @@ final class AcceptedObjects {
 
     static Map<String, Object> toStatus(ConfigSources accepted) {
         Map<String, Object> out = new LinkedHashMap<>();
-        out.put("ipAddressPools", accepted.ipAddressPools().stream().map(AcceptedObjects::object).toList());
-        out.put("l2Advertisements", accepted.l2Advertisements().stream().map(AcceptedObjects::object).toList());
-        out.put("configMaps", accepted.configMaps().stream().map(c -> {
-            Map<String, Object> map = new LinkedHashMap<>();
-            map.put("namespace", c.namespace());
-            map.put("name", c.name());
-            if (c.configYaml() != null) {
-                map.put("configYaml", c.configYaml());
-            }
-            map.put("createdAt", c.createdAt());
-            return map;
-        }).toList());
+        out.put(
+                "ipAddressPools",
+                accepted.ipAddressPools().stream().map(AcceptedObjects::object).toList());
+        out.put(
+                "l2Advertisements",
+                accepted.l2Advertisements().stream()
+                        .map(AcceptedObjects::object)
+                        .toList());
+        out.put(
+                "configMaps",
+                accepted.configMaps().stream()
+                        .map(c -> {
+                            Map<String, Object> map = new LinkedHashMap<>();
+                            map.put("namespace", c.namespace());
+                            map.put("name", c.name());
+                            if (c.configYaml() != null) {
+                                map.put("configYaml", c.configYaml());
+                            }
+                            map.put("createdAt", c.createdAt());
+                            return map;
+                        })
+                        .toList());
         return out;
     }
 
@@ -37,9 +47,13 @@ final class AcceptedObjects {
             return Optional.empty();
         }
         try {
-            return Optional.of(new ConfigSources(objects(map.get("ipAddressPools")), objects(map.get("l2Advertisements")),
-                    list(map.get("configMaps")).stream().map(c -> new ConfigSources.RawConfigMap(text(c, "namespace"),
-                            text(c, "name"), text(c, "configYaml"), text(c, "createdAt"))).toList()));
+            return Optional.of(new ConfigSources(
+                    objects(map.get("ipAddressPools")),
+                    objects(map.get("l2Advertisements")),
+                    list(map.get("configMaps")).stream()
+                            .map(c -> new ConfigSources.RawConfigMap(
+                                    text(c, "namespace"), text(c, "name"), text(c, "configYaml"), text(c, "createdAt")))
+                            .toList()));
         } catch (ClassCastException | NullPointerException e) {
             return Optional.empty();
         }
@@ -59,8 +73,14 @@ final class AcceptedObjects {
 
     @SuppressWarnings("unchecked")
     private static List<ConfigSources.RawObject> objects(Object value) {
-        return list(value).stream().map(o -> new ConfigSources.RawObject(text(o, "namespace"), text(o, "name"),
-                (Map<String, String>) o.getOrDefault("labels", Map.of()), o.get("spec"), text(o, "createdAt"))).toList();
+        return list(value).stream()
+                .map(o -> new ConfigSources.RawObject(
+                        text(o, "namespace"),
+                        text(o, "name"),
+                        (Map<String, String>) o.getOrDefault("labels", Map.of()),
+                        o.get("spec"),
+                        text(o, "createdAt")))
+                .toList();
     }
 
     @SuppressWarnings("unchecked")

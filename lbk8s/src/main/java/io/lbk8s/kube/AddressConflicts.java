@@ -24,8 +24,12 @@ import java.util.Optional;
  */
 public final class AddressConflicts {
     public static final ResourceDefinitionContext CONTEXT = new ResourceDefinitionContext.Builder()
-            .withGroup("lbk8s.io").withVersion("v1alpha1").withKind("AddressConflict")
-            .withPlural("addressconflicts").withNamespaced(false).build();
+            .withGroup("lbk8s.io")
+            .withVersion("v1alpha1")
+            .withKind("AddressConflict")
+            .withPlural("addressconflicts")
+            .withNamespaced(false)
+            .build();
     public static final String CRD = CONTEXT.getPlural() + "." + CONTEXT.getGroup();
 
     private final KubernetesClient client;
@@ -36,11 +40,15 @@ public final class AddressConflicts {
 
     public List<AddressConflict> list() {
         return client.genericKubernetesResources(CONTEXT).list().getItems().stream()
-                .map(AddressConflicts::toConflict).flatMap(Optional::stream).toList();
+                .map(AddressConflicts::toConflict)
+                .flatMap(Optional::stream)
+                .toList();
     }
 
     public Optional<AddressConflict> get(IpAddress address) {
-        return Optional.ofNullable(client.genericKubernetesResources(CONTEXT).withName(Claim.nameOf(address)).get())
+        return Optional.ofNullable(client.genericKubernetesResources(CONTEXT)
+                        .withName(Claim.nameOf(address))
+                        .get())
                 .flatMap(AddressConflicts::toConflict);
     }
 
@@ -52,13 +60,24 @@ public final class AddressConflicts {
         Optional<AddressConflict> there = get(conflict.address());
         try {
             if (there.isEmpty()) {
-                return toConflict(client.genericKubernetesResources(CONTEXT).resource(toResource(conflict, "")).create())
+                return toConflict(client.genericKubernetesResources(CONTEXT)
+                                .resource(toResource(conflict, ""))
+                                .create())
                         .orElseThrow();
             }
-            AddressConflict merged = new AddressConflict(conflict.address(), conflict.mac(), conflict.node(),
-                    conflict.phase(), conflict.service(), there.get().firstSeen(), conflict.lastSeen(), there.get().version());
-            return toConflict(client.genericKubernetesResources(CONTEXT).resource(toResource(merged, merged.version()))
-                    .update()).orElseThrow();
+            AddressConflict merged = new AddressConflict(
+                    conflict.address(),
+                    conflict.mac(),
+                    conflict.node(),
+                    conflict.phase(),
+                    conflict.service(),
+                    there.get().firstSeen(),
+                    conflict.lastSeen(),
+                    there.get().version());
+            return toConflict(client.genericKubernetesResources(CONTEXT)
+                            .resource(toResource(merged, merged.version()))
+                            .update())
+                    .orElseThrow();
         } catch (KubernetesClientException e) {
             if (e.getCode() == 409) {
                 return report(conflict); // another speaker wrote it meanwhile: on top of theirs
@@ -79,20 +98,25 @@ public final class AddressConflicts {
         spec.put("node", conflict.node());
         spec.put("phase", conflict.phase().name());
         conflict.service().ifPresent(s -> spec.put("service", s.namespace() + "/" + s.name()));
-        spec.put("firstSeen", conflict.firstSeen().truncatedTo(ChronoUnit.SECONDS).toString());
+        spec.put(
+                "firstSeen",
+                conflict.firstSeen().truncatedTo(ChronoUnit.SECONDS).toString());
         spec.put("lastSeen", conflict.lastSeen().truncatedTo(ChronoUnit.SECONDS).toString());
-        return AddressObjects.resource("AddressConflict", conflict.address(), version, "lbk8s-speaker", List.of(), spec);
+        return AddressObjects.resource(
+                "AddressConflict", conflict.address(), version, "lbk8s-speaker", List.of(), spec);
     }
 
     /** The conflict an object holds; empty for one that is not well-formed (never written by lbk8s). */
     public static Optional<AddressConflict> toConflict(GenericKubernetesResource resource) {
         Optional<AddressObjects.Read> read = AddressObjects.read(resource);
-        if (read.isEmpty() || !(read.get().spec().get("mac") instanceof String mac) || !(read.get().spec().get("node") instanceof String node)) {
+        if (read.isEmpty()
+                || !(read.get().spec().get("mac") instanceof String mac)
+                || !(read.get().spec().get("node") instanceof String node)) {
             return Optional.empty();
         }
         Map<?, ?> spec = read.get().spec();
-        AddressConflict.Phase phase = "Announced".equals(spec.get("phase")) ? AddressConflict.Phase.Announced
-                : AddressConflict.Phase.Probe;
+        AddressConflict.Phase phase =
+                "Announced".equals(spec.get("phase")) ? AddressConflict.Phase.Announced : AddressConflict.Phase.Probe;
         Optional<ServiceKey> service = spec.get("service") instanceof String s && s.indexOf('/') > 0
                 ? Optional.of(new ServiceKey(s.substring(0, s.indexOf('/')), s.substring(s.indexOf('/') + 1)))
                 : Optional.empty();
@@ -100,8 +124,17 @@ public final class AddressConflicts {
         if (lastSeen.isEmpty()) {
             return Optional.empty();
         }
-        Instant firstSeen = instant(spec.get("firstSeen")).filter(f -> !f.isAfter(lastSeen.get())).orElse(lastSeen.get());
-        return Optional.of(new AddressConflict(read.get().address(), mac, node, phase, service, firstSeen, lastSeen.get(),
+        Instant firstSeen = instant(spec.get("firstSeen"))
+                .filter(f -> !f.isAfter(lastSeen.get()))
+                .orElse(lastSeen.get());
+        return Optional.of(new AddressConflict(
+                read.get().address(),
+                mac,
+                node,
+                phase,
+                service,
+                firstSeen,
+                lastSeen.get(),
                 read.get().version()));
     }
 

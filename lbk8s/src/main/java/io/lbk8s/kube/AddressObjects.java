@@ -22,15 +22,24 @@ final class AddressObjects {
     record Read(IpAddress address, Map<?, ?> spec, String version) {}
 
     /** @param version the resourceVersion to write at; empty for a create */
-    static GenericKubernetesResource resource(String kind, IpAddress address, String version, String managedBy,
-                                              List<OwnerReference> owners, Map<String, Object> spec) {
+    static GenericKubernetesResource resource(
+            String kind,
+            IpAddress address,
+            String version,
+            String managedBy,
+            List<OwnerReference> owners,
+            Map<String, Object> spec) {
         return new GenericKubernetesResourceBuilder()
-                .withApiVersion("lbk8s.io/v1alpha1").withKind(kind)
-                .withNewMetadata().withName(Claim.nameOf(address))
+                .withApiVersion("lbk8s.io/v1alpha1")
+                .withKind(kind)
+                .withNewMetadata()
+                .withName(Claim.nameOf(address))
                 .withResourceVersion(version.isEmpty() ? null : version)
                 .withLabels(Map.of("app.kubernetes.io/managed-by", managedBy))
-                .withOwnerReferences(owners).endMetadata()
-                .withAdditionalProperties(Map.of("spec", spec)).build();
+                .withOwnerReferences(owners)
+                .endMetadata()
+                .withAdditionalProperties(Map.of("spec", spec))
+                .build();
     }
 
     /** The object's spec and address; empty for one lbk8s did not write (no spec, no address, another name). */
@@ -39,8 +48,13 @@ final class AddressObjects {
             return Optional.empty();
         }
         return (spec.get("address") instanceof String text ? IpAddress.parse(text) : Optional.<IpAddress>empty())
-                .filter(address -> Claim.nameOf(address).equals(resource.getMetadata().getName()))
-                .map(address -> new Read(address, spec, Optional.ofNullable(resource.getMetadata().getResourceVersion()).orElse("")));
+                .filter(address ->
+                        Claim.nameOf(address).equals(resource.getMetadata().getName()))
+                .map(address -> new Read(
+                        address,
+                        spec,
+                        Optional.ofNullable(resource.getMetadata().getResourceVersion())
+                                .orElse("")));
     }
 
     /** Deletes the object; nothing when it is gone already. */

@@ -42,7 +42,8 @@ public record ApiContact(long lastAnswer, Optional<String> unanswered) {
 
     /** What a user reads in /readyz while the API server does not answer, e.g. "the API server has not answered for 7 s (...)". */
     public Optional<String> describe(long now) {
-        return unanswered.map(reason -> "the API server has not answered for " + silentFor(now).toSeconds() + " s (" + reason + ")");
+        return unanswered.map(reason ->
+                "the API server has not answered for " + silentFor(now).toSeconds() + " s (" + reason + ")");
     }
 
     public Duration silentFor(long now) {

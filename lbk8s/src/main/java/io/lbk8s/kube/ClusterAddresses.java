@@ -3,10 +3,10 @@ package io.lbk8s.kube;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceList;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.FilterWatchListDeletable;
 import io.fabric8.kubernetes.client.dsl.Resource;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceList;
 import io.lbk8s.address.NodeNetwork;
 import io.lbk8s.ipam.Exclusions;
 import java.util.ArrayList;
@@ -27,19 +27,26 @@ public final class ClusterAddresses {
     public static final String API_SERVER_SERVICE = "kubernetes";
 
     /** The EndpointSlices of the API server's Service. */
-    public static FilterWatchListDeletable<EndpointSlice, EndpointSliceList, Resource<EndpointSlice>> apiServerSlices(KubernetesClient client) {
-        return client.discovery().v1().endpointSlices().inNamespace(API_SERVER_NAMESPACE)
+    public static FilterWatchListDeletable<EndpointSlice, EndpointSliceList, Resource<EndpointSlice>> apiServerSlices(
+            KubernetesClient client) {
+        return client.discovery()
+                .v1()
+                .endpointSlices()
+                .inNamespace(API_SERVER_NAMESPACE)
                 .withLabel(ObjectFacts.SERVICE_NAME_LABEL, API_SERVER_SERVICE);
     }
 
-    public static Exclusions.Inputs inputs(List<Node> nodes, List<Pod> speakerPods, List<EndpointSlice> apiServerSlices) {
+    public static Exclusions.Inputs inputs(
+            List<Node> nodes, List<Pod> speakerPods, List<EndpointSlice> apiServerSlices) {
         List<Exclusions.NodeAddress> addresses = new ArrayList<>();
         for (Node node : nodes) {
             if (node.getStatus() == null || node.getStatus().getAddresses() == null) {
                 continue;
             }
-            node.getStatus().getAddresses().forEach(a -> addresses.add(
-                    new Exclusions.NodeAddress(node.getMetadata().getName(), a.getType(), a.getAddress())));
+            node.getStatus()
+                    .getAddresses()
+                    .forEach(a -> addresses.add(
+                            new Exclusions.NodeAddress(node.getMetadata().getName(), a.getType(), a.getAddress())));
         }
         Map<String, NodeNetwork> networks = new TreeMap<>();
         for (Pod pod : speakerPods) {
@@ -52,8 +59,11 @@ public final class ClusterAddresses {
         }
         List<String> apiServer = new ArrayList<>();
         for (EndpointSlice slice : apiServerSlices) {
-            Optional.ofNullable(slice.getEndpoints()).orElse(List.of()).forEach(e ->
-                    Optional.ofNullable(e.getAddresses()).orElse(List.of()).forEach(apiServer::add));
+            Optional.ofNullable(slice.getEndpoints())
+                    .orElse(List.of())
+                    .forEach(e -> Optional.ofNullable(e.getAddresses())
+                            .orElse(List.of())
+                            .forEach(apiServer::add));
         }
         return new Exclusions.Inputs(addresses, networks, apiServer);
     }

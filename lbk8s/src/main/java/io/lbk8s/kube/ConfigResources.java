@@ -34,21 +34,32 @@ public final class ConfigResources {
                 .build();
     }
 
-    public static ConfigSources sources(Collection<GenericKubernetesResource> pools,
-            Collection<GenericKubernetesResource> l2Advertisements, Optional<ConfigMap> configMap) {
-        return new ConfigSources(raw(pools), raw(l2Advertisements), configMap.map(cm -> List.of(new ConfigSources.RawConfigMap(
-                cm.getMetadata().getNamespace(), cm.getMetadata().getName(),
-                cm.getData() == null ? null : cm.getData().get(CONFIG_MAP_KEY),
-                cm.getMetadata().getCreationTimestamp()))).orElse(List.of()));
+    public static ConfigSources sources(
+            Collection<GenericKubernetesResource> pools,
+            Collection<GenericKubernetesResource> l2Advertisements,
+            Optional<ConfigMap> configMap) {
+        return new ConfigSources(
+                raw(pools),
+                raw(l2Advertisements),
+                configMap
+                        .map(cm -> List.of(new ConfigSources.RawConfigMap(
+                                cm.getMetadata().getNamespace(),
+                                cm.getMetadata().getName(),
+                                cm.getData() == null ? null : cm.getData().get(CONFIG_MAP_KEY),
+                                cm.getMetadata().getCreationTimestamp())))
+                        .orElse(List.of()));
     }
 
     private static List<ConfigSources.RawObject> raw(Collection<GenericKubernetesResource> resources) {
         return resources.stream()
-                .sorted(Comparator.comparing((GenericKubernetesResource r) -> r.getMetadata().getName()))
+                .sorted(Comparator.comparing(
+                        (GenericKubernetesResource r) -> r.getMetadata().getName()))
                 .map(r -> new ConfigSources.RawObject(
                         r.getMetadata().getNamespace(),
                         r.getMetadata().getName(),
-                        r.getMetadata().getLabels() == null ? Map.of() : r.getMetadata().getLabels(),
+                        r.getMetadata().getLabels() == null
+                                ? Map.of()
+                                : r.getMetadata().getLabels(),
                         r.getAdditionalProperties().get("spec"),
                         r.getMetadata().getCreationTimestamp()))
                 .toList();

@@ -23,8 +23,12 @@ public final class ConfigurationStates {
     private static final Logger log = LoggerFactory.getLogger(ConfigurationStates.class);
 
     public static final ResourceDefinitionContext CONTEXT = new ResourceDefinitionContext.Builder()
-            .withGroup("metallb.io").withVersion("v1beta1").withKind("ConfigurationState")
-            .withPlural("configurationstates").withNamespaced(true).build();
+            .withGroup("metallb.io")
+            .withVersion("v1beta1")
+            .withKind("ConfigurationState")
+            .withPlural("configurationstates")
+            .withNamespaced(true)
+            .build();
 
     /** The name of the controller's ConfigurationState, which the speakers and {@code lbk8s status} read. */
     public static final String CONTROLLER = "controller";
@@ -53,22 +57,36 @@ public final class ConfigurationStates {
         try {
             GenericKubernetesResource current = resources.withName(name).get();
             if (current == null) {
-                current = resources.resource(new GenericKubernetesResourceBuilder()
-                        .withApiVersion("metallb.io/v1beta1").withKind("ConfigurationState")
-                        .withNewMetadata().withName(name).withNamespace(namespace).endMetadata()
-                        .withAdditionalProperties(Map.of("spec", Map.of())).build()).create();
+                current = resources
+                        .resource(new GenericKubernetesResourceBuilder()
+                                .withApiVersion("metallb.io/v1beta1")
+                                .withKind("ConfigurationState")
+                                .withNewMetadata()
+                                .withName(name)
+                                .withNamespace(namespace)
+                                .endMetadata()
+                                .withAdditionalProperties(Map.of("spec", Map.of()))
+                                .build())
+                        .create();
             }
             String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
-            current.getAdditionalProperties().put("status", Map.of(
-                    "result", valid ? "Valid" : "Invalid",
-                    "errorSummary", errorSummary,
-                    "acceptedObjects", AcceptedObjects.toStatus(accepted),
-                    "conditions", List.of(Map.of(
-                            "type", "ConfigurationValid",
-                            "status", valid ? "True" : "False",
-                            "lastTransitionTime", now,
-                            "reason", valid ? "ConfigurationValid" : "ConfigurationInvalid",
-                            "message", valid ? "the configuration is valid" : errorSummary))));
+            current.getAdditionalProperties()
+                    .put(
+                            "status",
+                            Map.of(
+                                    "result",
+                                    valid ? "Valid" : "Invalid",
+                                    "errorSummary",
+                                    errorSummary,
+                                    "acceptedObjects",
+                                    AcceptedObjects.toStatus(accepted),
+                                    "conditions",
+                                    List.of(Map.of(
+                                            "type", "ConfigurationValid",
+                                            "status", valid ? "True" : "False",
+                                            "lastTransitionTime", now,
+                                            "reason", valid ? "ConfigurationValid" : "ConfigurationInvalid",
+                                            "message", valid ? "the configuration is valid" : errorSummary))));
             resources.resource(current).updateStatus();
             lastWritten = fingerprint;
         } catch (KubernetesClientException e) {
@@ -82,7 +100,10 @@ public final class ConfigurationStates {
      */
     public Optional<ConfigSources> accepted() {
         try {
-            GenericKubernetesResource current = client.genericKubernetesResources(CONTEXT).inNamespace(namespace).withName(name).get();
+            GenericKubernetesResource current = client.genericKubernetesResources(CONTEXT)
+                    .inNamespace(namespace)
+                    .withName(name)
+                    .get();
             if (current == null || !(current.getAdditionalProperties().get("status") instanceof Map<?, ?> status)) {
                 return Optional.empty();
             }

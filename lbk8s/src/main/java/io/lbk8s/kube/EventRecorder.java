@@ -27,14 +27,16 @@ public final class EventRecorder implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EventRecorder.class);
 
     public enum Type {
-        Normal, Warning
+        Normal,
+        Warning
     }
 
     private final KubernetesClient client;
     private final String component;
     private final String host;
     private final Map<String, String> lastByObject = new ConcurrentHashMap<>();
-    private final ExecutorService writer = Executors.newSingleThreadExecutor(Thread.ofVirtual().name("events").factory());
+    private final ExecutorService writer =
+            Executors.newSingleThreadExecutor(Thread.ofVirtual().name("events").factory());
 
     public EventRecorder(KubernetesClient client, String component, String host) {
         this.client = client;
@@ -43,17 +45,20 @@ public final class EventRecorder implements AutoCloseable {
     }
 
     public void record(HasMetadata object, Type type, String reason, String message) {
-        String objectKey = object.getKind() + "/" + object.getMetadata().getNamespace() + "/" + object.getMetadata().getName()
-                + "/" + object.getMetadata().getUid();
+        String objectKey = object.getKind() + "/" + object.getMetadata().getNamespace() + "/"
+                + object.getMetadata().getName() + "/" + object.getMetadata().getUid();
         String fingerprint = type + "|" + reason + "|" + message;
         if (fingerprint.equals(lastByObject.put(objectKey + "|" + reason, fingerprint))) {
             return;
         }
-        String namespace = object.getMetadata().getNamespace() == null ? "default" : object.getMetadata().getNamespace();
+        String namespace = object.getMetadata().getNamespace() == null
+                ? "default"
+                : object.getMetadata().getNamespace();
         String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
         var event = new EventBuilder()
                 .withNewMetadata()
-                .withName(object.getMetadata().getName() + "." + UUID.randomUUID().toString().replace("-", "").substring(0, 16))
+                .withName(object.getMetadata().getName() + "."
+                        + UUID.randomUUID().toString().replace("-", "").substring(0, 16))
                 .withNamespace(namespace)
                 .endMetadata()
                 .withInvolvedObject(new ObjectReferenceBuilder()
@@ -70,7 +75,10 @@ public final class EventRecorder implements AutoCloseable {
                 .withCount(1)
                 .withFirstTimestamp(now)
                 .withLastTimestamp(now)
-                .withNewSource().withComponent(component).withHost(host).endSource()
+                .withNewSource()
+                .withComponent(component)
+                .withHost(host)
+                .endSource()
                 .withReportingComponent(component)
                 .withReportingInstance(host)
                 .build();

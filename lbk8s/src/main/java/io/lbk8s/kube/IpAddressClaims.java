@@ -25,8 +25,12 @@ import java.util.function.Function;
  */
 public final class IpAddressClaims {
     public static final ResourceDefinitionContext CONTEXT = new ResourceDefinitionContext.Builder()
-            .withGroup("lbk8s.io").withVersion("v1alpha1").withKind("IPAddressClaim")
-            .withPlural("ipaddressclaims").withNamespaced(false).build();
+            .withGroup("lbk8s.io")
+            .withVersion("v1alpha1")
+            .withKind("IPAddressClaim")
+            .withPlural("ipaddressclaims")
+            .withNamespaced(false)
+            .build();
     public static final String CRD = CONTEXT.getPlural() + "." + CONTEXT.getGroup();
 
     /** What a create found. */
@@ -40,8 +44,11 @@ public final class IpAddressClaims {
     /** The API server does not serve IPAddressClaims: its CRD was not applied (an upgrade without the new CRDs). */
     public static final class MissingCrd extends KubernetesClientException {
         MissingCrd() {
-            super("the IPAddressClaim CRD (ipaddressclaims.lbk8s.io) is not installed, and no address is shown without "
-                    + "a claim: apply this version's CRDs (lbk8s install, or kubectl apply -f deploy/crds/)", 404, null);
+            super(
+                    "the IPAddressClaim CRD (ipaddressclaims.lbk8s.io) is not installed, and no address is shown without "
+                            + "a claim: apply this version's CRDs (lbk8s install, or kubectl apply -f deploy/crds/)",
+                    404,
+                    null);
         }
     }
 
@@ -57,21 +64,27 @@ public final class IpAddressClaims {
     public List<Claim> list() {
         try {
             return client.genericKubernetesResources(CONTEXT).list().getItems().stream()
-                    .map(IpAddressClaims::toClaim).flatMap(Optional::stream).toList();
+                    .map(IpAddressClaims::toClaim)
+                    .flatMap(Optional::stream)
+                    .toList();
         } catch (KubernetesClientException e) {
             throw e.getCode() == 404 ? new MissingCrd() : e;
         }
     }
 
     public Optional<Claim> get(IpAddress address) {
-        return Optional.ofNullable(client.genericKubernetesResources(CONTEXT).withName(Claim.nameOf(address)).get())
+        return Optional.ofNullable(client.genericKubernetesResources(CONTEXT)
+                        .withName(Claim.nameOf(address))
+                        .get())
                 .flatMap(IpAddressClaims::toClaim);
     }
 
     /** Creates the claim; if its address is claimed already, returns that claim, read after the refusal. */
     public Created create(Claim claim) {
         try {
-            return new Created.Done(toClaim(client.genericKubernetesResources(CONTEXT).resource(toResource(claim)).create())
+            return new Created.Done(toClaim(client.genericKubernetesResources(CONTEXT)
+                            .resource(toResource(claim))
+                            .create())
                     .orElseThrow());
         } catch (KubernetesClientException e) {
             if (e.getCode() == 404) {
@@ -87,12 +100,16 @@ public final class IpAddressClaims {
 
     /** Replaces the claim's holders, at the version read; 409 when it changed since. */
     public Claim update(Claim claim) {
-        return toClaim(client.genericKubernetesResources(CONTEXT).resource(toResource(claim)).update()).orElseThrow();
+        return toClaim(client.genericKubernetesResources(CONTEXT)
+                        .resource(toResource(claim))
+                        .update())
+                .orElseThrow();
     }
 
     /** Deletes the claim at the version read; 409 when it changed since, nothing when it is gone already. */
     public void delete(Claim claim) {
-        AddressObjects.deleteIfThere(client.genericKubernetesResources(CONTEXT).withName(Claim.nameOf(claim.address()))
+        AddressObjects.deleteIfThere(client.genericKubernetesResources(CONTEXT)
+                .withName(Claim.nameOf(claim.address()))
                 .lockResourceVersion(claim.version()));
     }
 
@@ -109,13 +126,31 @@ public final class IpAddressClaims {
         spec.put("address", claim.address().toString());
         spec.put("pool", claim.pool());
         claim.sharingKey().ifPresent(k -> spec.put("sharingKey", k));
-        spec.put("services", claim.holders().stream().map(h -> Map.of("namespace", h.service().namespace(),
-                "name", h.service().name(), "uid", h.uid())).toList());
+        spec.put(
+                "services",
+                claim.holders().stream()
+                        .map(h -> Map.of(
+                                "namespace",
+                                h.service().namespace(),
+                                "name",
+                                h.service().name(),
+                                "uid",
+                                h.uid()))
+                        .toList());
         List<OwnerReference> owners = new ArrayList<>();
-        claim.holders().stream().map(h -> h.service().namespace()).distinct().forEach(ns -> namespaceUid.apply(ns)
-                .ifPresent(uid -> owners.add(new OwnerReferenceBuilder().withApiVersion("v1").withKind("Namespace")
-                        .withName(ns).withUid(uid).build())));
-        return AddressObjects.resource("IPAddressClaim", claim.address(), claim.version(), "lbk8s-controller", owners, spec);
+        claim.holders().stream()
+                .map(h -> h.service().namespace())
+                .distinct()
+                .forEach(ns -> namespaceUid
+                        .apply(ns)
+                        .ifPresent(uid -> owners.add(new OwnerReferenceBuilder()
+                                .withApiVersion("v1")
+                                .withKind("Namespace")
+                                .withName(ns)
+                                .withUid(uid)
+                                .build())));
+        return AddressObjects.resource(
+                "IPAddressClaim", claim.address(), claim.version(), "lbk8s-controller", owners, spec);
     }
 
     /** The claim an object holds; empty for an object that is not a well-formed claim (never written by lbk8s). */
@@ -127,13 +162,17 @@ public final class IpAddressClaims {
         Map<?, ?> spec = read.get().spec();
         List<ClaimHolder> holders = new ArrayList<>();
         for (Object item : services) {
-            if (item instanceof Map<?, ?> s && s.get("namespace") instanceof String ns && s.get("name") instanceof String name
+            if (item instanceof Map<?, ?> s
+                    && s.get("namespace") instanceof String ns
+                    && s.get("name") instanceof String name
                     && s.get("uid") instanceof String uid) {
                 holders.add(new ClaimHolder(new ServiceKey(ns, name), uid));
             }
         }
         String pool = spec.get("pool") instanceof String p ? p : "";
-        Optional<String> sharingKey = spec.get("sharingKey") instanceof String k && !k.isEmpty() ? Optional.of(k) : Optional.empty();
-        return Optional.of(new Claim(read.get().address(), pool, sharingKey, holders, read.get().version()));
+        Optional<String> sharingKey =
+                spec.get("sharingKey") instanceof String k && !k.isEmpty() ? Optional.of(k) : Optional.empty();
+        return Optional.of(new Claim(
+                read.get().address(), pool, sharingKey, holders, read.get().version()));
     }
 }

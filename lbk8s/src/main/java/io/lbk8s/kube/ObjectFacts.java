@@ -17,8 +17,10 @@ public final class ObjectFacts {
         if (node.getStatus() == null || node.getStatus().getAddresses() == null) {
             return Optional.empty();
         }
-        return node.getStatus().getAddresses().stream().filter(a -> "InternalIP".equals(a.getType()) && a.getAddress() != null)
-                .map(a -> a.getAddress()).findFirst();
+        return node.getStatus().getAddresses().stream()
+                .filter(a -> "InternalIP".equals(a.getType()) && a.getAddress() != null)
+                .map(a -> a.getAddress())
+                .findFirst();
     }
 
     /** Whether the Pod's Ready condition is True. */

@@ -30,9 +30,12 @@ public final class PeerKeySecret implements AutoCloseable {
         this.informer = informer;
     }
 
-    public static PeerKeySecret watch(KubernetesClient client, String namespace, String name, Consumer<PeerKeys> onKeys) {
+    public static PeerKeySecret watch(
+            KubernetesClient client, String namespace, String name, Consumer<PeerKeys> onKeys) {
         String where = "Secret " + namespace + "/" + name;
-        SharedIndexInformer<Secret> informer = Watches.resilient(where, client.secrets().inNamespace(namespace).withName(name),
+        SharedIndexInformer<Secret> informer = Watches.resilient(
+                where,
+                client.secrets().inNamespace(namespace).withName(name),
                 Informers.onAnyChange(secret -> read(secret, where, onKeys)));
         if (informer.getStore().list().isEmpty()) {
             create(client, namespace, name, where);
@@ -48,7 +51,10 @@ public final class PeerKeySecret implements AutoCloseable {
         Map<String, String> data = secret.getData() == null ? Map.of() : secret.getData();
         String encoded = data.get(FIELD);
         if (encoded == null) {
-            log.error("{} has no field \"{}\": the failure detector keeps the keys it has (none at the start)", where, FIELD);
+            log.error(
+                    "{} has no field \"{}\": the failure detector keeps the keys it has (none at the start)",
+                    where,
+                    FIELD);
             return;
         }
         String text;
@@ -60,17 +66,25 @@ public final class PeerKeySecret implements AutoCloseable {
         }
         switch (PeerKeys.parse(text)) {
             case PeerKeys.Parsed.Valid(PeerKeys keys) -> {
-                log.info("failure detector keys from {}: {} key(s)", where, keys.keys().size());
+                log.info(
+                        "failure detector keys from {}: {} key(s)",
+                        where,
+                        keys.keys().size());
                 onKeys.accept(keys);
             }
             case PeerKeys.Parsed.Invalid(String problem) ->
-                    log.error("{}, field \"{}\": {}; the failure detector keeps the keys it has", where, FIELD, problem);
+                log.error("{}, field \"{}\": {}; the failure detector keeps the keys it has", where, FIELD, problem);
         }
     }
 
     /** The Secret, as install, the chart and a speaker create it: {@code keys} holds {@code keysText}. */
     public static Secret secret(String namespace, String name, String keysText, Map<String, String> labels) {
-        return new SecretBuilder().withNewMetadata().withName(name).withNamespace(namespace).withLabels(labels).endMetadata()
+        return new SecretBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(namespace)
+                .withLabels(labels)
+                .endMetadata()
                 .withType("Opaque")
                 .addToData(FIELD, Base64.getEncoder().encodeToString(keysText.getBytes(StandardCharsets.UTF_8)))
                 .build();
@@ -83,7 +97,10 @@ public final class PeerKeySecret implements AutoCloseable {
 
     private static void create(KubernetesClient client, String namespace, String name, String where) {
         // the labels of the speaker's own objects; install adds its managed-by label to the one it creates
-        Secret secret = secret(namespace, name, newKeys(new SecureRandom()),
+        Secret secret = secret(
+                namespace,
+                name,
+                newKeys(new SecureRandom()),
                 Map.of("app.kubernetes.io/name", "lbk8s", "app.kubernetes.io/component", "speaker"));
         try {
             client.secrets().inNamespace(namespace).resource(secret).create();
@@ -92,8 +109,10 @@ public final class PeerKeySecret implements AutoCloseable {
             if (e.getCode() == 409) {
                 log.debug("{} was created by another speaker", where);
             } else {
-                log.error("cannot create {} ({}): the failure detector waits for it; create it as docs/configuration.md says",
-                        where, e.getMessage());
+                log.error(
+                        "cannot create {} ({}): the failure detector waits for it; create it as docs/configuration.md says",
+                        where,
+                        e.getMessage());
             }
         }
     }

@@ -68,7 +68,8 @@ public final class PeerViewAnnotation implements AutoCloseable {
                 if (tree.get("peers") instanceof Map<?, ?> map) {
                     map.forEach((k, v) -> peers.put(String.valueOf(k), String.valueOf(v)));
                 }
-                return Optional.of(new View(Boolean.TRUE.equals(tree.get("ready")), String.valueOf(tree.get("reason")), peers));
+                return Optional.of(
+                        new View(Boolean.TRUE.equals(tree.get("ready")), String.valueOf(tree.get("reason")), peers));
             } catch (RuntimeException e) {
                 return Optional.empty();
             }
@@ -104,11 +105,16 @@ public final class PeerViewAnnotation implements AutoCloseable {
                 continue;
             }
             try {
-                client.pods().inNamespace(namespace).withName(pod).patch(PatchContext.of(PatchType.JSON_MERGE),
-                        JSON.asJson(Map.of("metadata", Map.of("annotations", Map.of(KEY, next.json())))));
+                client.pods()
+                        .inNamespace(namespace)
+                        .withName(pod)
+                        .patch(
+                                PatchContext.of(PatchType.JSON_MERGE),
+                                JSON.asJson(Map.of("metadata", Map.of("annotations", Map.of(KEY, next.json())))));
                 written = next;
             } catch (KubernetesClientException e) {
-                log.debug("could not write the failure detector's view on pod {}/{}: {}", namespace, pod, e.getMessage());
+                log.debug(
+                        "could not write the failure detector's view on pod {}/{}: {}", namespace, pod, e.getMessage());
             }
             LockSupport.parkNanos(MIN_GAP.toNanos());
         }

@@ -29,8 +29,12 @@ public final class ServiceL2Statuses implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ServiceL2Statuses.class);
 
     public static final ResourceDefinitionContext CONTEXT = new ResourceDefinitionContext.Builder()
-            .withGroup("metallb.io").withVersion("v1beta1").withKind("ServiceL2Status")
-            .withPlural("servicel2statuses").withNamespaced(true).build();
+            .withGroup("metallb.io")
+            .withVersion("v1beta1")
+            .withKind("ServiceL2Status")
+            .withPlural("servicel2statuses")
+            .withNamespaced(true)
+            .build();
     public static final String NODE_LABEL = "metallb.io/node";
     public static final String SERVICE_NAME_LABEL = "metallb.io/service-name";
     public static final String SERVICE_NAMESPACE_LABEL = "metallb.io/service-namespace";
@@ -38,7 +42,8 @@ public final class ServiceL2Statuses implements AutoCloseable {
     private final KubernetesClient client;
     private final String namespace;
     private final String node;
-    private final ExecutorService writer = Executors.newSingleThreadExecutor(Thread.ofVirtual().name("l2-status").factory());
+    private final ExecutorService writer = Executors.newSingleThreadExecutor(
+            Thread.ofVirtual().name("l2-status").factory());
     private Map<ServiceKey, Set<String>> written = Map.of();
     private boolean cleanedUp;
 
@@ -65,7 +70,8 @@ public final class ServiceL2Statuses implements AutoCloseable {
         try {
             if (!cleanedUp) {
                 // statuses left by an earlier run of this node's speaker
-                for (GenericKubernetesResource stale : resources.withLabel(NODE_LABEL, node).list().getItems()) {
+                for (GenericKubernetesResource stale :
+                        resources.withLabel(NODE_LABEL, node).list().getItems()) {
                     Map<String, String> labels = stale.getMetadata().getLabels();
                     var key = new ServiceKey(labels.get(SERVICE_NAMESPACE_LABEL), labels.get(SERVICE_NAME_LABEL));
                     if (!wanted.containsKey(key)) {
@@ -96,23 +102,45 @@ public final class ServiceL2Statuses implements AutoCloseable {
         String name = nameOf(service);
         GenericKubernetesResource current = resources.withName(name).get();
         if (current == null) {
-            current = resources.resource(new GenericKubernetesResourceBuilder()
-                    .withApiVersion("metallb.io/v1beta1").withKind("ServiceL2Status")
-                    .withNewMetadata().withName(name).withNamespace(namespace)
-                    .withLabels(Map.of(NODE_LABEL, node, SERVICE_NAME_LABEL, service.name(), SERVICE_NAMESPACE_LABEL, service.namespace()))
-                    .endMetadata()
-                    .withAdditionalProperties(new HashMap<>(Map.of("spec", Map.of()))).build()).create();
+            current = resources
+                    .resource(new GenericKubernetesResourceBuilder()
+                            .withApiVersion("metallb.io/v1beta1")
+                            .withKind("ServiceL2Status")
+                            .withNewMetadata()
+                            .withName(name)
+                            .withNamespace(namespace)
+                            .withLabels(Map.of(
+                                    NODE_LABEL,
+                                    node,
+                                    SERVICE_NAME_LABEL,
+                                    service.name(),
+                                    SERVICE_NAMESPACE_LABEL,
+                                    service.namespace()))
+                            .endMetadata()
+                            .withAdditionalProperties(new HashMap<>(Map.of("spec", Map.of())))
+                            .build())
+                    .create();
         }
-        current.getAdditionalProperties().put("status", Map.of(
-                "node", node,
-                "serviceName", service.name(),
-                "serviceNamespace", service.namespace(),
-                "interfaces", interfaces.stream().sorted().map(i -> Map.of("name", i)).toList()));
+        current.getAdditionalProperties()
+                .put(
+                        "status",
+                        Map.of(
+                                "node", node,
+                                "serviceName", service.name(),
+                                "serviceNamespace", service.namespace(),
+                                "interfaces",
+                                        interfaces.stream()
+                                                .sorted()
+                                                .map(i -> Map.of("name", i))
+                                                .toList()));
         resources.resource(current).updateStatus();
         // A node that died or lost the network could not delete its own object; the new leader does, so that
         // users see one announcing node per Service.
-        for (GenericKubernetesResource other : resources.withLabel(SERVICE_NAME_LABEL, service.name())
-                .withLabel(SERVICE_NAMESPACE_LABEL, service.namespace()).list().getItems()) {
+        for (GenericKubernetesResource other : resources
+                .withLabel(SERVICE_NAME_LABEL, service.name())
+                .withLabel(SERVICE_NAMESPACE_LABEL, service.namespace())
+                .list()
+                .getItems()) {
             if (failed.contains(other.getMetadata().getLabels().get(NODE_LABEL))) {
                 resources.withName(other.getMetadata().getName()).delete();
             }

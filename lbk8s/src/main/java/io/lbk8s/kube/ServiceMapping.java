@@ -18,7 +18,8 @@ public final class ServiceMapping {
     private ServiceMapping() {}
 
     public static ServiceKey keyOf(Service service) {
-        return new ServiceKey(service.getMetadata().getNamespace(), service.getMetadata().getName());
+        return new ServiceKey(
+                service.getMetadata().getNamespace(), service.getMetadata().getName());
     }
 
     public static ServiceView view(Service service) {

@@ -42,7 +42,8 @@ public final class Watches implements AutoCloseable {
      * Lists {@code source} (failing as a stock informer does when that first list fails), then watches it for good;
      * {@code what} names it in logs and readiness.
      */
-    public <T> SharedIndexInformer<T> inform(String what, Informable<T> source, ResourceEventHandler<? super T> handler) {
+    public <T> SharedIndexInformer<T> inform(
+            String what, Informable<T> source, ResourceEventHandler<? super T> handler) {
         SharedIndexInformer<T> informer = resilient(what, source, handler);
         informer.addEventHandler(Informers.onAnyChange(any -> update(c -> c.answered(System.nanoTime()))));
         watched.add(new Watched(what, informer));
@@ -50,7 +51,8 @@ public final class Watches implements AutoCloseable {
     }
 
     /** As {@link #inform}, for one object or set of objects that is not part of readiness (e.g. a Secret). */
-    public static <T> SharedIndexInformer<T> resilient(String what, Informable<T> source, ResourceEventHandler<? super T> handler) {
+    public static <T> SharedIndexInformer<T> resilient(
+            String what, Informable<T> source, ResourceEventHandler<? super T> handler) {
         SharedIndexInformer<T> informer = source.runnableInformer(0);
         informer.exceptionHandler((started, failure) -> {
             if (started) {
@@ -67,20 +69,29 @@ public final class Watches implements AutoCloseable {
      * Watches custom resources as generic objects (a malformed one reaches the parser as data instead of stopping
      * a typed informer); without their CRD, says so and carries on without them.
      */
-    public Optional<SharedIndexInformer<GenericKubernetesResource>> customResources(KubernetesClient client,
-            ResourceDefinitionContext context, String namespace, ResourceEventHandler<GenericKubernetesResource> handler) {
+    public Optional<SharedIndexInformer<GenericKubernetesResource>> customResources(
+            KubernetesClient client,
+            ResourceDefinitionContext context,
+            String namespace,
+            ResourceEventHandler<GenericKubernetesResource> handler) {
         try {
-            return Optional.of(inform(context.getPlural() + "." + context.getGroup(),
-                    client.genericKubernetesResources(context).inNamespace(namespace), handler));
+            return Optional.of(inform(
+                    context.getPlural() + "." + context.getGroup(),
+                    client.genericKubernetesResources(context).inNamespace(namespace),
+                    handler));
         } catch (KubernetesClientException e) {
-            log.warn("cannot watch {}.{} (is the CRD installed?): {}; continuing without them",
-                    context.getPlural(), context.getGroup(), e.getMessage());
+            log.warn(
+                    "cannot watch {}.{} (is the CRD installed?): {}; continuing without them",
+                    context.getPlural(),
+                    context.getGroup(),
+                    e.getMessage());
             return Optional.empty();
         }
     }
 
     /** How long the watches may bring nothing before the API server is asked, and how long it has to answer. */
     private static final Duration API_QUIET = Duration.ofSeconds(5);
+
     private static final Duration API_PATIENCE = Duration.ofSeconds(3);
 
     /** {@link #checkApi(KubernetesClient, Duration, Duration)} with 5 s of quiet and 3 s of patience. */
@@ -110,8 +121,11 @@ public final class Watches implements AutoCloseable {
     private void ask(KubernetesClient client, Duration patience) throws InterruptedException {
         long sentAt = System.nanoTime();
         String base = client.getMasterUrl().toString();
-        HttpRequest request = client.getHttpClient().newHttpRequestBuilder().uri(base + (base.endsWith("/") ? "" : "/") + "version")
-                .timeout(patience.toMillis(), TimeUnit.MILLISECONDS).build();
+        HttpRequest request = client.getHttpClient()
+                .newHttpRequestBuilder()
+                .uri(base + (base.endsWith("/") ? "" : "/") + "version")
+                .timeout(patience.toMillis(), TimeUnit.MILLISECONDS)
+                .build();
         CompletableFuture<?> answer = client.getHttpClient().sendAsync(request, String.class);
         try {
             answer.get(patience.toMillis(), TimeUnit.MILLISECONDS);
@@ -134,10 +148,12 @@ public final class Watches implements AutoCloseable {
         contact = change.apply(before);
         long now = System.nanoTime();
         if (before.reachable() && !contact.reachable()) {
-            log.warn("{}; every watch counts as down, and what this component does rests on what it last saw",
+            log.warn(
+                    "{}; every watch counts as down, and what this component does rests on what it last saw",
                     contact.describe(now).orElseThrow());
         } else if (!before.reachable() && contact.reachable()) {
-            log.info("the API server answers again, after {} s without an answer",
+            log.info(
+                    "the API server answers again, after {} s without an answer",
                     before.silentFor(now).toSeconds());
         }
     }
@@ -147,7 +163,8 @@ public final class Watches implements AutoCloseable {
      * them while the API server does not answer.
      */
     public Optional<String> down() {
-        List<String> down = watched.stream().filter(this::isDown).map(Watched::what).toList();
+        List<String> down =
+                watched.stream().filter(this::isDown).map(Watched::what).toList();
         return down.isEmpty() ? Optional.empty() : Optional.of(String.join(", ", down));
     }
 
@@ -165,8 +182,12 @@ public final class Watches implements AutoCloseable {
      * unreachable, or refusing), so that an outage, and the recovery after it, shows on a dashboard.
      */
     public void measure(MeterRegistry registry) {
-        Gauge.builder("lbk8s.api.watches.down", watched, all -> all.stream().filter(this::isDown).count())
-                .description("Watches of the API server that are not watching now (listing and watching again, or the API server not answering)")
+        Gauge.builder(
+                        "lbk8s.api.watches.down",
+                        watched,
+                        all -> all.stream().filter(this::isDown).count())
+                .description(
+                        "Watches of the API server that are not watching now (listing and watching again, or the API server not answering)")
                 .register(registry);
     }
 

@@ -28,8 +28,8 @@ public final class LegacyConfig {
 
     private static final YAMLMapper YAML = YAMLMapper.builder().build();
     private static final Set<String> BGP_ONLY = Set.of("peers", "bgp-communities", "bfd-profiles");
-    private static final Set<String> POOL_FIELDS = Set.of("name", "protocol", "addresses", "cidr", "auto-assign", "avoid-buggy-ips",
-            "bgp-advertisements");
+    private static final Set<String> POOL_FIELDS =
+            Set.of("name", "protocol", "addresses", "cidr", "auto-assign", "avoid-buggy-ips", "bgp-advertisements");
 
     /** @param configText the ConfigMap's {@code config} key; {@code from} names the ConfigMap in messages */
     public static Conversion convert(String from, String configText) {
@@ -42,9 +42,13 @@ public final class LegacyConfig {
         try {
             root = YAML.readValue(configText, Object.class);
         } catch (JacksonException e) {
-            String where = e.getLocation() == null || e.getLocation().getLineNr() < 1 ? "" : " (line " + e.getLocation().getLineNr() + ")";
-            return new Conversion(List.of(), List.of(from + ": its config is not valid YAML" + where + ", nothing converted: "
-                    + e.getOriginalMessage().lines().findFirst().orElse("")));
+            String where = e.getLocation() == null || e.getLocation().getLineNr() < 1
+                    ? ""
+                    : " (line " + e.getLocation().getLineNr() + ")";
+            return new Conversion(
+                    List.of(),
+                    List.of(from + ": its config is not valid YAML" + where + ", nothing converted: "
+                            + e.getOriginalMessage().lines().findFirst().orElse("")));
         }
         if (!(root instanceof Map<?, ?> top)) {
             return new Conversion(List.of(), List.of(from + ": its config is not a YAML mapping, nothing converted"));
@@ -58,10 +62,12 @@ public final class LegacyConfig {
                 }
             } else if (BGP_ONLY.contains(String.valueOf(key))) {
                 if (!isEmpty(value)) {
-                    leftOut.add(from + ": " + key + " left out: they are BGP settings, and lbk8s announces with layer 2 only");
+                    leftOut.add(from + ": " + key
+                            + " left out: they are BGP settings, and lbk8s announces with layer 2 only");
                 }
             } else {
-                leftOut.add(from + ": " + Quoted.of(String.valueOf(key)) + " left out: not a field of MetalLB's legacy configuration");
+                leftOut.add(from + ": " + Quoted.of(String.valueOf(key))
+                        + " left out: not a field of MetalLB's legacy configuration");
             }
         });
         return new Conversion(manifests, leftOut);
@@ -75,17 +81,26 @@ public final class LegacyConfig {
         String which = from + ": pool " + Quoted.of(name);
         Object protocol = pool.get("protocol");
         if (!"layer2".equals(protocol)) {
-            leftOut.add(which + (protocol == null ? " has no protocol" : " uses protocol " + Quoted.of(String.valueOf(protocol)))
-                    + ", not layer2: left out, lbk8s announces with layer 2 only (move its addresses to a layer2 pool for lbk8s)");
+            leftOut.add(
+                    which
+                            + (protocol == null
+                                    ? " has no protocol"
+                                    : " uses protocol " + Quoted.of(String.valueOf(protocol)))
+                            + ", not layer2: left out, lbk8s announces with layer 2 only (move its addresses to a layer2 pool for lbk8s)");
             return;
         }
-        Object addresses = pool.containsKey("addresses") ? pool.get("addresses") : pool.get("cidr"); // cidr: MetalLB before 0.5
-        if (!(addresses instanceof List<?> list) || list.isEmpty() || !list.stream().allMatch(a -> a instanceof String)) {
+        Object addresses =
+                pool.containsKey("addresses") ? pool.get("addresses") : pool.get("cidr"); // cidr: MetalLB before 0.5
+        if (!(addresses instanceof List<?> list)
+                || list.isEmpty()
+                || !list.stream().allMatch(a -> a instanceof String)) {
             leftOut.add(which + " has no list of addresses: left out");
             return;
         }
-        pool.keySet().stream().filter(k -> !POOL_FIELDS.contains(String.valueOf(k)))
-                .forEach(k -> leftOut.add(which + ": field " + Quoted.of(String.valueOf(k)) + " left out: not a field of MetalLB's legacy pools"));
+        pool.keySet().stream()
+                .filter(k -> !POOL_FIELDS.contains(String.valueOf(k)))
+                .forEach(k -> leftOut.add(which + ": field " + Quoted.of(String.valueOf(k))
+                        + " left out: not a field of MetalLB's legacy pools"));
         if (!isEmpty(pool.get("bgp-advertisements"))) {
             leftOut.add(which + ": bgp-advertisements left out: a layer2 pool is not announced with BGP");
         }
@@ -94,10 +109,17 @@ public final class LegacyConfig {
         flag(pool, "auto-assign", "autoAssign", spec, which, leftOut);
         flag(pool, "avoid-buggy-ips", "avoidBuggyIPs", spec, which, leftOut);
         manifests.add(new Manifest(ConfigOrigin.Kind.IPAddressPool, name, Map.of(), spec, from));
-        manifests.add(new Manifest(ConfigOrigin.Kind.L2Advertisement, name, Map.of(), Map.of("ipAddressPools", List.of(name)), from));
+        manifests.add(new Manifest(
+                ConfigOrigin.Kind.L2Advertisement, name, Map.of(), Map.of("ipAddressPools", List.of(name)), from));
     }
 
-    private static void flag(Map<?, ?> pool, String legacyName, String name, Map<String, Object> spec, String which, List<String> leftOut) {
+    private static void flag(
+            Map<?, ?> pool,
+            String legacyName,
+            String name,
+            Map<String, Object> spec,
+            String which,
+            List<String> leftOut) {
         Object value = pool.get(legacyName);
         if (value instanceof Boolean b) {
             spec.put(name, b);
@@ -107,6 +129,8 @@ public final class LegacyConfig {
     }
 
     private static boolean isEmpty(Object value) {
-        return value == null || (value instanceof List<?> l && l.isEmpty()) || (value instanceof Map<?, ?> m && m.isEmpty());
+        return value == null
+                || (value instanceof List<?> l && l.isEmpty())
+                || (value instanceof Map<?, ?> m && m.isEmpty());
     }
 }

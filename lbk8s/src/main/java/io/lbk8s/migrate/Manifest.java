@@ -10,7 +10,8 @@ import java.util.Map;
  * An IPAddressPool or L2Advertisement that {@code lbk8s migrate} creates in lbk8s's namespace, and where it comes
  * from ({@code IPAddressPool metallb-system/default}, {@code ConfigMap metallb-system/config}).
  */
-public record Manifest(ConfigOrigin.Kind kind, String name, Map<String, String> labels, Map<String, Object> spec, String from) {
+public record Manifest(
+        ConfigOrigin.Kind kind, String name, Map<String, String> labels, Map<String, Object> spec, String from) {
     public Manifest {
         labels = Map.copyOf(labels);
         spec = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(spec));
@@ -31,7 +32,9 @@ public record Manifest(ConfigOrigin.Kind kind, String name, Map<String, String> 
                 map.forEach((k, v) -> {
                     boolean defaulted = ("autoAssign".equals(k) && Boolean.TRUE.equals(v))
                             || ("avoidBuggyIPs".equals(k) && Boolean.FALSE.equals(v));
-                    boolean empty = v == null || (v instanceof List<?> l && l.isEmpty()) || (v instanceof Map<?, ?> m && m.isEmpty());
+                    boolean empty = v == null
+                            || (v instanceof List<?> l && l.isEmpty())
+                            || (v instanceof Map<?, ?> m && m.isEmpty());
                     if (!defaulted && !empty) {
                         out.put(k, normalized(v));
                     }

@@ -23,7 +23,11 @@ import java.util.TreeSet;
  * It refuses, creating nothing, when a name would stand for two different specs or when lbk8s would reject the
  * configuration that results. It never deletes: it says how to delete the originals. Pure.
  */
-public record MigrationPlan(List<Manifest> create, List<Manifest> unchanged, List<String> refusals, List<String> leftOut,
+public record MigrationPlan(
+        List<Manifest> create,
+        List<Manifest> unchanged,
+        List<String> refusals,
+        List<String> leftOut,
         List<String> deleteCommands) {
 
     /**
@@ -33,7 +37,10 @@ public record MigrationPlan(List<Manifest> create, List<Manifest> unchanged, Lis
      * @param legacyConfigMaps MetalLB's legacy ConfigMaps, each with the text of its {@code config} key
      * @param lbk8sConfig      the lbk8s ConfigMap in lbk8s's namespace, which the result must agree with
      */
-    public record Found(List<RawObject> pools, List<RawObject> l2Advertisements, List<RawConfigMap> legacyConfigMaps,
+    public record Found(
+            List<RawObject> pools,
+            List<RawObject> l2Advertisements,
+            List<RawConfigMap> legacyConfigMaps,
             Optional<RawConfigMap> lbk8sConfig) {}
 
     public boolean refused() {
@@ -54,40 +61,52 @@ public record MigrationPlan(List<Manifest> create, List<Manifest> unchanged, Lis
             for (RawObject o : kind == ConfigOrigin.Kind.IPAddressPool ? found.pools() : found.l2Advertisements()) {
                 if (!o.namespace().equals(target) && from(fromNamespaces, o.namespace())) {
                     Map<String, Object> spec = o.spec() instanceof Map<?, ?> m ? stringKeys(m) : Map.of();
-                    want(wanted, new Manifest(kind, o.name(), o.labels(), spec, kind + " " + o.namespace() + "/" + o.name()), refusals);
-                    toDelete.computeIfAbsent(resource(kind) + " -n " + o.namespace(), k -> new ArrayList<>()).add(o.name());
+                    want(
+                            wanted,
+                            new Manifest(kind, o.name(), o.labels(), spec, kind + " " + o.namespace() + "/" + o.name()),
+                            refusals);
+                    toDelete.computeIfAbsent(resource(kind) + " -n " + o.namespace(), k -> new ArrayList<>())
+                            .add(o.name());
                 }
             }
         }
         for (RawConfigMap legacy : found.legacyConfigMaps()) {
             if (from(fromNamespaces, legacy.namespace())) {
-                LegacyConfig.Conversion conversion = LegacyConfig.convert("ConfigMap " + legacy.namespace() + "/" + legacy.name(),
-                        legacy.configYaml());
+                LegacyConfig.Conversion conversion = LegacyConfig.convert(
+                        "ConfigMap " + legacy.namespace() + "/" + legacy.name(), legacy.configYaml());
                 conversion.manifests().forEach(m -> want(wanted, m, refusals));
                 leftOut.addAll(conversion.leftOut());
-                toDelete.computeIfAbsent("configmap -n " + legacy.namespace(), k -> new ArrayList<>()).add(legacy.name());
+                toDelete.computeIfAbsent("configmap -n " + legacy.namespace(), k -> new ArrayList<>())
+                        .add(legacy.name());
             }
         }
         List<Manifest> create = new ArrayList<>();
         List<Manifest> unchanged = new ArrayList<>();
         for (Manifest m : wanted.values()) {
-            Optional<RawObject> existing = (m.kind() == ConfigOrigin.Kind.IPAddressPool ? found.pools() : found.l2Advertisements())
-                    .stream().filter(o -> o.namespace().equals(target) && o.name().equals(m.name())).findFirst();
+            Optional<RawObject> existing = (m.kind() == ConfigOrigin.Kind.IPAddressPool
+                            ? found.pools()
+                            : found.l2Advertisements())
+                    .stream()
+                            .filter(o ->
+                                    o.namespace().equals(target) && o.name().equals(m.name()))
+                            .findFirst();
             if (existing.isEmpty()) {
                 create.add(m);
             } else if (m.sameSpec(existing.get().spec())) {
                 unchanged.add(m);
             } else {
-                refusals.add(m.kind() + " " + Quoted.of(m.name()) + " already exists in " + target + " with another spec than the one from "
-                        + m.from() + ": rename or remove one of them");
+                refusals.add(m.kind() + " " + Quoted.of(m.name()) + " already exists in " + target
+                        + " with another spec than the one from " + m.from() + ": rename or remove one of them");
             }
         }
         if (refusals.isEmpty()) {
             invalidResult(target, found, create).forEach(p -> refusals.add("lbk8s would reject the result: " + p));
         }
         List<String> deleteCommands = new ArrayList<>();
-        toDelete.forEach((where, names) -> deleteCommands.add("kubectl delete " + where + " " + String.join(" ", new TreeSet<>(names))));
-        return refusals.isEmpty() ? new MigrationPlan(create, unchanged, refusals, leftOut, deleteCommands)
+        toDelete.forEach((where, names) ->
+                deleteCommands.add("kubectl delete " + where + " " + String.join(" ", new TreeSet<>(names))));
+        return refusals.isEmpty()
+                ? new MigrationPlan(create, unchanged, refusals, leftOut, deleteCommands)
                 : new MigrationPlan(List.of(), List.of(), refusals, leftOut, List.of());
     }
 
@@ -116,8 +135,12 @@ public record MigrationPlan(List<Manifest> create, List<Manifest> unchanged, Lis
             RawObject o = new RawObject(target, m.name(), m.labels(), m.spec());
             (m.kind() == ConfigOrigin.Kind.IPAddressPool ? pools : l2).add(o);
         }
-        ConfigResult result = ConfigParser.parse(new ConfigSources(pools, l2, found.lbk8sConfig().stream().toList()));
-        return result.problems().stream().filter(p -> p.severity() == ConfigProblem.Severity.ERROR).map(ConfigProblem::toString).toList();
+        ConfigResult result = ConfigParser.parse(
+                new ConfigSources(pools, l2, found.lbk8sConfig().stream().toList()));
+        return result.problems().stream()
+                .filter(p -> p.severity() == ConfigProblem.Severity.ERROR)
+                .map(ConfigProblem::toString)
+                .toList();
     }
 
     private static List<RawObject> inTarget(String target, List<RawObject> objects) {

@@ -32,13 +32,15 @@ public final class Migrator {
      */
     public MigrationPlan plan(String target, Set<String> fromNamespaces, List<String> extraConfigMaps) {
         List<ConfigMap> legacy = new ArrayList<>(MisplacedResources.legacyConfigMaps(client).list().getItems().stream()
-                .filter(c -> MisplacedConfig.isLegacyConfigMap(c.getData())).toList());
+                .filter(c -> MisplacedConfig.isLegacyConfigMap(c.getData()))
+                .toList());
         for (String ref : extraConfigMaps) {
             String[] parts = ref.split("/", 2);
             if (parts.length != 2) {
                 throw new InstallProblem("--configmap " + ref + " is not NAMESPACE/NAME");
             }
-            ConfigMap found = client.configMaps().inNamespace(parts[0]).withName(parts[1]).get();
+            ConfigMap found =
+                    client.configMaps().inNamespace(parts[0]).withName(parts[1]).get();
             if (found == null) {
                 throw new InstallProblem("ConfigMap " + ref + " not found");
             }
@@ -46,20 +48,39 @@ public final class Migrator {
                 throw new InstallProblem("ConfigMap " + ref + " is not MetalLB's legacy configuration (no key "
                         + MisplacedConfig.LEGACY_CONFIG_MAP_KEY + " with address-pools)");
             }
-            legacy.removeIf(c -> c.getMetadata().getNamespace().equals(parts[0]) && c.getMetadata().getName().equals(parts[1]));
+            legacy.removeIf(c -> c.getMetadata().getNamespace().equals(parts[0])
+                    && c.getMetadata().getName().equals(parts[1]));
             legacy.add(found);
         }
-        ConfigSources inCluster = ConfigResources.sources(list(ConfigResources.IP_ADDRESS_POOLS), list(ConfigResources.L2_ADVERTISEMENTS),
-                Optional.ofNullable(client.configMaps().inNamespace(target).withName(ConfigResources.CONFIG_MAP_NAME).get()));
-        List<ConfigSources.RawConfigMap> legacyTexts = legacy.stream().map(c -> new ConfigSources.RawConfigMap(c.getMetadata().getNamespace(),
-                c.getMetadata().getName(), c.getData().get(MisplacedConfig.LEGACY_CONFIG_MAP_KEY))).toList();
-        return MigrationPlan.of(target, fromNamespaces, new MigrationPlan.Found(inCluster.ipAddressPools(),
-                inCluster.l2Advertisements(), legacyTexts, inCluster.configMaps().stream().findFirst()));
+        ConfigSources inCluster = ConfigResources.sources(
+                list(ConfigResources.IP_ADDRESS_POOLS),
+                list(ConfigResources.L2_ADVERTISEMENTS),
+                Optional.ofNullable(client.configMaps()
+                        .inNamespace(target)
+                        .withName(ConfigResources.CONFIG_MAP_NAME)
+                        .get()));
+        List<ConfigSources.RawConfigMap> legacyTexts = legacy.stream()
+                .map(c -> new ConfigSources.RawConfigMap(
+                        c.getMetadata().getNamespace(),
+                        c.getMetadata().getName(),
+                        c.getData().get(MisplacedConfig.LEGACY_CONFIG_MAP_KEY)))
+                .toList();
+        return MigrationPlan.of(
+                target,
+                fromNamespaces,
+                new MigrationPlan.Found(
+                        inCluster.ipAddressPools(),
+                        inCluster.l2Advertisements(),
+                        legacyTexts,
+                        inCluster.configMaps().stream().findFirst()));
     }
 
     private List<GenericKubernetesResource> list(ResourceDefinitionContext context) {
         try {
-            return client.genericKubernetesResources(context).inAnyNamespace().list().getItems();
+            return client.genericKubernetesResources(context)
+                    .inAnyNamespace()
+                    .list()
+                    .getItems();
         } catch (KubernetesClientException e) {
             if (e.getCode() == 404) {
                 return List.of(); // no CRD, so none of these anywhere (a cluster with only the legacy ConfigMap)
@@ -69,9 +90,16 @@ public final class Migrator {
     }
 
     public static GenericKubernetesResource object(String target, Manifest m) {
-        return new GenericKubernetesResourceBuilder().withApiVersion("metallb.io/v1beta1").withKind(m.kind().name())
-                .withNewMetadata().withName(m.name()).withNamespace(target).withLabels(m.labels().isEmpty() ? null : m.labels())
-                .endMetadata().addToAdditionalProperties("spec", m.spec()).build();
+        return new GenericKubernetesResourceBuilder()
+                .withApiVersion("metallb.io/v1beta1")
+                .withKind(m.kind().name())
+                .withNewMetadata()
+                .withName(m.name())
+                .withNamespace(target)
+                .withLabels(m.labels().isEmpty() ? null : m.labels())
+                .endMetadata()
+                .addToAdditionalProperties("spec", m.spec())
+                .build();
     }
 
     /** Creates each object in {@code target}, saying so for each; stops at the first failure. */
@@ -81,18 +109,22 @@ public final class Migrator {
         }
         for (Manifest m : manifests) {
             ResourceDefinitionContext context = m.kind() == ConfigOrigin.Kind.IPAddressPool
-                    ? ConfigResources.IP_ADDRESS_POOLS : ConfigResources.L2_ADVERTISEMENTS;
+                    ? ConfigResources.IP_ADDRESS_POOLS
+                    : ConfigResources.L2_ADVERTISEMENTS;
             try {
-                client.genericKubernetesResources(context).inNamespace(target).resource(object(target, m)).create();
+                client.genericKubernetesResources(context)
+                        .inNamespace(target)
+                        .resource(object(target, m))
+                        .create();
             } catch (KubernetesClientException e) {
                 if (e.getCode() == 404) {
-                    throw new InstallProblem("the metallb.io CRDs are not installed (" + context.getPlural() + " not found): "
-                            + "run lbk8s install first");
+                    throw new InstallProblem("the metallb.io CRDs are not installed (" + context.getPlural()
+                            + " not found): " + "run lbk8s install first");
                 }
                 throw e;
             }
-            say.accept(m.kind().name().toLowerCase(java.util.Locale.ROOT) + ".metallb.io/" + m.name() + " created in " + target
-                    + " (from " + m.from() + ")");
+            say.accept(m.kind().name().toLowerCase(java.util.Locale.ROOT) + ".metallb.io/" + m.name() + " created in "
+                    + target + " (from " + m.from() + ")");
         }
     }
 }

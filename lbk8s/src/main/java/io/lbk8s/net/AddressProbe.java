@@ -39,12 +39,13 @@ public final class AddressProbe implements AutoCloseable {
 
     /** Sockets need one, but every receive here follows poll(2) and does not block. */
     private static final Duration RECEIVE_TIMEOUT = Duration.ofMillis(100);
+
     private static final int FRAME_BUFFER = 2048;
 
     private final LinkInfo link;
     private final PacketSocket arpSocket;
-    private final PacketSocket ndpSocket;       // null without IPv6
-    private final SolicitedNodeGroups groups;   // null without IPv6
+    private final PacketSocket ndpSocket; // null without IPv6
+    private final SolicitedNodeGroups groups; // null without IPv6
 
     private AddressProbe(LinkInfo link, PacketSocket arpSocket, PacketSocket ndpSocket, SolicitedNodeGroups groups) {
         this.link = link;
@@ -81,8 +82,8 @@ public final class AddressProbe implements AutoCloseable {
      *
      * @throws IllegalArgumentException for an IPv6 address on a probe opened without IPv6, or a negative wait
      */
-    public synchronized Map<IpAddress, MacAddress> inUse(Collection<IpAddress> addresses, Set<MacAddress> ours,
-                                                         Duration wait) throws IOException {
+    public synchronized Map<IpAddress, MacAddress> inUse(
+            Collection<IpAddress> addresses, Set<MacAddress> ours, Duration wait) throws IOException {
         if (wait.isNegative()) {
             throw new IllegalArgumentException("a negative wait: " + wait);
         }
@@ -115,18 +116,26 @@ public final class AddressProbe implements AutoCloseable {
     }
 
     private void listenFor(List<IpAddress> v4, List<IpAddress> v6) throws IOException {
-        arpSocket.replaceFilter(BpfProgram.arpClaimsFor(v4.stream().mapToInt(ip -> (int) ip.low()).toArray()));
+        arpSocket.replaceFilter(BpfProgram.arpClaimsFor(
+                v4.stream().mapToInt(ip -> (int) ip.low()).toArray()));
         arpSocket.discardQueued();
         if (ndpSocket != null) {
-            ndpSocket.replaceFilter(BpfProgram.neighborClaimsFor(v6.stream().mapToInt(ip -> (int) ip.low()).toArray()));
+            ndpSocket.replaceFilter(BpfProgram.neighborClaimsFor(
+                    v6.stream().mapToInt(ip -> (int) ip.low()).toArray()));
             ndpSocket.discardQueued();
         }
     }
 
-    private Map<IpAddress, MacAddress> listen(Set<IpAddress> asked, List<IpAddress> v4, List<IpAddress> v6,
-                                              Set<MacAddress> ours, Duration wait, Arena arena) throws IOException {
-        PacketSocket[] sockets = ndpSocket == null ? new PacketSocket[] {arpSocket}
-                : new PacketSocket[] {arpSocket, ndpSocket};
+    private Map<IpAddress, MacAddress> listen(
+            Set<IpAddress> asked,
+            List<IpAddress> v4,
+            List<IpAddress> v6,
+            Set<MacAddress> ours,
+            Duration wait,
+            Arena arena)
+            throws IOException {
+        PacketSocket[] sockets =
+                ndpSocket == null ? new PacketSocket[] {arpSocket} : new PacketSocket[] {arpSocket, ndpSocket};
         MemorySegment frame = arena.allocate(FRAME_BUFFER, 16);
         Map<IpAddress, MacAddress> found = new HashMap<>();
         long start = System.nanoTime();

@@ -18,15 +18,20 @@ final class AnnouncedSet {
 
     static final AnnouncedSet EMPTY = of(List.of(), ip -> AddressCounters.NONE);
 
-    private final int[] v4;                   // sorted (signed order, as binarySearch compares)
+    private final int[] v4; // sorted (signed order, as binarySearch compares)
     private final AddressCounters[] v4Counters;
-    private final long[] v6High;              // sorted by (high, low), signed
+    private final long[] v6High; // sorted by (high, low), signed
     private final long[] v6Low;
     private final AddressCounters[] v6Counters;
     private final List<IpAddress> addresses;
 
-    private AnnouncedSet(int[] v4, AddressCounters[] v4Counters, long[] v6High, long[] v6Low,
-                         AddressCounters[] v6Counters, List<IpAddress> addresses) {
+    private AnnouncedSet(
+            int[] v4,
+            AddressCounters[] v4Counters,
+            long[] v6High,
+            long[] v6Low,
+            AddressCounters[] v6Counters,
+            List<IpAddress> addresses) {
         this.v4 = v4;
         this.v4Counters = v4Counters;
         this.v6High = v6High;
@@ -36,10 +41,16 @@ final class AnnouncedSet {
     }
 
     static AnnouncedSet of(Collection<IpAddress> ips, Function<IpAddress, AddressCounters> counters) {
-        List<IpAddress> v4s = ips.stream().filter(IpAddress::isV4).distinct()
-                .sorted(Comparator.comparingInt(ip -> (int) ip.low())).toList();
-        List<IpAddress> v6s = ips.stream().filter(ip -> !ip.isV4()).distinct()
-                .sorted(Comparator.comparingLong(IpAddress::high).thenComparingLong(IpAddress::low)).toList();
+        List<IpAddress> v4s = ips.stream()
+                .filter(IpAddress::isV4)
+                .distinct()
+                .sorted(Comparator.comparingInt(ip -> (int) ip.low()))
+                .toList();
+        List<IpAddress> v6s = ips.stream()
+                .filter(ip -> !ip.isV4())
+                .distinct()
+                .sorted(Comparator.comparingLong(IpAddress::high).thenComparingLong(IpAddress::low))
+                .toList();
         int[] v4 = new int[v4s.size()];
         AddressCounters[] v4Counters = new AddressCounters[v4s.size()];
         for (int i = 0; i < v4.length; i++) {

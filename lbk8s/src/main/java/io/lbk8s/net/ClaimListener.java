@@ -72,12 +72,20 @@ public final class ClaimListener implements AutoCloseable {
         if (next.equals(addresses)) {
             return;
         }
-        arpSocket.replaceFilter(next.stream().anyMatch(IpAddress::isV4)
-                ? BpfProgram.arpClaimsFor(next.stream().filter(IpAddress::isV4).mapToInt(ip -> (int) ip.low()).toArray())
-                : BpfProgram.rejectAll());
-        ndpSocket.replaceFilter(next.stream().anyMatch(ip -> !ip.isV4())
-                ? BpfProgram.neighborClaimsFor(next.stream().filter(ip -> !ip.isV4()).mapToInt(ip -> (int) ip.low()).toArray())
-                : BpfProgram.rejectAll());
+        arpSocket.replaceFilter(
+                next.stream().anyMatch(IpAddress::isV4)
+                        ? BpfProgram.arpClaimsFor(next.stream()
+                                .filter(IpAddress::isV4)
+                                .mapToInt(ip -> (int) ip.low())
+                                .toArray())
+                        : BpfProgram.rejectAll());
+        ndpSocket.replaceFilter(
+                next.stream().anyMatch(ip -> !ip.isV4())
+                        ? BpfProgram.neighborClaimsFor(next.stream()
+                                .filter(ip -> !ip.isV4())
+                                .mapToInt(ip -> (int) ip.low())
+                                .toArray())
+                        : BpfProgram.rejectAll());
         addresses = next;
     }
 
@@ -97,7 +105,9 @@ public final class ClaimListener implements AutoCloseable {
                     }
                     for (int n, count = 0; count < 64 && (n = sockets[i].receiveNow(frame)) >= 0; count++) {
                         Claim claim = i == 0 ? Claim.ofArp(frame, n) : Claim.ofNeighborDiscovery(frame, n);
-                        if (claim != null && !claim.probe() && !claim.mac().equals(link.mac())
+                        if (claim != null
+                                && !claim.probe()
+                                && !claim.mac().equals(link.mac())
                                 && addresses.contains(claim.address())) {
                             try {
                                 heard.claimed(link, claim.address(), claim.mac());
@@ -110,7 +120,8 @@ public final class ClaimListener implements AutoCloseable {
             }
         } catch (IOException e) {
             if (!closed) {
-                log.error("listening for other hosts using our addresses on {} failed: {}", link.name(), e.getMessage());
+                log.error(
+                        "listening for other hosts using our addresses on {} failed: {}", link.name(), e.getMessage());
             }
         }
     }

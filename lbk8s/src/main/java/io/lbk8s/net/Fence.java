@@ -32,9 +32,10 @@ public final class Fence implements AutoCloseable {
     private final Object renewals = new Object();
     /** Serialises creating the map, loading programs that name its descriptor, and closing it. */
     private final Object kernelUse = new Object();
+
     private volatile long deadlineNanos;
-    private FenceMap map;                    // guarded by renewals (writes) and kernelUse (creation, close)
-    private boolean closed;                  // guarded by renewals
+    private FenceMap map; // guarded by renewals (writes) and kernelUse (creation, close)
+    private boolean closed; // guarded by renewals
     private volatile String kernelProblem;
 
     private Fence(boolean renewable, long deadlineNanos, int mapFlags) {

@@ -28,7 +28,7 @@ final class FenceMap implements AutoCloseable {
     private final int fd;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment attributes = arena.allocate(32, 8);
-    private final MemorySegment key = arena.allocate(4, 4);    // index 0, the only entry
+    private final MemorySegment key = arena.allocate(4, 4); // index 0, the only entry
     private final MemorySegment value = arena.allocate(8, 8);
     private boolean closed;
 
@@ -41,8 +41,8 @@ final class FenceMap implements AutoCloseable {
         try (Arena call = Arena.ofConfined()) {
             MemorySegment attr = call.allocate(72, 8);
             attr.set(JAVA_INT, 0, MAP_TYPE_ARRAY);
-            attr.set(JAVA_INT, 4, 4);  // key: the index
-            attr.set(JAVA_INT, 8, 8);  // value: the deadline
+            attr.set(JAVA_INT, 4, 4); // key: the index
+            attr.set(JAVA_INT, 8, 8); // value: the deadline
             attr.set(JAVA_INT, 12, 1);
             attr.set(JAVA_INT, 16, RDONLY_PROG | extraFlags);
             XdpArpResponder.putName(attr, 28, "lbk8s_fence");

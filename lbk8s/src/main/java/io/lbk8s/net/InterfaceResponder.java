@@ -44,6 +44,7 @@ public final class InterfaceResponder implements AutoCloseable {
     private static final int SEND_BUFFER = 128;
     /** Frames taken per system call when requests queue up (a flood); one when they do not. */
     private static final int BATCH = 64;
+
     private static final Duration BACKOFF_AFTER_ERROR = Duration.ofMillis(100);
     /** How often each receive thread hands the kernel's counts to the listener (the ARP thread: XDP answers too). */
     private static final long COLLECT_EVERY_NANOS = Duration.ofSeconds(1).toNanos();
@@ -66,9 +67,15 @@ public final class InterfaceResponder implements AutoCloseable {
     private Thread arpThread;
     private Thread ndpThread;
 
-    private InterfaceResponder(LinkInfo link, L2Listener listener, Fence fence, PacketSocket arpSocket,
-                               PacketSocket ndpSocket, SolicitedNodeGroups groups, boolean receiveBufferForced,
-                               Duration receiveTimeout) {
+    private InterfaceResponder(
+            LinkInfo link,
+            L2Listener listener,
+            Fence fence,
+            PacketSocket arpSocket,
+            PacketSocket ndpSocket,
+            SolicitedNodeGroups groups,
+            boolean receiveBufferForced,
+            Duration receiveTimeout) {
         this.link = link;
         this.name = link.name();
         this.ifindex = link.index();
@@ -89,11 +96,12 @@ public final class InterfaceResponder implements AutoCloseable {
         PacketSocket ndp = null;
         SolicitedNodeGroups groups = null;
         try {
-            arp = PacketSocket.open(link, ArpPacket.ETHERTYPE, AnnouncedSet.EMPTY.arpFilter(), options.receiveTimeout());
+            arp = PacketSocket.open(
+                    link, ArpPacket.ETHERTYPE, AnnouncedSet.EMPTY.arpFilter(), options.receiveTimeout());
             boolean forced = arp.requestReceiveBuffer(options.receiveBufferBytes());
             if (options.ipv6()) {
-                ndp = PacketSocket.open(link, NdpPacket.ETHERTYPE, AnnouncedSet.EMPTY.ndpFilter(),
-                        options.receiveTimeout());
+                ndp = PacketSocket.open(
+                        link, NdpPacket.ETHERTYPE, AnnouncedSet.EMPTY.ndpFilter(), options.receiveTimeout());
                 forced &= ndp.requestReceiveBuffer(options.receiveBufferBytes());
                 groups = SolicitedNodeGroups.open(link);
             }
@@ -236,7 +244,8 @@ public final class InterfaceResponder implements AutoCloseable {
             return null; // our own gratuitous request, or the kernel asking on our behalf
         }
         if (ArpPacket.senderIpv4(request) == ArpPacket.targetIpv4(request)) {
-            return null; // another host's gratuitous request: an announcement, not a question (and a conflict to notice)
+            return null; // another host's gratuitous request: an announcement, not a question (and a conflict to
+            // notice)
         }
         AddressCounters counters = announced.v4(ArpPacket.targetIpv4(request));
         if (counters == null) {

@@ -12,8 +12,8 @@ import java.util.Objects;
  *     CAP_NET_ADMIN); without it, or when the kernel refuses, the raw socket answers
  * @param fence until when answers are permitted, in the kernel and from the sockets; unlimited by default
  */
-public record ResponderOptions(int receiveBufferBytes, Duration receiveTimeout, boolean ipv6, boolean arpInKernel,
-                               Fence fence) {
+public record ResponderOptions(
+        int receiveBufferBytes, Duration receiveTimeout, boolean ipv6, boolean arpInKernel, Fence fence) {
 
     public static final ResponderOptions DEFAULTS =
             new ResponderOptions(4 << 20, Duration.ofMillis(250), true, true, Fence.unlimited());

@@ -65,6 +65,7 @@ final class XdpArpResponder implements AutoCloseable {
     private final MemorySegment value = arena.allocate(8, 8);
     /** The addresses in the kernel's map (network-order bits), with the count already handed to their counters. */
     private final Map<Integer, Long> inMap = new HashMap<>();
+
     private boolean closed;
 
     private XdpArpResponder(String name, int mapFd, int programFd, int linkFd) {
@@ -100,8 +101,8 @@ final class XdpArpResponder implements AutoCloseable {
         try (Arena call = Arena.ofConfined()) {
             MemorySegment attr = call.allocate(128, 8);
             attr.set(JAVA_INT, 0, MAP_TYPE_HASH);
-            attr.set(JAVA_INT, 4, 4);  // key: the IPv4 address
-            attr.set(JAVA_INT, 8, 8);  // value: answers sent
+            attr.set(JAVA_INT, 4, 4); // key: the IPv4 address
+            attr.set(JAVA_INT, 8, 8); // value: answers sent
             attr.set(JAVA_INT, 12, MAX_ADDRESSES);
             attr.set(JAVA_INT, 16, NO_PREALLOC);
             putName(attr, 28, "lbk8s_arp");
@@ -127,8 +128,10 @@ final class XdpArpResponder implements AutoCloseable {
             if (program < 0) {
                 int errno = Native.errno();
                 String verifier = log.getString(0).strip();
-                throw failure("the kernel refused the XDP program for ARP on " + link.name()
-                        + (verifier.isEmpty() ? "" : " (verifier: " + lastLine(verifier) + ")"), errno);
+                throw failure(
+                        "the kernel refused the XDP program for ARP on " + link.name()
+                                + (verifier.isEmpty() ? "" : " (verifier: " + lastLine(verifier) + ")"),
+                        errno);
             }
             int linkFd = -1;
             if (attach) {
@@ -140,8 +143,10 @@ final class XdpArpResponder implements AutoCloseable {
                 linkFd = Native.bpf(LINK_CREATE, attr.asSlice(0, 64));
                 if (linkFd < 0) {
                     int errno = Native.errno();
-                    throw failure("cannot attach the XDP program for ARP to " + link.name()
-                            + (errno == 16 || errno == 17 ? " (another XDP program is attached there)" : ""), errno);
+                    throw failure(
+                            "cannot attach the XDP program for ARP to " + link.name()
+                                    + (errno == 16 || errno == 17 ? " (another XDP program is attached there)" : ""),
+                            errno);
                 }
             }
             return new XdpArpResponder(link.name(), map, program, linkFd);

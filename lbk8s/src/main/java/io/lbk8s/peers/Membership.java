@@ -31,13 +31,17 @@ import java.util.TreeMap;
 public final class Membership {
 
     public record Settings(Duration timeout, Duration rejoinHold, Duration maxHold, Duration flapWindow) {
-        public static final Settings DEFAULTS =
-                new Settings(Duration.ofMillis(250), Duration.ofSeconds(2), Duration.ofSeconds(60), Duration.ofMinutes(5));
+        public static final Settings DEFAULTS = new Settings(
+                Duration.ofMillis(250), Duration.ofSeconds(2), Duration.ofSeconds(60), Duration.ofMinutes(5));
 
         public Settings {
-            if (timeout.isNegative() || timeout.isZero() || rejoinHold.isNegative() || maxHold.compareTo(rejoinHold) < 0
+            if (timeout.isNegative()
+                    || timeout.isZero()
+                    || rejoinHold.isNegative()
+                    || maxHold.compareTo(rejoinHold) < 0
                     || flapWindow.isNegative()) {
-                throw new IllegalArgumentException("timeout must be positive, holds not negative, max hold ≥ rejoin hold");
+                throw new IllegalArgumentException(
+                        "timeout must be positive, holds not negative, max hold ≥ rejoin hold");
             }
         }
     }
@@ -92,7 +96,11 @@ public final class Membership {
         record Stalled(long pausedNanos) implements Event {}
     }
 
-    private enum Phase { UNHEARD, ALIVE, SILENT }
+    private enum Phase {
+        UNHEARD,
+        ALIVE,
+        SILENT
+    }
 
     private static final class Peer {
         final String name;
@@ -300,12 +308,16 @@ public final class Membership {
 
     private PeerView view(Peer peer, long now) {
         return switch (peer.phase) {
-            case UNHEARD -> new PeerView(Liveness.NOT_HEARD, "not heard since this speaker started: judged by the API alone");
+            case UNHEARD ->
+                new PeerView(Liveness.NOT_HEARD, "not heard since this speaker started: judged by the API alone");
             case SILENT -> new PeerView(Liveness.DEAD, peer.left ? LEFT_DETAIL : SILENT_DETAIL);
             case ALIVE -> {
                 if (now < peer.holdUntil) {
-                    yield new PeerView(Liveness.HELD, "rejoining after a failure: held back for "
-                            + Duration.ofNanos(peer.holdUntil - peer.aliveSince).toMillis() + " ms");
+                    yield new PeerView(
+                            Liveness.HELD,
+                            "rejoining after a failure: held back for "
+                                    + Duration.ofNanos(peer.holdUntil - peer.aliveSince)
+                                            .toMillis() + " ms");
                 } else if (peer.saysIsolated) {
                     yield new PeerView(Liveness.HELD, "hears none of its peers");
                 } else if (!peer.saysReady) {
@@ -340,7 +352,8 @@ public final class Membership {
             }
         }
         if (2 * (held + silent) > opinions) {
-            return held >= silent ? "held back by its peers after a failure, so that a flapping node does not pull addresses back"
+            return held >= silent
+                    ? "held back by its peers after a failure, so that a flapping node does not pull addresses back"
                     : "most of its peers do not hear it";
         }
         return null;
@@ -354,7 +367,8 @@ public final class Membership {
                 reports.add(new PeerMessage.Report(peer.id, opinionOf(peer, now)));
             }
         }
-        return new PeerMessage(kind, self, incarnation, sequence, sentAtMillis, selfReason(now) == null, isolated(), reports);
+        return new PeerMessage(
+                kind, self, incarnation, sequence, sentAtMillis, selfReason(now) == null, isolated(), reports);
     }
 
     /** The events since the last call. */

@@ -73,11 +73,17 @@ public final class PeerCodec {
         if (message.reports().size() > MAX_REPORTS) {
             throw new IllegalArgumentException(message.reports().size() + " reports; at most " + MAX_REPORTS);
         }
-        ByteBuffer out = ByteBuffer.allocate(HEADER + name.length + REPORT * message.reports().size() + TAG);
-        out.put(MAGIC).put((byte) VERSION).put((byte) (message.kind() == PeerMessage.Kind.HEARTBEAT ? 1 : 2))
+        ByteBuffer out = ByteBuffer.allocate(
+                HEADER + name.length + REPORT * message.reports().size() + TAG);
+        out.put(MAGIC)
+                .put((byte) VERSION)
+                .put((byte) (message.kind() == PeerMessage.Kind.HEARTBEAT ? 1 : 2))
                 .put((byte) ((message.ready() ? READY : 0) | (message.isolated() ? ISOLATED : 0)))
-                .put((byte) name.length).putShort((short) message.reports().size())
-                .putLong(message.incarnation()).putLong(message.sequence()).putLong(message.sentAtMillis())
+                .put((byte) name.length)
+                .putShort((short) message.reports().size())
+                .putLong(message.incarnation())
+                .putLong(message.sequence())
+                .putLong(message.sentAtMillis())
                 .put(name);
         for (PeerMessage.Report report : message.reports()) {
             out.putLong(report.peer()).put((byte) (report.opinion().ordinal() + 1));
@@ -120,7 +126,8 @@ public final class PeerCodec {
         in.position(MAGIC.length);
         int version = Byte.toUnsignedInt(in.get());
         if (version != VERSION) {
-            return new Decoded.Rejected(Drop.MALFORMED, "version " + version + " (this speaker speaks " + VERSION + ")");
+            return new Decoded.Rejected(
+                    Drop.MALFORMED, "version " + version + " (this speaker speaks " + VERSION + ")");
         }
         int kind = in.get();
         int flags = in.get();
@@ -129,14 +136,19 @@ public final class PeerCodec {
         long incarnation = in.getLong();
         long sequence = in.getLong();
         long sentAt = in.getLong();
-        if ((kind != 1 && kind != 2) || nameLength == 0 || reportCount > MAX_REPORTS
+        if ((kind != 1 && kind != 2)
+                || nameLength == 0
+                || reportCount > MAX_REPORTS
                 || in.remaining() != nameLength + REPORT * reportCount) {
             return new Decoded.Rejected(Drop.MALFORMED, "inconsistent header");
         }
         byte[] name = new byte[nameLength];
         in.get(name);
-        String node = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                .decode(ByteBuffer.wrap(name)).toString();
+        String node = StandardCharsets.UTF_8
+                .newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .decode(ByteBuffer.wrap(name))
+                .toString();
         List<PeerMessage.Report> reports = new ArrayList<>(reportCount);
         for (int i = 0; i < reportCount; i++) {
             long peer = in.getLong();
@@ -146,8 +158,15 @@ public final class PeerCodec {
             }
             reports.add(new PeerMessage.Report(peer, PeerMessage.Opinion.values()[opinion - 1]));
         }
-        return new Decoded.Valid(new PeerMessage(kind == 1 ? PeerMessage.Kind.HEARTBEAT : PeerMessage.Kind.LEAVING, node,
-                incarnation, sequence, sentAt, (flags & READY) != 0, (flags & ISOLATED) != 0, reports));
+        return new Decoded.Valid(new PeerMessage(
+                kind == 1 ? PeerMessage.Kind.HEARTBEAT : PeerMessage.Kind.LEAVING,
+                node,
+                incarnation,
+                sequence,
+                sentAt,
+                (flags & READY) != 0,
+                (flags & ISOLATED) != 0,
+                reports));
     }
 
     private byte[] tag(SecretKeySpec key, byte[] data, int length) {

@@ -67,8 +67,14 @@ public final class PeerDetector implements AutoCloseable {
     private volatile boolean running = true;
     private final Thread thread;
 
-    private PeerDetector(String self, PeerSettings settings, Fence fence, Listener listener, MeterRegistry registry,
-                         DatagramChannel channel, Selector selector) {
+    private PeerDetector(
+            String self,
+            PeerSettings settings,
+            Fence fence,
+            Listener listener,
+            MeterRegistry registry,
+            DatagramChannel channel,
+            Selector selector) {
         this.self = self;
         this.settings = settings;
         this.fence = fence;
@@ -81,7 +87,8 @@ public final class PeerDetector implements AutoCloseable {
     }
 
     /** Binds the port (every address, both families) and starts the thread; the fence stays lapsed until this node is ready. */
-    public static PeerDetector start(String self, PeerSettings settings, Fence fence, Listener listener, MeterRegistry registry)
+    public static PeerDetector start(
+            String self, PeerSettings settings, Fence fence, Listener listener, MeterRegistry registry)
             throws IOException {
         DatagramChannel channel = DatagramChannel.open();
         Selector selector = null;
@@ -93,8 +100,10 @@ public final class PeerDetector implements AutoCloseable {
             channel.register(selector, SelectionKey.OP_READ);
         } catch (BindException e) {
             channel.close();
-            throw new IOException("cannot listen on UDP port " + settings.port() + " for the failure detector: " + e.getMessage()
-                    + " (another process uses it? choose another with --peer-port)", e);
+            throw new IOException(
+                    "cannot listen on UDP port " + settings.port() + " for the failure detector: " + e.getMessage()
+                            + " (another process uses it? choose another with --peer-port)",
+                    e);
         } catch (IOException e) {
             channel.close();
             if (selector != null) {
@@ -149,15 +158,23 @@ public final class PeerDetector implements AutoCloseable {
     }
 
     private void run() {
-        RealtimePriority.niceWholeProcess(PeerSettings.NICE).ifPresent(problem -> log.warn(
-                "the speaker runs at the normal nice value: lowering it {}; its JVM may pause longer under CPU load", problem));
+        RealtimePriority.niceWholeProcess(PeerSettings.NICE)
+                .ifPresent(problem -> log.warn(
+                        "the speaker runs at the normal nice value: lowering it {}; its JVM may pause longer under CPU load",
+                        problem));
         realtimeProblem = RealtimePriority.fifo(PeerSettings.REALTIME_PRIORITY).orElse(null);
         metrics.realtime(realtimeProblem == null);
         if (realtimeProblem == null) {
-            log.info("failure detector on UDP port {} at real-time priority (SCHED_FIFO {})", port(), PeerSettings.REALTIME_PRIORITY);
+            log.info(
+                    "failure detector on UDP port {} at real-time priority (SCHED_FIFO {})",
+                    port(),
+                    PeerSettings.REALTIME_PRIORITY);
         } else {
-            log.warn("failure detector on UDP port {} at normal priority: real-time scheduling {}; under heavy CPU load it may"
-                    + " take a starved peer for a dead one", port(), realtimeProblem);
+            log.warn(
+                    "failure detector on UDP port {} at normal priority: real-time scheduling {}; under heavy CPU load it may"
+                            + " take a starved peer for a dead one",
+                    port(),
+                    realtimeProblem);
         }
         Loop loop = new Loop();
         while (running) {
@@ -195,7 +212,8 @@ public final class PeerDetector implements AutoCloseable {
             long now = System.nanoTime();
             long wakeAt = Math.min(nextSend, membership.nextWake(now));
             if (budget <= 0 && now < budgetResetAt) {
-                LockSupport.parkNanos(Math.min(wakeAt, budgetResetAt) - now); // flooded: stop reading until the next interval
+                LockSupport.parkNanos(
+                        Math.min(wakeAt, budgetResetAt) - now); // flooded: stop reading until the next interval
                 plannedWake = Math.min(wakeAt, budgetResetAt);
             } else if (wakeAt > now) {
                 selector.select(Math.max(1, (wakeAt - now + 999_999) / 1_000_000));
@@ -203,7 +221,8 @@ public final class PeerDetector implements AutoCloseable {
                 plannedWake = wakeAt;
                 long early = BATCH_NANOS - (System.nanoTime() - lastWake);
                 if (early > 0) {
-                    LockSupport.parkNanos(early); // a datagram woke us right after the last round: take the next ones with it
+                    LockSupport.parkNanos(
+                            early); // a datagram woke us right after the last round: take the next ones with it
                 }
             }
             now = System.nanoTime();
@@ -226,8 +245,11 @@ public final class PeerDetector implements AutoCloseable {
                 fence.lapse();
                 int stale = discardQueued();
                 membership.stalled(now, paused);
-                log.warn("the failure detector did not run for {} ms (frozen or starved): stopped answering, dropped {} stale"
-                        + " message(s), listening to the peers again", paused / 1_000_000, stale);
+                log.warn(
+                        "the failure detector did not run for {} ms (frozen or starved): stopped answering, dropped {} stale"
+                                + " message(s), listening to the peers again",
+                        paused / 1_000_000,
+                        stale);
             } else {
                 receiveQueued(now);
             }
@@ -254,7 +276,11 @@ public final class PeerDetector implements AutoCloseable {
             }
             if (!next.equals(snapshot)) {
                 if (next.ready() != snapshot.ready() || !next.reason().equals(snapshot.reason())) {
-                    log.info("this node {}", next.ready() ? "may announce: its peers agree it is alive" : "announces nothing: " + next.reason());
+                    log.info(
+                            "this node {}",
+                            next.ready()
+                                    ? "may announce: its peers agree it is alive"
+                                    : "announces nothing: " + next.reason());
                 }
                 snapshot = next;
                 metrics.snapshot(next);
@@ -272,7 +298,9 @@ public final class PeerDetector implements AutoCloseable {
                 budget--;
                 metrics.received(buffer.position());
                 if (current == null) {
-                    metrics.dropped(PeerCodec.Drop.FORGED); // before the Secret is read: nothing can be believed, nothing is wrong
+                    metrics.dropped(
+                            PeerCodec.Drop
+                                    .FORGED); // before the Secret is read: nothing can be believed, nothing is wrong
                     continue;
                 }
                 switch (codec.decode(buffer.array(), buffer.position(), current)) {
@@ -288,18 +316,25 @@ public final class PeerDetector implements AutoCloseable {
             }
             if (!membership.knows(message.node())) {
                 if (applied.isEmpty()) {
-                    metrics.dropped(PeerCodec.Drop.UNKNOWN_SENDER); // before the first list of peers: not worth a warning
+                    metrics.dropped(
+                            PeerCodec.Drop.UNKNOWN_SENDER); // before the first list of peers: not worth a warning
                 } else {
-                    drop(PeerCodec.Drop.UNKNOWN_SENDER, "from node " + message.node() + ", which runs no speaker we know of");
+                    drop(
+                            PeerCodec.Drop.UNKNOWN_SENDER,
+                            "from node " + message.node() + ", which runs no speaker we know of");
                 }
                 return;
             }
             Optional<PeerCodec.Drop> replay = guard.check(message, System.currentTimeMillis());
             if (replay.isPresent()) {
-                drop(replay.get(), replay.get() == PeerCodec.Drop.STALE
-                        ? "from node " + message.node() + ", whose clock is " + (message.sentAtMillis() - System.currentTimeMillis())
-                        + " ms from ours (speakers' clocks must agree within " + settings.clockWindow().toSeconds() + " s: check NTP)"
-                        : "from node " + message.node());
+                drop(
+                        replay.get(),
+                        replay.get() == PeerCodec.Drop.STALE
+                                ? "from node " + message.node() + ", whose clock is "
+                                        + (message.sentAtMillis() - System.currentTimeMillis())
+                                        + " ms from ours (speakers' clocks must agree within "
+                                        + settings.clockWindow().toSeconds() + " s: check NTP)"
+                                : "from node " + message.node());
                 return;
             }
             metrics.accepted();
@@ -323,8 +358,12 @@ public final class PeerDetector implements AutoCloseable {
             if (current == null || applied.isEmpty()) {
                 return;
             }
-            PeerMessage message = membership.heartbeat(PeerMessage.Kind.HEARTBEAT, incarnation, sequence.incrementAndGet(),
-                    System.currentTimeMillis(), now);
+            PeerMessage message = membership.heartbeat(
+                    PeerMessage.Kind.HEARTBEAT,
+                    incarnation,
+                    sequence.incrementAndGet(),
+                    System.currentTimeMillis(),
+                    now);
             sendToAll(codec.encode(message, current), applied);
         }
 
@@ -334,21 +373,28 @@ public final class PeerDetector implements AutoCloseable {
             Long last = lastDropLog.get(reason);
             if (last == null || now - last > LOG_EVERY_NANOS) {
                 lastDropLog.put(reason, now);
-                log.warn("dropped a datagram on the peer port ({}): {}{}", reason.name().toLowerCase(Locale.ROOT), detail,
-                        reason == PeerCodec.Drop.FORGED ? "; if it comes from a speaker, its key differs (Secret "
-                                + settings.secretName() + ")" : "");
+                log.warn(
+                        "dropped a datagram on the peer port ({}): {}{}",
+                        reason.name().toLowerCase(Locale.ROOT),
+                        detail,
+                        reason == PeerCodec.Drop.FORGED
+                                ? "; if it comes from a speaker, its key differs (Secret " + settings.secretName() + ")"
+                                : "");
             }
         }
 
         private void logEvent(Membership.Event event) {
             switch (event) {
-                case Membership.Event.Silent s -> log.info("peer {} declared dead: silent for {} ms", s.peer(), s.silentNanos() / 1_000_000);
+                case Membership.Event.Silent s ->
+                    log.info("peer {} declared dead: silent for {} ms", s.peer(), s.silentNanos() / 1_000_000);
                 case Membership.Event.Left l -> log.info("peer {} left (its speaker stopped)", l.peer());
                 case Membership.Event.Restarted r -> log.info("peer {} restarted", r.peer());
                 case Membership.Event.Heard h -> log.info("peer {} heard{}", h.peer(), h.again() ? " again" : "");
-                case Membership.Event.Suspected s -> log.debug("peer {} silent for {} ms", s.peer(), s.silentNanos() / 1_000_000);
-                case Membership.Event.SuspicionCleared c -> log.debug("peer {} heard after {} ms", c.peer(), c.silentNanos() / 1_000_000);
-                case Membership.Event.Stalled s -> { } // logged where it is noticed
+                case Membership.Event.Suspected s ->
+                    log.debug("peer {} silent for {} ms", s.peer(), s.silentNanos() / 1_000_000);
+                case Membership.Event.SuspicionCleared c ->
+                    log.debug("peer {} heard after {} ms", c.peer(), c.silentNanos() / 1_000_000);
+                case Membership.Event.Stalled s -> {} // logged where it is noticed
             }
         }
     }
@@ -380,8 +426,15 @@ public final class PeerDetector implements AutoCloseable {
         }
         PeerCodec codec = new PeerCodec();
         for (int i = 0; i < 2; i++) { // each with its own sequence number: a copy of the first would be a replay
-            PeerMessage leaving = new PeerMessage(PeerMessage.Kind.LEAVING, self, incarnation, sequence.incrementAndGet(),
-                    System.currentTimeMillis(), false, false, List.of());
+            PeerMessage leaving = new PeerMessage(
+                    PeerMessage.Kind.LEAVING,
+                    self,
+                    incarnation,
+                    sequence.incrementAndGet(),
+                    System.currentTimeMillis(),
+                    false,
+                    false,
+                    List.of());
             sendToAll(codec.encode(leaving, current), addresses);
         }
         log.info("told {} peer(s) this speaker is leaving", addresses.size());

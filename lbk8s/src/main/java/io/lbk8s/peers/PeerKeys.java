@@ -42,8 +42,8 @@ public record PeerKeys(List<SecretKeySpec> keys) {
                 continue;
             }
             if (key.length() < MIN_LENGTH) {
-                return new Parsed.Invalid("key on line " + lineNumber + " has " + key.length() + " characters; at least "
-                        + MIN_LENGTH + " are needed (e.g. `openssl rand -hex 32`)");
+                return new Parsed.Invalid("key on line " + lineNumber + " has " + key.length()
+                        + " characters; at least " + MIN_LENGTH + " are needed (e.g. `openssl rand -hex 32`)");
             }
             keys.add(new SecretKeySpec(key.getBytes(StandardCharsets.UTF_8), ALGORITHM));
         }
@@ -51,7 +51,8 @@ public record PeerKeys(List<SecretKeySpec> keys) {
             return new Parsed.Invalid("no key: the field holds no non-empty line");
         }
         if (keys.size() > MAX_KEYS) {
-            return new Parsed.Invalid(keys.size() + " keys; at most " + MAX_KEYS + " (keep the current and the previous one)");
+            return new Parsed.Invalid(
+                    keys.size() + " keys; at most " + MAX_KEYS + " (keep the current and the previous one)");
         }
         return new Parsed.Valid(new PeerKeys(keys));
     }

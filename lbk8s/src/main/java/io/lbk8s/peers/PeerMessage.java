@@ -25,7 +25,10 @@ public record PeerMessage(
         boolean isolated,
         List<Report> reports) {
 
-    public enum Kind { HEARTBEAT, LEAVING }
+    public enum Kind {
+        HEARTBEAT,
+        LEAVING
+    }
 
     /** A speaker's judgement of one peer, as it reports it to the others. */
     public enum Opinion {

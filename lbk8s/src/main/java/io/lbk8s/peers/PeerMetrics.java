@@ -36,29 +36,45 @@ final class PeerMetrics {
 
     PeerMetrics(MeterRegistry registry) {
         this.registry = registry;
-        sent = Counter.builder("lbk8s.peers.messages.sent").description("Messages sent to peer speakers").register(registry);
-        sentBytes = Counter.builder("lbk8s.peers.bytes.sent").description("UDP payload bytes sent to peer speakers").register(registry);
-        received = Counter.builder("lbk8s.peers.messages.received").description("Authentic, live messages received from peer speakers")
+        sent = Counter.builder("lbk8s.peers.messages.sent")
+                .description("Messages sent to peer speakers")
                 .register(registry);
-        receivedBytes = Counter.builder("lbk8s.peers.bytes.received").description("UDP payload bytes received on the peer port, dropped or not")
+        sentBytes = Counter.builder("lbk8s.peers.bytes.sent")
+                .description("UDP payload bytes sent to peer speakers")
                 .register(registry);
-        sendErrors = Counter.builder("lbk8s.peers.send.errors").description("Messages the kernel refused to send (no route, link down)")
+        received = Counter.builder("lbk8s.peers.messages.received")
+                .description("Authentic, live messages received from peer speakers")
+                .register(registry);
+        receivedBytes = Counter.builder("lbk8s.peers.bytes.received")
+                .description("UDP payload bytes received on the peer port, dropped or not")
+                .register(registry);
+        sendErrors = Counter.builder("lbk8s.peers.send.errors")
+                .description("Messages the kernel refused to send (no route, link down)")
                 .register(registry);
         stalls = Counter.builder("lbk8s.peers.stalls")
-                .description("Times the detector's thread did not run long enough for its peers to declare this node dead (frozen, starved)")
+                .description(
+                        "Times the detector's thread did not run long enough for its peers to declare this node dead (frozen, starved)")
                 .register(registry);
-        lateness = Timer.builder("lbk8s.peers.wake.lateness").description("How late the detector's thread woke up")
+        lateness = Timer.builder("lbk8s.peers.wake.lateness")
+                .description("How late the detector's thread woke up")
                 .register(registry);
         for (PeerCodec.Drop drop : PeerCodec.Drop.values()) {
-            dropped.put(drop, Counter.builder("lbk8s.peers.dropped").description("Datagrams dropped on the peer port, by reason")
-                    .tag("reason", drop.name().toLowerCase(Locale.ROOT).replace('_', '-')).register(registry));
+            dropped.put(
+                    drop,
+                    Counter.builder("lbk8s.peers.dropped")
+                            .description("Datagrams dropped on the peer port, by reason")
+                            .tag("reason", drop.name().toLowerCase(Locale.ROOT).replace('_', '-'))
+                            .register(registry));
         }
-        peerStates = MultiGauge.builder("lbk8s.peers.peer.state").description("1 for each peer speaker and what the detector says of it")
+        peerStates = MultiGauge.builder("lbk8s.peers.peer.state")
+                .description("1 for each peer speaker and what the detector says of it")
                 .register(registry);
         Gauge.builder("lbk8s.peers.ready", ready, AtomicInteger::get)
-                .description("1 while the detector lets this node announce, 0 while starting, resuming or held back").register(registry);
+                .description("1 while the detector lets this node announce, 0 while starting, resuming or held back")
+                .register(registry);
         Gauge.builder("lbk8s.peers.realtime", realtime, AtomicInteger::get)
-                .description("1 when the detector's thread runs under real-time scheduling (SCHED_FIFO)").register(registry);
+                .description("1 when the detector's thread runs under real-time scheduling (SCHED_FIFO)")
+                .register(registry);
     }
 
     void sent(int bytes) {
@@ -92,19 +108,30 @@ final class PeerMetrics {
 
     void event(Membership.Event event) {
         switch (event) {
-            case Membership.Event.Suspected s -> counter(suspicions, "lbk8s.peers.suspicions",
-                    "Peers silent for half the detection time (a failure, or a near miss)", s.peer(), null).increment();
+            case Membership.Event.Suspected s ->
+                counter(
+                                suspicions,
+                                "lbk8s.peers.suspicions",
+                                "Peers silent for half the detection time (a failure, or a near miss)",
+                                s.peer(),
+                                null)
+                        .increment();
             case Membership.Event.Silent s -> failure(s.peer(), "silent");
             case Membership.Event.Left l -> failure(l.peer(), "left");
             case Membership.Event.Restarted r -> failure(r.peer(), "restarted");
             case Membership.Event.Stalled s -> stalls.increment();
-            case Membership.Event.Heard h -> { }
-            case Membership.Event.SuspicionCleared c -> { }
+            case Membership.Event.Heard h -> {}
+            case Membership.Event.SuspicionCleared c -> {}
         }
     }
 
     private void failure(String peer, String how) {
-        counter(failures, "lbk8s.peers.failures", "Peers declared gone: silent for the detection time, left, or restarted", peer, how)
+        counter(
+                        failures,
+                        "lbk8s.peers.failures",
+                        "Peers declared gone: silent for the detection time, left, or restarted",
+                        peer,
+                        how)
                 .increment();
     }
 
@@ -118,8 +145,14 @@ final class PeerMetrics {
     void snapshot(Membership.Snapshot snapshot) {
         ready.set(snapshot.ready() ? 1 : 0);
         List<MultiGauge.Row<?>> rows = new ArrayList<>();
-        snapshot.peers().forEach((peer, view) -> rows.add(MultiGauge.Row.of(
-                Tags.of("peer", peer, "state", view.liveness().name().toLowerCase(Locale.ROOT).replace('_', '-')), 1)));
+        snapshot.peers()
+                .forEach((peer, view) -> rows.add(MultiGauge.Row.of(
+                        Tags.of(
+                                "peer",
+                                peer,
+                                "state",
+                                view.liveness().name().toLowerCase(Locale.ROOT).replace('_', '-')),
+                        1)));
         peerStates.register(rows, true);
     }
 }

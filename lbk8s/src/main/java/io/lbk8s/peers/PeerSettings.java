@@ -11,7 +11,8 @@ import java.time.Duration;
  * @param clockWindow how far a message's clock may be from ours (bounds replays; speakers' clocks must agree this well)
  * @param secretName  the Secret holding the keys, in the speaker's namespace
  */
-public record PeerSettings(int port, Duration interval, Membership.Settings membership, Duration clockWindow, String secretName) {
+public record PeerSettings(
+        int port, Duration interval, Membership.Settings membership, Duration clockWindow, String secretName) {
 
     public static final int DEFAULT_PORT = 7947;
     public static final String DEFAULT_SECRET = "lbk8s-speaker-peers";
@@ -29,14 +30,16 @@ public record PeerSettings(int port, Duration interval, Membership.Settings memb
             throw new IllegalArgumentException("the heartbeat interval must be positive");
         }
         if (membership.timeout().compareTo(interval.multipliedBy(4)) < 0) {
-            throw new IllegalArgumentException("the detection time (" + membership.timeout().toMillis()
-                    + " ms) must be at least 4 heartbeat intervals (" + interval.multipliedBy(4).toMillis() + " ms)");
+            throw new IllegalArgumentException("the detection time ("
+                    + membership.timeout().toMillis() + " ms) must be at least 4 heartbeat intervals ("
+                    + interval.multipliedBy(4).toMillis() + " ms)");
         }
     }
 
     /** The defaults, listening on {@code port}. */
     public static PeerSettings defaults(int port) {
-        return new PeerSettings(port, DEFAULT_INTERVAL, Membership.Settings.DEFAULTS, DEFAULT_CLOCK_WINDOW, DEFAULT_SECRET);
+        return new PeerSettings(
+                port, DEFAULT_INTERVAL, Membership.Settings.DEFAULTS, DEFAULT_CLOCK_WINDOW, DEFAULT_SECRET);
     }
 
     public boolean enabled() {

@@ -31,10 +31,12 @@ final class RealtimePriority {
     private static final int PRIO_PROCESS = 0;
     private static final MethodHandle SCHED_SETSCHEDULER = LINKER.downcallHandle(
             LINKER.defaultLookup().find("sched_setscheduler").orElseThrow(),
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS), Linker.Option.captureCallState("errno"));
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS),
+            Linker.Option.captureCallState("errno"));
     private static final MethodHandle SETPRIORITY = LINKER.downcallHandle(
             LINKER.defaultLookup().find("setpriority").orElseThrow(),
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), Linker.Option.captureCallState("errno"));
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT),
+            Linker.Option.captureCallState("errno"));
 
     private RealtimePriority() {}
 
@@ -49,7 +51,10 @@ final class RealtimePriority {
                 return Optional.empty();
             }
             int errno = (int) ERRNO.get(state, 0L);
-            return Optional.of(errno == 1 ? "not permitted (the speaker needs CAP_SYS_NICE)" : "sched_setscheduler failed with errno " + errno);
+            return Optional.of(
+                    errno == 1
+                            ? "not permitted (the speaker needs CAP_SYS_NICE)"
+                            : "sched_setscheduler failed with errno " + errno);
         } catch (Throwable t) {
             return Optional.of("sched_setscheduler is not available: " + t.getMessage());
         }
@@ -75,8 +80,10 @@ final class RealtimePriority {
                     if (errno == 3) {
                         continue; // the thread ended meanwhile
                     }
-                    return Optional.of(errno == 13 || errno == 1 ? "not permitted (the speaker needs CAP_SYS_NICE)"
-                            : "setpriority failed with errno " + errno);
+                    return Optional.of(
+                            errno == 13 || errno == 1
+                                    ? "not permitted (the speaker needs CAP_SYS_NICE)"
+                                    : "setpriority failed with errno " + errno);
                 }
             }
             return Optional.empty();

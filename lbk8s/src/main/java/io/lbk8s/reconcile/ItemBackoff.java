@@ -18,7 +18,9 @@ final class ItemBackoff<K> {
     long next(K key) {
         int before = failures.merge(key, 1, Integer::sum) - 1;
         // firstNanos * 2^before, without overflowing once the cap is long reached
-        return before >= Long.numberOfLeadingZeros(firstNanos) - 1 ? maxNanos : Math.min(maxNanos, firstNanos << before);
+        return before >= Long.numberOfLeadingZeros(firstNanos) - 1
+                ? maxNanos
+                : Math.min(maxNanos, firstNanos << before);
     }
 
     void forget(K key) {

@@ -4,20 +4,16 @@ package io.lbk8s.reconcile;
 public interface QueueMetrics {
     QueueMetrics NONE = new QueueMetrics() {
         @Override
-        public void added() {
-        }
+        public void added() {}
 
         @Override
-        public void retried() {
-        }
+        public void retried() {}
 
         @Override
-        public void waited(long nanos) {
-        }
+        public void waited(long nanos) {}
 
         @Override
-        public void worked(long nanos) {
-        }
+        public void worked(long nanos) {}
     };
 
     /** A key came to wait that was not waiting already. */

@@ -30,8 +30,8 @@ public final class RateLimitedQueue<K> {
     private final Set<K> processing = new HashSet<>();
     private final Map<K, Long> addedAt = new HashMap<>();
     private final Map<K, Long> startedAt = new HashMap<>();
-    private final PriorityQueue<Due<K>> later = new PriorityQueue<>((a, b) -> a.at() != b.at()
-            ? Long.compare(a.at(), b.at()) : Long.compare(a.order(), b.order()));
+    private final PriorityQueue<Due<K>> later = new PriorityQueue<>(
+            (a, b) -> a.at() != b.at() ? Long.compare(a.at(), b.at()) : Long.compare(a.order(), b.order()));
     private final Map<K, Long> dueAt = new HashMap<>(); // the live entry of each key in later; older ones are skipped
     private long dueOrder;
     private volatile QueueMetrics metrics = QueueMetrics.NONE;
@@ -184,7 +184,9 @@ public final class RateLimitedQueue<K> {
         try {
             skipReplaced();
             Due<K> next = later.peek();
-            return next == null ? Optional.empty() : Optional.of(Duration.ofNanos(Math.max(0, next.at() - ticker.nanos())));
+            return next == null
+                    ? Optional.empty()
+                    : Optional.of(Duration.ofNanos(Math.max(0, next.at() - ticker.nanos())));
         } finally {
             lock.unlock();
         }
@@ -224,7 +226,9 @@ public final class RateLimitedQueue<K> {
 
     /** Drops entries a sooner addAfter of the same key replaced. */
     private void skipReplaced() {
-        while (!later.isEmpty() && !Long.valueOf(later.peek().at()).equals(dueAt.get(later.peek().key()))) {
+        while (!later.isEmpty()
+                && !Long.valueOf(later.peek().at())
+                        .equals(dueAt.get(later.peek().key()))) {
             later.poll();
         }
     }

@@ -19,8 +19,9 @@ public record RetryPolicy(Duration firstDelay, Duration maxDelay, double perSeco
 
     public RetryPolicy {
         if (!firstDelay.isPositive() || maxDelay.compareTo(firstDelay) < 0 || perSecond <= 0 || burst < 1) {
-            throw new IllegalArgumentException("a retry policy needs 0 < firstDelay <= maxDelay, perSecond > 0 and burst >= 1: "
-                    + firstDelay + ", " + maxDelay + ", " + perSecond + ", " + burst);
+            throw new IllegalArgumentException(
+                    "a retry policy needs 0 < firstDelay <= maxDelay, perSecond > 0 and burst >= 1: " + firstDelay
+                            + ", " + maxDelay + ", " + perSecond + ", " + burst);
         }
     }
 }

@@ -41,7 +41,17 @@ public record AllocationRequest(
 
     /** A plain request: one IPv4 address from any auto-assign pool, no sharing. */
     public static AllocationRequest simple(ServiceKey service) {
-        return new AllocationRequest(service, Map.of(), Map.of(), List.of(IpFamily.IPv4), FamilyPolicy.SingleStack,
-                Optional.empty(), List.of(), Optional.empty(), List.of(new ServicePort("TCP", 80)), false, Map.of());
+        return new AllocationRequest(
+                service,
+                Map.of(),
+                Map.of(),
+                List.of(IpFamily.IPv4),
+                FamilyPolicy.SingleStack,
+                Optional.empty(),
+                List.of(),
+                Optional.empty(),
+                List.of(new ServicePort("TCP", 80)),
+                false,
+                Map.of());
     }
 }

@@ -30,7 +30,8 @@ final class AnnotationHints {
     }
 
     private static String message(String name) {
-        String hint = closest(name).map(known -> Annotations.deprecated(known)
+        String hint = closest(name)
+                .map(known -> Annotations.deprecated(known)
                         ? "; did you mean " + known + " (now " + Annotations.replacementOf(known) + ")?"
                         : "; did you mean " + known + "?")
                 .orElse("");

@@ -33,7 +33,8 @@ public final class Annotations {
     static final List<String> SHARED = List.of(LBK8S_SHARED, METALLB_SHARED, DEPRECATED_SHARED);
 
     /** The names users set to ask something of lbk8s: what a misspelled name is compared with. */
-    static final List<String> REQUESTS = Stream.of(POOL, IPS, SHARED).flatMap(List::stream).toList();
+    static final List<String> REQUESTS =
+            Stream.of(POOL, IPS, SHARED).flatMap(List::stream).toList();
 
     /**
      * The prefixes under which every name must be one of {@link #KNOWN}: another name there is a typo (or from a
@@ -46,8 +47,8 @@ public final class Annotations {
      * annotation lbk8s and MetalLB write. MetalLB's controller (controller/service.go) defines exactly these, under
      * metallb.io and metallb.universe.tf; its BGP and L2 settings live in custom resources, not annotations.
      */
-    static final Set<String> KNOWN = Stream.concat(REQUESTS.stream(),
-            Stream.of(ALLOCATED_FROM_POOL, DEPRECATED_ALLOCATED_FROM_POOL, ADDRESS_CONFLICT))
+    static final Set<String> KNOWN = Stream.concat(
+                    REQUESTS.stream(), Stream.of(ALLOCATED_FROM_POOL, DEPRECATED_ALLOCATED_FROM_POOL, ADDRESS_CONFLICT))
             .collect(Collectors.toUnmodifiableSet());
 
     static boolean deprecated(String name) {

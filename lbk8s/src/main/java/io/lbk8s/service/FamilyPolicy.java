@@ -2,5 +2,7 @@ package io.lbk8s.service;
 
 /** A Service's {@code spec.ipFamilyPolicy}. */
 public enum FamilyPolicy {
-    SingleStack, PreferDualStack, RequireDualStack
+    SingleStack,
+    PreferDualStack,
+    RequireDualStack
 }

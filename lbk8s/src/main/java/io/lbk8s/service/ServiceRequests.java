@@ -45,7 +45,8 @@ public final class ServiceRequests {
     /** Something the user should change on the Service, although lbk8s serves it anyway; {@code reason} names the Event. */
     public record Warning(Reason reason, String message) {
         public enum Reason {
-            DeprecatedAnnotation, UnknownAnnotation
+            DeprecatedAnnotation,
+            UnknownAnnotation
         }
     }
 
@@ -68,8 +69,8 @@ public final class ServiceRequests {
             return new Decision.NotServed("type is " + service.type() + ", not LoadBalancer");
         }
         if (!served(service, lbClass)) {
-            return new Decision.OtherClass("loadBalancerClass " + service.loadBalancerClass().orElse("(none)")
-                    + " is not served by this controller");
+            return new Decision.OtherClass("loadBalancerClass "
+                    + service.loadBalancerClass().orElse("(none)") + " is not served by this controller");
         }
         List<Warning> warnings = new ArrayList<>();
         List<String> problems = new ArrayList<>();
@@ -84,9 +85,21 @@ public final class ServiceRequests {
         if (!problems.isEmpty()) {
             return new Decision.Invalid(String.join("; ", problems), List.copyOf(warnings));
         }
-        boolean local = service.externalTrafficPolicy().map(p -> p.equalsIgnoreCase("Local")).orElse(false);
-        var request = new AllocationRequest(service.key(), service.labels(), namespaceLabels, families, policy, pool,
-                ips, sharingKey, service.ports(), local, service.selector());
+        boolean local = service.externalTrafficPolicy()
+                .map(p -> p.equalsIgnoreCase("Local"))
+                .orElse(false);
+        var request = new AllocationRequest(
+                service.key(),
+                service.labels(),
+                namespaceLabels,
+                families,
+                policy,
+                pool,
+                ips,
+                sharingKey,
+                service.ports(),
+                local,
+                service.selector());
         return new Decision.Request(request, List.copyOf(warnings));
     }
 
@@ -94,25 +107,39 @@ public final class ServiceRequests {
      * What a Service whose request is invalid still asks for once its malformed parts are set aside: the addresses
      * it already shows stay reserved for it (nothing assigned is lost), without honouring what cannot be parsed.
      */
-    public static Optional<AllocationRequest> withoutItsRequests(ServiceView service, Map<String, String> namespaceLabels,
-            Optional<String> lbClass) {
+    public static Optional<AllocationRequest> withoutItsRequests(
+            ServiceView service, Map<String, String> namespaceLabels, Optional<String> lbClass) {
         Map<String, String> annotations = new java.util.HashMap<>(service.annotations());
         for (List<String> names : List.of(Annotations.POOL, Annotations.IPS, Annotations.SHARED)) {
             names.forEach(annotations::remove);
         }
-        List<String> families = service.ipFamilies().stream().filter(f -> f.equals("IPv4") || f.equals("IPv6")).toList();
+        List<String> families = service.ipFamilies().stream()
+                .filter(f -> f.equals("IPv4") || f.equals("IPv6"))
+                .toList();
         Optional<String> policy = service.ipFamilyPolicy()
-                .filter(p -> Set.of("SingleStack", "PreferDualStack", "RequireDualStack").contains(p));
-        var plain = new ServiceView(service.key(), service.type(), service.loadBalancerClass(), annotations,
-                service.labels(), Optional.empty(), families, policy, service.ports(), service.externalTrafficPolicy(),
-                service.selector(), service.statusIps());
+                .filter(p -> Set.of("SingleStack", "PreferDualStack", "RequireDualStack")
+                        .contains(p));
+        var plain = new ServiceView(
+                service.key(),
+                service.type(),
+                service.loadBalancerClass(),
+                annotations,
+                service.labels(),
+                Optional.empty(),
+                families,
+                policy,
+                service.ports(),
+                service.externalTrafficPolicy(),
+                service.selector(),
+                service.statusIps());
         return decide(plain, namespaceLabels, lbClass) instanceof Decision.Request(var request, var _)
-                ? Optional.of(request) : Optional.empty();
+                ? Optional.of(request)
+                : Optional.empty();
     }
 
     /** One value given under several annotation names must agree everywhere. */
-    private static Optional<String> single(ServiceView service, List<String> names, String what,
-            List<Warning> warnings, List<String> problems) {
+    private static Optional<String> single(
+            ServiceView service, List<String> names, String what, List<Warning> warnings, List<String> problems) {
         Map<String, String> given = new LinkedHashMap<>();
         for (String name : names) {
             String value = service.annotations().get(name);
@@ -147,11 +174,13 @@ public final class ServiceRequests {
                 texts.put(name, value.strip());
             });
         }
-        service.loadBalancerIP().filter(s -> !s.isBlank()).ifPresent(value -> parseIpList("spec.loadBalancerIP", value, problems)
-                .ifPresent(list -> {
-                    given.put("spec.loadBalancerIP", list);
-                    texts.put("spec.loadBalancerIP", value.strip());
-                }));
+        service.loadBalancerIP()
+                .filter(s -> !s.isBlank())
+                .ifPresent(value -> parseIpList("spec.loadBalancerIP", value, problems)
+                        .ifPresent(list -> {
+                            given.put("spec.loadBalancerIP", list);
+                            texts.put("spec.loadBalancerIP", value.strip());
+                        }));
         if (given.values().stream().map(Set::copyOf).distinct().count() > 1) {
             problems.add("requested addresses disagree: " + describe(texts));
             return List.of();
@@ -206,7 +235,8 @@ public final class ServiceRequests {
             case "PreferDualStack" -> FamilyPolicy.PreferDualStack;
             case "RequireDualStack" -> FamilyPolicy.RequireDualStack;
             default -> {
-                problems.add("spec.ipFamilyPolicy: " + Quoted.of(policy) + " is not SingleStack, PreferDualStack or RequireDualStack");
+                problems.add("spec.ipFamilyPolicy: " + Quoted.of(policy)
+                        + " is not SingleStack, PreferDualStack or RequireDualStack");
                 yield FamilyPolicy.SingleStack;
             }
         };
@@ -214,7 +244,8 @@ public final class ServiceRequests {
 
     private static void warnDeprecated(String name, List<Warning> warnings) {
         if (Annotations.deprecated(name)) {
-            warnings.add(new Warning(Warning.Reason.DeprecatedAnnotation,
+            warnings.add(new Warning(
+                    Warning.Reason.DeprecatedAnnotation,
                     "annotation " + name + " is deprecated; use " + Annotations.replacementOf(name)));
         }
     }

@@ -14,7 +14,8 @@ public sealed interface Announcement {
      * {@code node} announces {@code ip}; {@code advertisements} are the L2Advertisements that select the pool and
      * allow that node (their {@code interfaces} restrict where it answers).
      */
-    record Led(IpAddress ip, String node, AddressPool pool, List<L2Advertisement> advertisements) implements Announcement {
+    record Led(IpAddress ip, String node, AddressPool pool, List<L2Advertisement> advertisements)
+            implements Announcement {
         public Led {
             advertisements = List.copyOf(advertisements);
         }

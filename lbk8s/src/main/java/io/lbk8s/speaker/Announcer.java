@@ -45,7 +45,11 @@ final class Announcer implements AutoCloseable {
      * @param takeoverProbe how long to listen for another host answering for an address before taking it; zero
      *                      takes it at once
      */
-    record Options(List<Duration> takeoverBurst, Duration refreshInterval, ResponderOptions responder, Duration takeoverProbe) {
+    record Options(
+            List<Duration> takeoverBurst,
+            Duration refreshInterval,
+            ResponderOptions responder,
+            Duration takeoverProbe) {
         Options {
             takeoverBurst = List.copyOf(takeoverBurst);
         }
@@ -75,12 +79,14 @@ final class Announcer implements AutoCloseable {
         this.options = options;
         this.probes = new TakeoverProbes(metrics, options.takeoverProbe());
         this.replan = replan;
-        this.timer = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("announcer-timer").daemon().factory());
+        this.timer = Executors.newSingleThreadScheduledExecutor(
+                Thread.ofPlatform().name("announcer-timer").daemon().factory());
         if (!options.refreshInterval().isZero()) {
             long every = options.refreshInterval().toMillis();
             timer.scheduleAtFixedRate(this::refresh, every, every, TimeUnit.MILLISECONDS);
         }
-        timer.scheduleWithFixedDelay(this::checkLinks, LINK_CHECK.toMillis(), LINK_CHECK.toMillis(), TimeUnit.MILLISECONDS);
+        timer.scheduleWithFixedDelay(
+                this::checkLinks, LINK_CHECK.toMillis(), LINK_CHECK.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -89,9 +95,12 @@ final class Announcer implements AutoCloseable {
      */
     void checkRawSockets() {
         try {
-            LinkInfo loopback = Links.list().stream().filter(LinkInfo::loopback).findFirst()
+            LinkInfo loopback = Links.list().stream()
+                    .filter(LinkInfo::loopback)
+                    .findFirst()
                     .orElseThrow(() -> new IOException("no loopback interface in this network namespace"));
-            try (PacketSocket probe = PacketSocket.open(loopback, ArpPacket.ETHERTYPE, BpfProgram.arpRequests(), Duration.ofMillis(10))) {
+            try (PacketSocket probe =
+                    PacketSocket.open(loopback, ArpPacket.ETHERTYPE, BpfProgram.arpRequests(), Duration.ofMillis(10))) {
                 log.debug("raw sockets available (probe on {})", loopback.name());
             }
             rawSocketFailure = null;
@@ -137,8 +146,13 @@ final class Announcer implements AutoCloseable {
                     InterfaceResponder responder = InterfaceResponder.start(link, metrics, options.responder());
                     responders.put(link.index(), responder);
                     listen(link);
-                    log.info("answering ARP and NDP on interface {} ({}, index {}); ARP {}", link.name(), link.mac(), link.index(),
-                            responder.answersArpInKernel() ? "in the kernel (XDP)"
+                    log.info(
+                            "answering ARP and NDP on interface {} ({}, index {}); ARP {}",
+                            link.name(),
+                            link.mac(),
+                            link.index(),
+                            responder.answersArpInKernel()
+                                    ? "in the kernel (XDP)"
                                     : "from the raw socket (in the kernel: " + responder.arpInKernelProblem() + ")");
                 } catch (IOException e) {
                     problem = e.getMessage();
@@ -150,8 +164,11 @@ final class Announcer implements AutoCloseable {
         }
         // Losses first, so that the node taking an address from us finds it silent; then what the LAN lets us take.
         Map<Integer, Set<IpAddress>> kept = new HashMap<>();
-        next.forEach((index, ips) -> kept.put(index, ips.stream().filter(ip -> before.getOrDefault(index, Set.of()).contains(ip))
-                .collect(Collectors.toSet())));
+        next.forEach((index, ips) -> kept.put(
+                index,
+                ips.stream()
+                        .filter(ip -> before.getOrDefault(index, Set.of()).contains(ip))
+                        .collect(Collectors.toSet())));
         problem = answer(kept, next, problem);
         probeBeforeTaking(next, before, fromFailedNodes);
         responderFailure = answer(next, next, problem);
@@ -170,8 +187,12 @@ final class Announcer implements AutoCloseable {
                         try {
                             responder.joinSolicitedNode(ip);
                         } catch (IOException e) {
-                            log.warn("cannot join the solicited-node group of {} on {} (switches with MLD snooping may not forward"
-                                    + " its solicitations): {}", ip, link.name(), e.getMessage());
+                            log.warn(
+                                    "cannot join the solicited-node group of {} on {} (switches with MLD snooping may not forward"
+                                            + " its solicitations): {}",
+                                    ip,
+                                    link.name(),
+                                    e.getMessage());
                         }
                     }
                     burst(responder, ip);
@@ -183,7 +204,10 @@ final class Announcer implements AutoCloseable {
             InterfaceResponder responder = responders.get(entry.getKey());
             for (IpAddress ip : entry.getValue()) {
                 if (!now.contains(ip)) {
-                    log.info("stopped announcing {} on {}", ip, linksInUse.get(entry.getKey()).name());
+                    log.info(
+                            "stopped announcing {} on {}",
+                            ip,
+                            linksInUse.get(entry.getKey()).name());
                     if (!ip.isV4() && responder != null) {
                         responder.leaveSolicitedNode(ip);
                     }
@@ -226,8 +250,8 @@ final class Announcer implements AutoCloseable {
     }
 
     /** Drops from {@code next} the new addresses another MAC answers for, and asks for a new plan when to try again. */
-    private void probeBeforeTaking(Map<Integer, Set<IpAddress>> next, Map<Integer, Set<IpAddress>> before,
-                                   Set<IpAddress> fromFailedNodes) {
+    private void probeBeforeTaking(
+            Map<Integer, Set<IpAddress>> next, Map<Integer, Set<IpAddress>> before, Set<IpAddress> fromFailedNodes) {
         probes.keepOnly(next.values().stream().flatMap(Set::stream).collect(Collectors.toSet()));
         Set<MacAddress> ours = null;
         Duration retry = null;
@@ -244,7 +268,8 @@ final class Announcer implements AutoCloseable {
             TakeoverProbes.Verdict verdict = probes.probe(link, fresh, fromFailedNodes, ours);
             entry.getValue().removeAll(verdict.contested().keySet());
             verdict.contested().forEach((ip, mac) -> conflicts.takeoverAnswered(link, ip, mac));
-            if (verdict.retryAfter().isPresent() && (retry == null || verdict.retryAfter().get().compareTo(retry) < 0)) {
+            if (verdict.retryAfter().isPresent()
+                    && (retry == null || verdict.retryAfter().get().compareTo(retry) < 0)) {
                 retry = verdict.retryAfter().get();
             }
         }
@@ -263,7 +288,8 @@ final class Announcer implements AutoCloseable {
             inUse = Map.copyOf(linksInUse);
         }
         for (LinkInfo link : inUse.values()) {
-            boolean operational = Links.state(link.name()).map(Links.LinkState::operational).orElse(false);
+            boolean operational =
+                    Links.state(link.name()).map(Links.LinkState::operational).orElse(false);
             if (!operational) {
                 withdrawLink(link);
             }
@@ -287,7 +313,9 @@ final class Announcer implements AutoCloseable {
 
     /** The addresses this node leaves alone because another host uses them. */
     Set<IpAddress> inConflict() {
-        return conflicts.inConflict().stream().filter(ip -> !conflicts.mayAnnounce(ip)).collect(Collectors.toUnmodifiableSet());
+        return conflicts.inConflict().stream()
+                .filter(ip -> !conflicts.mayAnnounce(ip))
+                .collect(Collectors.toUnmodifiableSet());
     }
 
     /** Hears other hosts claim what this node announces on {@code link}; without it, conflicts are seen at probe time only. */
@@ -295,7 +323,10 @@ final class Announcer implements AutoCloseable {
         try {
             listeners.put(link.index(), ClaimListener.start(link, (on, ip, mac) -> conflicts.heard(on, ip, mac)));
         } catch (IOException e) {
-            log.warn("cannot listen for other hosts using the addresses announced on {}: {}", link.name(), e.getMessage());
+            log.warn(
+                    "cannot listen for other hosts using the addresses announced on {}: {}",
+                    link.name(),
+                    e.getMessage());
         }
     }
 
@@ -304,7 +335,10 @@ final class Announcer implements AutoCloseable {
             try {
                 listener.listenFor(table.getOrDefault(index, Set.of()));
             } catch (IOException e) {
-                log.warn("cannot listen for other hosts using the addresses announced on {}: {}", listener.link().name(), e.getMessage());
+                log.warn(
+                        "cannot listen for other hosts using the addresses announced on {}: {}",
+                        listener.link().name(),
+                        e.getMessage());
             }
         });
     }
@@ -324,7 +358,10 @@ final class Announcer implements AutoCloseable {
                         }
                     } catch (IOException e) {
                         withdrawQuietly(responder);
-                        log.error("cannot set what interface {} answers for: {}", responder.link().name(), e.getMessage());
+                        log.error(
+                                "cannot set what interface {} answers for: {}",
+                                responder.link().name(),
+                                e.getMessage());
                         return;
                     }
                     log.info("stopped announcing {} on {}", ip, responder.link().name());
@@ -355,11 +392,14 @@ final class Announcer implements AutoCloseable {
             if (delay.isZero()) {
                 send(responder, ip);
             } else {
-                timer.schedule(() -> {
-                    if (responder.announces(ip)) {
-                        send(responder, ip);
-                    }
-                }, delay.toMillis(), TimeUnit.MILLISECONDS);
+                timer.schedule(
+                        () -> {
+                            if (responder.announces(ip)) {
+                                send(responder, ip);
+                            }
+                        },
+                        delay.toMillis(),
+                        TimeUnit.MILLISECONDS);
             }
         }
     }
@@ -382,7 +422,11 @@ final class Announcer implements AutoCloseable {
         try {
             responder.sendGratuitous(ip); // sends nothing while the fence has lapsed
         } catch (IOException | RuntimeException e) {
-            log.warn("gratuitous announcement of {} on {} failed: {}", ip, responder.link().name(), e.getMessage());
+            log.warn(
+                    "gratuitous announcement of {} on {} failed: {}",
+                    ip,
+                    responder.link().name(),
+                    e.getMessage());
         }
     }
 

@@ -7,11 +7,10 @@ import io.lbk8s.conflict.ConflictWatch;
 import io.lbk8s.kube.AddressConflicts;
 import io.lbk8s.kube.EventRecorder;
 import io.lbk8s.net.AddressProbe;
-import io.lbk8s.service.ServiceKey;
-
 import io.lbk8s.net.frame.MacAddress;
 import io.lbk8s.net.link.LinkInfo;
 import io.lbk8s.net.link.Links;
+import io.lbk8s.service.ServiceKey;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -44,6 +43,7 @@ final class Conflicts implements AutoCloseable {
     static final String CLEARED = "AddressConflictCleared";
     /** The shortest wait between two rounds of probes, so that an address whose probe keeps failing is no busy loop. */
     private static final Duration MIN_WAIT = Duration.ofMillis(25);
+
     private static final Duration AFTER_PROBE_FAILURE = Duration.ofSeconds(1);
 
     /** What the conflicts need of the rest of the speaker. */
@@ -72,16 +72,19 @@ final class Conflicts implements AutoCloseable {
     private final Map<IpAddress, Instant> probeFailedUntil = new HashMap<>(); // guarded by this
     private ScheduledFuture<?> wakeUp; // guarded by this: the next round of probes, none while nothing is in conflict
     private final ScheduledExecutorService timer;
-    private final ExecutorService writer = Executors.newSingleThreadExecutor(Thread.ofVirtual().name("conflict-writer").factory());
+    private final ExecutorService writer = Executors.newSingleThreadExecutor(
+            Thread.ofVirtual().name("conflict-writer").factory());
     private volatile Set<MacAddress> speakerMacs = Set.of();
 
-    Conflicts(String node, SpeakerMetrics metrics, EventRecorder events, Optional<AddressConflicts> store, Hooks hooks) {
+    Conflicts(
+            String node, SpeakerMetrics metrics, EventRecorder events, Optional<AddressConflicts> store, Hooks hooks) {
         this.node = node;
         this.metrics = metrics;
         this.events = events;
         this.store = store;
         this.hooks = hooks;
-        this.timer = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("conflict-probes").daemon().factory());
+        this.timer = Executors.newSingleThreadScheduledExecutor(
+                Thread.ofPlatform().name("conflict-probes").daemon().factory());
     }
 
     /** The MACs of every speaker's interfaces (their node-network annotations), this node's included. */
@@ -105,8 +108,11 @@ final class Conflicts implements AutoCloseable {
     void adopt(List<AddressConflict> reportedHere, List<LinkInfo> nodeLinks) {
         Instant now = Instant.now();
         for (AddressConflict conflict : reportedHere) {
-            Optional<LinkInfo> link = nodeLinks.stream().filter(l -> !l.loopback() && l.operational()
-                    && l.addresses().stream().anyMatch(a -> a.contains(conflict.address()))).findFirst();
+            Optional<LinkInfo> link = nodeLinks.stream()
+                    .filter(l -> !l.loopback()
+                            && l.operational()
+                            && l.addresses().stream().anyMatch(a -> a.contains(conflict.address())))
+                    .findFirst();
             if (link.isEmpty()) {
                 continue; // nowhere to probe it from: it turns stale
             }
@@ -115,7 +121,10 @@ final class Conflicts implements AutoCloseable {
                 links.put(conflict.address(), link.get());
             }
             metrics.conflict(conflict.address(), true);
-            log.info("probing {} again: this node reported another host ({}) using it before it restarted", conflict.address(), conflict.mac());
+            log.info(
+                    "probing {} again: this node reported another host ({}) using it before it restarted",
+                    conflict.address(),
+                    conflict.mac());
         }
         wakeAtNextProbe();
     }
@@ -159,9 +168,12 @@ final class Conflicts implements AutoCloseable {
             wakeUp = null;
         }
         Optional<Instant> next = watch.entries().values().stream()
-                .map(e -> latest(e.nextProbe(), probeFailedUntil.getOrDefault(e.ip(), Instant.MIN))).min(Instant::compareTo);
+                .map(e -> latest(e.nextProbe(), probeFailedUntil.getOrDefault(e.ip(), Instant.MIN)))
+                .min(Instant::compareTo);
         if (next.isPresent()) {
-            long wait = Math.max(MIN_WAIT.toMillis(), Duration.between(Instant.now(), next.get()).toMillis());
+            long wait = Math.max(
+                    MIN_WAIT.toMillis(),
+                    Duration.between(Instant.now(), next.get()).toMillis());
             try {
                 wakeUp = timer.schedule(this::probeDue, wait, TimeUnit.MILLISECONDS);
             } catch (RejectedExecutionException e) {
@@ -200,7 +212,8 @@ final class Conflicts implements AutoCloseable {
     }
 
     private void probe(LinkInfo link, Set<IpAddress> ips) {
-        Optional<LinkInfo> current = Links.byIndex(link.index()).filter(l -> l.mac().equals(link.mac()));
+        Optional<LinkInfo> current =
+                Links.byIndex(link.index()).filter(l -> l.mac().equals(link.mac()));
         if (current.isEmpty()) {
             synchronized (this) {
                 ips.forEach(watch::forget);
@@ -215,7 +228,12 @@ final class Conflicts implements AutoCloseable {
         try (AddressProbe probe = AddressProbe.open(link, ips.stream().anyMatch(ip -> !ip.isV4()))) {
             answered = probe.inUse(ips, ours, SpeakerSettings.HANDOVER_QUIET);
         } catch (IOException e) {
-            log.warn("cannot probe {} on {} ({}); trying again in {} s", ips, link.name(), e.getMessage(), AFTER_PROBE_FAILURE.toSeconds());
+            log.warn(
+                    "cannot probe {} on {} ({}); trying again in {} s",
+                    ips,
+                    link.name(),
+                    e.getMessage(),
+                    AFTER_PROBE_FAILURE.toSeconds());
             Instant until = Instant.now().plus(AFTER_PROBE_FAILURE);
             synchronized (this) {
                 ips.forEach(ip -> probeFailedUntil.put(ip, until));
@@ -229,7 +247,8 @@ final class Conflicts implements AutoCloseable {
         for (IpAddress ip : ips) {
             List<ConflictWatch.Action> actions;
             synchronized (this) {
-                actions = watch.probed(ip, Optional.ofNullable(answered.get(ip)).map(MacAddress::toString), now, hooks.leads(ip));
+                actions = watch.probed(
+                        ip, Optional.ofNullable(answered.get(ip)).map(MacAddress::toString), now, hooks.leads(ip));
             }
             perform(actions);
         }
@@ -245,10 +264,12 @@ final class Conflicts implements AutoCloseable {
                 }
                 case ConflictWatch.Withdraw withdraw -> {
                     hooks.withdraw(withdraw.ip());
-                    String message = "another host, MAC " + withdraw.mac() + ", still answers for " + withdraw.ip() + " after node "
-                            + node + " defended it: node " + node + " stopped announcing it, and announces it again once it is quiet";
+                    String message = "another host, MAC " + withdraw.mac() + ", still answers for " + withdraw.ip()
+                            + " after node " + node + " defended it: node " + node
+                            + " stopped announcing it, and announces it again once it is quiet";
                     log.warn("{}", message);
-                    hooks.serviceOf(withdraw.ip()).ifPresent(s -> events.record(s, EventRecorder.Type.Warning, REASON, message));
+                    hooks.serviceOf(withdraw.ip())
+                            .ifPresent(s -> events.record(s, EventRecorder.Type.Warning, REASON, message));
                     hooks.replan();
                 }
                 case ConflictWatch.Clear clear -> clear(clear);
@@ -263,17 +284,20 @@ final class Conflicts implements AutoCloseable {
         if (report.first()) {
             String protocol = ip.isV4() ? "ARP" : "neighbor discovery";
             String message = report.phase() == AddressConflict.Phase.Probe
-                    ? "another host, MAC " + report.mac() + ", answers " + protocol + " for " + ip + " on the network of node " + node
-                            + ": node " + node + " does not announce it while that host uses it, and probes it until it is quiet"
-                    : "another host, MAC " + report.mac() + ", claimed " + ip + " while node " + node + " announced it: node " + node
+                    ? "another host, MAC " + report.mac() + ", answers " + protocol + " for " + ip
+                            + " on the network of node " + node + ": node " + node
+                            + " does not announce it while that host uses it, and probes it until it is quiet"
+                    : "another host, MAC " + report.mac() + ", claimed " + ip + " while node " + node
+                            + " announced it: node " + node
                             + " defended it once, and stops announcing it if that host answers again within "
                             + ConflictWatch.DEFEND_INTERVAL.toSeconds() + " s";
             log.warn("{}", message);
             service.ifPresent(s -> events.record(s, EventRecorder.Type.Warning, REASON, message));
         }
-        Optional<ServiceKey> key = service.map(s -> new ServiceKey(s.getMetadata().getNamespace(), s.getMetadata().getName()));
-        AddressConflict conflict = new AddressConflict(ip, report.mac(), node, report.phase(), key, report.firstSeen(),
-                report.lastSeen(), "");
+        Optional<ServiceKey> key = service.map(s ->
+                new ServiceKey(s.getMetadata().getNamespace(), s.getMetadata().getName()));
+        AddressConflict conflict = new AddressConflict(
+                ip, report.mac(), node, report.phase(), key, report.firstSeen(), report.lastSeen(), "");
         write("report the conflict on " + ip, api -> api.report(conflict));
     }
 
@@ -281,11 +305,13 @@ final class Conflicts implements AutoCloseable {
         IpAddress ip = clear.ip();
         metrics.conflict(ip, false);
         boolean leads = hooks.leads(ip);
-        String message = ip + " is quiet again (" + ConflictWatch.QUIET_PROBES + " probes unanswered): the conflict with MAC "
-                + clear.mac() + " is over" + (leads ? "; node " + node + " announces it" : "");
+        String message =
+                ip + " is quiet again (" + ConflictWatch.QUIET_PROBES + " probes unanswered): the conflict with MAC "
+                        + clear.mac() + " is over" + (leads ? "; node " + node + " announces it" : "");
         log.info("{}", message);
         hooks.serviceOf(ip).ifPresent(s -> {
-            events.forget("Service", s.getMetadata().getNamespace(), s.getMetadata().getName(), REASON);
+            events.forget(
+                    "Service", s.getMetadata().getNamespace(), s.getMetadata().getName(), REASON);
             events.record(s, EventRecorder.Type.Normal, CLEARED, message);
         });
         write("clear the conflict on " + ip, api -> api.clear(ip));

@@ -20,14 +20,35 @@ public final class InterfaceChoice {
 
     /** MetalLB's default exclusions, plus a few CNIs it has met since. */
     public static final List<Pattern> DEFAULT_EXCLUDED = List.of(
-            "^docker.*", "^cbr.*", "^dummy.*", "^virbr.*", "^lxcbr.*", "^veth.*", "^lo$", "^cali.*", "^tunl.*",
-            "^flannel.*", "^kube-ipvs.*", "^cni.*", "^vxlan.*", "^nodelocaldns.*", "^cilium.*", "^lxc.*", "^genev.*",
-            "^br-.*", "^kube-bridge.*", "^weave.*").stream().map(Pattern::compile).toList();
+                    "^docker.*",
+                    "^cbr.*",
+                    "^dummy.*",
+                    "^virbr.*",
+                    "^lxcbr.*",
+                    "^veth.*",
+                    "^lo$",
+                    "^cali.*",
+                    "^tunl.*",
+                    "^flannel.*",
+                    "^kube-ipvs.*",
+                    "^cni.*",
+                    "^vxlan.*",
+                    "^nodelocaldns.*",
+                    "^cilium.*",
+                    "^lxc.*",
+                    "^genev.*",
+                    "^br-.*",
+                    "^kube-bridge.*",
+                    "^weave.*")
+            .stream()
+            .map(Pattern::compile)
+            .toList();
 
-    public static List<LinkInfo> choose(IpAddress ip, List<L2Advertisement> advertisements, List<LinkInfo> links,
-            List<Pattern> excluded) {
+    public static List<LinkInfo> choose(
+            IpAddress ip, List<L2Advertisement> advertisements, List<LinkInfo> links, List<Pattern> excluded) {
         Set<LinkInfo> chosen = new LinkedHashSet<>();
-        boolean bySubnet = advertisements.isEmpty() || advertisements.stream().anyMatch(a -> a.interfaces().isEmpty());
+        boolean bySubnet = advertisements.isEmpty()
+                || advertisements.stream().anyMatch(a -> a.interfaces().isEmpty());
         for (LinkInfo link : links) {
             if (!link.up() || !link.running() || link.loopback()) {
                 continue;
@@ -41,7 +62,8 @@ public final class InterfaceChoice {
     }
 
     private static boolean automatic(LinkInfo link, List<Pattern> excluded) {
-        return link.master().isEmpty() && excluded.stream().noneMatch(p -> p.matcher(link.name()).find());
+        return link.master().isEmpty()
+                && excluded.stream().noneMatch(p -> p.matcher(link.name()).find());
     }
 
     private static boolean holdsSubnet(LinkInfo link, IpAddress ip) {
@@ -54,17 +76,28 @@ public final class InterfaceChoice {
     }
 
     /** Why no interface was chosen, for the Warning event. */
-    public static String noInterface(IpAddress ip, String node, List<L2Advertisement> advertisements, List<LinkInfo> links) {
-        List<String> named = advertisements.stream().flatMap(a -> a.interfaces().stream()).distinct().toList();
+    public static String noInterface(
+            IpAddress ip, String node, List<L2Advertisement> advertisements, List<LinkInfo> links) {
+        List<String> named = advertisements.stream()
+                .flatMap(a -> a.interfaces().stream())
+                .distinct()
+                .toList();
         String seen = links.stream()
                 .filter(l -> !l.loopback())
-                .map(l -> l.name() + (!l.up() ? " (down)" : l.running() ? "" : " (no carrier)") + (l.master().isPresent() ? " (member of " + l.master().get() + ")" : "")
-                        + l.addresses().stream().map(a -> " " + a.address() + "/" + a.prefixLength()).reduce("", String::concat))
-                .reduce((a, b) -> a + ", " + b).orElse("none");
-        if (!named.isEmpty() && advertisements.stream().noneMatch(a -> a.interfaces().isEmpty())) {
+                .map(l -> l.name()
+                        + (!l.up() ? " (down)" : l.running() ? "" : " (no carrier)")
+                        + (l.master().isPresent() ? " (member of " + l.master().get() + ")" : "")
+                        + l.addresses().stream()
+                                .map(a -> " " + a.address() + "/" + a.prefixLength())
+                                .reduce("", String::concat))
+                .reduce((a, b) -> a + ", " + b)
+                .orElse("none");
+        if (!named.isEmpty()
+                && advertisements.stream().noneMatch(a -> a.interfaces().isEmpty())) {
             return "node " + node + " leads " + ip + " but has none of the interfaces " + String.join(", ", named)
                     + " up (it has: " + seen + ")";
         }
-        return "node " + node + " leads " + ip + " but no usable interface has a subnet containing it (it has: " + seen + ")";
+        return "node " + node + " leads " + ip + " but no usable interface has a subnet containing it (it has: " + seen
+                + ")";
     }
 }

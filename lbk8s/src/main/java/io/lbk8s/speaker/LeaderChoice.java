@@ -32,7 +32,8 @@ public final class LeaderChoice {
         public static final Options DEFAULT = new Options(false);
     }
 
-    public static List<Announcement> decide(Config config, ServiceState service, Collection<NodeState> nodes, Options options) {
+    public static List<Announcement> decide(
+            Config config, ServiceState service, Collection<NodeState> nodes, Options options) {
         if (service.ips().isEmpty()) {
             return List.of();
         }
@@ -45,8 +46,14 @@ public final class LeaderChoice {
     }
 
     private static Announcement decideOne(
-            Config config, ServiceState service, IpAddress ip, IpAddress hashKey, Collection<NodeState> nodes, Options options) {
-        Optional<AddressPool> pool = config.pools().stream().filter(p -> p.contains(ip)).findFirst(); // pools never overlap
+            Config config,
+            ServiceState service,
+            IpAddress ip,
+            IpAddress hashKey,
+            Collection<NodeState> nodes,
+            Options options) {
+        Optional<AddressPool> pool =
+                config.pools().stream().filter(p -> p.contains(ip)).findFirst(); // pools never overlap
         if (pool.isEmpty()) {
             return new Announcement.Unannounced(ip, ip + " is in no configured address pool, so no node announces it");
         }
@@ -54,8 +61,10 @@ public final class LeaderChoice {
                 .filter(a -> a.selects(pool.get()))
                 .toList();
         if (advertisements.isEmpty()) {
-            return new Announcement.Unannounced(ip, "no L2Advertisement selects pool " + Quoted.of(pool.get().name())
-                    + ", so no node announces " + ip + "; create one (an empty spec selects every pool)");
+            return new Announcement.Unannounced(
+                    ip,
+                    "no L2Advertisement selects pool " + Quoted.of(pool.get().name()) + ", so no node announces " + ip
+                            + "; create one (an empty spec selects every pool)");
         }
         Optional<String> noEndpoint = service.endpoints().whyNoNode(ip, service.localTrafficPolicy());
         if (noEndpoint.isPresent()) {
@@ -63,7 +72,8 @@ public final class LeaderChoice {
         }
         Map<String, List<String>> excludedBy = new LinkedHashMap<>();
         List<NodeState> eligible = new ArrayList<>();
-        for (NodeState node : nodes.stream().sorted(Comparator.comparing(NodeState::name)).toList()) {
+        for (NodeState node :
+                nodes.stream().sorted(Comparator.comparing(NodeState::name)).toList()) {
             String why = whyNotEligible(node, service, advertisements, options);
             if (why == null) {
                 eligible.add(node);
@@ -76,9 +86,12 @@ public final class LeaderChoice {
         }
         NodeState leader = eligible.stream()
                 .min(Comparator.comparingInt((NodeState n) -> -preferenceWeight(n, advertisements))
-                        .thenComparing((a, b) -> Arrays.compareUnsigned(hash(a.name(), hashKey), hash(b.name(), hashKey))))
+                        .thenComparing(
+                                (a, b) -> Arrays.compareUnsigned(hash(a.name(), hashKey), hash(b.name(), hashKey))))
                 .orElseThrow();
-        List<L2Advertisement> applying = advertisements.stream().filter(a -> a.allowsNode(leader.labels())).toList();
+        List<L2Advertisement> applying = advertisements.stream()
+                .filter(a -> a.allowsNode(leader.labels()))
+                .toList();
         return new Announcement.Led(ip, leader.name(), pool.get(), applying);
     }
 
@@ -94,7 +107,8 @@ public final class LeaderChoice {
                 .map(NodeState::name);
     }
 
-    private static String whyNotEligible(NodeState node, ServiceState service, List<L2Advertisement> advertisements, Options options) {
+    private static String whyNotEligible(
+            NodeState node, ServiceState service, List<L2Advertisement> advertisements, Options options) {
         if (!node.speakerReady()) {
             return "has no ready speaker";
         }
@@ -105,7 +119,7 @@ public final class LeaderChoice {
             case HELD -> {
                 return "is held back by the failure detector (starting, resuming, or rejoining after a failure)";
             }
-            case ALIVE, NOT_HEARD -> { }
+            case ALIVE, NOT_HEARD -> {}
         }
         if (!node.ready()) {
             return "is not Ready";
@@ -131,7 +145,8 @@ public final class LeaderChoice {
         }
         if (excludedBy.size() == 1) {
             String why = excludedBy.keySet().iterator().next();
-            return "no node can announce " + ip + ": every node (" + String.join(", ", excludedBy.get(why)) + ") " + why;
+            return "no node can announce " + ip + ": every node (" + String.join(", ", excludedBy.get(why)) + ") "
+                    + why;
         }
         List<String> parts = new ArrayList<>();
         excludedBy.forEach((why, names) -> names.forEach(name -> parts.add(name + " " + why)));
@@ -149,7 +164,10 @@ public final class LeaderChoice {
     }
 
     private static String names(List<L2Advertisement> advertisements) {
-        return advertisements.stream().map(a -> Quoted.of(a.name())).reduce((a, b) -> a + ", " + b).orElse("");
+        return advertisements.stream()
+                .map(a -> Quoted.of(a.name()))
+                .reduce((a, b) -> a + ", " + b)
+                .orElse("");
     }
 
     static byte[] hash(String node, IpAddress hashKey) {

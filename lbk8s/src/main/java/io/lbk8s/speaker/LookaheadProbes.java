@@ -36,7 +36,8 @@ final class LookaheadProbes implements AutoCloseable {
     static final int PER_POOL = 2;
 
     private final Conflicts conflicts;
-    private final ExecutorService runner = Executors.newSingleThreadExecutor(Thread.ofVirtual().name("lookahead-probes").factory());
+    private final ExecutorService runner = Executors.newSingleThreadExecutor(
+            Thread.ofVirtual().name("lookahead-probes").factory());
     private final AtomicBoolean running = new AtomicBoolean();
     private volatile long lastStart = System.nanoTime() - INTERVAL.toNanos();
 
@@ -75,7 +76,9 @@ final class LookaheadProbes implements AutoCloseable {
         List<LinkInfo> links = Links.list();
         Map<LinkInfo, Set<IpAddress>> byLink = new HashMap<>();
         for (IpAddress ip : next) {
-            linkFor(links, ip).ifPresent(link -> byLink.computeIfAbsent(link, l -> new LinkedHashSet<>()).add(ip));
+            linkFor(links, ip)
+                    .ifPresent(link -> byLink.computeIfAbsent(link, l -> new LinkedHashSet<>())
+                            .add(ip));
         }
         Set<MacAddress> ours = new HashSet<>(conflicts.speakerMacs());
         links.forEach(l -> ours.add(l.mac()));
@@ -92,8 +95,11 @@ final class LookaheadProbes implements AutoCloseable {
 
     /** The interface on whose subnet the address lies: where its owner, if any, would answer. */
     private static Optional<LinkInfo> linkFor(List<LinkInfo> links, IpAddress ip) {
-        return links.stream().filter(l -> !l.loopback() && l.operational()
-                && l.addresses().stream().anyMatch(a -> a.contains(ip))).findFirst();
+        return links.stream()
+                .filter(l -> !l.loopback()
+                        && l.operational()
+                        && l.addresses().stream().anyMatch(a -> a.contains(ip)))
+                .findFirst();
     }
 
     @Override

@@ -32,7 +32,8 @@ final class NodeNetworkAnnotation implements AutoCloseable {
     private final KubernetesClient client;
     private final String namespace;
     private final Optional<String> pod;
-    private final ExecutorService writer = Executors.newSingleThreadExecutor(Thread.ofVirtual().name("node-network-annotation").factory());
+    private final ExecutorService writer = Executors.newSingleThreadExecutor(
+            Thread.ofVirtual().name("node-network-annotation").factory());
     private NodeNetwork asked;
 
     NodeNetworkAnnotation(KubernetesClient client, String namespace, Optional<String> pod) {
@@ -48,9 +49,14 @@ final class NodeNetworkAnnotation implements AutoCloseable {
     static NodeNetwork of(List<LinkInfo> links, List<IpAddress> gateways, List<Pattern> excluded) {
         List<NodeNetwork.Link> described = links.stream()
                 .filter(l -> !l.loopback() && l.master().isEmpty() && !l.mac().equals(MacAddress.ZERO))
-                .filter(l -> excluded.stream().noneMatch(p -> p.matcher(l.name()).find()))
-                .map(l -> new NodeNetwork.Link(l.name(), l.mac().toString(), l.addresses().stream()
-                        .map(a -> new IpPrefix(a.address(), a.prefixLength())).toList()))
+                .filter(l ->
+                        excluded.stream().noneMatch(p -> p.matcher(l.name()).find()))
+                .map(l -> new NodeNetwork.Link(
+                        l.name(),
+                        l.mac().toString(),
+                        l.addresses().stream()
+                                .map(a -> new IpPrefix(a.address(), a.prefixLength()))
+                                .toList()))
                 .toList();
         return new NodeNetwork(described, gateways);
     }
@@ -70,12 +76,22 @@ final class NodeNetworkAnnotation implements AutoCloseable {
 
     private void write(NodeNetwork network) {
         try {
-            client.pods().inNamespace(namespace).withName(pod.get()).patch(PatchContext.of(PatchType.JSON_MERGE),
-                    JSON.asJson(Map.of("metadata", Map.of("annotations", Map.of(NodeNetwork.ANNOTATION, network.toAnnotation())))));
+            client.pods()
+                    .inNamespace(namespace)
+                    .withName(pod.get())
+                    .patch(
+                            PatchContext.of(PatchType.JSON_MERGE),
+                            JSON.asJson(Map.of(
+                                    "metadata",
+                                    Map.of("annotations", Map.of(NodeNetwork.ANNOTATION, network.toAnnotation())))));
             log.info("published this node's network on pod {}/{}: {}", namespace, pod.get(), network.toAnnotation());
         } catch (KubernetesClientException e) {
-            log.warn("could not publish this node's network on pod {}/{} (other speakers may take this node's answers for"
-                    + " another host's): {}", namespace, pod.get(), e.getMessage());
+            log.warn(
+                    "could not publish this node's network on pod {}/{} (other speakers may take this node's answers for"
+                            + " another host's): {}",
+                    namespace,
+                    pod.get(),
+                    e.getMessage());
             synchronized (this) {
                 asked = null;
             }

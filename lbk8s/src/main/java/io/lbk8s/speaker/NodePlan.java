@@ -2,9 +2,8 @@ package io.lbk8s.speaker;
 
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.config.Config;
-import io.lbk8s.service.ServiceKey;
-
 import io.lbk8s.net.link.LinkInfo;
+import io.lbk8s.service.ServiceKey;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -58,20 +57,30 @@ public record NodePlan(Map<IpAddress, Announced> announced, List<Problem> proble
         for (ServiceState service : in.services()) {
             for (Announcement announcement : LeaderChoice.decide(in.config(), service, in.nodes(), in.options())) {
                 switch (announcement) {
-                    case Announcement.Led led when led.node().equals(in.node()) -> {
-                        List<LinkInfo> links = InterfaceChoice.choose(led.ip(), led.advertisements(), in.links(), in.excludedInterfaces());
+                    case Announcement.Led led
+                    when led.node().equals(in.node()) -> {
+                        List<LinkInfo> links = InterfaceChoice.choose(
+                                led.ip(), led.advertisements(), in.links(), in.excludedInterfaces());
                         if (links.isEmpty()) {
-                            problems.add(new Problem(service.key(), led.ip(),
-                                    InterfaceChoice.noInterface(led.ip(), in.node(), led.advertisements(), in.links())));
+                            problems.add(new Problem(
+                                    service.key(),
+                                    led.ip(),
+                                    InterfaceChoice.noInterface(
+                                            led.ip(), in.node(), led.advertisements(), in.links())));
                         } else {
-                            servicesByIp.computeIfAbsent(led.ip(), ip -> new TreeSet<>()).add(service.key());
+                            servicesByIp
+                                    .computeIfAbsent(led.ip(), ip -> new TreeSet<>())
+                                    .add(service.key());
                             linksByIp.put(led.ip(), links);
                         }
                     }
-                    case Announcement.Led _ -> { /* another node announces it */ }
+                    case Announcement.Led _ -> {
+                        /* another node announces it */
+                    }
                     case Announcement.Unannounced(IpAddress ip, String reason) -> {
                         boolean mine = LeaderChoice.reporterOf(service.ips().getFirst(), in.nodes())
-                                .map(in.node()::equals).orElse(false);
+                                .map(in.node()::equals)
+                                .orElse(false);
                         if (mine) {
                             problems.add(new Problem(service.key(), ip, reason));
                         }
@@ -90,8 +99,8 @@ public record NodePlan(Map<IpAddress, Announced> announced, List<Problem> proble
      * probe. Any other new address (a live node handing it over, a node that left, a new Service) is taken only after
      * a longer quiet probe.
      */
-    public static Set<IpAddress> takenFromFailedNodes(Inputs previousInputs, NodePlan previous, NodePlan next,
-                                                      Predicate<String> failedSilently) {
+    public static Set<IpAddress> takenFromFailedNodes(
+            Inputs previousInputs, NodePlan previous, NodePlan next, Predicate<String> failedSilently) {
         Set<IpAddress> taken = new HashSet<>(next.announced().keySet());
         taken.removeAll(previous.announced().keySet());
         if (taken.isEmpty()) {
@@ -99,8 +108,11 @@ public record NodePlan(Map<IpAddress, Announced> announced, List<Problem> proble
         }
         Set<IpAddress> fromFailed = new TreeSet<>();
         for (ServiceState service : previousInputs.services()) {
-            for (Announcement before : LeaderChoice.decide(previousInputs.config(), service, previousInputs.nodes(), previousInputs.options())) {
-                if (before instanceof Announcement.Led led && taken.contains(led.ip()) && failedSilently.test(led.node())) {
+            for (Announcement before : LeaderChoice.decide(
+                    previousInputs.config(), service, previousInputs.nodes(), previousInputs.options())) {
+                if (before instanceof Announcement.Led led
+                        && taken.contains(led.ip())
+                        && failedSilently.test(led.node())) {
                     fromFailed.add(led.ip());
                 }
             }
@@ -133,7 +145,8 @@ public record NodePlan(Map<IpAddress, Announced> announced, List<Problem> proble
         }
         Map<IpAddress, Announced> kept = new TreeMap<>(announced);
         kept.keySet().removeAll(addresses);
-        return new NodePlan(kept, problems.stream().filter(p -> !addresses.contains(p.ip())).toList());
+        return new NodePlan(
+                kept, problems.stream().filter(p -> !addresses.contains(p.ip())).toList());
     }
 
     /** The Services this node announces, with the names of the interfaces each is answered on. */
@@ -141,7 +154,9 @@ public record NodePlan(Map<IpAddress, Announced> announced, List<Problem> proble
         Map<ServiceKey, Set<String>> result = new TreeMap<>();
         for (Announced a : announced.values()) {
             for (ServiceKey key : a.services()) {
-                a.links().forEach(l -> result.computeIfAbsent(key, k -> new TreeSet<>()).add(l.name()));
+                a.links()
+                        .forEach(l -> result.computeIfAbsent(key, k -> new TreeSet<>())
+                                .add(l.name()));
             }
         }
         return result;

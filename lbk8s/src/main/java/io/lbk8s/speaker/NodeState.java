@@ -24,7 +24,8 @@ public record NodeState(
     }
 
     /** A node as the API alone describes it (the detector has not heard its speaker). */
-    public NodeState(String name, Map<String, String> labels, boolean ready, boolean networkUnavailable, boolean speakerReady) {
+    public NodeState(
+            String name, Map<String, String> labels, boolean ready, boolean networkUnavailable, boolean speakerReady) {
         this(name, labels, ready, networkUnavailable, speakerReady, Liveness.NOT_HEARD);
     }
 

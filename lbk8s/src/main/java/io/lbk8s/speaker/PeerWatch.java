@@ -43,8 +43,12 @@ final class PeerWatch implements AutoCloseable {
     private final long startedAt = System.nanoTime();
     private final Set<String> reportedNotHeard = new HashSet<>();
 
-    private PeerWatch(SpeakerSettings settings, PeerDetector detector, PeerKeySecret keys, Optional<PeerViewAnnotation> view,
-                      EventRecorder events) {
+    private PeerWatch(
+            SpeakerSettings settings,
+            PeerDetector detector,
+            PeerKeySecret keys,
+            Optional<PeerViewAnnotation> view,
+            EventRecorder events) {
         this.settings = settings;
         this.detector = detector;
         this.keys = keys;
@@ -56,19 +60,28 @@ final class PeerWatch implements AutoCloseable {
      * Starts the detector on its port; when the port cannot be had, says so and lets this node answer without it
      * (judged by the API alone, as before), renewing its fence for good.
      */
-    static Optional<PeerWatch> start(KubernetesClient client, SpeakerSettings settings, Fence fence, Runnable changed,
-                                     MeterRegistry registry, EventRecorder events) {
+    static Optional<PeerWatch> start(
+            KubernetesClient client,
+            SpeakerSettings settings,
+            Fence fence,
+            Runnable changed,
+            MeterRegistry registry,
+            EventRecorder events) {
         PeerDetector detector;
         try {
-            detector = PeerDetector.start(settings.node(), settings.peers(), fence, snapshot -> changed.run(), registry);
+            detector =
+                    PeerDetector.start(settings.node(), settings.peers(), fence, snapshot -> changed.run(), registry);
         } catch (IOException e) {
             fence.renewUntil(Long.MAX_VALUE);
-            log.error("{}; running without the failure detector: a dead node is noticed only when the API marks it NotReady",
+            log.error(
+                    "{}; running without the failure detector: a dead node is noticed only when the API marks it NotReady",
                     e.getMessage());
             return Optional.empty();
         }
-        PeerKeySecret keys = PeerKeySecret.watch(client, settings.podNamespace(), settings.peers().secretName(), detector::keys);
-        Optional<PeerViewAnnotation> view = settings.podName().map(pod -> new PeerViewAnnotation(client, settings.podNamespace(), pod));
+        PeerKeySecret keys = PeerKeySecret.watch(
+                client, settings.podNamespace(), settings.peers().secretName(), detector::keys);
+        Optional<PeerViewAnnotation> view =
+                settings.podName().map(pod -> new PeerViewAnnotation(client, settings.podNamespace(), pod));
         return Optional.of(new PeerWatch(settings, detector, keys, view, events));
     }
 
@@ -93,8 +106,10 @@ final class PeerWatch implements AutoCloseable {
         for (Node node : nodes) {
             String name = node.getMetadata().getName();
             if (!name.equals(settings.node()) && withSpeaker.contains(name)) {
-                ObjectFacts.internalIp(node).flatMap(PeerWatch::literal)
-                        .ifPresent(ip -> addresses.put(name, new InetSocketAddress(ip, settings.peers().port())));
+                ObjectFacts.internalIp(node)
+                        .flatMap(PeerWatch::literal)
+                        .ifPresent(ip -> addresses.put(
+                                name, new InetSocketAddress(ip, settings.peers().port())));
             }
         }
         return addresses;
@@ -124,13 +139,23 @@ final class PeerWatch implements AutoCloseable {
             if (entry.getValue().liveness() != Liveness.NOT_HEARD) {
                 reportedNotHeard.remove(peer);
             } else if (readySpeakers.contains(peer) && reportedNotHeard.add(peer)) {
-                log.warn("the speaker on node {} has never been heard on UDP port {}: the API alone judges it", peer, port);
+                log.warn(
+                        "the speaker on node {} has never been heard on UDP port {}: the API alone judges it",
+                        peer,
+                        port);
                 Node node = nodes.get(peer);
                 if (node != null) {
-                    events.record(node, EventRecorder.Type.Warning, "PeerNotHeard", "the speaker on " + settings.node()
-                            + " has never heard this node's speaker on UDP port " + port + ", so it notices this node's failure"
-                            + " only when the API marks it NotReady; allow UDP " + port + " between nodes, and check that every"
-                            + " speaker reads the same keys (Secret " + settings.podNamespace() + "/" + settings.peers().secretName() + ")");
+                    events.record(
+                            node,
+                            EventRecorder.Type.Warning,
+                            "PeerNotHeard",
+                            "the speaker on " + settings.node()
+                                    + " has never heard this node's speaker on UDP port " + port
+                                    + ", so it notices this node's failure"
+                                    + " only when the API marks it NotReady; allow UDP " + port
+                                    + " between nodes, and check that every"
+                                    + " speaker reads the same keys (Secret " + settings.podNamespace() + "/"
+                                    + settings.peers().secretName() + ")");
                 }
             }
         }
@@ -139,7 +164,8 @@ final class PeerWatch implements AutoCloseable {
     /** For /readyz: being held back is not being unready, but it is worth saying. */
     String readinessNote() {
         Membership.Snapshot snapshot = detector.snapshot();
-        return snapshot.ready() ? "; failure detector: this node may announce"
+        return snapshot.ready()
+                ? "; failure detector: this node may announce"
                 : "; failure detector: this node announces nothing: " + snapshot.reason();
     }
 

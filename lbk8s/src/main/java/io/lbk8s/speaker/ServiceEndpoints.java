@@ -37,12 +37,14 @@ public record ServiceEndpoints(boolean anyServing, Set<String> nodesServing) {
     /** Why no node at all may announce {@code ip} of the Service, a sentence for its Warning event; empty if some may. */
     public Optional<String> whyNoNode(IpAddress ip, boolean localTrafficPolicy) {
         if (localTrafficPolicy && nodesServing.isEmpty()) {
-            return Optional.of("the Service has no ready endpoint, and with externalTrafficPolicy: Local only a node with one may announce "
-                    + ip);
+            return Optional.of(
+                    "the Service has no ready endpoint, and with externalTrafficPolicy: Local only a node with one may announce "
+                            + ip);
         }
         if (!anyServing) {
-            return Optional.of("the Service has no ready endpoint (no EndpointSlice lists a ready Pod), so no node announces "
-                    + ip + "; it is announced as soon as one is ready");
+            return Optional.of(
+                    "the Service has no ready endpoint (no EndpointSlice lists a ready Pod), so no node announces " + ip
+                            + "; it is announced as soon as one is ready");
         }
         return Optional.empty();
     }

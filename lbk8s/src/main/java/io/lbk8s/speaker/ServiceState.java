@@ -9,10 +9,7 @@ import java.util.List;
  * status), whether traffic must stay on nodes with an endpoint, and which of its endpoints can take traffic.
  */
 public record ServiceState(
-        ServiceKey key,
-        List<IpAddress> ips,
-        boolean localTrafficPolicy,
-        ServiceEndpoints endpoints) {
+        ServiceKey key, List<IpAddress> ips, boolean localTrafficPolicy, ServiceEndpoints endpoints) {
 
     public ServiceState {
         ips = ips.stream().sorted().distinct().toList(); // IPv4 first: the first address is the hash key

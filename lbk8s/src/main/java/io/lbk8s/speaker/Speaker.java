@@ -27,7 +27,6 @@ import io.lbk8s.kube.Informers;
 import io.lbk8s.kube.ServiceL2Statuses;
 import io.lbk8s.kube.ServiceMapping;
 import io.lbk8s.kube.Watches;
-
 import io.lbk8s.net.Fence;
 import io.lbk8s.net.ResponderOptions;
 import io.lbk8s.net.frame.MacAddress;
@@ -36,14 +35,13 @@ import io.lbk8s.net.link.LinkInfo;
 import io.lbk8s.net.link.Links;
 import io.lbk8s.peers.Liveness;
 import io.lbk8s.peers.Membership;
-import io.lbk8s.service.ServiceKey;
-import io.lbk8s.service.ServiceRequests;
-
 import io.lbk8s.reconcile.QueueMeters;
 import io.lbk8s.reconcile.RateLimitedQueue;
 import io.lbk8s.reconcile.ReconcileLoop;
 import io.lbk8s.reconcile.ReconcileResult;
 import io.lbk8s.reconcile.RetryPolicy;
+import io.lbk8s.service.ServiceKey;
+import io.lbk8s.service.ServiceRequests;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.time.Duration;
@@ -78,8 +76,8 @@ public final class Speaker implements AutoCloseable {
      * After this long without a watch event the speaker asks the API server for its version, and after this long
      * unanswered says it is not watching: ~0.2 requests a second per node in a quiet cluster, none in a busy one.
      */
-
     private final KubernetesClient client;
+
     private final SpeakerSettings settings;
     private final EventRecorder events;
     private final SpeakerMetrics metrics;
@@ -112,7 +110,8 @@ public final class Speaker implements AutoCloseable {
     private NodePlan.Inputs planInputs;
     private int stallsSeen;
     private Map<ServiceKey, Set<String>> announcedServices = Map.of();
-    private Set<ServiceKey> warnedServices = Set.of(); // those this speaker gave a NotAnnounced Warning in its last plan
+    private Set<ServiceKey> warnedServices =
+            Set.of(); // those this speaker gave a NotAnnounced Warning in its last plan
     private volatile Optional<PeerWatch> peers = Optional.empty();
 
     private volatile boolean synced;
@@ -131,37 +130,46 @@ public final class Speaker implements AutoCloseable {
         // With the detector, this node answers only while the detector renews the fence: a frozen speaker goes silent.
         this.fence = settings.peers().enabled() ? Fence.renewable() : Fence.unlimited();
         this.conflictObjects = new AddressConflicts(client);
-        this.conflicts = new Conflicts(settings.node(), metrics, events, Optional.of(conflictObjects), new Conflicts.Hooks() {
-            @Override
-            public boolean leads(IpAddress ip) {
-                return plan.announced().containsKey(ip);
-            }
+        this.conflicts =
+                new Conflicts(settings.node(), metrics, events, Optional.of(conflictObjects), new Conflicts.Hooks() {
+                    @Override
+                    public boolean leads(IpAddress ip) {
+                        return plan.announced().containsKey(ip);
+                    }
 
-            @Override
-            public Optional<Service> serviceOf(IpAddress ip) {
-                return serviceHolding(ip);
-            }
+                    @Override
+                    public Optional<Service> serviceOf(IpAddress ip) {
+                        return serviceHolding(ip);
+                    }
 
-            @Override
-            public void withdraw(IpAddress ip) {
-                announcer.withdraw(ip);
-            }
+                    @Override
+                    public void withdraw(IpAddress ip) {
+                        announcer.withdraw(ip);
+                    }
 
-            @Override
-            public void defend(IpAddress ip) {
-                announcer.defend(ip);
-            }
+                    @Override
+                    public void defend(IpAddress ip) {
+                        announcer.defend(ip);
+                    }
 
-            @Override
-            public void replan() {
-                queue.add(PLAN);
-            }
-        });
+                    @Override
+                    public void replan() {
+                        queue.add(PLAN);
+                    }
+                });
         this.lookahead = new LookaheadProbes(conflicts);
-        this.announcer = new Announcer(metrics, new Announcer.Options(settings.takeoverBurst(), settings.gratuitousRefresh(),
-                ResponderOptions.DEFAULTS.withReceiveBufferBytes(settings.receiveBufferBytes())
-                        .withArpInKernel(settings.arpInKernel()).withFence(fence), settings.takeoverProbe()),
-                conflicts, () -> queue.add(PLAN));
+        this.announcer = new Announcer(
+                metrics,
+                new Announcer.Options(
+                        settings.takeoverBurst(),
+                        settings.gratuitousRefresh(),
+                        ResponderOptions.DEFAULTS
+                                .withReceiveBufferBytes(settings.receiveBufferBytes())
+                                .withArpInKernel(settings.arpInKernel())
+                                .withFence(fence),
+                        settings.takeoverProbe()),
+                conflicts,
+                () -> queue.add(PLAN));
         this.nodeNetworkAnnotation = new NodeNetworkAnnotation(client, settings.podNamespace(), settings.podName());
     }
 
@@ -169,21 +177,31 @@ public final class Speaker implements AutoCloseable {
         announcer.checkRawSockets();
         String ns = settings.configNamespace();
         nodes = watches.inform("nodes", client.nodes(), handler());
-        speakerPods = watches.inform("speaker pods", client.pods().inNamespace(settings.podNamespace())
-                .withLabels(settings.speakerPodLabels()), handler());
-        configMaps = watches.inform("the configuration ConfigMap", client.configMaps().inNamespace(ns)
-                .withName(ConfigResources.CONFIG_MAP_NAME), handler());
+        speakerPods = watches.inform(
+                "speaker pods",
+                client.pods().inNamespace(settings.podNamespace()).withLabels(settings.speakerPodLabels()),
+                handler());
+        configMaps = watches.inform(
+                "the configuration ConfigMap",
+                client.configMaps().inNamespace(ns).withName(ConfigResources.CONFIG_MAP_NAME),
+                handler());
         pools = customResources(ConfigResources.IP_ADDRESS_POOLS);
         l2Advertisements = customResources(ConfigResources.L2_ADVERTISEMENTS);
-        endpointSlices = watches.inform("endpointslices", client.discovery().v1().endpointSlices().inAnyNamespace(), handler());
+        endpointSlices = watches.inform(
+                "endpointslices", client.discovery().v1().endpointSlices().inAnyNamespace(), handler());
         services = watches.inform("services", client.services().inAnyNamespace(), handler());
         adoptConflicts();
         watches.checkApi(client);
         synced = true;
         // judge the configuration as the controller does, even when a pool's current version is refused
-        new ConfigurationStates(client, ns, ConfigurationStates.CONTROLLER).accepted().ifPresent(recorded -> accepted = AcceptedConfig.of(recorded));
-        log.info("informers synced: {} services, {} nodes, {} speaker pods", services.getStore().list().size(),
-                nodes.getStore().list().size(), speakerPods.getStore().list().size());
+        new ConfigurationStates(client, ns, ConfigurationStates.CONTROLLER)
+                .accepted()
+                .ifPresent(recorded -> accepted = AcceptedConfig.of(recorded));
+        log.info(
+                "informers synced: {} services, {} nodes, {} speaker pods",
+                services.getStore().list().size(),
+                nodes.getStore().list().size(),
+                speakerPods.getStore().list().size());
         if (settings.peers().enabled()) {
             peers = PeerWatch.start(client, settings, fence, () -> queue.add(PLAN), registry, events);
         }
@@ -197,16 +215,22 @@ public final class Speaker implements AutoCloseable {
      */
     private void adoptConflicts() {
         try {
-            addressConflicts = Optional.of(Watches.resilient(AddressConflicts.CRD, client.genericKubernetesResources(AddressConflicts.CONTEXT),
-                    Informers.onAnyChange(any -> { })));
+            addressConflicts = Optional.of(Watches.resilient(
+                    AddressConflicts.CRD,
+                    client.genericKubernetesResources(AddressConflicts.CONTEXT),
+                    Informers.onAnyChange(any -> {})));
         } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
-            log.warn("cannot read {} (is the CRD installed?): {}; address conflicts are reported in Events and logs only",
-                    AddressConflicts.CRD, e.getMessage());
+            log.warn(
+                    "cannot read {} (is the CRD installed?): {}; address conflicts are reported in Events and logs only",
+                    AddressConflicts.CRD,
+                    e.getMessage());
             return;
         }
         List<io.lbk8s.conflict.AddressConflict> mine = addressConflicts.get().getStore().list().stream()
-                .map(AddressConflicts::toConflict).flatMap(Optional::stream)
-                .filter(c -> c.node().equals(settings.node())).toList();
+                .map(AddressConflicts::toConflict)
+                .flatMap(Optional::stream)
+                .filter(c -> c.node().equals(settings.node()))
+                .toList();
         conflicts.adopt(mine, Links.list());
     }
 
@@ -220,11 +244,15 @@ public final class Speaker implements AutoCloseable {
             }
         }
         SharedIndexInformer<Service> informer = services;
-        return informer == null ? Optional.empty() : informer.getStore().list().stream()
-                .filter(s -> ServiceMapping.statusIps(s).contains(ip)).findFirst();
+        return informer == null
+                ? Optional.empty()
+                : informer.getStore().list().stream()
+                        .filter(s -> ServiceMapping.statusIps(s).contains(ip))
+                        .findFirst();
     }
 
-    private Optional<SharedIndexInformer<GenericKubernetesResource>> customResources(ResourceDefinitionContext context) {
+    private Optional<SharedIndexInformer<GenericKubernetesResource>> customResources(
+            ResourceDefinitionContext context) {
         return watches.customResources(client, context, settings.configNamespace(), handler());
     }
 
@@ -246,18 +274,23 @@ public final class Speaker implements AutoCloseable {
         }
         // A broken watch is said, not made unready: the leader choice reads the speakers' readiness, and an API server
         // restart breaks every speaker's watches at once; unready speakers everywhere would withdraw every address.
-        String watching = watches.down().map(d -> "; not watching " + d + ": " + watches.whyDown()).orElse("");
-        return new Readiness(true, "ready: announcing " + plan.announced().size() + " address(es) from node " + settings.node()
-                + peers.map(PeerWatch::readinessNote).orElse("") + watching);
+        String watching = watches.down()
+                .map(d -> "; not watching " + d + ": " + watches.whyDown())
+                .orElse("");
+        return new Readiness(
+                true,
+                "ready: announcing " + plan.announced().size() + " address(es) from node " + settings.node()
+                        + peers.map(PeerWatch::readinessNote).orElse("") + watching);
     }
 
     /** Plans on each change, and after {@link #RELOOK} without one (which also bounds a failed plan's backoff). */
     private void runQueue() {
         new ReconcileLoop<>(queue, key -> reconcileSafely(), RELOOK, idle -> {
-            if (idle) {
-                queue.add(PLAN);
-            }
-        }).run(() -> true);
+                    if (idle) {
+                        queue.add(PLAN);
+                    }
+                })
+                .run(() -> true);
     }
 
     private ReconcileResult reconcileSafely() {
@@ -275,18 +308,24 @@ public final class Speaker implements AutoCloseable {
 
     private void reconcile() throws IOException {
         readConfig();
-        Set<String> withSpeaker = SpeakerMapping.nodesWithReadySpeaker(speakerPods.getStore().list());
+        Set<String> withSpeaker =
+                SpeakerMapping.nodesWithReadySpeaker(speakerPods.getStore().list());
         Optional<PeerWatch> watch = peers;
-        Optional<Membership.Snapshot> heard = watch.map(w -> w.update(nodes.getStore().list(), speakerPods.getStore().list()));
+        Optional<Membership.Snapshot> heard = watch.map(
+                w -> w.update(nodes.getStore().list(), speakerPods.getStore().list()));
         List<NodeState> nodeStates = nodes.getStore().list().stream()
                 .map(n -> SpeakerMapping.nodeState(n, withSpeaker))
-                .map(n -> heard.map(h -> n.withLiveness(watch.get().liveness(n.name(), h))).orElse(n))
+                .map(n -> heard.map(h -> n.withLiveness(watch.get().liveness(n.name(), h)))
+                        .orElse(n))
                 .toList();
-        Map<String, List<EndpointState>> endpoints = SpeakerMapping.endpointsByService(endpointSlices.getStore().list());
+        Map<String, List<EndpointState>> endpoints =
+                SpeakerMapping.endpointsByService(endpointSlices.getStore().list());
         List<ServiceState> served = new ArrayList<>();
         for (Service service : services.getStore().list()) {
             var view = ServiceMapping.view(service);
-            if (view.isLoadBalancer() && ServiceRequests.served(view, settings.lbClass()) && !view.statusIps().isEmpty()) {
+            if (view.isLoadBalancer()
+                    && ServiceRequests.served(view, settings.lbClass())
+                    && !view.statusIps().isEmpty()) {
                 served.add(SpeakerMapping.serviceState(service, endpoints));
             }
         }
@@ -295,8 +334,14 @@ public final class Speaker implements AutoCloseable {
         nodeNetworkAnnotation.publish(network);
         Map<String, NodeNetwork> published = publishedNetworks();
         conflicts.speakerMacs(speakerMacs(links, published));
-        NodePlan.Inputs inputs = new NodePlan.Inputs(settings.node(), config == null ? Config.EMPTY : config, served,
-                nodeStates, new LeaderChoice.Options(settings.ignoreExcludeLabel()), links, settings.excludedInterfaces());
+        NodePlan.Inputs inputs = new NodePlan.Inputs(
+                settings.node(),
+                config == null ? Config.EMPTY : config,
+                served,
+                nodeStates,
+                new LeaderChoice.Options(settings.ignoreExcludeLabel()),
+                links,
+                settings.excludedInterfaces());
         NodePlan next = withhold(NodePlan.compute(inputs), network, published);
         if (stopping) {
             return;
@@ -312,7 +357,8 @@ public final class Speaker implements AutoCloseable {
             watch.get().stallHandled(heard.get());
         }
         Set<IpAddress> fromFailed = heard.filter(h -> planInputs != null)
-                .map(h -> NodePlan.takenFromFailedNodes(planInputs, plan, next, h::failedSilently)).orElse(Set.of());
+                .map(h -> NodePlan.takenFromFailedNodes(planInputs, plan, next, h::failedSilently))
+                .orElse(Set.of());
         announcer.apply(next, fromFailed);
         plan = next;
         planInputs = inputs;
@@ -321,8 +367,12 @@ public final class Speaker implements AutoCloseable {
         // what users see (ServiceL2Status, Events, metrics) leaves out what another host makes this node withhold
         NodePlan shown = next.without(announcer.inConflict());
         tellUsers(shown, heard.map(Membership.Snapshot::isolated).orElse(false), nodeStates);
-        heard.ifPresent(h -> watch.get().tellUsers(h, withSpeaker,
-                nodes.getStore().list().stream().collect(Collectors.toMap(n -> n.getMetadata().getName(), n -> n))));
+        heard.ifPresent(h -> watch.get()
+                .tellUsers(
+                        h,
+                        withSpeaker,
+                        nodes.getStore().list().stream()
+                                .collect(Collectors.toMap(n -> n.getMetadata().getName(), n -> n))));
     }
 
     /**
@@ -330,7 +380,9 @@ public final class Speaker implements AutoCloseable {
      * when probes are off ({@code --takeover-probe 0}).
      */
     private void probeAhead(Set<String> withSpeaker) {
-        boolean first = withSpeaker.stream().filter(n -> !n.equals(settings.node())).noneMatch(n -> n.compareTo(settings.node()) < 0);
+        boolean first = withSpeaker.stream()
+                .filter(n -> !n.equals(settings.node()))
+                .noneMatch(n -> n.compareTo(settings.node()) < 0);
         if (!first || config == null || settings.takeoverProbe().isZero()) {
             return;
         }
@@ -366,9 +418,13 @@ public final class Speaker implements AutoCloseable {
      * controller assigned one: a Warning on the Service (and a log line once) says why.
      */
     private NodePlan withhold(NodePlan next, NodeNetwork network, Map<String, NodeNetwork> published) {
-        Function<IpAddress, Optional<String>> refused = ip -> network.reserved(ip).or(() -> published.entrySet().stream()
-                        .filter(e -> !e.getKey().equals(settings.node()) && e.getValue().holds(ip)).map(e -> ip + " is the address of node " + e.getKey())
-                        .sorted().findFirst())
+        Function<IpAddress, Optional<String>> refused = ip -> network.reserved(ip)
+                .or(() -> published.entrySet().stream()
+                        .filter(e -> !e.getKey().equals(settings.node())
+                                && e.getValue().holds(ip))
+                        .map(e -> ip + " is the address of node " + e.getKey())
+                        .sorted()
+                        .findFirst())
                 .map(why -> why + "; lbk8s will not announce it from node " + settings.node());
         NodePlan kept = next.withheld(refused);
         Set<IpAddress> withheld = new HashSet<>(next.announced().keySet());
@@ -386,13 +442,21 @@ public final class Speaker implements AutoCloseable {
         AcceptedConfig.Outcome outcome = accepted.accept(ConfigResources.sources(
                 pools.map(i -> i.getStore().list()).orElse(List.of()),
                 l2Advertisements.map(i -> i.getStore().list()).orElse(List.of()),
-                Optional.ofNullable(configMaps.getStore().getByKey(settings.configNamespace() + "/" + ConfigResources.CONFIG_MAP_NAME))));
+                Optional.ofNullable(configMaps
+                        .getStore()
+                        .getByKey(settings.configNamespace() + "/" + ConfigResources.CONFIG_MAP_NAME))));
         accepted = outcome.next();
         config = outcome.result().config();
-        String verdict = "configuration " + (outcome.result().valid() ? "valid" : "in use") + ": " + config.pools().size()
+        String verdict = "configuration " + (outcome.result().valid() ? "valid" : "in use") + ": "
+                + config.pools().size()
                 + " pool(s), " + config.l2Advertisements().size() + " L2Advertisement(s)"
-                + (outcome.result().valid() ? "" : "; refused, reported on their objects by the controller: " + outcome.result().problems().stream()
-                        .filter(p -> p.severity() == ConfigProblem.Severity.ERROR).map(ConfigProblem::toString).toList());
+                + (outcome.result().valid()
+                        ? ""
+                        : "; refused, reported on their objects by the controller: "
+                                + outcome.result().problems().stream()
+                                        .filter(p -> p.severity() == ConfigProblem.Severity.ERROR)
+                                        .map(ConfigProblem::toString)
+                                        .toList());
         if (!verdict.equals(lastConfigVerdict)) {
             lastConfigVerdict = verdict;
             if (outcome.result().valid()) {
@@ -407,8 +471,13 @@ public final class Speaker implements AutoCloseable {
         Map<ServiceKey, Set<String>> now = next.interfacesByService();
         for (var entry : now.entrySet()) {
             if (!entry.getValue().equals(announcedServices.get(entry.getKey()))) {
-                service(entry.getKey()).ifPresent(s -> events.record(s, EventRecorder.Type.Normal, "nodeAssigned",
-                        "announcing from node " + settings.node() + " on " + describeInterfaces(next, entry.getKey())));
+                service(entry.getKey())
+                        .ifPresent(s -> events.record(
+                                s,
+                                EventRecorder.Type.Normal,
+                                "nodeAssigned",
+                                "announcing from node " + settings.node() + " on "
+                                        + describeInterfaces(next, entry.getKey())));
             }
         }
         for (ServiceKey gone : announcedServices.keySet()) {
@@ -432,8 +501,12 @@ public final class Speaker implements AutoCloseable {
         warnedServices = warnedNow;
         if (!now.equals(announcedServices)) {
             // the objects a failed node left behind go; a live node's are its own to remove
-            statuses.publish(now, nodeStates.stream().filter(n -> !n.speakerReady() || !n.ready() || n.liveness() == Liveness.DEAD)
-                    .map(NodeState::name).collect(Collectors.toSet()));
+            statuses.publish(
+                    now,
+                    nodeStates.stream()
+                            .filter(n -> !n.speakerReady() || !n.ready() || n.liveness() == Liveness.DEAD)
+                            .map(NodeState::name)
+                            .collect(Collectors.toSet()));
         }
         announcedServices = now;
         metrics.plan(next);
@@ -445,7 +518,8 @@ public final class Speaker implements AutoCloseable {
                 .flatMap(a -> a.links().stream())
                 .distinct()
                 .map(l -> "interface " + l.name() + " (" + l.mac() + ")")
-                .reduce((a, b) -> a + ", " + b).orElse("no interface");
+                .reduce((a, b) -> a + ", " + b)
+                .orElse("no interface");
     }
 
     private Optional<Service> service(ServiceKey key) {
@@ -460,7 +534,9 @@ public final class Speaker implements AutoCloseable {
     public void shutdown() {
         stopping = true;
         announcer.withdrawAll();
-        log.info("stopped answering for {} address(es); handing over", plan.announced().size());
+        log.info(
+                "stopped answering for {} address(es); handing over",
+                plan.announced().size());
         peers.ifPresent(PeerWatch::leave);
         markPodNotReady();
         statuses.withdraw(1_000);
@@ -476,7 +552,9 @@ public final class Speaker implements AutoCloseable {
         Pod cached = speakerPods == null ? null : speakerPods.getStore().getByKey(settings.podNamespace() + "/" + name);
         for (int attempt = 0; attempt < 2; attempt++) {
             try {
-                Pod pod = attempt == 0 && cached != null ? cached : pods.withName(name).get();
+                Pod pod = attempt == 0 && cached != null
+                        ? cached
+                        : pods.withName(name).get();
                 if (pod == null || pod.getStatus() == null) {
                     return;
                 }
@@ -485,7 +563,11 @@ public final class Speaker implements AutoCloseable {
                 return;
             } catch (KubernetesClientException e) {
                 if (e.getCode() != 409 || attempt == 1) {
-                    log.warn("could not mark pod {}/{} not ready (the kubelet will): {}", settings.podNamespace(), name, e.getMessage());
+                    log.warn(
+                            "could not mark pod {}/{} not ready (the kubelet will): {}",
+                            settings.podNamespace(),
+                            name,
+                            e.getMessage());
                     return;
                 }
             }
@@ -494,11 +576,17 @@ public final class Speaker implements AutoCloseable {
 
     private static Pod notReady(Pod pod) {
         Pod copy = new io.fabric8.kubernetes.api.model.PodBuilder(pod).build();
-        List<PodCondition> conditions = new ArrayList<>(Objects.requireNonNullElse(copy.getStatus().getConditions(), List.of()));
+        List<PodCondition> conditions =
+                new ArrayList<>(Objects.requireNonNullElse(copy.getStatus().getConditions(), List.of()));
         conditions.removeIf(c -> "Ready".equals(c.getType()));
-        conditions.add(new PodConditionBuilder().withType("Ready").withStatus("False").withReason("SpeakerStopping")
+        conditions.add(new PodConditionBuilder()
+                .withType("Ready")
+                .withStatus("False")
+                .withReason("SpeakerStopping")
                 .withMessage("the speaker is shutting down and has stopped announcing")
-                .withLastTransitionTime(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString()).build());
+                .withLastTransitionTime(
+                        Instant.now().truncatedTo(ChronoUnit.SECONDS).toString())
+                .build());
         copy.getStatus().setConditions(conditions);
         return copy;
     }

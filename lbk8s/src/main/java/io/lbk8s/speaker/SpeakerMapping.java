@@ -24,13 +24,21 @@ public final class SpeakerMapping {
     private SpeakerMapping() {}
 
     public static NodeState nodeState(Node node, Set<String> nodesWithReadySpeaker) {
-        List<NodeCondition> conditions = node.getStatus() == null || node.getStatus().getConditions() == null
-                ? List.of() : node.getStatus().getConditions();
+        List<NodeCondition> conditions =
+                node.getStatus() == null || node.getStatus().getConditions() == null
+                        ? List.of()
+                        : node.getStatus().getConditions();
         boolean ready = conditions.stream().anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
         boolean networkUnavailable = conditions.stream()
                 .anyMatch(c -> "NetworkUnavailable".equals(c.getType()) && "True".equals(c.getStatus()));
-        Map<String, String> labels = node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
-        return new NodeState(node.getMetadata().getName(), withoutNulls(labels), ready, networkUnavailable,
+        Map<String, String> labels = node.getMetadata().getLabels() == null
+                ? Map.of()
+                : node.getMetadata().getLabels();
+        return new NodeState(
+                node.getMetadata().getName(),
+                withoutNulls(labels),
+                ready,
+                networkUnavailable,
                 nodesWithReadySpeaker.contains(node.getMetadata().getName()));
     }
 
@@ -38,7 +46,9 @@ public final class SpeakerMapping {
     public static Set<String> nodesWithSpeaker(Collection<Pod> speakerPods) {
         Set<String> nodes = new HashSet<>();
         for (Pod pod : speakerPods) {
-            if (pod.getMetadata().getDeletionTimestamp() == null && pod.getSpec() != null && pod.getSpec().getNodeName() != null) {
+            if (pod.getMetadata().getDeletionTimestamp() == null
+                    && pod.getSpec() != null
+                    && pod.getSpec().getNodeName() != null) {
                 nodes.add(pod.getSpec().getNodeName());
             }
         }
@@ -49,7 +59,9 @@ public final class SpeakerMapping {
     public static Set<String> nodesWithReadySpeaker(Collection<Pod> speakerPods) {
         Set<String> nodes = new HashSet<>();
         for (Pod pod : speakerPods) {
-            if (pod.getMetadata().getDeletionTimestamp() != null || pod.getSpec() == null || pod.getSpec().getNodeName() == null) {
+            if (pod.getMetadata().getDeletionTimestamp() != null
+                    || pod.getSpec() == null
+                    || pod.getSpec().getNodeName() == null) {
                 continue;
             }
             if (ObjectFacts.isReady(pod)) {
@@ -68,12 +80,16 @@ public final class SpeakerMapping {
             if (service == null || slice.getEndpoints() == null) {
                 continue;
             }
-            List<EndpointState> endpoints = result.computeIfAbsent(slice.getMetadata().getNamespace() + "/" + service,
-                    k -> new ArrayList<>());
+            List<EndpointState> endpoints =
+                    result.computeIfAbsent(slice.getMetadata().getNamespace() + "/" + service, k -> new ArrayList<>());
             for (Endpoint endpoint : slice.getEndpoints()) {
-                EndpointConditions conditions = Objects.requireNonNullElse(endpoint.getConditions(), new EndpointConditions());
-                endpoints.add(new EndpointState(Optional.ofNullable(endpoint.getNodeName()), Optional.ofNullable(conditions.getReady()),
-                        Optional.ofNullable(conditions.getServing()), Optional.ofNullable(conditions.getTerminating())));
+                EndpointConditions conditions =
+                        Objects.requireNonNullElse(endpoint.getConditions(), new EndpointConditions());
+                endpoints.add(new EndpointState(
+                        Optional.ofNullable(endpoint.getNodeName()),
+                        Optional.ofNullable(conditions.getReady()),
+                        Optional.ofNullable(conditions.getServing()),
+                        Optional.ofNullable(conditions.getTerminating())));
             }
         }
         return result;
@@ -82,8 +98,12 @@ public final class SpeakerMapping {
     public static ServiceState serviceState(Service service, Map<String, List<EndpointState>> endpointsByService) {
         var view = ServiceMapping.view(service);
         String key = view.key().namespace() + "/" + view.key().name();
-        boolean publishNotReady = service.getSpec() != null && Boolean.TRUE.equals(service.getSpec().getPublishNotReadyAddresses());
-        return new ServiceState(view.key(), view.statusIps(), view.externalTrafficPolicy().filter("Local"::equals).isPresent(),
+        boolean publishNotReady = service.getSpec() != null
+                && Boolean.TRUE.equals(service.getSpec().getPublishNotReadyAddresses());
+        return new ServiceState(
+                view.key(),
+                view.statusIps(),
+                view.externalTrafficPolicy().filter("Local"::equals).isPresent(),
                 ServiceEndpoints.of(endpointsByService.getOrDefault(key, List.of()), publishNotReady));
     }
 

@@ -3,10 +3,9 @@ package io.lbk8s.speaker;
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.net.AddressCounters;
 import io.lbk8s.net.L2Listener;
-import io.lbk8s.service.ServiceKey;
-
 import io.lbk8s.net.frame.ArpPacket;
 import io.lbk8s.net.link.PacketSocket;
+import io.lbk8s.service.ServiceKey;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -27,7 +26,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class SpeakerMetrics implements L2Listener {
     private enum Kind {
-        REQUESTS("lbk8s.layer2.requests.received", "ARP requests and neighbor solicitations received for an announced address"),
+        REQUESTS(
+                "lbk8s.layer2.requests.received",
+                "ARP requests and neighbor solicitations received for an announced address"),
         RESPONSES("lbk8s.layer2.responses.sent", "ARP replies and neighbor advertisements sent"),
         GRATUITOUS("lbk8s.layer2.gratuitous.sent", "Gratuitous ARP and unsolicited neighbor advertisements sent");
 
@@ -61,17 +62,21 @@ final class SpeakerMetrics implements L2Listener {
             counters.put(kind, new ConcurrentHashMap<>());
         }
         announced = MultiGauge.builder("lbk8s.speaker.announced")
-                .description("1 for each address and Service this node announces").register(registry);
+                .description("1 for each address and Service this node announces")
+                .register(registry);
         Gauge.builder("lbk8s.speaker.announced.addresses", announcedAddresses, AtomicInteger::get)
-                .description("Addresses this node answers for").register(registry);
+                .description("Addresses this node answers for")
+                .register(registry);
         takeovers = Counter.builder("lbk8s.speaker.takeovers")
-                .description("Addresses this node started answering for (at start, on a new Service, or taken from a node that failed or left)")
+                .description(
+                        "Addresses this node started answering for (at start, on a new Service, or taken from a node that failed or left)")
                 .register(registry);
         deferrals = Counter.builder("lbk8s.speaker.takeovers.deferred")
                 .description("Times this node did not take an address because another MAC answered the probe for it")
                 .register(registry);
         conflicts = MultiGauge.builder("lbk8s.speaker.address.conflicts")
-                .description("1 for each address another host (a MAC that is no speaker's) answers for, as this node saw it")
+                .description(
+                        "1 for each address another host (a MAC that is no speaker's) answers for, as this node saw it")
                 .register(registry);
     }
 
@@ -122,11 +127,15 @@ final class SpeakerMetrics implements L2Listener {
             return;
         }
         String protocol = etherType == ArpPacket.ETHERTYPE ? "arp" : "ndp";
-        dropped.computeIfAbsent(List.of(iface, protocol), k -> Counter.builder("lbk8s.speaker.requests.dropped")
-                .description("ARP requests and neighbor solicitations the kernel dropped because the responder's receive"
-                        + " queue was full (they went unanswered)")
-                .tags("interface", iface, "protocol", protocol)
-                .register(registry)).increment(counted.drops());
+        dropped.computeIfAbsent(
+                        List.of(iface, protocol),
+                        k -> Counter.builder("lbk8s.speaker.requests.dropped")
+                                .description(
+                                        "ARP requests and neighbor solicitations the kernel dropped because the responder's receive"
+                                                + " queue was full (they went unanswered)")
+                                .tags("interface", iface, "protocol", protocol)
+                                .register(registry))
+                .increment(counted.drops());
     }
 
     @Override
@@ -135,17 +144,21 @@ final class SpeakerMetrics implements L2Listener {
     }
 
     private Counter counter(Kind kind, String iface, IpAddress ip) {
-        return counters.get(kind).computeIfAbsent(new Key(iface, ip), k -> Counter.builder(kind.name)
-                .description(kind.help)
-                .tags("interface", k.iface(), "ip", k.ip().toString())
-                .register(registry));
+        return counters.get(kind)
+                .computeIfAbsent(
+                        new Key(iface, ip),
+                        k -> Counter.builder(kind.name)
+                                .description(kind.help)
+                                .tags("interface", k.iface(), "ip", k.ip().toString())
+                                .register(registry));
     }
 
     void plan(NodePlan plan) {
         List<MultiGauge.Row<?>> rows = new ArrayList<>();
         for (NodePlan.Announced a : plan.announced().values()) {
             for (ServiceKey service : a.services()) {
-                rows.add(MultiGauge.Row.of(Tags.of("ip", a.ip().toString(), "service", service.toString(), "node", node), 1));
+                rows.add(MultiGauge.Row.of(
+                        Tags.of("ip", a.ip().toString(), "service", service.toString(), "node", node), 1));
             }
         }
         announced.register(rows, true);

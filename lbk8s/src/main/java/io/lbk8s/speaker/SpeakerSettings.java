@@ -39,7 +39,8 @@ public record SpeakerSettings(
         PeerSettings peers,
         Duration takeoverProbe) {
 
-    public static final List<Duration> DEFAULT_BURST = List.of(Duration.ZERO, Duration.ofMillis(200), Duration.ofSeconds(1));
+    public static final List<Duration> DEFAULT_BURST =
+            List.of(Duration.ZERO, Duration.ofMillis(200), Duration.ofSeconds(1));
     /** Long enough for an answer from the raw socket of a busy node; a kernel (XDP) answer takes microseconds. */
     public static final Duration DEFAULT_TAKEOVER_PROBE = Duration.ofMillis(30);
     /**

@@ -54,7 +54,8 @@ final class TakeoverProbes {
         if (afterFailure.isZero() || fresh.isEmpty()) {
             return new Verdict(Map.of(), Optional.empty());
         }
-        Duration wait = fromFailedNodes.containsAll(fresh) ? afterFailure : max(afterFailure, SpeakerSettings.HANDOVER_QUIET);
+        Duration wait =
+                fromFailedNodes.containsAll(fresh) ? afterFailure : max(afterFailure, SpeakerSettings.HANDOVER_QUIET);
         Map<IpAddress, MacAddress> inUse = inUse(link, fresh, ours, wait);
         Duration retry = null;
         for (var answered : inUse.entrySet()) {
@@ -65,7 +66,8 @@ final class TakeoverProbes {
         return new Verdict(Map.copyOf(inUse), Optional.ofNullable(retry));
     }
 
-    private static Map<IpAddress, MacAddress> inUse(LinkInfo link, Set<IpAddress> fresh, Set<MacAddress> ours, Duration wait) {
+    private static Map<IpAddress, MacAddress> inUse(
+            LinkInfo link, Set<IpAddress> fresh, Set<MacAddress> ours, Duration wait) {
         try (AddressProbe probe = AddressProbe.open(link, fresh.stream().anyMatch(ip -> !ip.isV4()))) {
             return probe.inUse(fresh, ours, wait);
         } catch (IOException e) {
@@ -89,8 +91,13 @@ final class TakeoverProbes {
         Duration pause = FIRST_RETRY.multipliedBy(1L << Math.min(attempts - 1, 10));
         pause = pause.compareTo(LAST_RETRY) > 0 ? LAST_RETRY : pause;
         if (tell) {
-            log.info("not taking {} on {} yet: {} answers for it (the node that had it has not stopped yet, or another host"
-                    + " uses it); trying again in {} ms", ip, link.name(), answeredBy, pause.toMillis());
+            log.info(
+                    "not taking {} on {} yet: {} answers for it (the node that had it has not stopped yet, or another host"
+                            + " uses it); trying again in {} ms",
+                    ip,
+                    link.name(),
+                    answeredBy,
+                    pause.toMillis());
         }
         return pause;
     }

@@ -32,7 +32,8 @@ public final class Durations {
             throw new IllegalArgumentException(option + " must not be negative");
         }
         if (!WHOLE.matcher(text).matches()) {
-            throw new IllegalArgumentException(option + ": " + Quoted.of(text) + " is not a duration like 90s, 3m or 500ms");
+            throw new IllegalArgumentException(
+                    option + ": " + Quoted.of(text) + " is not a duration like 90s, 3m or 500ms");
         }
         BigDecimal nanos = BigDecimal.ZERO;
         Matcher part = ONE_PART.matcher(text);

@@ -79,12 +79,18 @@ class IpAddressTest {
     void arithmetic() {
         IpAddress top = IpAddress.parse("255.255.255.255").orElseThrow();
         assertThat(top.plus(1)).isEmpty();
-        assertThat(IpAddress.parse("10.0.0.255").orElseThrow().plus(1).orElseThrow()).hasToString("10.0.1.0");
+        assertThat(IpAddress.parse("10.0.0.255").orElseThrow().plus(1).orElseThrow())
+                .hasToString("10.0.1.0");
         IpAddress carry = IpAddress.parse("fd00::ffff:ffff:ffff:ffff").orElseThrow();
         assertThat(carry.plus(1).orElseThrow()).hasToString("fd00:0:0:1::");
-        assertThat(IpAddress.parse("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff").orElseThrow().plus(1)).isEmpty();
+        assertThat(IpAddress.parse("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff")
+                        .orElseThrow()
+                        .plus(1))
+                .isEmpty();
         assertThat(carry.plus(1).orElseThrow().distanceFrom(carry)).isEqualTo(1);
-        assertThat(IpAddress.parse("fd01::").orElseThrow().distanceFrom(IpAddress.parse("fd00::").orElseThrow()))
+        assertThat(IpAddress.parse("fd01::")
+                        .orElseThrow()
+                        .distanceFrom(IpAddress.parse("fd00::").orElseThrow()))
                 .isEqualTo(Long.MAX_VALUE);
         assertThat(IpAddress.ofBytes(top.toBytes())).isEqualTo(top);
         assertThat(IpAddress.ofBytes(carry.toBytes())).isEqualTo(carry);

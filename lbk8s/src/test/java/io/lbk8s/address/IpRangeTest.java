@@ -27,11 +27,21 @@ class IpRangeTest {
                 argumentSet("ipv6 /128", "fd00::1/128", "fd00::1", "fd00::1", 1L),
                 argumentSet("ipv6 /120", "fd00::/120", "fd00::", "fd00::ff", 256L),
                 argumentSet("ipv6 /64", "fd00::/64", "fd00::", "fd00::ffff:ffff:ffff:ffff", Long.MAX_VALUE),
-                argumentSet("ipv6 /65", "fd00:0:0:0:8000::/65", "fd00::8000:0:0:0", "fd00::ffff:ffff:ffff:ffff", Long.MAX_VALUE),
+                argumentSet(
+                        "ipv6 /65",
+                        "fd00:0:0:0:8000::/65",
+                        "fd00::8000:0:0:0",
+                        "fd00::ffff:ffff:ffff:ffff",
+                        Long.MAX_VALUE),
                 argumentSet("ipv6 /63", "fd00::/63", "fd00::", "fd00::1:ffff:ffff:ffff:ffff", Long.MAX_VALUE),
                 argumentSet("ipv6 /0", "::/0", "::", "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", Long.MAX_VALUE),
                 argumentSet("ipv6 range", "fd00::10-fd00::1f", "fd00::10", "fd00::1f", 16L),
-                argumentSet("ipv6 range across the halves", "fd00::ffff:ffff:ffff:ffff-fd00:0:0:1::", "fd00::ffff:ffff:ffff:ffff", "fd00:0:0:1::", 2L));
+                argumentSet(
+                        "ipv6 range across the halves",
+                        "fd00::ffff:ffff:ffff:ffff-fd00:0:0:1::",
+                        "fd00::ffff:ffff:ffff:ffff",
+                        "fd00:0:0:1::",
+                        2L));
     }
 
     @ParameterizedTest
@@ -50,14 +60,21 @@ class IpRangeTest {
     static Stream<Arguments> invalidCases() {
         return Stream.of(
                 argumentSet("octet too big in CIDR", "10.0.0.300/24", "\"10.0.0.300\" is not an IP address"),
-                argumentSet("prefix too long v4", "10.0.0.0/33", "prefix length /33 is longer than the 32 bits of an IPv4 address"),
-                argumentSet("prefix too long v6", "fd00::/129", "prefix length /129 is longer than the 128 bits of an IPv6 address"),
+                argumentSet(
+                        "prefix too long v4",
+                        "10.0.0.0/33",
+                        "prefix length /33 is longer than the 32 bits of an IPv4 address"),
+                argumentSet(
+                        "prefix too long v6",
+                        "fd00::/129",
+                        "prefix length /129 is longer than the 128 bits of an IPv6 address"),
                 argumentSet("prefix not a number", "10.0.0.0/abc", "\"abc\" is not a prefix length"),
                 argumentSet("prefix empty", "10.0.0.0/", "\"\" is not a prefix length"),
                 argumentSet("prefix negative", "10.0.0.0/-1", "\"10.0.0.0/\" is not an IP address"),
                 argumentSet("prefix with leading zero", "10.0.0.0/024", "\"024\" is not a prefix length"),
                 argumentSet("reversed range", "10.0.0.9-10.0.0.1", "the range is reversed: 10.0.0.9 is above 10.0.0.1"),
-                argumentSet("reversed ipv6 range", "fd00::9-fd00::1", "the range is reversed: fd00::9 is above fd00::1"),
+                argumentSet(
+                        "reversed ipv6 range", "fd00::9-fd00::1", "the range is reversed: fd00::9 is above fd00::1"),
                 argumentSet("range mixing families", "10.0.0.1-fd00::1", "the range mixes IPv4 and IPv6"),
                 argumentSet("range with bad end", "10.0.0.1-10.0.0.256", "\"10.0.0.256\" is not an IP address"),
                 argumentSet("range with bad start", "10.0.0-10.0.0.5", "\"10.0.0\" is not an IP address"),
@@ -83,9 +100,12 @@ class IpRangeTest {
         assertThat(range("10.0.0.0/24").overlaps(range("10.0.0.255-10.0.1.5"))).isTrue();
         assertThat(range("10.0.0.0/24").overlaps(range("10.0.1.0/24"))).isFalse();
         assertThat(range("10.0.0.0/24").overlaps(range("::ffff:10.0.0.0/120"))).isFalse();
-        assertThat(range("fd00::/120").contains(IpAddress.parse("fd00::ff").orElseThrow())).isTrue();
-        assertThat(range("fd00::/120").contains(IpAddress.parse("fd00::100").orElseThrow())).isFalse();
-        assertThat(range("10.0.0.0/30").at(3)).contains(IpAddress.parse("10.0.0.3").orElseThrow());
+        assertThat(range("fd00::/120").contains(IpAddress.parse("fd00::ff").orElseThrow()))
+                .isTrue();
+        assertThat(range("fd00::/120").contains(IpAddress.parse("fd00::100").orElseThrow()))
+                .isFalse();
+        assertThat(range("10.0.0.0/30").at(3))
+                .contains(IpAddress.parse("10.0.0.3").orElseThrow());
         assertThat(range("10.0.0.0/30").at(4)).isEmpty();
     }
 

@@ -11,16 +11,22 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 class NodeNetworkTest {
-    static final String EXAMPLE = "{\"links\":[{\"name\":\"eth0\",\"mac\":\"02:42:ac:12:00:02\",\"prefixes\":[\"172.18.0.2/16\",\"fc00::2/64\"]}],"
-            + "\"gateways\":[\"172.18.0.1\",\"fc00::1\"]}";
+    static final String EXAMPLE =
+            "{\"links\":[{\"name\":\"eth0\",\"mac\":\"02:42:ac:12:00:02\",\"prefixes\":[\"172.18.0.2/16\",\"fc00::2/64\"]}],"
+                    + "\"gateways\":[\"172.18.0.1\",\"fc00::1\"]}";
 
     static IpAddress ip(String text) {
         return IpAddress.parse(text).orElseThrow();
     }
 
     static NodeNetwork example() {
-        return new NodeNetwork(List.of(new NodeNetwork.Link("eth0", "02:42:AC:12:00:02", List.of(
-                IpPrefix.parse("172.18.0.2/16").orElseThrow(), IpPrefix.parse("fc00::2/64").orElseThrow()))),
+        return new NodeNetwork(
+                List.of(new NodeNetwork.Link(
+                        "eth0",
+                        "02:42:AC:12:00:02",
+                        List.of(
+                                IpPrefix.parse("172.18.0.2/16").orElseThrow(),
+                                IpPrefix.parse("fc00::2/64").orElseThrow()))),
                 List.of(ip("172.18.0.1"), ip("fc00::1")));
     }
 
@@ -35,7 +41,9 @@ class NodeNetworkTest {
         assertThat(NodeNetwork.parse(example().toAnnotation())).contains(example());
         assertThat(example().macs()).containsExactly("02:42:ac:12:00:02");
         assertThat(example().holds(ip("fc00::2"))).isTrue();
-        assertThat(example().holds(ip("172.18.0.1"))).as("a gateway is not the node's").isFalse();
+        assertThat(example().holds(ip("172.18.0.1")))
+                .as("a gateway is not the node's")
+                .isFalse();
     }
 
     static Stream<Arguments> unreadable() {
@@ -47,8 +55,10 @@ class NodeNetworkTest {
                 Arguments.of("{\"links\":{}}"),
                 Arguments.of("{\"links\":[{\"name\":\"eth0\",\"mac\":\"02:42:ac:12:00\"}]}"),
                 Arguments.of("{\"links\":[{\"mac\":\"02:42:ac:12:00:02\"}]}"),
-                Arguments.of("{\"links\":[{\"name\":\"eth0\",\"mac\":\"02:42:ac:12:00:02\",\"prefixes\":[\"172.18.0.2\"]}]}"),
-                Arguments.of("{\"links\":[{\"name\":\"eth0\",\"mac\":\"02:42:ac:12:00:02\",\"prefixes\":[\"172.18.0.2/33\"]}]}"),
+                Arguments.of(
+                        "{\"links\":[{\"name\":\"eth0\",\"mac\":\"02:42:ac:12:00:02\",\"prefixes\":[\"172.18.0.2\"]}]}"),
+                Arguments.of(
+                        "{\"links\":[{\"name\":\"eth0\",\"mac\":\"02:42:ac:12:00:02\",\"prefixes\":[\"172.18.0.2/33\"]}]}"),
                 Arguments.of("{\"links\":[],\"gateways\":[\"300.1.1.1\"]}"),
                 Arguments.of("{\"links\":[],\"gateways\":[1]}"));
     }
@@ -70,9 +80,15 @@ class NodeNetworkTest {
                 Arguments.of("fc00::1", Optional.of("fc00::1 is this node's gateway")),
                 Arguments.of("172.18.0.2", Optional.of("172.18.0.2 is this node's address on eth0")),
                 Arguments.of("fc00::2", Optional.of("fc00::2 is this node's address on eth0")),
-                Arguments.of("172.18.0.0", Optional.of("172.18.0.0 is the network address of 172.18.0.0/16, a subnet of this node")),
-                Arguments.of("172.18.255.255", Optional.of("172.18.255.255 is the broadcast address of 172.18.0.0/16, a subnet of this node")),
-                Arguments.of("fc00::", Optional.of("fc00:: is the subnet-router anycast address of fc00::/64, a subnet of this node")),
+                Arguments.of(
+                        "172.18.0.0",
+                        Optional.of("172.18.0.0 is the network address of 172.18.0.0/16, a subnet of this node")),
+                Arguments.of(
+                        "172.18.255.255",
+                        Optional.of("172.18.255.255 is the broadcast address of 172.18.0.0/16, a subnet of this node")),
+                Arguments.of(
+                        "fc00::",
+                        Optional.of("fc00:: is the subnet-router anycast address of fc00::/64, a subnet of this node")),
                 Arguments.of("fc00::ffff:ffff:ffff:ffff", Optional.empty()), // IPv6 has no broadcast address
                 Arguments.of("172.18.0.200", Optional.empty()),
                 Arguments.of("172.19.0.0", Optional.empty()),
@@ -87,8 +103,12 @@ class NodeNetworkTest {
 
     @Test
     void pointToPointSubnetsHaveNoNetworkOrBroadcastAddress() {
-        NodeNetwork p2p = new NodeNetwork(List.of(new NodeNetwork.Link("eth1", "02:00:00:00:00:01",
-                List.of(IpPrefix.parse("10.0.0.0/31").orElseThrow()))), List.of());
+        NodeNetwork p2p = new NodeNetwork(
+                List.of(new NodeNetwork.Link(
+                        "eth1",
+                        "02:00:00:00:00:01",
+                        List.of(IpPrefix.parse("10.0.0.0/31").orElseThrow()))),
+                List.of());
         assertThat(p2p.reserved(ip("10.0.0.1"))).isEmpty();
         assertThat(p2p.reserved(ip("10.0.0.0"))).contains("10.0.0.0 is this node's address on eth1");
     }
@@ -96,15 +116,29 @@ class NodeNetworkTest {
     @Test
     void hostRoutesAreNotTheNodesAddresses() {
         // kube-proxy's IPVS dummy interface (if not excluded), node-local DNS, kube-vip: virtual addresses as /32, /128
-        NodeNetwork node = new NodeNetwork(List.of(new NodeNetwork.Link("eth0", "02:00:00:00:00:01",
-                IpPrefix.parse("10.0.0.5/24").map(List::of).orElseThrow()), new NodeNetwork.Link("kube-ipvs0", "02:00:00:00:00:02",
-                List.of(IpPrefix.parse("10.0.0.200/32").orElseThrow(), IpPrefix.parse("fd00::200/128").orElseThrow()))), List.of());
+        NodeNetwork node = new NodeNetwork(
+                List.of(
+                        new NodeNetwork.Link(
+                                "eth0",
+                                "02:00:00:00:00:01",
+                                IpPrefix.parse("10.0.0.5/24").map(List::of).orElseThrow()),
+                        new NodeNetwork.Link(
+                                "kube-ipvs0",
+                                "02:00:00:00:00:02",
+                                List.of(
+                                        IpPrefix.parse("10.0.0.200/32").orElseThrow(),
+                                        IpPrefix.parse("fd00::200/128").orElseThrow()))),
+                List.of());
         assertThat(node.reserved(ip("10.0.0.200"))).isEmpty();
         assertThat(node.reserved(ip("fd00::200"))).isEmpty();
         assertThat(node.holds(ip("10.0.0.200"))).isFalse();
         assertThat(node.holds(ip("10.0.0.5"))).isTrue();
-        assertThat(node.reservations()).extracting(r -> r.address() + " " + r.role()).containsExactly(
-                "10.0.0.5 address on eth0", "10.0.0.0 network address of 10.0.0.0/24", "10.0.0.255 broadcast address of 10.0.0.0/24");
+        assertThat(node.reservations())
+                .extracting(r -> r.address() + " " + r.role())
+                .containsExactly(
+                        "10.0.0.5 address on eth0",
+                        "10.0.0.0 network address of 10.0.0.0/24",
+                        "10.0.0.255 broadcast address of 10.0.0.0/24");
     }
 
     @Test

@@ -33,6 +33,7 @@ class ControllerChaosIT {
     static final Duration STARTUP = Duration.ofSeconds(30);
     /** The standby takes over within 5 s of the leader's death (issue 13); the rest is slack for a loaded CI machine. */
     static final Duration TAKEOVER = Duration.ofSeconds(15);
+
     static final Duration SETTLE = Duration.ofSeconds(60);
     static final int CREATORS = 16;
 
@@ -41,7 +42,8 @@ class ControllerChaosIT {
 
     @BeforeEach
     void start(TestInfo test) throws Exception {
-        cluster = ControllerReplicas.start(Path.of("target", "chaos", test.getTestMethod().orElseThrow().getName()));
+        cluster = ControllerReplicas.start(
+                Path.of("target", "chaos", test.getTestMethod().orElseThrow().getName()));
         ledger = AddressLedger.watch(cluster.client);
     }
 
@@ -110,35 +112,53 @@ class ControllerChaosIT {
         cluster.awaitLeader(STARTUP, _ -> true);
         List<String> before = names("before-", 10);
         cluster.createConcurrently(before, CREATORS, Duration.ZERO);
-        assertThat(ledger.awaitAllAssigned(10, SETTLE)).as("the first 10 Services assigned").isTrue();
+        assertThat(ledger.awaitAllAssigned(10, SETTLE))
+                .as("the first 10 Services assigned")
+                .isTrue();
 
         cluster.proxy.cut();
         long cutAt = System.nanoTime();
-        Sandbox.poll("/readyz to say the controller is not watching", Duration.ofSeconds(15),
-                () -> controller.readyz().filter(a -> a.status() == 503 && a.body().contains("not watching")).isPresent());
+        Sandbox.poll(
+                "/readyz to say the controller is not watching",
+                Duration.ofSeconds(15),
+                () -> controller
+                        .readyz()
+                        .filter(a -> a.status() == 503 && a.body().contains("not watching"))
+                        .isPresent());
         // Meanwhile users go on: they release 5 addresses and create 25 Services, 5 more than the pool has free.
         List<String> released = before.subList(0, 5);
         Set<String> freed = addressesOf(released);
         released.forEach(cluster::deleteService);
         List<String> during = names("during-", 25);
         cluster.createConcurrently(during, CREATORS, Duration.ZERO);
-        Thread.sleep(Math.max(0, Duration.ofSeconds(10).toMillis() - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - cutAt)));
-        assertThat(ledger.unassigned()).as("nothing assigned while the API server is unreachable").hasSize(25);
+        Thread.sleep(Math.max(
+                0, Duration.ofSeconds(10).toMillis() - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - cutAt)));
+        assertThat(ledger.unassigned())
+                .as("nothing assigned while the API server is unreachable")
+                .hasSize(25);
         assertThat(controller.readyz()).as("/readyz at the end of the cut").hasValueSatisfying(a -> {
             assertThat(a.status()).isEqualTo(503);
             assertThat(a.body()).contains("not watching");
         });
-        assertThat(controller.metrics()).as("/metrics during the cut: the watches are down").hasValueSatisfying(m ->
-                assertThat(m).containsPattern("(?m)^lbk8s_api_watches_down [1-9]"));
+        assertThat(controller.metrics())
+                .as("/metrics during the cut: the watches are down")
+                .hasValueSatisfying(m -> assertThat(m).containsPattern("(?m)^lbk8s_api_watches_down [1-9]"));
 
         cluster.proxy.restore();
         long restoredAt = System.nanoTime();
         assertSettledAndSafe(30, pool);
-        System.out.printf("all 30 Services assigned %d ms after the API server came back%n",
+        System.out.printf(
+                "all 30 Services assigned %d ms after the API server came back%n",
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - restoredAt));
-        assertThat(controller.isAlive()).as("the controller ran through the cut without a restart").isTrue();
-        assertThat(addressesOf(during)).as("the 5 addresses released during the cut are reused").containsAll(freed);
-        Sandbox.poll("/readyz to say ready again", Duration.ofSeconds(15),
+        assertThat(controller.isAlive())
+                .as("the controller ran through the cut without a restart")
+                .isTrue();
+        assertThat(addressesOf(during))
+                .as("the 5 addresses released during the cut are reused")
+                .containsAll(freed);
+        Sandbox.poll(
+                "/readyz to say ready again",
+                Duration.ofSeconds(15),
                 () -> controller.readyz().filter(a -> a.status() == 200).isPresent());
         assertThat(controller.metrics()).hasValueSatisfying(m -> assertThat(m).contains("lbk8s_api_watches_down 0.0"));
     }
@@ -162,8 +182,12 @@ class ControllerChaosIT {
                 ControllerReplica leader = cluster.awaitLeader(STARTUP, _ -> true);
                 Thread.sleep(ThreadLocalRandom.current().nextLong(500, 2_000));
                 leader.kill();
-                System.out.printf("kill %d: %s killed -9 with %d Service(s) created, %d unassigned%n", kill, leader.name(),
-                        ledger.addresses().size(), ledger.unassigned().size());
+                System.out.printf(
+                        "kill %d: %s killed -9 with %d Service(s) created, %d unassigned%n",
+                        kill,
+                        leader.name(),
+                        ledger.addresses().size(),
+                        ledger.unassigned().size());
                 if (standby) {
                     cluster.awaitLeader(TAKEOVER, r -> r != leader);
                 }
@@ -177,32 +201,50 @@ class ControllerChaosIT {
 
     private void assertSettledAndSafe(int services, List<String> pool) throws InterruptedException {
         boolean settled = ledger.awaitAllAssigned(services, SETTLE);
-        assertThat(ledger.duplicates()).as("addresses shown by two Services at once").isEmpty();
-        assertThat(ledger.changes()).as("Services whose address changed once shown").isEmpty();
-        assertThat(ledger.unassigned()).as("Services without an address %s after the last change", SETTLE).isEmpty();
-        assertThat(settled).as("%d Services exist, each with an address (there are %d)", services, ledger.addresses().size())
+        assertThat(ledger.duplicates())
+                .as("addresses shown by two Services at once")
+                .isEmpty();
+        assertThat(ledger.changes())
+                .as("Services whose address changed once shown")
+                .isEmpty();
+        assertThat(ledger.unassigned())
+                .as("Services without an address %s after the last change", SETTLE)
+                .isEmpty();
+        assertThat(settled)
+                .as(
+                        "%d Services exist, each with an address (there are %d)",
+                        services, ledger.addresses().size())
                 .isTrue();
-        assertThat(ledger.addresses().values().stream().flatMap(List::stream)).as("addresses shown").isSubsetOf(pool);
+        assertThat(ledger.addresses().values().stream().flatMap(List::stream))
+                .as("addresses shown")
+                .isSubsetOf(pool);
     }
 
     /** Deletes {@code count} Services and creates as many new ones, in a pool with no other free address. */
     private void assertReleasedAddressesReused(int count, List<String> pool) throws InterruptedException {
         int services = ledger.addresses().size();
         assertThat(services).as("the pool is full").isEqualTo(pool.size());
-        List<String> released = ledger.addresses().keySet().stream().limit(count).map(n -> n.substring("default/".length())).toList();
+        List<String> released = ledger.addresses().keySet().stream()
+                .limit(count)
+                .map(n -> n.substring("default/".length()))
+                .toList();
         Set<String> freed = addressesOf(released);
         released.forEach(cluster::deleteService);
         List<String> fresh = names("again-", count);
         cluster.createConcurrently(fresh, CREATORS, Duration.ZERO);
         assertSettledAndSafe(services, pool);
-        assertThat(addressesOf(fresh)).as("the new Services hold the released addresses").isEqualTo(freed);
+        assertThat(addressesOf(fresh))
+                .as("the new Services hold the released addresses")
+                .isEqualTo(freed);
     }
 
     // ---- helpers ----
 
     /** An IPAddressPool of exactly {@code size} addresses, 10.77.0.1 on; its addresses. */
     private List<String> pool(int size) {
-        List<String> addresses = IntStream.rangeClosed(1, size).mapToObj(i -> "10.77." + (i >> 8) + "." + (i & 255)).toList();
+        List<String> addresses = IntStream.rangeClosed(1, size)
+                .mapToObj(i -> "10.77." + (i >> 8) + "." + (i & 255))
+                .toList();
         cluster.pool("chaos", addresses.getFirst() + "-" + addresses.getLast());
         return addresses;
     }

@@ -12,8 +12,7 @@ public record CliRun(int code, String out, String err) {
     public static CliRun of(Path kubeconfig, String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        var cli = Main.commandLine()
-                .setOut(new PrintWriter(out)).setErr(new PrintWriter(err));
+        var cli = Main.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(err));
         List<String> all = new ArrayList<>(List.of(args));
         all.addAll(List.of("--kubeconfig", kubeconfig.toString()));
         int code = cli.execute(all.toArray(String[]::new));

@@ -19,7 +19,12 @@ class CommandErrorsTest {
 
     /** The run's stderr is exactly one line, and no stack frame. */
     static void assertOneSentence(CliRun run) {
-        assertThat(run.err()).as(run.err()).endsWith("\n").doesNotContain("\tat ").doesNotContain("at io.").doesNotContain("Exception");
+        assertThat(run.err())
+                .as(run.err())
+                .endsWith("\n")
+                .doesNotContain("\tat ")
+                .doesNotContain("at io.")
+                .doesNotContain("Exception");
         assertThat(run.err().lines()).as(run.err()).hasSize(1);
     }
 
@@ -33,7 +38,12 @@ class CommandErrorsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"controller --lease-duration soon", "speaker --node n1 --rejoin-hold soon", "install --timeout=soon"})
+    @ValueSource(
+            strings = {
+                "controller --lease-duration soon",
+                "speaker --node n1 --rejoin-hold soon",
+                "install --timeout=soon"
+            })
     void aBadDurationIsOneSentenceNamingTheFlag(String command) {
         CliRun run = CliRun.of(MISSING, command.split(" "));
         assertThat(run.code()).isNotZero();
@@ -46,7 +56,9 @@ class CommandErrorsTest {
         CliRun run = CliRun.of(MISSING, "speaker", "--node", "n1", "--gratuitus-refresh", "1s");
         assertThat(run.code()).isEqualTo(2);
         assertOneSentence(run);
-        assertThat(run.err()).contains("--gratuitus-refresh").contains("did you mean --gratuitous-refresh?")
+        assertThat(run.err())
+                .contains("--gratuitus-refresh")
+                .contains("did you mean --gratuitous-refresh?")
                 .endsWith(" (see lbk8s speaker --help)\n");
     }
 
@@ -62,12 +74,18 @@ class CommandErrorsTest {
                 current-context: x
                 """);
         try (var taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            CliRun run = CliRun.of(kubeconfig, "controller", "--metrics-address", "127.0.0.1",
-                    "--metrics-port", String.valueOf(taken.getLocalPort()));
+            CliRun run = CliRun.of(
+                    kubeconfig,
+                    "controller",
+                    "--metrics-address",
+                    "127.0.0.1",
+                    "--metrics-port",
+                    String.valueOf(taken.getLocalPort()));
             assertThat(run.code()).isEqualTo(1);
             assertOneSentence(run);
-            assertThat(run.err()).startsWith("error: cannot serve /metrics on 127.0.0.1:" + taken.getLocalPort()
-                    + " (--metrics-address, --metrics-port): ");
+            assertThat(run.err())
+                    .startsWith("error: cannot serve /metrics on 127.0.0.1:" + taken.getLocalPort()
+                            + " (--metrics-address, --metrics-port): ");
         }
     }
 }

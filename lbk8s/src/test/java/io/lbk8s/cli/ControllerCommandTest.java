@@ -28,7 +28,10 @@ class ControllerCommandTest {
         var all = new String[args.length + 1];
         all[0] = "controller";
         System.arraycopy(args, 0, all, 1, args.length);
-        int code = Main.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(err)).execute(all);
+        int code = Main.commandLine()
+                .setOut(new PrintWriter(out))
+                .setErr(new PrintWriter(err))
+                .execute(all);
         return new Refused(code, out.toString(), err.toString());
     }
 
@@ -38,7 +41,8 @@ class ControllerCommandTest {
     void electsByDefaultWithLease3sRenewDeadline2sRetry500ms() {
         Candidacy candidacy = parsed().orElseThrow();
         assertThat(candidacy.settings()).isEqualTo(ElectionSettings.DEFAULTS);
-        assertThat(candidacy.settings()).isEqualTo(new ElectionSettings(Duration.ofSeconds(3), Duration.ofSeconds(2), Duration.ofMillis(500)));
+        assertThat(candidacy.settings())
+                .isEqualTo(new ElectionSettings(Duration.ofSeconds(3), Duration.ofSeconds(2), Duration.ofMillis(500)));
         Optional<String> pod = Optional.ofNullable(System.getenv("POD_NAME")).filter(s -> !s.isBlank());
         assertThat(candidacy.identity()).matches(pod.map(Pattern::quote).orElse(".+-[0-9a-f]{5}"));
     }
@@ -46,12 +50,15 @@ class ControllerCommandTest {
     @Test
     void twoCandidatesOnOneHostWithoutAPodNameHaveDifferentIdentities() {
         assertThat(Candidacy.identity(Optional.empty())).isNotEqualTo(Candidacy.identity(Optional.empty()));
-        assertThat(Candidacy.identity(Optional.of("lbk8s-controller-7d9f-abcde"))).isEqualTo("lbk8s-controller-7d9f-abcde");
+        assertThat(Candidacy.identity(Optional.of("lbk8s-controller-7d9f-abcde")))
+                .isEqualTo("lbk8s-controller-7d9f-abcde");
     }
 
     @Test
     void takesItsSettingsFromTheFlags() {
-        assertThat(parsed("--lease-duration", "10s", "--renew-deadline=8s", "--retry-period", "1s").orElseThrow().settings())
+        assertThat(parsed("--lease-duration", "10s", "--renew-deadline=8s", "--retry-period", "1s")
+                        .orElseThrow()
+                        .settings())
                 .isEqualTo(new ElectionSettings(Duration.ofSeconds(10), Duration.ofSeconds(8), Duration.ofSeconds(1)));
     }
 
@@ -82,9 +89,14 @@ class ControllerCommandTest {
         int code = Main.commandLine().setOut(new PrintWriter(out)).execute("controller", "--help");
         String help = out.toString().replaceAll("\\s+", " ");
         assertThat(code).isZero();
-        assertThat(help).contains("--leader-elect").contains("(default: true)")
-                .contains("--lease-duration").contains("(default: 3s)")
-                .contains("--renew-deadline").contains("(default: 2s)")
-                .contains("--retry-period").contains("(default: 500ms)");
+        assertThat(help)
+                .contains("--leader-elect")
+                .contains("(default: true)")
+                .contains("--lease-duration")
+                .contains("(default: 3s)")
+                .contains("--renew-deadline")
+                .contains("(default: 2s)")
+                .contains("--retry-period")
+                .contains("(default: 500ms)");
     }
 }

@@ -21,14 +21,26 @@ class SpeakerCommandTest {
     static CliRun run(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int code = Main.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(err)).execute(args);
+        int code = Main.commandLine()
+                .setOut(new PrintWriter(out))
+                .setErr(new PrintWriter(err))
+                .execute(args);
         return new CliRun(code, out.toString(), err.toString());
     }
 
     @Test
     void takesMillisecondsForTheGratuitousRefreshAndTheRejoinHold() {
-        SpeakerSettings settings = parsed("--node", "n1", "--gratuitous-refresh", "500ms", "--rejoin-hold", "500ms",
-                "--takeover-probe", "1s", "--flap-window", "1h");
+        SpeakerSettings settings = parsed(
+                "--node",
+                "n1",
+                "--gratuitous-refresh",
+                "500ms",
+                "--rejoin-hold",
+                "500ms",
+                "--takeover-probe",
+                "1s",
+                "--flap-window",
+                "1h");
         assertThat(settings.gratuitousRefresh()).isEqualTo(Duration.ofMillis(500));
         assertThat(settings.peers().membership().rejoinHold()).isEqualTo(Duration.ofMillis(500));
         assertThat(settings.takeoverProbe()).isEqualTo(Duration.ofSeconds(1));
@@ -44,7 +56,8 @@ class SpeakerCommandTest {
 
     @Test
     void aRefreshOf500msGetsPastTheFlagsToTheKubeconfig() {
-        CliRun run = run("speaker", "--node", "n1", "--gratuitous-refresh", "500ms", "--kubeconfig", "/nonexistent/kubeconfig");
+        CliRun run = run(
+                "speaker", "--node", "n1", "--gratuitous-refresh", "500ms", "--kubeconfig", "/nonexistent/kubeconfig");
         assertThat(run.err()).doesNotContain("not a duration").contains("/nonexistent/kubeconfig");
     }
 

@@ -28,20 +28,64 @@ class ConfigParserDetailTest {
 
     static Stream<Arguments> fixtures() {
         return Stream.of(
-                argumentSet("openstack", "openstack-ingress.yaml", "ingress", ConfigOrigin.Kind.IPAddressPool, "metallb-system",
-                        "ingress", "192.0.2.10", "192.0.2.10", 1L, List.of("ingress")),
-                argumentSet("proxmox", "proxmox-ingress.yaml", "ingress", ConfigOrigin.Kind.IPAddressPool, "metallb-system",
-                        "ingress", "203.0.113.75", "203.0.113.78", 4L, List.of("ingress")),
-                argumentSet("homelab", "homelab-pool.yaml", "default-pool", ConfigOrigin.Kind.IPAddressPool, "metallb-system",
-                        "default-pool", "192.168.68.200", "192.168.68.220", 21L, List.of("default-l2")),
-                argumentSet("lbk8s ConfigMap", "lbk8s-configmap.yaml", "default", ConfigOrigin.Kind.ConfigMap, "lbk8s-system",
-                        "lbk8s-config", "10.5.0.200", "10.5.0.220", 21L, List.of()));
+                argumentSet(
+                        "openstack",
+                        "openstack-ingress.yaml",
+                        "ingress",
+                        ConfigOrigin.Kind.IPAddressPool,
+                        "metallb-system",
+                        "ingress",
+                        "192.0.2.10",
+                        "192.0.2.10",
+                        1L,
+                        List.of("ingress")),
+                argumentSet(
+                        "proxmox",
+                        "proxmox-ingress.yaml",
+                        "ingress",
+                        ConfigOrigin.Kind.IPAddressPool,
+                        "metallb-system",
+                        "ingress",
+                        "203.0.113.75",
+                        "203.0.113.78",
+                        4L,
+                        List.of("ingress")),
+                argumentSet(
+                        "homelab",
+                        "homelab-pool.yaml",
+                        "default-pool",
+                        ConfigOrigin.Kind.IPAddressPool,
+                        "metallb-system",
+                        "default-pool",
+                        "192.168.68.200",
+                        "192.168.68.220",
+                        21L,
+                        List.of("default-l2")),
+                argumentSet(
+                        "lbk8s ConfigMap",
+                        "lbk8s-configmap.yaml",
+                        "default",
+                        ConfigOrigin.Kind.ConfigMap,
+                        "lbk8s-system",
+                        "lbk8s-config",
+                        "10.5.0.200",
+                        "10.5.0.220",
+                        21L,
+                        List.of()));
     }
 
     @ParameterizedTest
     @MethodSource("fixtures")
-    void fixtureParsesToOnePool(String resource, String poolName, ConfigOrigin.Kind kind, String namespace, String objectName,
-                                String first, String last, long size, List<String> advertisements) {
+    void fixtureParsesToOnePool(
+            String resource,
+            String poolName,
+            ConfigOrigin.Kind kind,
+            String namespace,
+            String objectName,
+            String first,
+            String last,
+            long size,
+            List<String> advertisements) {
         ConfigResult result = ConfigParser.parse(Fixtures.load(resource));
         assertThat(result.valid()).isTrue();
         assertThat(result.problems()).isEmpty();
@@ -59,14 +103,17 @@ class ConfigParserDetailTest {
         assertThat(pool.labels()).isEmpty();
         assertThat(pool.hasFamily(IpFamily.IPv4)).isTrue();
         assertThat(pool.hasFamily(IpFamily.IPv6)).isFalse();
-        assertThat(result.config().l2Advertisements()).map(L2Advertisement::name).containsExactlyElementsOf(advertisements);
+        assertThat(result.config().l2Advertisements())
+                .map(L2Advertisement::name)
+                .containsExactlyElementsOf(advertisements);
         for (L2Advertisement advertisement : result.config().l2Advertisements()) {
             assertThat(advertisement.ipAddressPools()).containsExactly(poolName);
             assertThat(advertisement.selects(pool)).isTrue();
             assertThat(advertisement.nodeSelectors()).isEmpty();
             assertThat(advertisement.interfaces()).isEmpty();
-            assertThat(advertisement.origin()).isEqualTo(
-                    new ConfigOrigin(ConfigOrigin.Kind.L2Advertisement, "metallb-system", advertisement.name()));
+            assertThat(advertisement.origin())
+                    .isEqualTo(new ConfigOrigin(
+                            ConfigOrigin.Kind.L2Advertisement, "metallb-system", advertisement.name()));
         }
     }
 
@@ -120,77 +167,101 @@ class ConfigParserDetailTest {
         assertThat(allocation.priority()).isEqualTo(50);
         assertThat(allocation.namespaces()).isEqualTo(Set.of("team-a", "team-b"));
         assertThat(allocation.namespaceSelectors()).containsExactly(new LabelSelector(Map.of("team", "a"), List.of()));
-        assertThat(allocation.serviceSelectors()).containsExactly(new LabelSelector(Map.of(), List.of(
-                new LabelSelector.Requirement("app", LabelSelector.Operator.In, Set.of("web", "api")),
-                new LabelSelector.Requirement("canary", LabelSelector.Operator.DoesNotExist, Set.of()))));
+        assertThat(allocation.serviceSelectors())
+                .containsExactly(new LabelSelector(
+                        Map.of(),
+                        List.of(
+                                new LabelSelector.Requirement("app", LabelSelector.Operator.In, Set.of("web", "api")),
+                                new LabelSelector.Requirement(
+                                        "canary", LabelSelector.Operator.DoesNotExist, Set.of()))));
         LabelSelector services = allocation.serviceSelectors().getFirst();
         assertThat(services.matches(Map.of("app", "web"))).isTrue();
         assertThat(services.matches(Map.of("app", "web", "canary", "yes"))).isFalse();
 
         L2Advertisement advertisement = result.config().l2Advertisements().getFirst();
         assertThat(advertisement.selects(pool)).isTrue();
-        assertThat(advertisement.nodeSelectors()).containsExactly(new LabelSelector(Map.of("kubernetes.io/os", "linux"), List.of()));
+        assertThat(advertisement.nodeSelectors())
+                .containsExactly(new LabelSelector(Map.of("kubernetes.io/os", "linux"), List.of()));
         assertThat(advertisement.interfaces()).containsExactly("eth0");
-        assertThat(advertisement.preferredNodeSelectors()).extracting(PreferredNodeSelector::weight).containsExactly(60, 30);
-        assertThat(advertisement.allowsNode(Map.of("kubernetes.io/os", "linux"))).isTrue();
-        assertThat(advertisement.allowsNode(Map.of("kubernetes.io/os", "windows"))).isFalse();
-        assertThat(advertisement.preferenceWeight(Map.of("zone", "a", "fast-nic", ""))).isEqualTo(90);
+        assertThat(advertisement.preferredNodeSelectors())
+                .extracting(PreferredNodeSelector::weight)
+                .containsExactly(60, 30);
+        assertThat(advertisement.allowsNode(Map.of("kubernetes.io/os", "linux")))
+                .isTrue();
+        assertThat(advertisement.allowsNode(Map.of("kubernetes.io/os", "windows")))
+                .isFalse();
+        assertThat(advertisement.preferenceWeight(Map.of("zone", "a", "fast-nic", "")))
+                .isEqualTo(90);
         assertThat(advertisement.preferenceWeight(Map.of("fast-nic", "yes"))).isEqualTo(30);
         assertThat(advertisement.preferenceWeight(Map.of("zone", "b"))).isZero();
     }
 
     @Test
     void serviceAllocationWithoutFieldsIsPresentAndEmpty() {
-        ConfigResult result = ConfigParser.parse(manifests(pool("p", "{addresses: [10.0.0.0/24], serviceAllocation: {}}")));
+        ConfigResult result =
+                ConfigParser.parse(manifests(pool("p", "{addresses: [10.0.0.0/24], serviceAllocation: {}}")));
         assertThat(result.config().pool("p").orElseThrow().serviceAllocation())
                 .contains(new ServiceAllocation(0, Set.of(), List.of(), List.of()));
     }
 
     @Test
     void configMapPoolsHaveNoLabelsAndTheConfigMapAsOrigin() {
-        ConfigResult result = ConfigParser.parse(configMap(
-                "pools:\n- name: b\n  addresses: [10.0.1.0/24]\n  autoAssign: false\n- name: a\n  addresses: [10.0.0.0/24]\n"));
+        ConfigResult result = ConfigParser.parse(
+                configMap(
+                        "pools:\n- name: b\n  addresses: [10.0.1.0/24]\n  autoAssign: false\n- name: a\n  addresses: [10.0.0.0/24]\n"));
         assertThat(result.config().pools()).map(AddressPool::name).containsExactly("a", "b");
         for (AddressPool pool : result.config().pools()) {
             assertThat(pool.labels()).isEmpty();
-            assertThat(pool.origin()).isEqualTo(new ConfigOrigin(ConfigOrigin.Kind.ConfigMap, "lbk8s-system", "lbk8s-config"));
+            assertThat(pool.origin())
+                    .isEqualTo(new ConfigOrigin(ConfigOrigin.Kind.ConfigMap, "lbk8s-system", "lbk8s-config"));
         }
         assertThat(result.config().pool("b").orElseThrow().autoAssign()).isFalse();
     }
 
     @Test
     void advertisementsAreSortedAndKeptWithWarnings() {
-        ConfigResult result = ConfigParser.parse(manifests(l2("zz", "{ipAddressPools: [missing]}"), l2("aa", "{}"), l2("mm", "null")));
+        ConfigResult result = ConfigParser.parse(
+                manifests(l2("zz", "{ipAddressPools: [missing]}"), l2("aa", "{}"), l2("mm", "null")));
         assertThat(result.valid()).isTrue();
-        assertThat(result.config().l2Advertisements()).map(L2Advertisement::name).containsExactly("aa", "mm", "zz");
-        assertThat(result.config().l2Advertisements().getLast().ipAddressPools()).containsExactly("missing");
+        assertThat(result.config().l2Advertisements())
+                .map(L2Advertisement::name)
+                .containsExactly("aa", "mm", "zz");
+        assertThat(result.config().l2Advertisements().getLast().ipAddressPools())
+                .containsExactly("missing");
     }
 
     @Test
     void invalidAdvertisementIsLeftOut() {
-        ConfigResult result = ConfigParser.parse(manifests(l2("bad", "{nodeSelectors: [{matchExpressions: [{key: a, operator: In}]}]}"),
-                l2("good", "{}")));
+        ConfigResult result = ConfigParser.parse(manifests(
+                l2("bad", "{nodeSelectors: [{matchExpressions: [{key: a, operator: In}]}]}"), l2("good", "{}")));
         assertThat(result.valid()).isFalse();
-        assertThat(result.config().l2Advertisements()).map(L2Advertisement::name).containsExactly("good");
+        assertThat(result.config().l2Advertisements())
+                .map(L2Advertisement::name)
+                .containsExactly("good");
     }
 
     @Test
     void configYamlWithTwoDocumentsIsRefused() {
         ConfigResult result = ConfigParser.parse(configMap("pools: []\n---\npools: []\n"));
-        assertThat(result.problems()).map(ConfigProblem::toString).containsExactly(
-                "ERROR ConfigMap lbk8s-system/lbk8s-config: config.yaml has 2 YAML documents; expected one");
+        assertThat(result.problems())
+                .map(ConfigProblem::toString)
+                .containsExactly(
+                        "ERROR ConfigMap lbk8s-system/lbk8s-config: config.yaml has 2 YAML documents; expected one");
     }
 
     @Test
     void invalidResultStillCarriesTheValidParts() {
-        ConfigResult result = ConfigParser.parse(Fixtures.combine(Fixtures.load("homelab-pool.yaml"),
+        ConfigResult result = ConfigParser.parse(Fixtures.combine(
+                Fixtures.load("homelab-pool.yaml"),
                 manifests(pool("broken", "{addresses: [10.0.0.0/24, 10.0.0.0/25]}"))));
         assertThat(result.valid()).isFalse();
         assertThat(result.config().pools()).map(AddressPool::name).containsExactly("default-pool");
         assertThat(result.problems()).singleElement().satisfies(p -> {
             assertThat(p.severity()).isEqualTo(ConfigProblem.Severity.ERROR);
-            assertThat(p.origin()).isEqualTo(new ConfigOrigin(ConfigOrigin.Kind.IPAddressPool, "metallb-system", "broken"));
-            assertThat(p.message()).isEqualTo("addresses[1] \"10.0.0.0/25\" overlaps addresses[0] \"10.0.0.0/24\" of the same pool");
+            assertThat(p.origin())
+                    .isEqualTo(new ConfigOrigin(ConfigOrigin.Kind.IPAddressPool, "metallb-system", "broken"));
+            assertThat(p.message())
+                    .isEqualTo("addresses[1] \"10.0.0.0/25\" overlaps addresses[0] \"10.0.0.0/24\" of the same pool");
         });
     }
 
@@ -200,12 +271,19 @@ class ConfigParserDetailTest {
     static ConfigSources messy() {
         List<String> documents = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
-            documents.add(ConfigParserTest.poolIn("ns-" + (i % 3), "pool-" + (i % 37), "{addresses: [10." + (i % 29) + ".0.0/24], x: 1}"));
+            documents.add(ConfigParserTest.poolIn(
+                    "ns-" + (i % 3), "pool-" + (i % 37), "{addresses: [10." + (i % 29) + ".0.0/24], x: 1}"));
             documents.add(l2("adv-" + i, "{ipAddressPools: [pool-" + i + "]}"));
         }
-        return Fixtures.combine(Fixtures.fromYaml(String.join("", documents)),
-                configMap("pools:\n- name: pool-3\n  addresses: [10.3.0.0/16]\n- name: cm\n  addresses: [10.200.0.0/24]\n"),
-                new ConfigSources(List.of(), List.of(), List.of(new ConfigSources.RawConfigMap("a-ns", "other", "pools: [{name: z, addresses: [10.201.0.0/24]}]"))));
+        return Fixtures.combine(
+                Fixtures.fromYaml(String.join("", documents)),
+                configMap(
+                        "pools:\n- name: pool-3\n  addresses: [10.3.0.0/16]\n- name: cm\n  addresses: [10.200.0.0/24]\n"),
+                new ConfigSources(
+                        List.of(),
+                        List.of(),
+                        List.of(new ConfigSources.RawConfigMap(
+                                "a-ns", "other", "pools: [{name: z, addresses: [10.201.0.0/24]}]"))));
     }
 
     @Test
@@ -222,7 +300,8 @@ class ConfigParserDetailTest {
             Collections.shuffle(pools, random);
             Collections.shuffle(advertisements, random);
             Collections.shuffle(configMaps, random);
-            assertThat(ConfigParser.parse(new ConfigSources(pools, advertisements, configMaps))).isEqualTo(expected);
+            assertThat(ConfigParser.parse(new ConfigSources(pools, advertisements, configMaps)))
+                    .isEqualTo(expected);
         }
     }
 
@@ -236,7 +315,8 @@ class ConfigParserDetailTest {
             for (java.nio.file.Path file : files.toList()) {
                 for (String line : java.nio.file.Files.readAllLines(file)) {
                     if (line.startsWith("import ")) {
-                        assertThat(line).as(file.getFileName().toString())
+                        assertThat(line)
+                                .as(file.getFileName().toString())
                                 .doesNotContain("io.fabric8", "java.io.", "java.nio.", "java.net.", "java.lang.System");
                     }
                 }
@@ -253,13 +333,24 @@ class ConfigParserDetailTest {
             // two ranges per pool, one IPv4 /28 and one IPv6 /120, none overlapping
             String v4 = "10." + (i / 256) + "." + (i % 256) + ".0/28";
             String v6 = "fd00::" + Integer.toHexString(i) + ":0/120";
-            pools.add(new ConfigSources.RawObject("metallb-system", String.format("pool-%04d", i), Map.of("n", "" + i),
-                    Map.of("addresses", List.of(v4, v6), "autoAssign", i % 2 == 0), "2026-12-01T10:00:00Z"));
-            advertisements.add(new ConfigSources.RawObject("metallb-system", "adv-" + i, Map.of(),
+            pools.add(new ConfigSources.RawObject(
+                    "metallb-system",
+                    String.format("pool-%04d", i),
+                    Map.of("n", "" + i),
+                    Map.of("addresses", List.of(v4, v6), "autoAssign", i % 2 == 0),
+                    "2026-12-01T10:00:00Z"));
+            advertisements.add(new ConfigSources.RawObject(
+                    "metallb-system",
+                    "adv-" + i,
+                    Map.of(),
                     Map.of("ipAddressPools", List.of(String.format("pool-%04d", i)))));
         }
         if (withOverlap) {
-            pools.add(new ConfigSources.RawObject("metallb-system", "late", Map.of(), Map.of("addresses", List.of("10.3.7.8-10.3.7.9")),
+            pools.add(new ConfigSources.RawObject(
+                    "metallb-system",
+                    "late",
+                    Map.of(),
+                    Map.of("addresses", List.of("10.3.7.8-10.3.7.9")),
                     "2026-12-03T10:00:00Z"));
         }
         return new ConfigSources(pools, advertisements, List.of());
@@ -279,8 +370,10 @@ class ConfigParserDetailTest {
     void tenThousandPoolsWithOneOverlapFindIt() {
         ConfigSources sources = manyPools(10_000, true);
         ConfigResult result = ConfigParser.parse(sources);
-        assertThat(result.problems()).map(ConfigProblem::toString).containsExactly(
-                "ERROR IPAddressPool metallb-system/late: addresses[0] \"10.3.7.8-10.3.7.9\" overlaps addresses[0] \"10.3.7.0/28\" of pool \"pool-0775\" (IPAddressPool metallb-system/pool-0775)");
+        assertThat(result.problems())
+                .map(ConfigProblem::toString)
+                .containsExactly(
+                        "ERROR IPAddressPool metallb-system/late: addresses[0] \"10.3.7.8-10.3.7.9\" overlaps addresses[0] \"10.3.7.0/28\" of pool \"pool-0775\" (IPAddressPool metallb-system/pool-0775)");
         assertThat(result.config().pools()).hasSize(10_000);
     }
 }

@@ -39,9 +39,12 @@ class CrdSchemaTest {
         while (dir != null && !Files.isDirectory(dir.resolve("deploy/crds"))) {
             dir = dir.getParent();
         }
-        assertThat(dir).as("deploy/crds above " + System.getProperty("user.dir")).isNotNull();
+        assertThat(dir)
+                .as("deploy/crds above " + System.getProperty("user.dir"))
+                .isNotNull();
         try {
-            List<Object> documents = documents(Files.readString(dir.resolve("deploy/crds").resolve(file)));
+            List<Object> documents =
+                    documents(Files.readString(dir.resolve("deploy/crds").resolve(file)));
             assertThat(documents).as(file + " holds one document").hasSize(1);
             return map(documents.getFirst());
         } catch (IOException e) {
@@ -100,32 +103,59 @@ class CrdSchemaTest {
 
     static Stream<Arguments> identities() {
         return Stream.of(
-                argumentSet("IPAddressPool", POOLS, "ipaddresspools.metallb.io", "IPAddressPool", "ipaddresspools", "ipaddresspool",
-                        List.of("Auto Assign boolean .spec.autoAssign", "Avoid Buggy IPs boolean .spec.avoidBuggyIPs",
+                argumentSet(
+                        "IPAddressPool",
+                        POOLS,
+                        "ipaddresspools.metallb.io",
+                        "IPAddressPool",
+                        "ipaddresspools",
+                        "ipaddresspool",
+                        List.of(
+                                "Auto Assign boolean .spec.autoAssign",
+                                "Avoid Buggy IPs boolean .spec.avoidBuggyIPs",
                                 "Addresses string .spec.addresses")),
-                argumentSet("L2Advertisement", L2, "l2advertisements.metallb.io", "L2Advertisement", "l2advertisements", "l2advertisement",
-                        List.of("IPAddressPools string .spec.ipAddressPools", "IPAddressPool Selectors string .spec.ipAddressPoolSelectors",
+                argumentSet(
+                        "L2Advertisement",
+                        L2,
+                        "l2advertisements.metallb.io",
+                        "L2Advertisement",
+                        "l2advertisements",
+                        "l2advertisement",
+                        List.of(
+                                "IPAddressPools string .spec.ipAddressPools",
+                                        "IPAddressPool Selectors string .spec.ipAddressPoolSelectors",
                                 "Interfaces string .spec.interfaces", "Node Selectors string .spec.nodeSelectors")));
     }
 
     @ParameterizedTest
     @MethodSource("identities")
-    void isMetalLbsResource(String file, String name, String kind, String plural, String singular, List<String> columns) {
+    void isMetalLbsResource(
+            String file, String name, String kind, String plural, String singular, List<String> columns) {
         Map<String, Object> crd = crd(file);
-        assertThat(crd).containsEntry("apiVersion", "apiextensions.k8s.io/v1").containsEntry("kind", "CustomResourceDefinition");
+        assertThat(crd)
+                .containsEntry("apiVersion", "apiextensions.k8s.io/v1")
+                .containsEntry("kind", "CustomResourceDefinition");
         assertThat(at(crd, "metadata")).containsEntry("name", name);
         Map<String, Object> spec = at(crd, "spec");
         assertThat(spec).containsEntry("group", "metallb.io").containsEntry("scope", "Namespaced");
-        assertThat(at(spec, "names")).containsEntry("kind", kind).containsEntry("plural", plural)
-                .containsEntry("singular", singular).containsEntry("listKind", kind + "List")
+        assertThat(at(spec, "names"))
+                .containsEntry("kind", kind)
+                .containsEntry("plural", plural)
+                .containsEntry("singular", singular)
+                .containsEntry("listKind", kind + "List")
                 .doesNotContainKey("shortNames"); // MetalLB defines none
         Map<String, Object> version = version(crd);
-        assertThat(version).containsEntry("name", "v1beta1").containsEntry("served", true).containsEntry("storage", true);
+        assertThat(version)
+                .containsEntry("name", "v1beta1")
+                .containsEntry("served", true)
+                .containsEntry("storage", true);
         assertThat(at(version, "subresources")).containsKey("status");
-        assertThat(list(version.get("additionalPrinterColumns"))).map(c -> {
-            Map<String, Object> column = map(c);
-            return column.get("name") + " " + column.get("type") + " " + column.get("jsonPath");
-        }).containsExactlyElementsOf(columns);
+        assertThat(list(version.get("additionalPrinterColumns")))
+                .map(c -> {
+                    Map<String, Object> column = map(c);
+                    return column.get("name") + " " + column.get("type") + " " + column.get("jsonPath");
+                })
+                .containsExactlyElementsOf(columns);
         assertThat(at(version, "schema", "openAPIV3Schema")).containsEntry("type", "object");
     }
 
@@ -134,10 +164,16 @@ class CrdSchemaTest {
     static Stream<Arguments> fieldTables() {
         return Stream.of(
                 argumentSet("IPAddressPool spec", POOLS, List.of("spec"), ConfigFields.POOL_SPEC_FIELDS),
-                argumentSet("IPAddressPool spec.serviceAllocation", POOLS, List.of("spec", "serviceAllocation"),
+                argumentSet(
+                        "IPAddressPool spec.serviceAllocation",
+                        POOLS,
+                        List.of("spec", "serviceAllocation"),
                         ConfigFields.SERVICE_ALLOCATION_FIELDS),
-                argumentSet("L2Advertisement spec", L2, List.of("spec"), concat(ConfigFields.L2_SPEC_FIELDS,
-                        ConfigFields.L2_REFUSED_FIELDS)));
+                argumentSet(
+                        "L2Advertisement spec",
+                        L2,
+                        List.of("spec"),
+                        concat(ConfigFields.L2_SPEC_FIELDS, ConfigFields.L2_REFUSED_FIELDS)));
     }
 
     /** Exactly the parser's fields, each with the parser's type: nothing the parser misses, nothing it reads in vain. */
@@ -150,9 +186,13 @@ class CrdSchemaTest {
         }
         Map<String, Object> properties = at(node, "properties");
         assertThat(new TreeSet<>(properties.keySet()))
-                .containsExactlyElementsOf(new TreeSet<>(fields.stream().map(Field::name).toList()));
+                .containsExactlyElementsOf(
+                        new TreeSet<>(fields.stream().map(Field::name).toList()));
         for (Field field : fields) {
-            assertType(file + " " + String.join(".", path) + "." + field.name(), map(properties.get(field.name())), field.type());
+            assertType(
+                    file + " " + String.join(".", path) + "." + field.name(),
+                    map(properties.get(field.name())),
+                    field.type());
         }
     }
 
@@ -191,8 +231,10 @@ class CrdSchemaTest {
     }
 
     static void assertFields(String where, Map<String, Object> properties, List<Field> fields) {
-        assertThat(new TreeSet<>(properties.keySet())).as(where)
-                .containsExactlyElementsOf(new TreeSet<>(fields.stream().map(Field::name).toList()));
+        assertThat(new TreeSet<>(properties.keySet()))
+                .as(where)
+                .containsExactlyElementsOf(
+                        new TreeSet<>(fields.stream().map(Field::name).toList()));
         for (Field field : fields) {
             assertType(where + "." + field.name(), map(properties.get(field.name())), field.type());
         }
@@ -200,7 +242,8 @@ class CrdSchemaTest {
 
     @Test
     void preferredNodeSelectorsItemsHoldASelector() {
-        Map<String, Object> items = at(schema(L2), "properties", "spec", "properties", "preferredNodeSelectors", "items");
+        Map<String, Object> items =
+                at(schema(L2), "properties", "spec", "properties", "preferredNodeSelectors", "items");
         assertThat(list(items.get("required"))).containsExactlyInAnyOrder("preference", "weight");
         assertFields("preference", at(items, "properties", "preference", "properties"), ConfigFields.SELECTOR_FIELDS);
         assertThat(at(items, "properties", "weight")).containsEntry("type", "integer");
@@ -215,7 +258,10 @@ class CrdSchemaTest {
         assertThat(at(spec, "properties", "autoAssign")).containsEntry("default", true);
         assertThat(at(spec, "properties", "avoidBuggyIPs")).containsEntry("default", false);
         // and the parser applies the same defaults when the fields are absent
-        AddressPool parsed = ConfigParser.parse(Fixtures.load("openstack-ingress.yaml")).config().pools().getFirst();
+        AddressPool parsed = ConfigParser.parse(Fixtures.load("openstack-ingress.yaml"))
+                .config()
+                .pools()
+                .getFirst();
         assertThat(parsed.autoAssign()).isTrue();
         assertThat(parsed.avoidBuggyIPs()).isFalse();
         assertThat(list(at(pool, "properties", "status").get("required")))
@@ -256,7 +302,8 @@ class CrdSchemaTest {
                 case "L2Advertisement" -> SchemaCheck.check(schema(L2), manifest, "", errors);
                 case "ConfigMap" -> {
                     Object text = at(manifest, "data").get("config.yaml");
-                    Map<String, Object> config = map(documents(String.valueOf(text)).getFirst());
+                    Map<String, Object> config =
+                            map(documents(String.valueOf(text)).getFirst());
                     Map<String, Object> specSchema = at(schema(POOLS), "properties", "spec");
                     for (Object item : list(config.get("pools"))) {
                         Map<String, Object> pool = new java.util.LinkedHashMap<>(map(item));
@@ -276,18 +323,38 @@ class CrdSchemaTest {
     /** The checker itself finds what it should, or the test above would prove nothing. */
     static Stream<Arguments> invalidManifests() {
         return Stream.of(
-                argumentSet("addresses as a string", POOLS, "spec: {addresses: 10.0.0.0/24}",
+                argumentSet(
+                        "addresses as a string",
+                        POOLS,
+                        "spec: {addresses: 10.0.0.0/24}",
                         List.of("spec.addresses: expected array, got String")),
                 argumentSet("spec missing", POOLS, "metadata: {name: p}", List.of(": required field spec is missing")),
-                argumentSet("addresses missing, autoAssign a string", POOLS, "spec: {autoAssign: 'yes'}",
-                        List.of("spec: required field addresses is missing", "spec.autoAssign: expected boolean, got String")),
-                argumentSet("pruned field", POOLS, "spec: {addresses: [10.0.0.0/24], autoassign: false}",
+                argumentSet(
+                        "addresses missing, autoAssign a string",
+                        POOLS,
+                        "spec: {autoAssign: 'yes'}",
+                        List.of(
+                                "spec: required field addresses is missing",
+                                "spec.autoAssign: expected boolean, got String")),
+                argumentSet(
+                        "pruned field",
+                        POOLS,
+                        "spec: {addresses: [10.0.0.0/24], autoassign: false}",
                         List.of("spec.autoassign: unknown field (the API server would prune it)")),
-                argumentSet("priority a fraction", POOLS, "spec: {addresses: [10.0.0.0/24], serviceAllocation: {priority: 1.5}}",
+                argumentSet(
+                        "priority a fraction",
+                        POOLS,
+                        "spec: {addresses: [10.0.0.0/24], serviceAllocation: {priority: 1.5}}",
                         List.of("spec.serviceAllocation.priority: expected integer, got Double")),
-                argumentSet("requirement without operator", L2, "spec: {nodeSelectors: [{matchExpressions: [{key: a}]}]}",
+                argumentSet(
+                        "requirement without operator",
+                        L2,
+                        "spec: {nodeSelectors: [{matchExpressions: [{key: a}]}]}",
                         List.of("spec.nodeSelectors[0].matchExpressions[0]: required field operator is missing")),
-                argumentSet("matchLabels value not a string", L2, "spec: {ipAddressPoolSelectors: [{matchLabels: {a: 1}}]}",
+                argumentSet(
+                        "matchLabels value not a string",
+                        L2,
+                        "spec: {ipAddressPoolSelectors: [{matchLabels: {a: 1}}]}",
                         List.of("spec.ipAddressPoolSelectors[0].matchLabels.a: expected string, got Integer")));
     }
 
@@ -326,11 +393,13 @@ class CrdSchemaTest {
                 case "array" -> value instanceof List;
                 case "string" -> value instanceof String;
                 case "boolean" -> value instanceof Boolean;
-                case "integer" -> value instanceof Integer || value instanceof Long || value instanceof java.math.BigInteger;
+                case "integer" ->
+                    value instanceof Integer || value instanceof Long || value instanceof java.math.BigInteger;
                 default -> true;
             };
             if (!ok) {
-                errors.add(path + ": expected " + type + ", got " + (value == null ? "null" : value.getClass().getSimpleName()));
+                errors.add(path + ": expected " + type + ", got "
+                        + (value == null ? "null" : value.getClass().getSimpleName()));
                 return;
             }
             if (value instanceof Map<?, ?> object) {

@@ -18,9 +18,11 @@ class DeployConfigMapTest {
         }
         String configMap = Files.readString(repo.resolve("deploy/lbk8s-config.yaml"));
         // the pool and L2Advertisement of the generated manifests (the rest is not configuration)
-        String installed = java.util.Arrays.stream(Files.readString(repo.resolve("deploy/lbk8s.yaml")).split("\n---\n"))
+        String installed = java.util.Arrays.stream(
+                        Files.readString(repo.resolve("deploy/lbk8s.yaml")).split("\n---\n"))
                 .filter(doc -> doc.contains("\nkind: IPAddressPool") || doc.contains("\nkind: L2Advertisement"))
-                .reduce((a, b) -> a + "\n---\n" + b).orElseThrow();
+                .reduce((a, b) -> a + "\n---\n" + b)
+                .orElseThrow();
         ConfigResult alone = ConfigParser.parse(Fixtures.fromYaml(configMap));
         assertThat(alone.problems()).isEmpty();
         assertThat(alone.config().pools()).singleElement().satisfies(pool -> {

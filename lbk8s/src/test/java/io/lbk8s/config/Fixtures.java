@@ -79,17 +79,22 @@ public final class Fixtures {
             String kind = String.valueOf(manifest.get("kind"));
             Map<?, ?> metadata = manifest.get("metadata") instanceof Map<?, ?> m ? m : Map.of();
             String name = metadata.get("name") == null ? null : String.valueOf(metadata.get("name"));
-            String namespace = metadata.get("namespace") == null ? "default" : String.valueOf(metadata.get("namespace"));
-            String createdAt = metadata.get("creationTimestamp") == null ? "" : String.valueOf(metadata.get("creationTimestamp"));
+            String namespace =
+                    metadata.get("namespace") == null ? "default" : String.valueOf(metadata.get("namespace"));
+            String createdAt =
+                    metadata.get("creationTimestamp") == null ? "" : String.valueOf(metadata.get("creationTimestamp"));
             switch (apiVersion + " " + kind) {
                 case "metallb.io/v1beta1 IPAddressPool" ->
-                        pools.add(new ConfigSources.RawObject(namespace, name, labels(metadata), manifest.get("spec"), createdAt));
+                    pools.add(new ConfigSources.RawObject(
+                            namespace, name, labels(metadata), manifest.get("spec"), createdAt));
                 case "metallb.io/v1beta1 L2Advertisement" ->
-                        advertisements.add(new ConfigSources.RawObject(namespace, name, labels(metadata), manifest.get("spec"), createdAt));
+                    advertisements.add(new ConfigSources.RawObject(
+                            namespace, name, labels(metadata), manifest.get("spec"), createdAt));
                 case "v1 ConfigMap" -> {
                     Map<?, ?> data = manifest.get("data") instanceof Map<?, ?> d ? d : Map.of();
                     Object text = data.get("config.yaml");
-                    configMaps.add(new ConfigSources.RawConfigMap(namespace, name, text == null ? null : String.valueOf(text), createdAt));
+                    configMaps.add(new ConfigSources.RawConfigMap(
+                            namespace, name, text == null ? null : String.valueOf(text), createdAt));
                 }
                 default -> throw new IllegalArgumentException("unsupported manifest " + apiVersion + " " + kind);
             }

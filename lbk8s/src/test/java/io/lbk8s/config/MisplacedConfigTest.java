@@ -32,26 +32,40 @@ class MisplacedConfigTest {
 
     static Stream<Arguments> cases() {
         return Stream.of(
-                argumentSet("nothing anywhere: where lbk8s reads", List.of(),
+                argumentSet(
+                        "nothing anywhere: where lbk8s reads",
+                        List.of(),
                         "no address pool is configured in namespace lbk8s-system"),
-                argumentSet("only lbk8s's own objects are not misplaced", List.of(pool(OWN, "a"), l2(OWN, "a")),
+                argumentSet(
+                        "only lbk8s's own objects are not misplaced",
+                        List.of(pool(OWN, "a"), l2(OWN, "a")),
                         "no address pool is configured in namespace lbk8s-system"),
-                argumentSet("MetalLB's namespace and its legacy ConfigMap",
-                        List.of(pool("metallb-system", "b"), pool("metallb-system", "a"), l2("metallb-system", "all"),
-                                legacy("metallb-system", "config"), l2(OWN, "default")),
+                argumentSet(
+                        "MetalLB's namespace and its legacy ConfigMap",
+                        List.of(
+                                pool("metallb-system", "b"),
+                                pool("metallb-system", "a"),
+                                l2("metallb-system", "all"),
+                                legacy("metallb-system", "config"),
+                                l2(OWN, "default")),
                         "no address pool is configured in namespace lbk8s-system; found 2 IPAddressPool(s) and "
                                 + "1 L2Advertisement(s) in metallb-system and MetalLB's legacy ConfigMap metallb-system/config, "
                                 + "which lbk8s does not read: run \"lbk8s migrate -n lbk8s-system --dry-run\""),
-                argumentSet("three namespaces, sorted", List.of(l2("team-b", "x"), pool("team-a", "x"), pool("metallb-system", "x")),
+                argumentSet(
+                        "three namespaces, sorted",
+                        List.of(l2("team-b", "x"), pool("team-a", "x"), pool("metallb-system", "x")),
                         "no address pool is configured in namespace lbk8s-system; found 1 IPAddressPool(s) in metallb-system, "
                                 + "1 IPAddressPool(s) in team-a and 1 L2Advertisement(s) in team-b, which lbk8s does not read: "
                                 + "run \"lbk8s migrate -n lbk8s-system --dry-run\""),
-                argumentSet("a legacy ConfigMap is never read, even in lbk8s's namespace",
+                argumentSet(
+                        "a legacy ConfigMap is never read, even in lbk8s's namespace",
                         List.of(legacy(OWN, "config"), legacy("metallb-system", "config")),
                         "no address pool is configured in namespace lbk8s-system; found MetalLB's legacy ConfigMap "
                                 + "lbk8s-system/config, metallb-system/config, which lbk8s does not read: "
                                 + "run \"lbk8s migrate -n lbk8s-system --dry-run\""),
-                argumentSet("the same object listed twice counts once", List.of(pool("metallb-system", "a"), pool("metallb-system", "a")),
+                argumentSet(
+                        "the same object listed twice counts once",
+                        List.of(pool("metallb-system", "a"), pool("metallb-system", "a")),
                         "no address pool is configured in namespace lbk8s-system; found 1 IPAddressPool(s) in metallb-system, "
                                 + "which lbk8s does not read: run \"lbk8s migrate -n lbk8s-system --dry-run\""));
     }
@@ -59,16 +73,26 @@ class MisplacedConfigTest {
     @ParameterizedTest
     @MethodSource("cases")
     void theEventSaysWhatIsWhere(List<Found> inCluster, String message) {
-        assertThat(MisplacedConfig.noPools(NO_POOLS, OWN, MisplacedConfig.misplaced(OWN, inCluster))).isEqualTo(message);
+        assertThat(MisplacedConfig.noPools(NO_POOLS, OWN, MisplacedConfig.misplaced(OWN, inCluster)))
+                .isEqualTo(message);
     }
 
     static Stream<Arguments> configMaps() {
         Map<String, String> noData = new HashMap<>();
         noData.put("other", "x");
         return Stream.of(
-                argumentSet("MetalLB's layer-2 example", Map.of("config", "address-pools:\n- name: default\n  protocol: layer2\n"), true),
-                argumentSet("pools after peers", Map.of("config", "peers:\n- peer-address: 10.0.0.1\naddress-pools: []\n"), true),
-                argumentSet("an app's own ConfigMap named config", Map.of("config", "server:\n  address-pools: 3\n"), false),
+                argumentSet(
+                        "MetalLB's layer-2 example",
+                        Map.of("config", "address-pools:\n- name: default\n  protocol: layer2\n"),
+                        true),
+                argumentSet(
+                        "pools after peers",
+                        Map.of("config", "peers:\n- peer-address: 10.0.0.1\naddress-pools: []\n"),
+                        true),
+                argumentSet(
+                        "an app's own ConfigMap named config",
+                        Map.of("config", "server:\n  address-pools: 3\n"),
+                        false),
                 argumentSet("no config key", noData, false),
                 argumentSet("no data at all", null, false));
     }

@@ -11,7 +11,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 class SpecialPurposeRangesTest {
 
     static ConfigResult parse(String entry) {
-        return ConfigParser.parse(ConfigParserTest.manifests(ConfigParserTest.pool("p", "{addresses: ['" + entry + "']}")));
+        return ConfigParser.parse(
+                ConfigParserTest.manifests(ConfigParserTest.pool("p", "{addresses: ['" + entry + "']}")));
     }
 
     @ParameterizedTest(name = "{0} is refused: {1}")
@@ -39,10 +40,12 @@ class SpecialPurposeRangesTest {
 
         assertThat(result.valid()).isFalse();
         assertThat(result.config().pools()).isEmpty();
-        assertThat(result.problems()).singleElement().satisfies(p -> assertThat(p.toString())
-                .startsWith("ERROR IPAddressPool metallb-system/p: addresses[0] \"" + entry
-                        + "\": includes addresses that are never a host's, so never a Service's: ")
-                .contains(says));
+        assertThat(result.problems())
+                .singleElement()
+                .satisfies(p -> assertThat(p.toString())
+                        .startsWith("ERROR IPAddressPool metallb-system/p: addresses[0] \"" + entry
+                                + "\": includes addresses that are never a host's, so never a Service's: ")
+                        .contains(says));
     }
 
     @ParameterizedTest(name = "{0} is accepted")
@@ -78,10 +81,13 @@ class SpecialPurposeRangesTest {
         ConfigResult result = parse(entry);
 
         assertThat(result.problems()).isEmpty();
-        assertThat(result.config().pools()).singleElement().satisfies(p -> assertThat(p.ranges()).hasSize(1));
+        assertThat(result.config().pools())
+                .singleElement()
+                .satisfies(p -> assertThat(p.ranges()).hasSize(1));
     }
 
-    static final String MIXED = ConfigParserTest.poolCreated("mixed", "2026-12-01T10:00:00Z", "{addresses: [10.0.0.0/28, 127.0.0.1]}");
+    static final String MIXED =
+            ConfigParserTest.poolCreated("mixed", "2026-12-01T10:00:00Z", "{addresses: [10.0.0.0/28, 127.0.0.1]}");
 
     /** An upgrade: a version of lbk8s that accepted everything recorded this pool as in use. */
     @Test
@@ -91,12 +97,15 @@ class SpecialPurposeRangesTest {
         AcceptedConfig.Outcome outcome = recordedByOlderVersion.accept(ConfigParserTest.manifests(MIXED));
 
         assertThat(outcome.result().valid()).isTrue();
-        assertThat(outcome.result().config().pools()).singleElement()
+        assertThat(outcome.result().config().pools())
+                .singleElement()
                 .satisfies(p -> assertThat(p.ranges()).extracting(r -> r.text()).containsExactly("10.0.0.0/28"));
-        assertThat(outcome.result().problems()).extracting(ConfigProblem::toString).containsExactly(
-                "WARNING IPAddressPool metallb-system/mixed: addresses[1] \"127.0.0.1\": includes addresses that are never a"
-                        + " host's, so never a Service's: 127.0.0.0/8 (loopback (RFC 1122), never leaves a host); this pool was"
-                        + " accepted before lbk8s refused such addresses, so lbk8s keeps using it without this entry: remove the entry");
+        assertThat(outcome.result().problems())
+                .extracting(ConfigProblem::toString)
+                .containsExactly(
+                        "WARNING IPAddressPool metallb-system/mixed: addresses[1] \"127.0.0.1\": includes addresses that are never a"
+                                + " host's, so never a Service's: 127.0.0.0/8 (loopback (RFC 1122), never leaves a host); this pool was"
+                                + " accepted before lbk8s refused such addresses, so lbk8s keeps using it without this entry: remove the entry");
     }
 
     @Test
@@ -105,19 +114,26 @@ class SpecialPurposeRangesTest {
 
         assertThat(outcome.result().config().pools()).isEmpty();
         assertThat(outcome.unused()).extracting(Object::toString).containsExactly("IPAddressPool metallb-system/mixed");
-        assertThat(outcome.result().problems()).extracting(ConfigProblem::toString).singleElement()
-                .satisfies(p -> assertThat(p).startsWith("ERROR IPAddressPool metallb-system/mixed: addresses[1] \"127.0.0.1\""));
+        assertThat(outcome.result().problems())
+                .extracting(ConfigProblem::toString)
+                .singleElement()
+                .satisfies(p -> assertThat(p)
+                        .startsWith("ERROR IPAddressPool metallb-system/mixed: addresses[1] \"127.0.0.1\""));
     }
 
     @Test
     void anAcceptedPoolOfOnlySpecialAddressesIsRefused() {
         String loopback = ConfigParserTest.poolCreated("lo", "2026-12-01T10:00:00Z", "{addresses: [127.0.0.0/8]}");
 
-        AcceptedConfig.Outcome outcome = AcceptedConfig.of(ConfigParserTest.manifests(loopback)).accept(ConfigParserTest.manifests(loopback));
+        AcceptedConfig.Outcome outcome =
+                AcceptedConfig.of(ConfigParserTest.manifests(loopback)).accept(ConfigParserTest.manifests(loopback));
 
         assertThat(outcome.result().config().pools()).isEmpty();
-        assertThat(outcome.result().problems()).extracting(ConfigProblem::toString).last().isEqualTo(
-                "ERROR IPAddressPool metallb-system/lo: addresses: every entry holds special-purpose addresses, so the pool has none to give");
+        assertThat(outcome.result().problems())
+                .extracting(ConfigProblem::toString)
+                .last()
+                .isEqualTo(
+                        "ERROR IPAddressPool metallb-system/lo: addresses: every entry holds special-purpose addresses, so the pool has none to give");
     }
 
     @Test
@@ -126,10 +142,12 @@ class SpecialPurposeRangesTest {
                 ConfigParserTest.pool("p", "{addresses: [10.0.0.0/24, 126.0.0.0-169.254.0.0]}"),
                 ConfigParserTest.pool("q", "{addresses: [10.0.1.0/24]}")));
 
-        assertThat(result.problems()).extracting(ConfigProblem::toString).containsExactly(
-                "ERROR IPAddressPool metallb-system/p: addresses[1] \"126.0.0.0-169.254.0.0\": includes addresses that are"
-                        + " never a host's, so never a Service's: 127.0.0.0/8 (loopback (RFC 1122), never leaves a host);"
-                        + " 169.254.0.0/16 (link-local (RFC 3927), chosen by each host for itself) has 169.254.0.0 of this range");
+        assertThat(result.problems())
+                .extracting(ConfigProblem::toString)
+                .containsExactly(
+                        "ERROR IPAddressPool metallb-system/p: addresses[1] \"126.0.0.0-169.254.0.0\": includes addresses that are"
+                                + " never a host's, so never a Service's: 127.0.0.0/8 (loopback (RFC 1122), never leaves a host);"
+                                + " 169.254.0.0/16 (link-local (RFC 3927), chosen by each host for itself) has 169.254.0.0 of this range");
         // the other pool keeps working
         assertThat(result.config().pools()).extracting(AddressPool::name).isEqualTo(List.of("q"));
     }

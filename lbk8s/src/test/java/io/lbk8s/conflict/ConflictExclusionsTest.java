@@ -45,7 +45,8 @@ class ConflictExclusionsTest {
 
     @Test
     void aHolderThatMovesLeavesTheAddressExcludedAndTheReasonSaysWhy() {
-        Result result = of(List.of(conflict(A, Phase.Probe, Duration.ZERO)),
+        Result result = of(
+                List.of(conflict(A, Phase.Probe, Duration.ZERO)),
                 Map.of(A, List.of(new Holder(WEB, false, Optional.empty()))));
 
         assertThat(result.excluded().why(A)).get().asString().contains("used by another host", "never reachable");
@@ -54,7 +55,8 @@ class ConflictExclusionsTest {
 
     @Test
     void aHolderThatKeepsItKeepsTheAddressOutOfTheExcludedOnes() {
-        Result result = of(List.of(conflict(A, Phase.Announced, Duration.ZERO)),
+        Result result = of(
+                List.of(conflict(A, Phase.Announced, Duration.ZERO)),
                 Map.of(A, List.of(new Holder(WEB, false, Optional.empty()))));
 
         assertThat(result.excluded().contains(A)).isFalse();
@@ -66,19 +68,25 @@ class ConflictExclusionsTest {
 
     @Test
     void sharersKeepTogetherWhenOneOfThemKeeps() {
-        Result result = of(List.of(conflict(A, Phase.Probe, Duration.ZERO)), Map.of(A, List.of(
-                new Holder(WEB, false, Optional.empty()), new Holder(API, true, Optional.empty()))));
+        Result result = of(
+                List.of(conflict(A, Phase.Probe, Duration.ZERO)),
+                Map.of(A, List.of(new Holder(WEB, false, Optional.empty()), new Holder(API, true, Optional.empty()))));
 
         assertThat(result.excluded().contains(A)).isFalse();
         assertThat(result.kept()).extracting(ConflictExclusions.Kept::service).containsExactlyInAnyOrder(WEB, API);
-        assertThat(result.kept()).filteredOn(k -> k.service().equals(WEB)).singleElement()
+        assertThat(result.kept())
+                .filteredOn(k -> k.service().equals(WEB))
+                .singleElement()
                 .satisfies(k -> assertThat(k.why()).contains("shares the address with default/api"));
     }
 
     @Test
     void aStaleConflictCountsForNothing() {
-        Result result = of(List.of(conflict(A, Phase.Probe, Duration.ofMinutes(3)),
-                conflict(B, Phase.Probe, Duration.ofSeconds(90))), Map.of());
+        Result result = of(
+                List.of(
+                        conflict(A, Phase.Probe, Duration.ofMinutes(3)),
+                        conflict(B, Phase.Probe, Duration.ofSeconds(90))),
+                Map.of());
 
         assertThat(result.excluded().contains(A)).isFalse();
         assertThat(result.excluded().contains(B)).isTrue();

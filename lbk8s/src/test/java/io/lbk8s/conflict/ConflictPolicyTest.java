@@ -20,8 +20,15 @@ class ConflictPolicyTest {
     private static final Instant NOW = Instant.parse("2026-12-03T22:00:00Z");
 
     private static AddressConflict conflict(Phase phase) {
-        return new AddressConflict(IpAddress.parse("192.168.1.240").orElseThrow(), "52:54:00:aa:bb:cc", "node-a", phase,
-                Optional.empty(), NOW, NOW, "");
+        return new AddressConflict(
+                IpAddress.parse("192.168.1.240").orElseThrow(),
+                "52:54:00:aa:bb:cc",
+                "node-a",
+                phase,
+                Optional.empty(),
+                NOW,
+                NOW,
+                "");
     }
 
     static Stream<Arguments> decisions() {
@@ -57,8 +64,10 @@ class ConflictPolicyTest {
     @ValueSource(strings = {"", "stay", "moved", "true"})
     void saysWhatItAcceptsOtherwise(String value) {
         assertThat(ConflictPolicy.parse(Optional.of(value)))
-                .isInstanceOfSatisfying(ConflictPolicy.Parsed.Invalid.class, invalid -> assertThat(invalid.message())
-                        .contains(ConflictPolicy.ANNOTATION, "keep or move", "\"" + value + "\""));
+                .isInstanceOfSatisfying(
+                        ConflictPolicy.Parsed.Invalid.class,
+                        invalid -> assertThat(invalid.message())
+                                .contains(ConflictPolicy.ANNOTATION, "keep or move", "\"" + value + "\""));
     }
 
     @ParameterizedTest
@@ -76,7 +85,11 @@ class ConflictPolicyTest {
     }
 
     static Stream<Arguments> ages() {
-        return Stream.of(Arguments.of(0, true), Arguments.of(30, true), Arguments.of(119, true),
-                Arguments.of(120, false), Arguments.of(3600, false));
+        return Stream.of(
+                Arguments.of(0, true),
+                Arguments.of(30, true),
+                Arguments.of(119, true),
+                Arguments.of(120, false),
+                Arguments.of(3600, false));
     }
 }

@@ -41,8 +41,10 @@ class ClaimsApiTest {
     }
 
     private Optional<GenericKubernetesResource> claimObject(String address) {
-        return Optional.ofNullable(lb.client.genericKubernetesResources(IpAddressClaims.CONTEXT)
-                .withName(Claim.nameOf(IpAddress.parse(address).orElseThrow())).get());
+        return Optional.ofNullable(lb.client
+                .genericKubernetesResources(IpAddressClaims.CONTEXT)
+                .withName(Claim.nameOf(IpAddress.parse(address).orElseThrow()))
+                .get());
     }
 
     private Optional<Claim> claim(String address) {
@@ -51,36 +53,68 @@ class ClaimsApiTest {
 
     private List<Claim> claims() {
         return lb.client.genericKubernetesResources(IpAddressClaims.CONTEXT).list().getItems().stream()
-                .map(IpAddressClaims::toClaim).flatMap(Optional::stream).toList();
+                .map(IpAddressClaims::toClaim)
+                .flatMap(Optional::stream)
+                .toList();
     }
 
     /** A claim as a controller that stopped right after writing it would leave it. */
     private void writeClaim(String address, Service holder) {
-        lb.client.genericKubernetesResources(IpAddressClaims.CONTEXT).resource(new GenericKubernetesResourceBuilder()
-                .withApiVersion("lbk8s.io/v1alpha1").withKind("IPAddressClaim")
-                .withNewMetadata().withName(Claim.nameOf(IpAddress.parse(address).orElseThrow())).endMetadata()
-                .withAdditionalProperties(Map.of("spec", Map.of("address", address, "pool", "default", "services",
-                        List.of(Map.of("namespace", holder.getMetadata().getNamespace(), "name", holder.getMetadata().getName(),
-                                "uid", holder.getMetadata().getUid())))))
-                .build()).create();
+        lb.client
+                .genericKubernetesResources(IpAddressClaims.CONTEXT)
+                .resource(new GenericKubernetesResourceBuilder()
+                        .withApiVersion("lbk8s.io/v1alpha1")
+                        .withKind("IPAddressClaim")
+                        .withNewMetadata()
+                        .withName(Claim.nameOf(IpAddress.parse(address).orElseThrow()))
+                        .endMetadata()
+                        .withAdditionalProperties(Map.of(
+                                "spec",
+                                Map.of(
+                                        "address",
+                                        address,
+                                        "pool",
+                                        "default",
+                                        "services",
+                                        List.of(Map.of(
+                                                "namespace",
+                                                holder.getMetadata().getNamespace(),
+                                                "name",
+                                                holder.getMetadata().getName(),
+                                                "uid",
+                                                holder.getMetadata().getUid())))))
+                        .build())
+                .create();
     }
 
     @Test
     void anAddressShownComesWithAClaimNamedFromItThatGoesWithTheService() throws Exception {
         lb = ControllerHarness.started();
         lb.pool("default", "10.5.0.200-10.5.0.202", "fd00::10/127");
-        Service web = lb.service("default", "web", b -> b.editSpec().withIpFamilyPolicy("RequireDualStack")
-                .withIpFamilies("IPv4", "IPv6").endSpec());
+        Service web = lb.service(
+                "default",
+                "web",
+                b -> b.editSpec()
+                        .withIpFamilyPolicy("RequireDualStack")
+                        .withIpFamilies("IPv4", "IPv6")
+                        .endSpec());
 
         assertThat(lb.awaitIps("default", "web")).containsExactly("10.5.0.200", "fd00::10");
         GenericKubernetesResource v4 = claimObject("10.5.0.200").orElseThrow();
         assertThat(v4.getMetadata().getName()).isEqualTo("10.5.0.200");
-        assertThat(claim("10.5.0.200").orElseThrow().holders()).singleElement()
+        assertThat(claim("10.5.0.200").orElseThrow().holders())
+                .singleElement()
                 .satisfies(h -> assertThat(h.uid()).isEqualTo(web.getMetadata().getUid()));
         assertThat(v4.getMetadata().getOwnerReferences()).singleElement().satisfies(owner -> {
             assertThat(owner.getKind()).isEqualTo("Namespace");
             assertThat(owner.getName()).isEqualTo("default");
-            assertThat(owner.getUid()).isEqualTo(lb.client.namespaces().withName("default").get().getMetadata().getUid());
+            assertThat(owner.getUid())
+                    .isEqualTo(lb.client
+                            .namespaces()
+                            .withName("default")
+                            .get()
+                            .getMetadata()
+                            .getUid());
         });
         assertThat(claimObject("fd00::10").orElseThrow().getMetadata().getName())
                 .isEqualTo("fd00-0000-0000-0000-0000-0000-0000-0010");
@@ -96,13 +130,21 @@ class ClaimsApiTest {
         lb.service("web");
         assertThat(lb.awaitIp("web")).isEqualTo("10.5.0.200");
 
-        // a merge patch, as kubectl annotate sends it: no resourceVersion, so the controller's own writes do not race it
-        lb.client.services().inNamespace("default").withName("web").patch(PatchContext.of(PatchType.JSON_MERGE),
-                "{\"metadata\":{\"annotations\":{\"metallb.io/loadBalancerIPs\":\"10.5.0.207\"}}}");
+        // a merge patch, as kubectl annotate sends it: no resourceVersion, so the controller's own writes do not race
+        // it
+        lb.client
+                .services()
+                .inNamespace("default")
+                .withName("web")
+                .patch(
+                        PatchContext.of(PatchType.JSON_MERGE),
+                        "{\"metadata\":{\"annotations\":{\"metallb.io/loadBalancerIPs\":\"10.5.0.207\"}}}");
 
         await().atMost(ControllerHarness.PATIENCE).until(() -> lb.ips("default", "web"), List.of("10.5.0.207")::equals);
-        await().atMost(ControllerHarness.PATIENCE).until(() -> claims().stream().map(c -> c.address().toString()).toList(),
-                List.of("10.5.0.207")::equals);
+        await().atMost(ControllerHarness.PATIENCE)
+                .until(
+                        () -> claims().stream().map(c -> c.address().toString()).toList(),
+                        List.of("10.5.0.207")::equals);
     }
 
     @Test
@@ -131,8 +173,11 @@ class ClaimsApiTest {
 
         lb.startController();
 
-        await().atMost(ControllerHarness.PATIENCE).until(() -> claim("10.5.0.201").map(c -> c.holders().getFirst().uid()),
-                Optional.of(old.getMetadata().getUid())::equals);
+        await().atMost(ControllerHarness.PATIENCE)
+                .until(
+                        () -> claim("10.5.0.201")
+                                .map(c -> c.holders().getFirst().uid()),
+                        Optional.of(old.getMetadata().getUid())::equals);
         await().atMost(ControllerHarness.PATIENCE).until(() -> claim("10.5.0.200"), Optional::isEmpty);
         lb.service("new");
         assertThat(lb.awaitIp("new")).isEqualTo("10.5.0.200");
@@ -147,20 +192,25 @@ class ClaimsApiTest {
         lb.setIngress("default", "owner", "10.5.0.200");
         writeClaim("10.5.0.200", owner);
         lb.service("copy");
-        lb.setIngress("default", "copy", "10.5.0.200"); // a duplicate written by hand, or by a controller without claims
+        lb.setIngress(
+                "default", "copy", "10.5.0.200"); // a duplicate written by hand, or by a controller without claims
 
         lb.startController();
 
-        await().atMost(ControllerHarness.PATIENCE).until(() -> lb.ips("default", "copy"), List.of("10.5.0.201")::equals);
+        await().atMost(ControllerHarness.PATIENCE)
+                .until(() -> lb.ips("default", "copy"), List.of("10.5.0.201")::equals);
         assertThat(lb.ips("default", "owner")).containsExactly("10.5.0.200");
         assertThat(lb.awaitEvent("default", "copy", "AddressClaimed").getMessage())
-                .contains("[10.5.0.200]").contains("default/owner holds the IPAddressClaim").contains("gets another address");
+                .contains("[10.5.0.200]")
+                .contains("default/owner holds the IPAddressClaim")
+                .contains("gets another address");
     }
 
     @Test
     void withoutTheClaimsCrdNoAddressIsShownAndReadinessSaysWhatToApply(@TempDir Path crds) throws Exception {
         try (var files = Files.list(Path.of("..", "deploy", "crds"))) {
-            for (Path crd : files.filter(f -> !f.getFileName().toString().startsWith("lbk8s.io_")).toList()) {
+            for (Path crd : files.filter(f -> !f.getFileName().toString().startsWith("lbk8s.io_"))
+                    .toList()) {
                 Files.copy(crd, crds.resolve(crd.getFileName()));
             }
         }
@@ -169,19 +219,26 @@ class ClaimsApiTest {
         lb.pool("default", "10.5.0.200-10.5.0.210");
         lb.service("web");
 
-        await().atMost(ControllerHarness.PATIENCE).until(() -> lb.controller().readiness().reason(),
-                reason -> reason.contains("the IPAddressClaim CRD (ipaddressclaims.lbk8s.io) is not installed"));
+        await().atMost(ControllerHarness.PATIENCE)
+                .until(
+                        () -> lb.controller().readiness().reason(),
+                        reason ->
+                                reason.contains("the IPAddressClaim CRD (ipaddressclaims.lbk8s.io) is not installed"));
         assertThat(lb.controller().readiness().ready()).isFalse();
         assertThat(lb.controller().readiness().reason()).contains("kubectl apply -f deploy/crds/");
         assertThat(lb.ips("default", "web")).isEmpty();
-        assertThat(lb.metrics()).as("each failed pass is retried after a backoff")
+        assertThat(lb.metrics())
+                .as("each failed pass is retried after a backoff")
                 .containsPattern("lbk8s_workqueue_retries_total\\{name=\"controller\"} [1-9]");
 
         Path upgrade = Files.createDirectory(crds.resolve("upgrade"));
-        Files.copy(Path.of("..", "deploy", "crds", "lbk8s.io_ipaddressclaims.yaml"), upgrade.resolve("lbk8s.io_ipaddressclaims.yaml"));
+        Files.copy(
+                Path.of("..", "deploy", "crds", "lbk8s.io_ipaddressclaims.yaml"),
+                upgrade.resolve("lbk8s.io_ipaddressclaims.yaml"));
         lb.server.createCrds(upgrade);
         assertThat(lb.awaitIp("web")).isEqualTo("10.5.0.200");
-        await().atMost(ControllerHarness.PATIENCE).until(() -> lb.controller().readiness().ready());
+        await().atMost(ControllerHarness.PATIENCE)
+                .until(() -> lb.controller().readiness().ready());
     }
 
     @Test
@@ -197,23 +254,41 @@ class ClaimsApiTest {
                 IntStream.range(0, count).forEach(i -> pool.submit(() -> lb.service("s" + i)));
             }
             Map<String, List<String>> seen = new HashMap<>();
-            await().atMost(ControllerHarness.PATIENCE.multipliedBy(2)).pollInterval(Duration.ofMillis(50)).until(() -> {
-                Map<String, String> now = new HashMap<>();
-                for (Service s : lb.client.services().inNamespace("default").list().getItems()) {
-                    List<String> ips = ServiceMapping.statusIps(s).stream().map(Object::toString).toList();
-                    ips.forEach(ip -> {
-                        String other = now.put(ip, s.getMetadata().getName());
-                        assertThat(other).as("%s shown by %s and %s", ip, other, s.getMetadata().getName()).isNull();
+            await().atMost(ControllerHarness.PATIENCE.multipliedBy(2))
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(() -> {
+                        Map<String, String> now = new HashMap<>();
+                        for (Service s : lb.client
+                                .services()
+                                .inNamespace("default")
+                                .list()
+                                .getItems()) {
+                            List<String> ips = ServiceMapping.statusIps(s).stream()
+                                    .map(Object::toString)
+                                    .toList();
+                            ips.forEach(ip -> {
+                                String other = now.put(ip, s.getMetadata().getName());
+                                assertThat(other)
+                                        .as(
+                                                "%s shown by %s and %s",
+                                                ip, other, s.getMetadata().getName())
+                                        .isNull();
+                            });
+                            if (!ips.isEmpty()) {
+                                seen.computeIfAbsent(s.getMetadata().getName(), _ -> new ArrayList<>())
+                                        .add(ips.getFirst());
+                            }
+                        }
+                        return now.size() == count;
                     });
-                    if (!ips.isEmpty()) {
-                        seen.computeIfAbsent(s.getMetadata().getName(), _ -> new ArrayList<>()).add(ips.getFirst());
-                    }
-                }
-                return now.size() == count;
-            });
-            seen.forEach((name, shown) -> assertThat(shown.stream().distinct()).as("addresses %s showed", name).hasSize(1));
-            assertThat(claims()).hasSize(count).allSatisfy(c -> assertThat(lb.ips("default",
-                    c.holders().getFirst().service().name())).containsExactly(c.address().toString()));
+            seen.forEach((name, shown) -> assertThat(shown.stream().distinct())
+                    .as("addresses %s showed", name)
+                    .hasSize(1));
+            assertThat(claims())
+                    .hasSize(count)
+                    .allSatisfy(c -> assertThat(lb.ips(
+                                    "default", c.holders().getFirst().service().name()))
+                            .containsExactly(c.address().toString()));
         }
     }
 }

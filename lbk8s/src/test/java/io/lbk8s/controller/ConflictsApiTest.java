@@ -42,8 +42,15 @@ class ConflictsApiTest {
     }
 
     private void report(String address, Phase phase, Instant lastSeen) {
-        conflicts.report(new AddressConflict(IpAddress.parse(address).orElseThrow(), MAC, "node-a", phase, Optional.empty(),
-                lastSeen, lastSeen, ""));
+        conflicts.report(new AddressConflict(
+                IpAddress.parse(address).orElseThrow(),
+                MAC,
+                "node-a",
+                phase,
+                Optional.empty(),
+                lastSeen,
+                lastSeen,
+                ""));
     }
 
     @Test
@@ -67,12 +74,13 @@ class ConflictsApiTest {
 
         report("192.168.1.240", Phase.Probe, Instant.now());
 
-        await().atMost(ControllerHarness.PATIENCE).until(() -> lb.ips("default", "web"), ips -> ips.equals(
-                List.of("192.168.1.241")));
-        assertThat(lb.awaitEvent("default", "web", "AddressExcluded").getMessage()).isEqualTo("192.168.1.240 (used by"
-                + " another host, 52:54:00:aa:bb:cc (seen by node node-a); 192.168.1.240 was never reachable through lbk8s"
-                + " (the other host answered its first probe)) is not given to any Service; it moves to 192.168.1.241 from"
-                + " pool homelab");
+        await().atMost(ControllerHarness.PATIENCE)
+                .until(() -> lb.ips("default", "web"), ips -> ips.equals(List.of("192.168.1.241")));
+        assertThat(lb.awaitEvent("default", "web", "AddressExcluded").getMessage())
+                .isEqualTo("192.168.1.240 (used by"
+                        + " another host, 52:54:00:aa:bb:cc (seen by node node-a); 192.168.1.240 was never reachable through lbk8s"
+                        + " (the other host answered its first probe)) is not given to any Service; it moves to 192.168.1.241 from"
+                        + " pool homelab");
     }
 
     @Test
@@ -82,9 +90,10 @@ class ConflictsApiTest {
 
         report("192.168.1.240", Phase.Announced, Instant.now());
 
-        assertThat(lb.awaitEvent("default", "web", "AddressConflict").getMessage()).startsWith("192.168.1.240 is used by"
-                + " another host, 52:54:00:aa:bb:cc (seen by node node-a): the other host took 192.168.1.240 while lbk8s"
-                + " announced it");
+        assertThat(lb.awaitEvent("default", "web", "AddressConflict").getMessage())
+                .startsWith("192.168.1.240 is used by"
+                        + " another host, 52:54:00:aa:bb:cc (seen by node node-a): the other host took 192.168.1.240 while lbk8s"
+                        + " announced it");
         assertThat(lb.ips("default", "web")).containsExactly("192.168.1.240");
         lb.service("api");
         assertThat(lb.awaitIp("api")).isEqualTo("192.168.1.241");
@@ -94,14 +103,18 @@ class ConflictsApiTest {
             s.getMetadata().getAnnotations().put(ConflictPolicy.ANNOTATION, "move");
             return s;
         });
-        await().atMost(ControllerHarness.PATIENCE).until(() -> lb.ips("default", "web"),
-                ips -> ips.equals(List.of("192.168.1.242")));
+        await().atMost(ControllerHarness.PATIENCE)
+                .until(() -> lb.ips("default", "web"), ips -> ips.equals(List.of("192.168.1.242")));
     }
 
     @Test
     void aServiceThatAskedForTheAddressKeepsIt() {
-        lb.service("default", "web", b -> b.editMetadata().addToAnnotations("metallb.io/loadBalancerIPs", "192.168.1.240")
-                .endMetadata());
+        lb.service(
+                "default",
+                "web",
+                b -> b.editMetadata()
+                        .addToAnnotations("metallb.io/loadBalancerIPs", "192.168.1.240")
+                        .endMetadata());
         assertThat(lb.awaitIp("web")).isEqualTo("192.168.1.240");
 
         report("192.168.1.240", Phase.Probe, Instant.now());
@@ -113,7 +126,10 @@ class ConflictsApiTest {
 
     @Test
     void aStaleConflictCountsForNothing(@TempDir Path dir) throws Exception {
-        report("192.168.1.240", Phase.Probe, Instant.now().minus(AddressConflict.STALE_AFTER).minus(Duration.ofSeconds(1)));
+        report(
+                "192.168.1.240",
+                Phase.Probe,
+                Instant.now().minus(AddressConflict.STALE_AFTER).minus(Duration.ofSeconds(1)));
         report("192.168.1.241", Phase.Probe, Instant.now());
 
         lb.service("web");
@@ -122,21 +138,28 @@ class ConflictsApiTest {
 
         CliRun status = CliRun.of(lb.server.writeKubeconfig(dir.resolve("kubeconfig")), "status");
         assertThat(status.code()).as(status.err()).isZero();
-        assertThat(status.out()).contains("Address conflicts: 192.168.1.241 used by another host, 52:54:00:aa:bb:cc"
-                + " (seen by node node-a, phase Probe)")
+        assertThat(status.out())
+                .contains("Address conflicts: 192.168.1.241 used by another host, 52:54:00:aa:bb:cc"
+                        + " (seen by node node-a, phase Probe)")
                 .doesNotContain("192.168.1.240 used by");
     }
 
     @Test
     void anInvalidPolicyIsSaidAndTheDefaultApplies() {
-        lb.service("default", "web", b -> b.editMetadata().addToAnnotations(ConflictPolicy.ANNOTATION, "stay").endMetadata());
+        lb.service(
+                "default",
+                "web",
+                b -> b.editMetadata()
+                        .addToAnnotations(ConflictPolicy.ANNOTATION, "stay")
+                        .endMetadata());
         assertThat(lb.awaitIp("web")).isEqualTo("192.168.1.240");
 
         report("192.168.1.240", Phase.Announced, Instant.now());
 
         assertThat(lb.awaitEvent("default", "web", "InvalidAnnotation").getMessage())
                 .contains(ConflictPolicy.ANNOTATION + " is \"stay\"; it must be keep or move");
-        assertThat(lb.awaitEvent("default", "web", "AddressConflict").getMessage()).contains("while lbk8s announced it");
+        assertThat(lb.awaitEvent("default", "web", "AddressConflict").getMessage())
+                .contains("while lbk8s announced it");
         assertThat(lb.ips("default", "web")).containsExactly("192.168.1.240");
     }
 }

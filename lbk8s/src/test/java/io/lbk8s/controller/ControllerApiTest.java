@@ -44,7 +44,8 @@ class ControllerApiTest {
         assertThat(lb.awaitEvent("default", "whoami", "IPAllocated").getMessage())
                 .isEqualTo("Assigned IP [\"10.5.0.200\"] from pool default");
         assertThat(service.getSpec().getPorts()).hasSize(1);
-        await().atMost(ControllerHarness.PATIENCE).until(() -> lb.controller().readiness().ready());
+        await().atMost(ControllerHarness.PATIENCE)
+                .until(() -> lb.controller().readiness().ready());
     }
 
     @Test
@@ -56,7 +57,8 @@ class ControllerApiTest {
 
         lb.service("second");
         assertThat(lb.awaitEvent("default", "second", "AllocationFailed").getMessage())
-                .contains("pool \"vip\"").contains("no free address");
+                .contains("pool \"vip\"")
+                .contains("no free address");
         assertThat(lb.ips("default", "second")).isEmpty();
         assertThat(lb.metrics()).contains("lbk8s_allocation_failures_total{reason=\"POOL_EXHAUSTED\"} 1.0");
 
@@ -95,9 +97,11 @@ class ControllerApiTest {
         assertThat(lb.awaitIp("web")).isEqualTo("10.0.0.10");
 
         lb.deletePool("a-first");
-        await().atMost(ControllerHarness.PATIENCE).until(() -> lb.ips("default", "web"), ips -> ips.equals(List.of("10.0.1.10")));
+        await().atMost(ControllerHarness.PATIENCE)
+                .until(() -> lb.ips("default", "web"), ips -> ips.equals(List.of("10.0.1.10")));
         lb.awaitPoolAnnotation("default", "web", "b-second");
-        assertThat(lb.awaitEvent("default", "web", "ClearAssignment").getMessage()).contains("pool");
+        assertThat(lb.awaitEvent("default", "web", "ClearAssignment").getMessage())
+                .contains("pool");
     }
 
     @Test
@@ -108,20 +112,32 @@ class ControllerApiTest {
         lb.awaitIp("web");
 
         lb.deletePool("only");
-        await().atMost(ControllerHarness.PATIENCE).until(() -> lb.ips("default", "web").isEmpty());
+        await().atMost(ControllerHarness.PATIENCE)
+                .until(() -> lb.ips("default", "web").isEmpty());
         // the status is cleared first, the pool annotation right after it: two writes
-        await().atMost(ControllerHarness.PATIENCE).until(() -> Optional.ofNullable(lb.get("default", "web").getMetadata()
-                .getAnnotations()).map(a -> !a.containsKey("metallb.io/ip-allocated-from-pool")).orElse(true));
-        assertThat(lb.awaitEvent("default", "web", "AllocationFailed").getMessage()).contains("no address pool");
+        await().atMost(ControllerHarness.PATIENCE)
+                .until(() -> Optional.ofNullable(
+                                lb.get("default", "web").getMetadata().getAnnotations())
+                        .map(a -> !a.containsKey("metallb.io/ip-allocated-from-pool"))
+                        .orElse(true));
+        assertThat(lb.awaitEvent("default", "web", "AllocationFailed").getMessage())
+                .contains("no address pool");
     }
 
     @Test
     void servicesOfAnotherClassOrTypeAreLeftAlone() throws Exception {
         lb = ControllerHarness.started();
         lb.pool("default", "10.5.0.200-10.5.0.220");
-        lb.service("default", "other-class", b -> b.editSpec().withLoadBalancerClass("example.com/cloud").endSpec());
-        lb.service("default", "lbk8s-class", b -> b.editSpec().withLoadBalancerClass("lbk8s.io/l2").endSpec());
-        lb.service("default", "cluster-ip", b -> b.editSpec().withType("ClusterIP").endSpec());
+        lb.service(
+                "default",
+                "other-class",
+                b -> b.editSpec().withLoadBalancerClass("example.com/cloud").endSpec());
+        lb.service(
+                "default",
+                "lbk8s-class",
+                b -> b.editSpec().withLoadBalancerClass("lbk8s.io/l2").endSpec());
+        lb.service(
+                "default", "cluster-ip", b -> b.editSpec().withType("ClusterIP").endSpec());
         lb.awaitIp("lbk8s-class");
         settle("control");
 
@@ -135,8 +151,15 @@ class ControllerApiTest {
     void aServiceOfAnotherClassKeepsWhatItsControllerWrote() throws Exception {
         lb = ControllerHarness.started();
         lb.pool("default", "10.5.0.200-10.5.0.220");
-        lb.service("default", "theirs", b -> b.editMetadata().addToAnnotations("metallb.io/ip-allocated-from-pool", "default")
-                .endMetadata().editSpec().withLoadBalancerClass("other.io/lb").endSpec());
+        lb.service(
+                "default",
+                "theirs",
+                b -> b.editMetadata()
+                        .addToAnnotations("metallb.io/ip-allocated-from-pool", "default")
+                        .endMetadata()
+                        .editSpec()
+                        .withLoadBalancerClass("other.io/lb")
+                        .endSpec());
         lb.setIngress("default", "theirs", "192.0.2.77");
         String written = lb.get("default", "theirs").getMetadata().getResourceVersion();
         settle("control");
@@ -144,7 +167,9 @@ class ControllerApiTest {
         Service theirs = lb.get("default", "theirs");
         assertThat(lb.ips("default", "theirs")).containsExactly("192.0.2.77");
         assertThat(theirs.getMetadata().getAnnotations()).containsEntry("metallb.io/ip-allocated-from-pool", "default");
-        assertThat(theirs.getMetadata().getResourceVersion()).as("lbk8s wrote nothing to it").isEqualTo(written);
+        assertThat(theirs.getMetadata().getResourceVersion())
+                .as("lbk8s wrote nothing to it")
+                .isEqualTo(written);
         assertThat(lb.events("default", "theirs")).isEmpty();
     }
 
@@ -155,7 +180,10 @@ class ControllerApiTest {
         lb.pool("default", "10.5.0.200-10.5.0.220");
         try (ControllerHarness.Second mine = lb.secondController("mine-system", "example.com/mine")) {
             mine.pool("mine", "10.6.0.10-10.6.0.20");
-            lb.service("default", "classed", b -> b.editSpec().withLoadBalancerClass("example.com/mine").endSpec());
+            lb.service(
+                    "default",
+                    "classed",
+                    b -> b.editSpec().withLoadBalancerClass("example.com/mine").endSpec());
             lb.service("default", "plain", b -> b);
             assertThat(lb.awaitIp("classed")).isEqualTo("10.6.0.10");
             assertThat(lb.awaitIp("plain")).isEqualTo("10.5.0.200");
@@ -164,10 +192,16 @@ class ControllerApiTest {
             String plain = lb.get("default", "plain").getMetadata().getResourceVersion();
 
             Thread.sleep(2000); // time for a few rounds of a fight, if there were one
-            assertThat(lb.get("default", "classed").getMetadata().getResourceVersion()).isEqualTo(classed);
-            assertThat(lb.get("default", "plain").getMetadata().getResourceVersion()).isEqualTo(plain);
-            assertThat(lb.events("default", "classed")).extracting(e -> e.getReason()).doesNotContain("ClearAssignment");
-            assertThat(lb.events("default", "plain")).extracting(e -> e.getReason()).doesNotContain("ClearAssignment");
+            assertThat(lb.get("default", "classed").getMetadata().getResourceVersion())
+                    .isEqualTo(classed);
+            assertThat(lb.get("default", "plain").getMetadata().getResourceVersion())
+                    .isEqualTo(plain);
+            assertThat(lb.events("default", "classed"))
+                    .extracting(e -> e.getReason())
+                    .doesNotContain("ClearAssignment");
+            assertThat(lb.events("default", "plain"))
+                    .extracting(e -> e.getReason())
+                    .doesNotContain("ClearAssignment");
         }
     }
 
@@ -181,16 +215,19 @@ class ControllerApiTest {
         lb.pool("default", "10.5.0.200-10.5.0.220");
         lb.service("before");
         assertThat(lb.awaitIp("before")).isEqualTo("10.5.0.200");
-        await().atMost(ControllerHarness.PATIENCE).until(() -> lb.controller().readiness().ready());
+        await().atMost(ControllerHarness.PATIENCE)
+                .until(() -> lb.controller().readiness().ready());
 
         lb.server.dispatcher().breakWatches("", "services");
-        await().atMost(ControllerHarness.PATIENCE).until(() -> !lb.controller().readiness().ready());
+        await().atMost(ControllerHarness.PATIENCE)
+                .until(() -> !lb.controller().readiness().ready());
         assertThat(lb.controller().readiness().reason()).contains("not watching services");
         assertThat(lb.metrics()).contains("lbk8s_api_watches_down 1.0");
         lb.service("during");
 
         lb.server.dispatcher().mendWatches("", "services");
-        await().atMost(Duration.ofSeconds(40)).until(() -> lb.controller().readiness().ready());
+        await().atMost(Duration.ofSeconds(40))
+                .until(() -> lb.controller().readiness().ready());
         assertThat(lb.metrics()).contains("lbk8s_api_watches_down 0.0");
         assertThat(lb.awaitIp("during")).as("created while the watch was down").isEqualTo("10.5.0.201");
         lb.service("after");
@@ -203,12 +240,15 @@ class ControllerApiTest {
      */
     @Test
     void theOrderOfObjectsInOneApplyDoesNotChangeWhatAServiceGets() throws Exception {
-        UnaryOperator<ServiceBuilder> preferDual = b -> b.editSpec().withIpFamilyPolicy("PreferDualStack")
-                .withIpFamilies("IPv4", "IPv6").endSpec();
+        UnaryOperator<ServiceBuilder> preferDual = b -> b.editSpec()
+                .withIpFamilyPolicy("PreferDualStack")
+                .withIpFamilies("IPv4", "IPv6")
+                .endSpec();
         lb = ControllerHarness.started();
         lb.pool("v4", "10.5.0.200-10.5.0.210");
         lb.pool("dual", "10.6.0.10-10.6.0.20", "fd00:6::10-fd00:6::20");
-        await().atMost(ControllerHarness.PATIENCE).until(() -> lb.controller().readiness().reason().contains("2 pool(s)"));
+        await().atMost(ControllerHarness.PATIENCE)
+                .until(() -> lb.controller().readiness().reason().contains("2 pool(s)"));
         lb.service("default", "web", preferDual);
         List<String> poolsFirst = lb.awaitIps("default", "web");
         lb.close();
@@ -230,10 +270,16 @@ class ControllerApiTest {
         lb = new ControllerHarness(ControllerHarness.DEFAULT_NAMESPACE, Optional.of("example.com/mine"));
         lb.startController();
         lb.pool("default", "10.5.0.200-10.5.0.220");
-        lb.service("default", "mine", b -> b.editSpec().withLoadBalancerClass("example.com/mine").endSpec());
+        lb.service(
+                "default",
+                "mine",
+                b -> b.editSpec().withLoadBalancerClass("example.com/mine").endSpec());
         lb.service("default", "unclassed", b -> b);
         assertThat(lb.awaitIp("mine")).isEqualTo("10.5.0.200");
-        lb.service("default", "mine-too", b -> b.editSpec().withLoadBalancerClass("example.com/mine").endSpec());
+        lb.service(
+                "default",
+                "mine-too",
+                b -> b.editSpec().withLoadBalancerClass("example.com/mine").endSpec());
         assertThat(lb.awaitIp("mine-too")).isEqualTo("10.5.0.201");
         assertThat(lb.ips("default", "unclassed")).isEmpty();
     }
@@ -247,27 +293,69 @@ class ControllerApiTest {
         lb.service("waiting");
         lb.awaitEvent("default", "waiting", "AllocationFailed");
 
-        lb.client.services().inNamespace("default").withName("web").edit(s -> new ServiceBuilder(s)
-                .editSpec().withType("ClusterIP").endSpec().build());
-        await().atMost(ControllerHarness.PATIENCE).until(() -> lb.ips("default", "web").isEmpty());
+        lb.client
+                .services()
+                .inNamespace("default")
+                .withName("web")
+                .edit(s -> new ServiceBuilder(s)
+                        .editSpec()
+                        .withType("ClusterIP")
+                        .endSpec()
+                        .build());
+        await().atMost(ControllerHarness.PATIENCE)
+                .until(() -> lb.ips("default", "web").isEmpty());
         assertThat(lb.awaitIp("waiting")).isEqualTo("192.0.2.10");
-        assertThat(lb.awaitEvent("default", "web", "ClearAssignment").getMessage()).contains("not LoadBalancer");
+        assertThat(lb.awaitEvent("default", "web", "ClearAssignment").getMessage())
+                .contains("not LoadBalancer");
     }
 
     @Test
     void servicesWithTheSameSharingKeyAndDistinctPortsShareOneAddress() throws Exception {
         lb = ControllerHarness.started();
         lb.pool("default", "10.5.0.200-10.5.0.220");
-        lb.service("default", "dns-tcp", b -> b.editMetadata().addToAnnotations("metallb.io/allow-shared-ip", "dns").endMetadata()
-                .editSpec().withPorts().addNewPort().withPort(53).withProtocol("TCP").endPort().endSpec());
-        lb.service("default", "dns-udp", b -> b.editMetadata().addToAnnotations("metallb.io/allow-shared-ip", "dns").endMetadata()
-                .editSpec().withPorts().addNewPort().withPort(53).withProtocol("UDP").endPort().endSpec());
+        lb.service(
+                "default",
+                "dns-tcp",
+                b -> b.editMetadata()
+                        .addToAnnotations("metallb.io/allow-shared-ip", "dns")
+                        .endMetadata()
+                        .editSpec()
+                        .withPorts()
+                        .addNewPort()
+                        .withPort(53)
+                        .withProtocol("TCP")
+                        .endPort()
+                        .endSpec());
+        lb.service(
+                "default",
+                "dns-udp",
+                b -> b.editMetadata()
+                        .addToAnnotations("metallb.io/allow-shared-ip", "dns")
+                        .endMetadata()
+                        .editSpec()
+                        .withPorts()
+                        .addNewPort()
+                        .withPort(53)
+                        .withProtocol("UDP")
+                        .endPort()
+                        .endSpec());
         assertThat(lb.awaitIp("dns-tcp")).isEqualTo("10.5.0.200");
         assertThat(lb.awaitIp("dns-udp")).isEqualTo("10.5.0.200");
 
         // Same key but an overlapping port: it may not share, so it gets its own address.
-        lb.service("default", "dns-tcp-again", b -> b.editMetadata().addToAnnotations("metallb.io/allow-shared-ip", "dns").endMetadata()
-                .editSpec().withPorts().addNewPort().withPort(53).withProtocol("TCP").endPort().endSpec());
+        lb.service(
+                "default",
+                "dns-tcp-again",
+                b -> b.editMetadata()
+                        .addToAnnotations("metallb.io/allow-shared-ip", "dns")
+                        .endMetadata()
+                        .editSpec()
+                        .withPorts()
+                        .addNewPort()
+                        .withPort(53)
+                        .withProtocol("TCP")
+                        .endPort()
+                        .endSpec());
         assertThat(lb.awaitIp("dns-tcp-again")).isEqualTo("10.5.0.201");
     }
 
@@ -276,9 +364,21 @@ class ControllerApiTest {
         lb = ControllerHarness.started();
         lb.pool("dual", "10.5.0.200-10.5.0.220", "fd00:5::200-fd00:5::220");
         lb.pool("v4only", "10.6.0.0/24");
-        lb.service("default", "both", b -> b.editSpec().withIpFamilyPolicy("RequireDualStack").withIpFamilies("IPv4", "IPv6").endSpec());
+        lb.service(
+                "default",
+                "both",
+                b -> b.editSpec()
+                        .withIpFamilyPolicy("RequireDualStack")
+                        .withIpFamilies("IPv4", "IPv6")
+                        .endSpec());
         assertThat(lb.awaitIps("default", "both")).containsExactly("10.5.0.200", "fd00:5::200");
-        lb.service("default", "v6", b -> b.editSpec().withIpFamilyPolicy("SingleStack").withIpFamilies("IPv6").endSpec());
+        lb.service(
+                "default",
+                "v6",
+                b -> b.editSpec()
+                        .withIpFamilyPolicy("SingleStack")
+                        .withIpFamilies("IPv6")
+                        .endSpec());
         assertThat(lb.awaitIps("default", "v6")).containsExactly("fd00:5::201");
     }
 
@@ -290,16 +390,21 @@ class ControllerApiTest {
 
         // Addresses that are not a list never reach lbk8s: the CRD's schema makes the API server refuse them.
         assertThatThrownBy(() -> lb.pool("unlisted", Map.of("addresses", "10.9.0.0/24")))
-                .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getStatus().getMessage())
-                        .contains("spec.addresses in body must be of type array"));
+                .isInstanceOfSatisfying(
+                        KubernetesClientException.class,
+                        e -> assertThat(e.getStatus().getMessage())
+                                .contains("spec.addresses in body must be of type array"));
         lb.pool("broken", "10.9.0.0/33");
         lb.pool("reversed", "10.8.0.20-10.8.0.10");
-        assertThat(lb.awaitEvent(ControllerHarness.DEFAULT_NAMESPACE, "broken", "InvalidConfiguration").getMessage())
+        assertThat(lb.awaitEvent(ControllerHarness.DEFAULT_NAMESPACE, "broken", "InvalidConfiguration")
+                        .getMessage())
                 .contains("10.9.0.0/33");
-        assertThat(lb.awaitEvent(ControllerHarness.DEFAULT_NAMESPACE, "reversed", "InvalidConfiguration").getMessage())
+        assertThat(lb.awaitEvent(ControllerHarness.DEFAULT_NAMESPACE, "reversed", "InvalidConfiguration")
+                        .getMessage())
                 .contains("reversed");
         await().atMost(ControllerHarness.PATIENCE).until(() -> lb.metrics().contains("lbk8s_config_valid 0.0"));
-        await().atMost(ControllerHarness.PATIENCE).until(() -> "Invalid".equals(lb.configurationState().get("result")));
+        await().atMost(ControllerHarness.PATIENCE)
+                .until(() -> "Invalid".equals(lb.configurationState().get("result")));
         assertThat((String) lb.configurationState().get("errorSummary"))
                 .contains("IPAddressPool lbk8s-system/broken: ")
                 .contains("IPAddressPool lbk8s-system/reversed");
@@ -314,7 +419,8 @@ class ControllerApiTest {
         lb.deletePool("broken");
         lb.deletePool("reversed");
         await().atMost(ControllerHarness.PATIENCE).until(() -> lb.metrics().contains("lbk8s_config_valid 1.0"));
-        await().atMost(ControllerHarness.PATIENCE).until(() -> "Valid".equals(lb.configurationState().get("result")));
+        await().atMost(ControllerHarness.PATIENCE)
+                .until(() -> "Valid".equals(lb.configurationState().get("result")));
     }
 
     private String seedService(String name) {
@@ -327,17 +433,32 @@ class ControllerApiTest {
         lb = new ControllerHarness(ControllerHarness.DEFAULT_NAMESPACE, Optional.empty());
         lb.configMap("pools: [this is not: valid yaml");
         Service shown = lb.service("default", "preassigned", b -> b);
-        lb.client.services().inNamespace("default").resource(new ServiceBuilder(shown).withNewStatus().withNewLoadBalancer()
-                .addNewIngress().withIp("10.5.0.205").endIngress().endLoadBalancer().endStatus().build()).updateStatus();
+        lb.client
+                .services()
+                .inNamespace("default")
+                .resource(new ServiceBuilder(shown)
+                        .withNewStatus()
+                        .withNewLoadBalancer()
+                        .addNewIngress()
+                        .withIp("10.5.0.205")
+                        .endIngress()
+                        .endLoadBalancer()
+                        .endStatus()
+                        .build())
+                .updateStatus();
         lb.startController();
 
-        await().atMost(ControllerHarness.PATIENCE).until(() -> lb.controller().readiness().reason()
-                .contains("every configuration object is refused: ConfigMap lbk8s-system/lbk8s-config"));
+        await().atMost(ControllerHarness.PATIENCE)
+                .until(() -> lb.controller()
+                        .readiness()
+                        .reason()
+                        .contains("every configuration object is refused: ConfigMap lbk8s-system/lbk8s-config"));
         assertThat(lb.controller().readiness().ready()).isFalse();
         assertThat(lb.ips("default", "preassigned")).containsExactly("10.5.0.205");
 
         lb.configMap("pools:\n- name: default\n  addresses: [10.5.0.200-10.5.0.220]\n");
-        await().atMost(ControllerHarness.PATIENCE).until(() -> lb.controller().readiness().ready());
+        await().atMost(ControllerHarness.PATIENCE)
+                .until(() -> lb.controller().readiness().ready());
         lb.service("newcomer");
         assertThat(lb.awaitIp("newcomer")).isEqualTo("10.5.0.200");
         assertThat(lb.ips("default", "preassigned")).containsExactly("10.5.0.205");
@@ -353,10 +474,18 @@ class ControllerApiTest {
         // controller's last write (a 409 for the edit when the JVM is warm).
         lb.awaitEvent("default", "web", "IPAllocated");
 
-        lb.client.services().inNamespace("default").withName("web").edit(s -> new ServiceBuilder(s)
-                .editMetadata().addToAnnotations("metallb.io/loadBalancerIPs", "10.5.0.999").endMetadata().build());
+        lb.client
+                .services()
+                .inNamespace("default")
+                .withName("web")
+                .edit(s -> new ServiceBuilder(s)
+                        .editMetadata()
+                        .addToAnnotations("metallb.io/loadBalancerIPs", "10.5.0.999")
+                        .endMetadata()
+                        .build());
         assertThat(lb.awaitEvent("default", "web", "AllocationFailed").getMessage())
-                .isEqualTo("metallb.io/loadBalancerIPs: \"10.5.0.999\" is not an IP address; keeping its current addresses [10.5.0.200]");
+                .isEqualTo(
+                        "metallb.io/loadBalancerIPs: \"10.5.0.999\" is not an IP address; keeping its current addresses [10.5.0.200]");
         assertThat(lb.ips("default", "web")).containsExactly("10.5.0.200");
     }
 
@@ -365,9 +494,15 @@ class ControllerApiTest {
         lb = ControllerHarness.started();
         lb.pool("default", "10.5.0.200-10.5.0.220");
         // Anyone who may create a Service writes this: a forged log record, a terminal colour and 5000 more characters.
-        String hostile = "nope\n2026-12-03T00:00:00Z level=INFO logger=Controller msg=\"configuration valid: 7 pool(s)\""
-                + "\r\u001b[31m" + "x".repeat(5000);
-        lb.service("default", "hostile", b -> b.editMetadata().addToAnnotations("metallb.io/address-pool", hostile).endMetadata());
+        String hostile =
+                "nope\n2026-12-03T00:00:00Z level=INFO logger=Controller msg=\"configuration valid: 7 pool(s)\""
+                        + "\r\u001b[31m" + "x".repeat(5000);
+        lb.service(
+                "default",
+                "hostile",
+                b -> b.editMetadata()
+                        .addToAnnotations("metallb.io/address-pool", hostile)
+                        .endMetadata());
 
         String message = lb.awaitEvent("default", "hostile", "AllocationFailed").getMessage();
         assertThat(message)
@@ -375,7 +510,9 @@ class ControllerApiTest {
                         + " msg=\\\"configuration valid: 7 pool(s)\\\"\\r\\u001b[31mxxx")
                 .contains("xxx\"... (")
                 .endsWith(" more chars) does not exist (pools: \"default\")")
-                .doesNotContain("\n").doesNotContain("\r").doesNotContain("\u001b");
+                .doesNotContain("\n")
+                .doesNotContain("\r")
+                .doesNotContain("\u001b");
         assertThat(message.length()).isLessThan(500);
     }
 
@@ -398,7 +535,8 @@ class ControllerApiTest {
             assertThat(lb.awaitIp("svc-" + i)).isEqualTo("203.0.113." + (75 + i));
         }
         lb.service("svc-4");
-        assertThat(lb.awaitEvent("default", "svc-4", "AllocationFailed").getMessage()).contains("ingress");
+        assertThat(lb.awaitEvent("default", "svc-4", "AllocationFailed").getMessage())
+                .contains("ingress");
     }
 
     @Test
@@ -416,9 +554,20 @@ class ControllerApiTest {
         lb.pool("default", "10.5.0.200-10.5.0.220");
         lb.service("holder");
         assertThat(lb.awaitIp("holder")).isEqualTo("10.5.0.200");
-        lb.service("default", "wants-it", b -> b.editMetadata().addToAnnotations("lbk8s.io/loadBalancerIPs", "10.5.0.200").endMetadata());
-        assertThat(lb.awaitEvent("default", "wants-it", "AllocationFailed").getMessage()).contains("default/holder");
-        lb.service("default", "wants-free", b -> b.editMetadata().addToAnnotations("lbk8s.io/loadBalancerIPs", "10.5.0.210").endMetadata());
+        lb.service(
+                "default",
+                "wants-it",
+                b -> b.editMetadata()
+                        .addToAnnotations("lbk8s.io/loadBalancerIPs", "10.5.0.200")
+                        .endMetadata());
+        assertThat(lb.awaitEvent("default", "wants-it", "AllocationFailed").getMessage())
+                .contains("default/holder");
+        lb.service(
+                "default",
+                "wants-free",
+                b -> b.editMetadata()
+                        .addToAnnotations("lbk8s.io/loadBalancerIPs", "10.5.0.210")
+                        .endMetadata());
         assertThat(lb.awaitIp("wants-free")).isEqualTo("10.5.0.210");
     }
 
@@ -429,20 +578,37 @@ class ControllerApiTest {
         lb.service("web");
         lb.awaitIp("web");
         System.gc(); // gauges hold their values weakly: the figures must survive a collection
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(lb.metrics())
-                .contains("lbk8s_pool_addresses{pool=\"default\"} 21.0")
-                .contains("lbk8s_pool_addresses_in_use{pool=\"default\"} 1.0")
-                .contains("lbk8s_services_assigned 1.0"));
+        await().atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat(lb.metrics())
+                        .contains("lbk8s_pool_addresses{pool=\"default\"} 21.0")
+                        .contains("lbk8s_pool_addresses_in_use{pool=\"default\"} 1.0")
+                        .contains("lbk8s_services_assigned 1.0"));
     }
 
     @Test
     void serviceAllocationByNamespaceLabelPicksTheReservedPool() throws Exception {
         lb = ControllerHarness.started();
-        lb.client.namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder()
-                .withNewMetadata().withName("team-a").addToLabels("team", "a").endMetadata().build()).create();
+        lb.client
+                .namespaces()
+                .resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder()
+                        .withNewMetadata()
+                        .withName("team-a")
+                        .addToLabels("team", "a")
+                        .endMetadata()
+                        .build())
+                .create();
         lb.pool("general", "10.5.0.200-10.5.0.220");
-        lb.pool("reserved", Map.of("addresses", List.of("10.7.0.10-10.7.0.20"),
-                "serviceAllocation", Map.of("priority", 1, "namespaceSelectors", List.of(Map.of("matchLabels", Map.of("team", "a"))))));
+        lb.pool(
+                "reserved",
+                Map.of(
+                        "addresses",
+                        List.of("10.7.0.10-10.7.0.20"),
+                        "serviceAllocation",
+                        Map.of(
+                                "priority",
+                                1,
+                                "namespaceSelectors",
+                                List.of(Map.of("matchLabels", Map.of("team", "a"))))));
         lb.service("team-a", "api", b -> b);
         assertThat(lb.awaitIps("team-a", "api")).containsExactly("10.7.0.10");
         lb.awaitPoolAnnotation("team-a", "api", "reserved");
@@ -454,16 +620,32 @@ class ControllerApiTest {
     void afterARestartAServiceWithAMalformedAnnotationStillHoldsTheAddressItShows() throws Exception {
         lb = new ControllerHarness(ControllerHarness.DEFAULT_NAMESPACE, Optional.empty());
         lb.pool("default", "10.5.0.200-10.5.0.220");
-        Service shown = lb.service("default", "a-broken", b -> b.editMetadata()
-                .addToAnnotations("metallb.io/loadBalancerIPs", "not-an-ip").endMetadata());
-        lb.client.services().inNamespace("default").resource(new ServiceBuilder(shown).withNewStatus().withNewLoadBalancer()
-                .addNewIngress().withIp("10.5.0.200").endIngress().endLoadBalancer().endStatus().build()).updateStatus();
+        Service shown = lb.service(
+                "default",
+                "a-broken",
+                b -> b.editMetadata()
+                        .addToAnnotations("metallb.io/loadBalancerIPs", "not-an-ip")
+                        .endMetadata());
+        lb.client
+                .services()
+                .inNamespace("default")
+                .resource(new ServiceBuilder(shown)
+                        .withNewStatus()
+                        .withNewLoadBalancer()
+                        .addNewIngress()
+                        .withIp("10.5.0.200")
+                        .endIngress()
+                        .endLoadBalancer()
+                        .endStatus()
+                        .build())
+                .updateStatus();
         lb.service("b-newcomer");
         lb.startController();
 
         assertThat(lb.awaitIp("b-newcomer")).isEqualTo("10.5.0.201");
         assertThat(lb.awaitEvent("default", "a-broken", "AllocationFailed").getMessage())
-                .isEqualTo("metallb.io/loadBalancerIPs: \"not-an-ip\" is not an IP address; keeping its current addresses [10.5.0.200]");
+                .isEqualTo(
+                        "metallb.io/loadBalancerIPs: \"not-an-ip\" is not an IP address; keeping its current addresses [10.5.0.200]");
         assertThat(lb.ips("default", "a-broken")).containsExactly("10.5.0.200");
     }
 }

@@ -52,8 +52,20 @@ final class ControllerHarness implements AutoCloseable {
         server = TestApiServer.start();
         client = server.client();
         server.createCrds(crds);
-        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build()).create();
-        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("default").endMetadata().build()).create();
+        client.namespaces()
+                .resource(new NamespaceBuilder()
+                        .withNewMetadata()
+                        .withName(namespace)
+                        .endMetadata()
+                        .build())
+                .create();
+        client.namespaces()
+                .resource(new NamespaceBuilder()
+                        .withNewMetadata()
+                        .withName("default")
+                        .endMetadata()
+                        .build())
+                .create();
         settings = new ControllerSettings(namespace, lbClass);
     }
 
@@ -84,9 +96,16 @@ final class ControllerHarness implements AutoCloseable {
     // ---- configuration ----
 
     void configMap(String configYaml) {
-        client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder()
-                .withNewMetadata().withName(ConfigResources.CONFIG_MAP_NAME).withNamespace(namespace).endMetadata()
-                .withData(Map.of(ConfigResources.CONFIG_MAP_KEY, configYaml)).build()).createOr(c -> c.update());
+        client.configMaps()
+                .inNamespace(namespace)
+                .resource(new ConfigMapBuilder()
+                        .withNewMetadata()
+                        .withName(ConfigResources.CONFIG_MAP_NAME)
+                        .withNamespace(namespace)
+                        .endMetadata()
+                        .withData(Map.of(ConfigResources.CONFIG_MAP_KEY, configYaml))
+                        .build())
+                .createOr(c -> c.update());
     }
 
     void pool(String name, Map<String, Object> spec) {
@@ -95,17 +114,23 @@ final class ControllerHarness implements AutoCloseable {
 
     private void pool(String namespace, String name, Map<String, Object> spec) {
         GenericKubernetesResource pool = new GenericKubernetesResourceBuilder()
-                .withApiVersion("metallb.io/v1beta1").withKind("IPAddressPool")
-                .withNewMetadata().withName(name).withNamespace(namespace).endMetadata()
-                .withAdditionalProperties(Map.of("spec", spec)).build();
-        client.genericKubernetesResources(ConfigResources.IP_ADDRESS_POOLS).inNamespace(namespace).resource(pool)
+                .withApiVersion("metallb.io/v1beta1")
+                .withKind("IPAddressPool")
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(namespace)
+                .endMetadata()
+                .withAdditionalProperties(Map.of("spec", spec))
+                .build();
+        client.genericKubernetesResources(ConfigResources.IP_ADDRESS_POOLS)
+                .inNamespace(namespace)
+                .resource(pool)
                 .createOr(p -> p.update());
     }
 
     void pool(String name, String... addresses) {
         pool(name, Map.of("addresses", List.of(addresses)));
     }
-
 
     /** A second controller instance on the same API server, reading its pools in {@code namespace} and serving {@code lbClass}. */
     Second secondController(String namespace, String lbClass) {
@@ -121,9 +146,17 @@ final class ControllerHarness implements AutoCloseable {
     }
 
     private Second second(String namespace, Optional<String> lbClass) {
-        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build()).create();
+        client.namespaces()
+                .resource(new NamespaceBuilder()
+                        .withNewMetadata()
+                        .withName(namespace)
+                        .endMetadata()
+                        .build())
+                .create();
         KubernetesClient ownClient = server.newClient();
-        Controller second = new Controller(ownClient, new ControllerSettings(namespace, lbClass),
+        Controller second = new Controller(
+                ownClient,
+                new ControllerSettings(namespace, lbClass),
                 new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
         second.start();
         second.lead();
@@ -153,7 +186,10 @@ final class ControllerHarness implements AutoCloseable {
     }
 
     void deletePool(String name) {
-        client.genericKubernetesResources(ConfigResources.IP_ADDRESS_POOLS).inNamespace(namespace).withName(name).delete();
+        client.genericKubernetesResources(ConfigResources.IP_ADDRESS_POOLS)
+                .inNamespace(namespace)
+                .withName(name)
+                .delete();
     }
 
     /** Applies a multi-document manifest from the test resources exactly as written. */
@@ -166,7 +202,13 @@ final class ControllerHarness implements AutoCloseable {
             for (HasMetadata item : items) {
                 String ns = item.getMetadata().getNamespace();
                 if (ns != null && client.namespaces().withName(ns).get() == null) {
-                    client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build()).create();
+                    client.namespaces()
+                            .resource(new NamespaceBuilder()
+                                    .withNewMetadata()
+                                    .withName(ns)
+                                    .endMetadata()
+                                    .build())
+                            .create();
                 }
                 client.resource(item).create();
             }
@@ -178,11 +220,23 @@ final class ControllerHarness implements AutoCloseable {
 
     Service service(String namespace, String name, UnaryOperator<ServiceBuilder> customize) {
         ServiceBuilder builder = new ServiceBuilder()
-                .withNewMetadata().withName(name).withNamespace(namespace).endMetadata()
-                .withNewSpec().withType("LoadBalancer").withSelector(Map.of("app", name))
-                .addNewPort().withName("http").withPort(80).withProtocol("TCP").endPort()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(namespace)
+                .endMetadata()
+                .withNewSpec()
+                .withType("LoadBalancer")
+                .withSelector(Map.of("app", name))
+                .addNewPort()
+                .withName("http")
+                .withPort(80)
+                .withProtocol("TCP")
+                .endPort()
                 .endSpec();
-        return client.services().inNamespace(namespace).resource(customize.apply(builder).build()).create();
+        return client.services()
+                .inNamespace(namespace)
+                .resource(customize.apply(builder).build())
+                .create();
     }
 
     Service service(String name) {
@@ -196,14 +250,23 @@ final class ControllerHarness implements AutoCloseable {
     /** What another controller would write: the Service's status shows {@code ip}. */
     void setIngress(String namespace, String name, String ip) {
         Service service = get(namespace, name);
-        service.setStatus(new ServiceStatusBuilder().withNewLoadBalancer().addNewIngress().withIp(ip).endIngress()
-                .endLoadBalancer().build());
+        service.setStatus(new ServiceStatusBuilder()
+                .withNewLoadBalancer()
+                .addNewIngress()
+                .withIp(ip)
+                .endIngress()
+                .endLoadBalancer()
+                .build());
         client.services().inNamespace(namespace).resource(service).updateStatus();
     }
 
     List<String> ips(String namespace, String name) {
         Service service = get(namespace, name);
-        return service == null ? List.of() : ServiceMapping.statusIps(service).stream().map(Object::toString).toList();
+        return service == null
+                ? List.of()
+                : ServiceMapping.statusIps(service).stream()
+                        .map(Object::toString)
+                        .toList();
     }
 
     List<String> awaitIps(String namespace, String name) {
@@ -212,8 +275,12 @@ final class ControllerHarness implements AutoCloseable {
 
     /** The pool annotation the controller writes right after the status (a second write). */
     void awaitPoolAnnotation(String namespace, String name, String pool) {
-        await().atMost(PATIENCE).until(() -> Optional.ofNullable(get(namespace, name).getMetadata().getAnnotations())
-                .map(a -> a.get("metallb.io/ip-allocated-from-pool")), Optional.of(pool)::equals);
+        await().atMost(PATIENCE)
+                .until(
+                        () -> Optional.ofNullable(
+                                        get(namespace, name).getMetadata().getAnnotations())
+                                .map(a -> a.get("metallb.io/ip-allocated-from-pool")),
+                        Optional.of(pool)::equals);
     }
 
     String awaitIp(String name) {
@@ -227,15 +294,22 @@ final class ControllerHarness implements AutoCloseable {
     }
 
     Event awaitEvent(String namespace, String name, String reason) {
-        return await().atMost(PATIENCE).until(() -> events(namespace, name).stream()
-                .filter(e -> reason.equals(e.getReason())).reduce((a, b) -> b), Optional::isPresent).get();
+        return await().atMost(PATIENCE)
+                .until(
+                        () -> events(namespace, name).stream()
+                                .filter(e -> reason.equals(e.getReason()))
+                                .reduce((a, b) -> b),
+                        Optional::isPresent)
+                .get();
     }
 
     /** The status of the ConfigurationState the controller writes, as {@code kubectl get configurationstate} shows. */
     @SuppressWarnings("unchecked")
     Map<String, Object> configurationState() {
         GenericKubernetesResource state = client.genericKubernetesResources(io.lbk8s.kube.ConfigurationStates.CONTEXT)
-                .inNamespace(namespace).withName("controller").get();
+                .inNamespace(namespace)
+                .withName("controller")
+                .get();
         Object status = state == null ? null : state.getAdditionalProperties().get("status");
         return status instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
     }

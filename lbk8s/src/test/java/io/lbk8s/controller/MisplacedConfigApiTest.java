@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
  */
 class MisplacedConfigApiTest {
     static final String METALLB = "metallb-system";
-    static final String LEGACY = "address-pools:\n- name: default\n  protocol: layer2\n  addresses: [192.168.1.240-192.168.1.250]\n";
+    static final String LEGACY =
+            "address-pools:\n- name: default\n  protocol: layer2\n  addresses: [192.168.1.240-192.168.1.250]\n";
 
     private ControllerHarness lb;
 
@@ -32,44 +33,91 @@ class MisplacedConfigApiTest {
     }
 
     private void namespace(String name) {
-        lb.client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build()).create();
+        lb.client
+                .namespaces()
+                .resource(new NamespaceBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .endMetadata()
+                        .build())
+                .create();
     }
 
-    private void create(ResourceDefinitionContext context, String kind, String namespace, String name, Map<String, Object> spec) {
-        lb.client.genericKubernetesResources(context).inNamespace(namespace).resource(new GenericKubernetesResourceBuilder()
-                .withApiVersion("metallb.io/v1beta1").withKind(kind).withNewMetadata().withName(name).withNamespace(namespace)
-                .endMetadata().addToAdditionalProperties("spec", spec).build()).create();
+    private void create(
+            ResourceDefinitionContext context, String kind, String namespace, String name, Map<String, Object> spec) {
+        lb.client
+                .genericKubernetesResources(context)
+                .inNamespace(namespace)
+                .resource(new GenericKubernetesResourceBuilder()
+                        .withApiVersion("metallb.io/v1beta1")
+                        .withKind(kind)
+                        .withNewMetadata()
+                        .withName(name)
+                        .withNamespace(namespace)
+                        .endMetadata()
+                        .addToAdditionalProperties("spec", spec)
+                        .build())
+                .create();
     }
 
     private String awaitAllocationFailed(String service, String containing) {
-        return await().atMost(ControllerHarness.PATIENCE).until(() -> lb.events("default", service).stream()
-                .filter(e -> "AllocationFailed".equals(e.getReason())).map(Event::getMessage)
-                .filter(m -> m.contains(containing)).reduce((a, b) -> b), java.util.Optional::isPresent).get();
+        return await().atMost(ControllerHarness.PATIENCE)
+                .until(
+                        () -> lb.events("default", service).stream()
+                                .filter(e -> "AllocationFailed".equals(e.getReason()))
+                                .map(Event::getMessage)
+                                .filter(m -> m.contains(containing))
+                                .reduce((a, b) -> b),
+                        java.util.Optional::isPresent)
+                .get();
     }
 
     @Test
     void aServiceWithoutAPoolIsToldOfThePoolsInMetalLbsNamespaceAndOfTheLegacyConfigMap() throws Exception {
         lb = ControllerHarness.started();
         namespace(METALLB);
-        create(ConfigResources.IP_ADDRESS_POOLS, "IPAddressPool", METALLB, "first", Map.of("addresses", List.of("10.5.0.200/30")));
-        create(ConfigResources.IP_ADDRESS_POOLS, "IPAddressPool", METALLB, "second", Map.of("addresses", List.of("10.5.0.210/30")));
+        create(
+                ConfigResources.IP_ADDRESS_POOLS,
+                "IPAddressPool",
+                METALLB,
+                "first",
+                Map.of("addresses", List.of("10.5.0.200/30")));
+        create(
+                ConfigResources.IP_ADDRESS_POOLS,
+                "IPAddressPool",
+                METALLB,
+                "second",
+                Map.of("addresses", List.of("10.5.0.210/30")));
         create(ConfigResources.L2_ADVERTISEMENTS, "L2Advertisement", METALLB, "all", Map.of());
-        lb.client.configMaps().inNamespace(METALLB).resource(new ConfigMapBuilder().withNewMetadata().withName("config")
-                .withNamespace(METALLB).endMetadata().withData(Map.of("config", LEGACY)).build()).create();
+        lb.client
+                .configMaps()
+                .inNamespace(METALLB)
+                .resource(new ConfigMapBuilder()
+                        .withNewMetadata()
+                        .withName("config")
+                        .withNamespace(METALLB)
+                        .endMetadata()
+                        .withData(Map.of("config", LEGACY))
+                        .build())
+                .create();
 
         lb.service("web");
 
-        assertThat(awaitAllocationFailed("web", "found")).isEqualTo("no address pool is configured in namespace lbk8s-system; "
-                + "found 2 IPAddressPool(s) and 1 L2Advertisement(s) in metallb-system and MetalLB's legacy ConfigMap "
-                + "metallb-system/config, which lbk8s does not read: run \"lbk8s migrate -n lbk8s-system --dry-run\"");
+        assertThat(awaitAllocationFailed("web", "found"))
+                .isEqualTo(
+                        "no address pool is configured in namespace lbk8s-system; "
+                                + "found 2 IPAddressPool(s) and 1 L2Advertisement(s) in metallb-system and MetalLB's legacy ConfigMap "
+                                + "metallb-system/config, which lbk8s does not read: run \"lbk8s migrate -n lbk8s-system --dry-run\"");
         assertThat(lb.ips("default", "web")).isEmpty();
-        assertThat(lb.awaitEvent(METALLB, "first", "ConfigurationNotRead").getMessage()).isEqualTo("lbk8s reads IPAddressPools only "
-                + "in namespace lbk8s-system, so it does not use this one: run \"lbk8s migrate -n lbk8s-system --dry-run\" to see it "
-                + "moved into lbk8s-system");
+        assertThat(lb.awaitEvent(METALLB, "first", "ConfigurationNotRead").getMessage())
+                .isEqualTo("lbk8s reads IPAddressPools only "
+                        + "in namespace lbk8s-system, so it does not use this one: run \"lbk8s migrate -n lbk8s-system --dry-run\" to see it "
+                        + "moved into lbk8s-system");
         Event onConfigMap = lb.awaitEvent(METALLB, "config", "ConfigurationNotRead");
         assertThat(onConfigMap.getType()).isEqualTo("Warning");
         assertThat(onConfigMap.getInvolvedObject().getKind()).isEqualTo("ConfigMap");
-        assertThat(onConfigMap.getMessage()).startsWith("this is MetalLB's legacy (before 0.13) configuration, which lbk8s does not read");
+        assertThat(onConfigMap.getMessage())
+                .startsWith("this is MetalLB's legacy (before 0.13) configuration, which lbk8s does not read");
         lb.awaitEvent(METALLB, "all", "ConfigurationNotRead");
 
         // once a pool is where lbk8s reads, the Service gets its address and the objects elsewhere change nothing
@@ -81,13 +129,22 @@ class MisplacedConfigApiTest {
     void poolsCreatedElsewhereAfterTheServiceFailedAreNamedInANewEvent() throws Exception {
         lb = ControllerHarness.started();
         lb.service("web");
-        assertThat(awaitAllocationFailed("web", "no address pool")).isEqualTo("no address pool is configured in namespace lbk8s-system");
+        assertThat(awaitAllocationFailed("web", "no address pool"))
+                .isEqualTo("no address pool is configured in namespace lbk8s-system");
 
         namespace("team-a");
-        create(ConfigResources.IP_ADDRESS_POOLS, "IPAddressPool", "team-a", "mine", Map.of("addresses", List.of("10.5.0.200/30")));
+        create(
+                ConfigResources.IP_ADDRESS_POOLS,
+                "IPAddressPool",
+                "team-a",
+                "mine",
+                Map.of("addresses", List.of("10.5.0.200/30")));
 
-        assertThat(awaitAllocationFailed("web", "team-a")).isEqualTo("no address pool is configured in namespace lbk8s-system; "
-                + "found 1 IPAddressPool(s) in team-a, which lbk8s does not read: run \"lbk8s migrate -n lbk8s-system --dry-run\"");
-        assertThat(lb.awaitEvent("team-a", "mine", "ConfigurationNotRead").getType()).isEqualTo("Warning");
+        assertThat(awaitAllocationFailed("web", "team-a"))
+                .isEqualTo(
+                        "no address pool is configured in namespace lbk8s-system; "
+                                + "found 1 IPAddressPool(s) in team-a, which lbk8s does not read: run \"lbk8s migrate -n lbk8s-system --dry-run\"");
+        assertThat(lb.awaitEvent("team-a", "mine", "ConfigurationNotRead").getType())
+                .isEqualTo("Warning");
     }
 }

@@ -43,7 +43,12 @@ class RefusedObjectApiTest {
         assertThat(lb.awaitEvent(NS, "all", "InvalidConfiguration").getMessage())
                 .contains("\"10.0.0.0/8\" overlaps addresses[0] \"10.5.0.200-10.5.0.220\" of pool \"default\"")
                 .endsWith("lbk8s does not use this object until it is fixed");
-        lb.service("default", "asks-later", b -> b.editMetadata().addToAnnotations(Annotations.METALLB_POOL, "later").endMetadata());
+        lb.service(
+                "default",
+                "asks-later",
+                b -> b.editMetadata()
+                        .addToAnnotations(Annotations.METALLB_POOL, "later")
+                        .endMetadata());
         assertThat(lb.awaitIps("default", "asks-later")).containsExactly("10.6.0.10");
         lb.service("after");
         assertThat(lb.awaitIps("default", "after")).containsExactly("10.5.0.201");
@@ -51,10 +56,12 @@ class RefusedObjectApiTest {
         assertThat(lb.events(NS, "later")).extracting(Event::getReason).doesNotContain("InvalidConfiguration");
 
         String status = status(dir);
-        assertThat(status).containsPattern("(?m)^default +10\\.5\\.0\\.200-10\\.5\\.0\\.220 ")
+        assertThat(status)
+                .containsPattern("(?m)^default +10\\.5\\.0\\.200-10\\.5\\.0\\.220 ")
                 .containsPattern("(?m)^later +10\\.6\\.0\\.10-10\\.6\\.0\\.20 ")
                 .doesNotContainPattern("(?m)^all ")
-                .contains("configuration error: ERROR IPAddressPool lbk8s-system/all: addresses[0] \"10.0.0.0/8\" overlaps");
+                .contains(
+                        "configuration error: ERROR IPAddressPool lbk8s-system/all: addresses[0] \"10.0.0.0/8\" overlaps");
     }
 
     @Test
@@ -80,8 +87,10 @@ class RefusedObjectApiTest {
         lb.service("after-restart");
         assertThat(lb.awaitIps("default", "after-restart")).containsExactly("10.5.0.202");
         assertThat(lb.ips("default", "before")).containsExactly("10.5.0.200");
-        assertThat(status(dir)).containsPattern("(?m)^default +10\\.5\\.0\\.200-10\\.5\\.0\\.220 ")
-                .contains("configuration error: ERROR IPAddressPool lbk8s-system/default: addresses[0] \"10.5.0.300-10.5.0.320\"");
+        assertThat(status(dir))
+                .containsPattern("(?m)^default +10\\.5\\.0\\.200-10\\.5\\.0\\.220 ")
+                .contains(
+                        "configuration error: ERROR IPAddressPool lbk8s-system/default: addresses[0] \"10.5.0.300-10.5.0.320\"");
 
         lb.pool("default", "10.5.0.200-10.5.0.220");
         lb.service("fixed");
@@ -98,12 +107,20 @@ class RefusedObjectApiTest {
         assertThat(lb.awaitIp("before")).isEqualTo("10.5.0.200");
         lb.awaitPoolAnnotation("default", "before", "default");
         lb.stopController();
-        lb.client.genericKubernetesResources(ConfigurationStates.CONTEXT).inNamespace(NS).delete();
+        lb.client
+                .genericKubernetesResources(ConfigurationStates.CONTEXT)
+                .inNamespace(NS)
+                .delete();
         lb.pool("default", Map.of("addresses", List.of("10.5.0.300-10.5.0.320")));
         lb.startController();
 
-        Event kept = await().atMost(ControllerHarness.PATIENCE).until(() -> lb.events("default", "before").stream()
-                .filter(e -> e.getMessage().contains("no pool in use holds them")).findFirst(), Optional::isPresent).get();
+        Event kept = await().atMost(ControllerHarness.PATIENCE)
+                .until(
+                        () -> lb.events("default", "before").stream()
+                                .filter(e -> e.getMessage().contains("no pool in use holds them"))
+                                .findFirst(),
+                        Optional::isPresent)
+                .get();
         assertThat(kept.getMessage()).contains("the refused IPAddressPool lbk8s-system/default may");
         assertThat(lb.ips("default", "before")).containsExactly("10.5.0.200");
 

@@ -21,10 +21,13 @@ public final class ForeignAdvertisement {
     private ForeignAdvertisement() {}
 
     public static void main(String[] args) throws Exception {
-        LinkInfo link = Links.byName(args[0]).orElseThrow(() -> new IllegalArgumentException("no interface " + args[0]));
-        IpAddress ip = IpAddress.parse(args[1]).orElseThrow(() -> new IllegalArgumentException("not an address: " + args[1]));
+        LinkInfo link =
+                Links.byName(args[0]).orElseThrow(() -> new IllegalArgumentException("no interface " + args[0]));
+        IpAddress ip =
+                IpAddress.parse(args[1]).orElseThrow(() -> new IllegalArgumentException("not an address: " + args[1]));
         try (Arena arena = Arena.ofConfined();
-             PacketSocket socket = PacketSocket.open(link, NdpPacket.ETHERTYPE, BpfProgram.rejectAll(), Duration.ofMillis(100))) {
+                PacketSocket socket =
+                        PacketSocket.open(link, NdpPacket.ETHERTYPE, BpfProgram.rejectAll(), Duration.ofMillis(100))) {
             MemorySegment frame = arena.allocate(128, 16);
             int length = NdpPacket.encodeUnsolicitedAdvertisement(frame, ip, link.mac());
             Instant sent = Instant.now();

@@ -33,10 +33,20 @@ final class LanWitness implements AutoCloseable {
     static LanWitness watch(TestNetwork network, InetAddress ip, int seconds, Path logs) {
         ArpWatch watch = ArpWatch.start(network, logs.resolve("arp-watch-" + System.nanoTime() + ".log"));
         var client = network.client();
-        NamespacedProcess asker = network.start(client.namespace(), List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "--enable-native-access=ALL-UNNAMED",
-                "-XX:TieredStopAtLevel=1", "-cp", classPath(), ArpProbe.class.getName(), client.interfaceName(),
-                client.ipv4().getHostAddress(), ip.getHostAddress(), String.valueOf(seconds * 20), "20"),
+        NamespacedProcess asker = network.start(
+                client.namespace(),
+                List.of(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "--enable-native-access=ALL-UNNAMED",
+                        "-XX:TieredStopAtLevel=1",
+                        "-cp",
+                        classPath(),
+                        ArpProbe.class.getName(),
+                        client.interfaceName(),
+                        client.ipv4().getHostAddress(),
+                        ip.getHostAddress(),
+                        String.valueOf(seconds * 20),
+                        "20"),
                 logs.resolve("arp-asker-" + System.nanoTime() + ".log"));
         return new LanWitness(watch, asker, ip);
     }
@@ -52,12 +62,15 @@ final class LanWitness implements AutoCloseable {
 
     /** Fails when two MACs answered for the address less than 100 ms apart. */
     void assertNeverTwoMacs() {
-        assertThat(ArpWatch.overlaps(answers(), TWO_MACS_WINDOW)).as("two MACs answering for %s within 100 ms", ip).isEmpty();
+        assertThat(ArpWatch.overlaps(answers(), TWO_MACS_WINDOW))
+                .as("two MACs answering for %s within 100 ms", ip)
+                .isEmpty();
     }
 
     /** The MACs that answered after {@code epochMicros}, in order of their first answer. */
     List<String> macsSince(long epochMicros) {
-        return ArpWatch.macs(answers().stream().filter(a -> a.epochMicros() >= epochMicros).toList());
+        return ArpWatch.macs(
+                answers().stream().filter(a -> a.epochMicros() >= epochMicros).toList());
     }
 
     @Override

@@ -25,11 +25,13 @@ class NodeFailureIT {
     static final Duration SOON = Duration.ofSeconds(20);
     /** Well above the detection time (250 ms) and the probe, well below anything the API would do (it does nothing). */
     static final Duration TAKEOVER = Duration.ofSeconds(3);
+
     TestNode leader;
     LanWitness witness;
 
     @RegisterExtension
-    static final WebSandbox web = new WebSandbox("node-failure", 3, List.of("--rejoin-hold", "500ms", "--flap-window", "10s"));
+    static final WebSandbox web =
+            new WebSandbox("node-failure", 3, List.of("--rejoin-hold", "500ms", "--flap-window", "10s"));
 
     /** Every test starts with every speaker hearing every other, one leader serving the client, and a witness. */
     @BeforeEach
@@ -37,7 +39,8 @@ class NodeFailureIT {
         web.cluster().awaitPeersAgree(Duration.ofSeconds(60));
         leader = web.cluster().awaitServingNode("web", web.ip(), SOON);
         witness = LanWitness.watch(web.cluster().network, web.ip(), 60, web.cluster().logs);
-        await("the witness sees the leader answer").atMost(Duration.ofSeconds(10))
+        await("the witness sees the leader answer")
+                .atMost(Duration.ofSeconds(10))
                 .until(() -> witness.macsSince(0).contains(leader.mac()));
     }
 
@@ -62,17 +65,23 @@ class NodeFailureIT {
         web.cluster().network.freeze(leader); // its kernel still runs the XDP program: only the fence silences it
         TestNode next = awaitServedByAnother(TAKEOVER);
         assertThat(web.cluster().speaker(leader).isAlive()).isTrue();
-        assertThat(web.cluster().speakerPodReady(leader)).as("nothing told the API").isTrue();
+        assertThat(web.cluster().speakerPodReady(leader))
+                .as("nothing told the API")
+                .isTrue();
         assertOneMacSince(failedAt, next);
-        assertThat(web.client().arpingAll(web.ip(), Duration.ofSeconds(2))).as("the frozen node stays silent").containsExactly(next.mac());
+        assertThat(web.client().arpingAll(web.ip(), Duration.ofSeconds(2)))
+                .as("the frozen node stays silent")
+                .containsExactly(next.mac());
 
         long thawedAt = Sandbox.nowMicros();
         web.cluster().network.thaw(leader);
         awaitReturnTo(leader);
-        await("the witness sees the leader answer again").atMost(Duration.ofSeconds(5))
+        await("the witness sees the leader answer again")
+                .atMost(Duration.ofSeconds(5))
                 .until(() -> witness.macsSince(thawedAt).contains(leader.mac()));
         witness.assertNeverTwoMacs();
-        assertThat(witness.macsSince(thawedAt)).as("after the thaw the address moves back once, after the hold")
+        assertThat(witness.macsSince(thawedAt))
+                .as("after the thaw the address moves back once, after the hold")
                 .containsExactly(next.mac(), leader.mac());
     }
 
@@ -82,14 +91,16 @@ class NodeFailureIT {
         web.cluster().network.linkDown(leader);
         TestNode next = awaitServedByAnother(TAKEOVER);
         assertOneMacSince(failedAt, next);
-        await("the ServiceL2Status names the new node").atMost(SOON)
+        await("the ServiceL2Status names the new node")
+                .atMost(SOON)
                 .until(() -> web.cluster().announcingNode("default", "web"), n -> n.equals(Optional.of(next.name())));
         assertThat(web.cluster().speaker(leader).log()).contains("is down or lost its carrier: stopped answering");
 
         long upAt = Sandbox.nowMicros();
         web.cluster().network.linkUp(leader);
         awaitReturnTo(leader);
-        await("the witness sees the leader answer again").atMost(Duration.ofSeconds(5))
+        await("the witness sees the leader answer again")
+                .atMost(Duration.ofSeconds(5))
                 .until(() -> witness.macsSince(upAt).contains(leader.mac()));
         witness.assertNeverTwoMacs();
         assertThat(witness.macsSince(upAt)).containsExactly(next.mac(), leader.mac());
@@ -100,14 +111,18 @@ class NodeFailureIT {
         long failedAt = Sandbox.nowMicros();
         web.cluster().speaker(leader).kill();
         TestNode next = awaitServedByAnother(TAKEOVER);
-        assertThat(web.cluster().speakerPodReady(leader)).as("its Pod still looks Ready to the API").isTrue();
+        assertThat(web.cluster().speakerPodReady(leader))
+                .as("its Pod still looks Ready to the API")
+                .isTrue();
         assertOneMacSince(failedAt, next);
-        assertThat(web.cluster().speaker(next).log()).containsPattern("peer " + leader.name() + " declared dead: silent for \\d+ ms");
+        assertThat(web.cluster().speaker(next).log())
+                .containsPattern("peer " + leader.name() + " declared dead: silent for \\d+ ms");
 
         long restartedAt = Sandbox.nowMicros();
         web.cluster().restartSpeaker(leader); // as its DaemonSet would: a new speaker, remembering nothing
         awaitReturnTo(leader);
-        await("the witness sees the restarted node answer").atMost(Duration.ofSeconds(5))
+        await("the witness sees the restarted node answer")
+                .atMost(Duration.ofSeconds(5))
                 .until(() -> witness.macsSince(restartedAt).contains(leader.mac()));
         witness.assertNeverTwoMacs();
         assertThat(witness.macsSince(restartedAt)).containsExactly(next.mac(), leader.mac());
@@ -133,7 +148,8 @@ class NodeFailureIT {
             web.cluster().network.linkDown(leader);
             Thread.sleep(400);
         }
-        assertThat(witness.macsSince(flappingFrom)).as("only the node that took over answers while the other flaps")
+        assertThat(witness.macsSince(flappingFrom))
+                .as("only the node that took over answers while the other flaps")
                 .containsExactly(next.mac());
         assertThat(web.client().curl(web.ip(), Duration.ofSeconds(1))).contains(next.backendBody());
         witness.assertNeverTwoMacs();
@@ -147,15 +163,25 @@ class NodeFailureIT {
     void speakersThatCannotHearEachOtherWhileTheLanIsWholeNeverAnswerTogether() throws InterruptedException {
         long cutAt = Sandbox.nowMicros();
         web.cluster().network.blockUdp(leader, PeerSettings.DEFAULT_PORT);
-        List<TestNode> others = web.cluster().network.nodes().stream().filter(n -> !n.equals(leader)).toList();
-        await("the others declare the leader dead").atMost(Duration.ofSeconds(5)).until(() -> others.stream().allMatch(o ->
-                web.cluster().metrics(o).map(m -> m.contains("peer=\"" + leader.name() + "\",state=\"dead\"")).orElse(false)));
+        List<TestNode> others = web.cluster().network.nodes().stream()
+                .filter(n -> !n.equals(leader))
+                .toList();
+        await("the others declare the leader dead")
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> others.stream()
+                        .allMatch(o -> web.cluster()
+                                .metrics(o)
+                                .map(m -> m.contains("peer=\"" + leader.name() + "\",state=\"dead\""))
+                                .orElse(false)));
         Thread.sleep(2000);
-        assertThat(web.client().curl(web.ip(), Duration.ofSeconds(1))).as("still the leader").contains(leader.backendBody());
+        assertThat(web.client().curl(web.ip(), Duration.ofSeconds(1)))
+                .as("still the leader")
+                .contains(leader.backendBody());
         assertThat(witness.macsSince(cutAt)).containsExactly(leader.mac());
         assertThat(others.stream().map(o -> web.cluster().speaker(o).log()).toList())
-                .anySatisfy(log -> assertThat(log).contains("not taking " + web.ip().getHostAddress() + " on eth0 yet: " + leader.mac()
-                        + " answers for it"));
+                .anySatisfy(log -> assertThat(log)
+                        .contains("not taking " + web.ip().getHostAddress() + " on eth0 yet: " + leader.mac()
+                                + " answers for it"));
         web.cluster().network.openFirewall(leader);
         awaitReturnTo(leader); // it steps back while its peers hold it, then takes the address back
         witness.assertNeverTwoMacs();
@@ -163,26 +189,37 @@ class NodeFailureIT {
 
     /** curl is answered by a node other than the failed leader within {@code limit}; that node. */
     private TestNode awaitServedByAnother(Duration limit) {
-        return await("curl answered by another node").atMost(limit).pollInterval(Duration.ofMillis(20))
-                .until(() -> web.client().curl(web.ip(), Duration.ofMillis(300)).flatMap(web.cluster()::nodeWithBackend),
+        return await("curl answered by another node")
+                .atMost(limit)
+                .pollInterval(Duration.ofMillis(20))
+                .until(
+                        () -> web.client()
+                                .curl(web.ip(), Duration.ofMillis(300))
+                                .flatMap(web.cluster()::nodeWithBackend),
                         n -> n.isPresent() && !n.get().equals(leader))
                 .orElseThrow();
     }
 
     private TestNode awaitReturnTo(TestNode node) {
-        return await("the address back on " + node.name()).atMost(SOON).pollInterval(Duration.ofMillis(50))
-                .until(() -> web.client().curl(web.ip(), Duration.ofMillis(300)).flatMap(web.cluster()::nodeWithBackend),
+        return await("the address back on " + node.name())
+                .atMost(SOON)
+                .pollInterval(Duration.ofMillis(50))
+                .until(
+                        () -> web.client()
+                                .curl(web.ip(), Duration.ofMillis(300))
+                                .flatMap(web.cluster()::nodeWithBackend),
                         n -> n.equals(Optional.of(node)))
                 .orElseThrow();
     }
 
     /** From the failure on, two MACs never answered within 100 ms, and only the new leader answered once it took over. */
     private void assertOneMacSince(long failedAt, TestNode next) {
-        await("the witness sees the new leader answer").atMost(Duration.ofSeconds(5))
+        await("the witness sees the new leader answer")
+                .atMost(Duration.ofSeconds(5))
                 .until(() -> witness.macsSince(failedAt).contains(next.mac()));
         witness.assertNeverTwoMacs();
         assertThat(witness.macsSince(failedAt)).isSubsetOf(leader.mac(), next.mac());
-        assertThat(web.client().neighbor(web.ip())).hasValueSatisfying(n -> assertThat(n.mac()).isEqualTo(next.mac()));
+        assertThat(web.client().neighbor(web.ip()))
+                .hasValueSatisfying(n -> assertThat(n.mac()).isEqualTo(next.mac()));
     }
-
 }

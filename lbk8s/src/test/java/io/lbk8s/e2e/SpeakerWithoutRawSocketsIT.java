@@ -22,7 +22,8 @@ class SpeakerWithoutRawSocketsIT {
 
     @Test
     void readyzNamesTheMissingCapability() throws Exception {
-        assumeTrue(Files.isExecutable(Path.of("/usr/bin/setpriv")) && "root".equals(System.getProperty("user.name")),
+        assumeTrue(
+                Files.isExecutable(Path.of("/usr/bin/setpriv")) && "root".equals(System.getProperty("user.name")),
                 "needs root and setpriv to drop CAP_NET_RAW");
         try (TestApiServer api = TestApiServer.start(InetAddress.getLoopbackAddress(), 0)) {
             Path kubeconfig = api.writeKubeconfig(Files.createTempFile("lbk8s-kubeconfig", ".yaml"));
@@ -31,18 +32,36 @@ class SpeakerWithoutRawSocketsIT {
                 port = free.getLocalPort();
             }
             Path log = Files.createTempFile("speaker-no-raw", ".log");
-            Process speaker = new ProcessBuilder("/usr/bin/setpriv", "--bounding-set", "-net_raw", "--inh-caps", "-net_raw",
-                    Sandbox.REPO.resolve("bin/lbk8s").toString(), "speaker", "--node", "node-1", "--kubeconfig", kubeconfig.toString(),
-                    "--metrics-address", "127.0.0.1", "--metrics-port", String.valueOf(port))
-                    .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            Process speaker = new ProcessBuilder(
+                            "/usr/bin/setpriv",
+                            "--bounding-set",
+                            "-net_raw",
+                            "--inh-caps",
+                            "-net_raw",
+                            Sandbox.REPO.resolve("bin/lbk8s").toString(),
+                            "speaker",
+                            "--node",
+                            "node-1",
+                            "--kubeconfig",
+                            kubeconfig.toString(),
+                            "--metrics-address",
+                            "127.0.0.1",
+                            "--metrics-port",
+                            String.valueOf(port))
+                    .redirectErrorStream(true)
+                    .redirectOutput(log.toFile())
+                    .start();
             try {
                 HttpClient http = HttpClient.newHttpClient();
                 HttpResponse<String> response = null;
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
                 while (System.nanoTime() < deadline && speaker.isAlive()) {
                     try {
-                        response = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz"))
-                                .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+                        response = http.send(
+                                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz"))
+                                        .timeout(Duration.ofSeconds(2))
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString());
                         if (response.body().contains("CAP_NET_RAW") || response.statusCode() == 200) {
                             break;
                         }
@@ -51,7 +70,9 @@ class SpeakerWithoutRawSocketsIT {
                     }
                     Thread.sleep(100);
                 }
-                assertThat(response).as("speaker log:\n%s", Files.readString(log)).isNotNull();
+                assertThat(response)
+                        .as("speaker log:\n%s", Files.readString(log))
+                        .isNotNull();
                 assertThat(response.statusCode()).isEqualTo(503);
                 assertThat(response.body()).contains("cannot answer ARP/NDP").contains("the speaker needs CAP_NET_RAW");
                 assertThat(Files.readString(log)).contains("cannot open raw sockets");

@@ -33,8 +33,10 @@ final class WebSandbox implements BeforeAllCallback, AfterAllCallback {
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
         E2ePrerequisites.check();
-        cluster = Sandbox.start(Sandbox.REPO.resolve("lbk8s/target/e2e-logs/" + logName + "-" + System.currentTimeMillis()),
-                nodes, speakerArgs);
+        cluster = Sandbox.start(
+                Sandbox.REPO.resolve("lbk8s/target/e2e-logs/" + logName + "-" + System.currentTimeMillis()),
+                nodes,
+                speakerArgs);
         ip = cluster.createLoadBalancer("web");
     }
 

@@ -15,7 +15,8 @@ final class Candidate implements AutoCloseable {
     static final String NAMESPACE = "lbk8s-system";
     static final String LEASE = "lbk8s-controller";
     /** Short settings, so that the tests are quick: lease 1 s, renew deadline 700 ms, retry 100 ms. */
-    static final ElectionSettings QUICK = new ElectionSettings(Duration.ofMillis(1_000), Duration.ofMillis(700), Duration.ofMillis(100));
+    static final ElectionSettings QUICK =
+            new ElectionSettings(Duration.ofMillis(1_000), Duration.ofMillis(700), Duration.ofMillis(100));
 
     record Change(boolean leading, long atNanos) {}
 
@@ -28,17 +29,25 @@ final class Candidate implements AutoCloseable {
     Candidate(KubernetesClient client, String name, Clock wallClock) {
         this.name = name;
         this.client = client;
-        this.election = new LeaderElection(client, NAMESPACE, LEASE, name, QUICK, new LeaderElection.Listener() {
-            @Override
-            public void startedLeading() {
-                changes.add(new Change(true, System.nanoTime()));
-            }
+        this.election = new LeaderElection(
+                client,
+                NAMESPACE,
+                LEASE,
+                name,
+                QUICK,
+                new LeaderElection.Listener() {
+                    @Override
+                    public void startedLeading() {
+                        changes.add(new Change(true, System.nanoTime()));
+                    }
 
-            @Override
-            public void stoppedLeading() {
-                changes.add(new Change(false, System.nanoTime()));
-            }
-        }, registry, wallClock);
+                    @Override
+                    public void stoppedLeading() {
+                        changes.add(new Change(false, System.nanoTime()));
+                    }
+                },
+                registry,
+                wallClock);
     }
 
     static Candidate start(TestApiServer server, String name) {
@@ -56,7 +65,10 @@ final class Candidate implements AutoCloseable {
     }
 
     Optional<Long> lastChange(boolean leading) {
-        return changes.reversed().stream().filter(c -> c.leading() == leading).map(Change::atNanos).findFirst();
+        return changes.reversed().stream()
+                .filter(c -> c.leading() == leading)
+                .map(Change::atNanos)
+                .findFirst();
     }
 
     long starts() {

@@ -32,8 +32,14 @@ class LeaderElectionApiTest {
     @BeforeEach
     void startServer() {
         server = TestApiServer.start();
-        server.client().namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(Candidate.NAMESPACE)
-                .endMetadata().build()).create();
+        server.client()
+                .namespaces()
+                .resource(new NamespaceBuilder()
+                        .withNewMetadata()
+                        .withName(Candidate.NAMESPACE)
+                        .endMetadata()
+                        .build())
+                .create();
     }
 
     @AfterEach
@@ -53,7 +59,12 @@ class LeaderElectionApiTest {
     }
 
     LeaseSpec lease() {
-        return server.client().leases().inNamespace(Candidate.NAMESPACE).withName(Candidate.LEASE).get().getSpec();
+        return server.client()
+                .leases()
+                .inNamespace(Candidate.NAMESPACE)
+                .withName(Candidate.LEASE)
+                .get()
+                .getSpec();
     }
 
     List<Candidate> leaders(List<Candidate> candidates) {
@@ -71,11 +82,14 @@ class LeaderElectionApiTest {
         await().atMost(PATIENCE).until(() -> leaders(all).size() == 1);
         // Over three lease durations, never two at once (a machine that stalls for longer than the renew deadline
         // may make the leader step down and lead again, which is right, so the test does not count terms).
-        await().during(LEASE.multipliedBy(3)).atMost(LEASE.multipliedBy(4)).until(() -> leaders(all).size() <= 1);
+        await().during(LEASE.multipliedBy(3))
+                .atMost(LEASE.multipliedBy(4))
+                .until(() -> leaders(all).size() <= 1);
         await().atMost(PATIENCE).until(() -> leaders(all).size() == 1);
         Candidate leader = leaders(all).getFirst();
-        await().atMost(PATIENCE).until(() -> leader.name.equals(lease().getHolderIdentity())
-                && all.stream().allMatch(c -> c.election.leader().equals(Optional.of(leader.name))));
+        await().atMost(PATIENCE)
+                .until(() -> leader.name.equals(lease().getHolderIdentity())
+                        && all.stream().allMatch(c -> c.election.leader().equals(Optional.of(leader.name))));
         assertThat(leader.metrics()).contains("lbk8s_controller_leader 1.0");
         assertThat(all.stream().filter(c -> c != leader))
                 .allSatisfy(c -> assertThat(c.metrics()).contains("lbk8s_controller_leader 0.0"));
@@ -94,10 +108,13 @@ class LeaderElectionApiTest {
         await().atMost(PATIENCE).until(b::leading);
         // Waiting out the lease would take 1 s; a released Lease is taken at the standby's next read.
         assertThat(millisBetween(closed, b.lastChange(true).orElseThrow())).isLessThan(RETRY.toMillis() + 400);
-        assertThat(a.lastChange(false).orElseThrow()).isLessThan(b.lastChange(true).orElseThrow());
+        assertThat(a.lastChange(false).orElseThrow())
+                .isLessThan(b.lastChange(true).orElseThrow());
         assertThat(lease().getHolderIdentity()).isEqualTo("b");
         assertThat(lease().getLeaseTransitions()).isEqualTo(transitions + 1);
-        assertThat(b.metrics()).contains("lbk8s_controller_leader 1.0").contains("lbk8s_controller_leader_changes_total 1.0");
+        assertThat(b.metrics())
+                .contains("lbk8s_controller_leader 1.0")
+                .contains("lbk8s_controller_leader_changes_total 1.0");
         assertThat(a.metrics()).contains("lbk8s_controller_leader 0.0");
     }
 
@@ -115,11 +132,14 @@ class LeaderElectionApiTest {
         await().atMost(PATIENCE).until(b::leading);
         long takeover = millisBetween(killed, b.lastChange(true).orElseThrow());
         LeaseSpec taken = lease();
-        long afterLastRenewal = Duration.between(left.getRenewTime(), taken.getAcquireTime()).toMillis();
+        long afterLastRenewal =
+                Duration.between(left.getRenewTime(), taken.getAcquireTime()).toMillis();
         assertThat(taken.getHolderIdentity()).isEqualTo("b");
-        assertThat(afterLastRenewal).as("b took the Lease %d ms after a's last renewal", afterLastRenewal)
+        assertThat(afterLastRenewal)
+                .as("b took the Lease %d ms after a's last renewal", afterLastRenewal)
                 .isGreaterThanOrEqualTo(LEASE.toMillis());
-        assertThat(takeover).as("b led %d ms after the kill", takeover)
+        assertThat(takeover)
+                .as("b led %d ms after the kill", takeover)
                 .isLessThanOrEqualTo(LEASE.multipliedBy(2).plus(RETRY).toMillis());
     }
 
@@ -134,18 +154,24 @@ class LeaderElectionApiTest {
         long cutOff = System.nanoTime();
         await().atMost(PATIENCE).until(() -> !a.leading());
         long stoppedAfter = millisBetween(cutOff, a.lastChange(false).orElseThrow());
-        assertThat(stoppedAfter).as("a stopped leading %d ms after losing the API", stoppedAfter)
+        assertThat(stoppedAfter)
+                .as("a stopped leading %d ms after losing the API", stoppedAfter)
                 .isLessThanOrEqualTo(QUICK.renewDeadline().plus(RETRY).toMillis());
         await().atMost(PATIENCE).until(b::leading);
-        assertThat(a.lastChange(false).orElseThrow()).as("a stopped before b started").isLessThan(b.lastChange(true).orElseThrow());
+        assertThat(a.lastChange(false).orElseThrow())
+                .as("a stopped before b started")
+                .isLessThan(b.lastChange(true).orElseThrow());
         assertThat(a.metrics()).contains("lbk8s_controller_leader 0.0");
     }
 
     @Test
     void aLeaderWhoseRequestsHangStopsLeadingAtTheRenewDeadlineBeforeTheStandbyTakesOver() throws Exception {
         try (var proxy = new StallingProxy(server.port())) {
-            var throughProxy = new KubernetesClientBuilder().withConfig(new ConfigBuilder(server.config())
-                    .withMasterUrl("http://" + server.address().getHostAddress() + ":" + proxy.port() + "/").build()).build();
+            var throughProxy = new KubernetesClientBuilder()
+                    .withConfig(new ConfigBuilder(server.config())
+                            .withMasterUrl("http://" + server.address().getHostAddress() + ":" + proxy.port() + "/")
+                            .build())
+                    .build();
             Candidate a = new Candidate(throughProxy, "a", Clock.systemUTC());
             started.add(a);
             a.election.start();
@@ -157,10 +183,13 @@ class LeaderElectionApiTest {
             long cutOff = System.nanoTime();
             await().atMost(PATIENCE).until(() -> !a.leading());
             long stoppedAfter = millisBetween(cutOff, a.lastChange(false).orElseThrow());
-            assertThat(stoppedAfter).as("a stopped leading %d ms after its requests began to hang", stoppedAfter)
+            assertThat(stoppedAfter)
+                    .as("a stopped leading %d ms after its requests began to hang", stoppedAfter)
                     .isLessThanOrEqualTo(QUICK.renewDeadline().plus(RETRY).toMillis());
             await().atMost(PATIENCE).until(b::leading);
-            assertThat(a.lastChange(false).orElseThrow()).as("a stopped before b started").isLessThan(b.lastChange(true).orElseThrow());
+            assertThat(a.lastChange(false).orElseThrow())
+                    .as("a stopped before b started")
+                    .isLessThan(b.lastChange(true).orElseThrow());
         }
     }
 
@@ -169,13 +198,19 @@ class LeaderElectionApiTest {
         var first = new LeaseApi(server.newClient(), Candidate.NAMESPACE, Candidate.LEASE, Clock.systemUTC(), LEASE);
         var second = new LeaseApi(server.newClient(), Candidate.NAMESPACE, Candidate.LEASE, Clock.systemUTC(), LEASE);
         first.hold(Optional.empty(), "a", true, 1);
-        assertThatThrownBy(() -> second.hold(Optional.empty(), "b", true, 1)).as("create when it exists")
-                .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(409));
+        assertThatThrownBy(() -> second.hold(Optional.empty(), "b", true, 1))
+                .as("create when it exists")
+                .isInstanceOfSatisfying(
+                        KubernetesClientException.class,
+                        e -> assertThat(e.getCode()).isEqualTo(409));
 
         var read = first.read();
         first.hold(read, "a", false, 1);
-        assertThatThrownBy(() -> second.hold(read, "b", true, 1)).as("update of a version someone else replaced")
-                .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(409));
+        assertThatThrownBy(() -> second.hold(read, "b", true, 1))
+                .as("update of a version someone else replaced")
+                .isInstanceOfSatisfying(
+                        KubernetesClientException.class,
+                        e -> assertThat(e.getCode()).isEqualTo(409));
         assertThat(lease().getHolderIdentity()).isEqualTo("a");
     }
 
@@ -186,8 +221,9 @@ class LeaderElectionApiTest {
         Candidate b = candidate("b", Clock.offset(Clock.systemUTC(), Duration.ofHours(1)));
         Candidate c = candidate("c");
         // To b the renewTime looks two hours old, to c one hour: neither may take over while a keeps renewing.
-        await().during(LEASE.multipliedBy(3)).atMost(LEASE.multipliedBy(4)).until(() ->
-                a.leading() && !b.leading() && !c.leading() && "a".equals(lease().getHolderIdentity()));
+        await().during(LEASE.multipliedBy(3))
+                .atMost(LEASE.multipliedBy(4))
+                .until(() -> a.leading() && !b.leading() && !c.leading() && "a".equals(lease().getHolderIdentity()));
         assertThat(b.starts() + c.starts()).isZero();
     }
 
@@ -203,7 +239,10 @@ class LeaderElectionApiTest {
         // Its renewTime is an hour in b's future; b goes by the Lease not changing any more.
         await().atMost(PATIENCE).until(b::leading);
         long takeover = millisBetween(killed, b.lastChange(true).orElseThrow());
-        assertThat(takeover).as("b led %d ms after the kill", takeover)
-                .isBetween(LEASE.minus(RETRY).toMillis(), LEASE.multipliedBy(2).plus(RETRY).toMillis());
+        assertThat(takeover)
+                .as("b led %d ms after the kill", takeover)
+                .isBetween(
+                        LEASE.minus(RETRY).toMillis(),
+                        LEASE.multipliedBy(2).plus(RETRY).toMillis());
     }
 }

@@ -50,7 +50,8 @@ final class StallingProxy implements AutoCloseable {
 
     private void pump(Socket from, Socket to) {
         byte[] buffer = new byte[16 * 1024];
-        try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+        try (InputStream in = from.getInputStream();
+                OutputStream out = to.getOutputStream()) {
             for (int n = in.read(buffer); n >= 0 && !closed; n = in.read(buffer)) {
                 while (stalled && !closed) {
                     Thread.sleep(10); // holds the bytes back until the test ends

@@ -21,7 +21,8 @@ class HealthServerTest {
         var registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         Counter.builder("lbk8s.test.things").register(registry).increment();
         var readiness = new AtomicReference<>(new HealthServer.Readiness(false, "informers not synced"));
-        try (var server = new HealthServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), registry, readiness::get);
+        try (var server = new HealthServer(
+                        new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), registry, readiness::get);
                 var http = HttpClient.newHttpClient()) {
             String base = "http://127.0.0.1:" + server.port();
             HttpResponse<String> notReady = get(http, base + "/readyz");

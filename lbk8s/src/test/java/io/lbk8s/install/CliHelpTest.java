@@ -20,8 +20,7 @@ class CliHelpTest {
     static Run lbk8s(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        var cli = Main.commandLine()
-                .setOut(new PrintWriter(out)).setErr(new PrintWriter(err));
+        var cli = Main.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(err));
         int code = cli.execute(args);
         return new Run(code, out.toString(), err.toString());
     }
@@ -39,14 +38,17 @@ class CliHelpTest {
         Run help = lbk8s("--help");
         assertThat(help.code()).isZero();
         // the top-level help shows only the first description line of each subcommand: it must be a whole sentence
-        assertThat(help.flat()).containsPattern("status Show which controller leads, the address pools [^.]* announcing node\\. ");
+        assertThat(help.flat())
+                .containsPattern("status Show which controller leads, the address pools [^.]* announcing node\\. ");
     }
 
     @Test
     void installHelpSaysWhatARerunKeepsAndWhatItResets() {
         Run help = lbk8s("install", "--help");
         assertThat(help.code()).isZero();
-        assertThat(help.flat()).doesNotContain("Running it again changes nothing")
-                .contains("Running it again with the same flags changes nothing; flags you leave out take their defaults");
+        assertThat(help.flat())
+                .doesNotContain("Running it again changes nothing")
+                .contains(
+                        "Running it again with the same flags changes nothing; flags you leave out take their defaults");
     }
 }

@@ -7,25 +7,30 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class DetectionTest {
-    static NodeFacts node(String name, Map<String, String> labels, Map<String, String> annotations, String os, String provider) {
+    static NodeFacts node(
+            String name, Map<String, String> labels, Map<String, String> annotations, String os, String provider) {
         return new NodeFacts(name, labels, annotations, os, provider, List.of());
     }
 
     @Test
     void talosByOsImageOrItsLabels() {
-        assertThat(Distribution.detect(List.of(node("lb-k8s-controlplane-1", Map.of(), Map.of(), "Talos (v1.14.5)", ""))))
+        assertThat(Distribution.detect(
+                        List.of(node("lb-k8s-controlplane-1", Map.of(), Map.of(), "Talos (v1.14.5)", ""))))
                 .isEqualTo(Distribution.TALOS);
-        assertThat(Distribution.detect(List.of(node("n1", Map.of(), Map.of("talos.dev/owned-labels", "[]"), "Linux", ""))))
+        assertThat(Distribution.detect(
+                        List.of(node("n1", Map.of(), Map.of("talos.dev/owned-labels", "[]"), "Linux", ""))))
                 .isEqualTo(Distribution.TALOS);
     }
 
     @Test
     void kindByProviderIdOrItsNodeNames() {
-        assertThat(Distribution.detect(List.of(node("x", Map.of(), Map.of(), "Debian GNU/Linux 12 (bookworm)", "kind://docker/kind/x"))))
+        assertThat(Distribution.detect(List.of(
+                        node("x", Map.of(), Map.of(), "Debian GNU/Linux 12 (bookworm)", "kind://docker/kind/x"))))
                 .isEqualTo(Distribution.KIND);
         assertThat(Distribution.detect(List.of(
-                node("kind-control-plane", Map.of(), Map.of(), "Debian GNU/Linux 12 (bookworm)", ""),
-                node("kind-worker2", Map.of(), Map.of(), "Debian GNU/Linux 12 (bookworm)", "")))).isEqualTo(Distribution.KIND);
+                        node("kind-control-plane", Map.of(), Map.of(), "Debian GNU/Linux 12 (bookworm)", ""),
+                        node("kind-worker2", Map.of(), Map.of(), "Debian GNU/Linux 12 (bookworm)", ""))))
+                .isEqualTo(Distribution.KIND);
     }
 
     @Test
@@ -44,12 +49,16 @@ class DetectionTest {
                  {"Name":"odd","IPAM":{"Config":[{"Subnet":"not-a-cidr"}]}}]
                 """;
         var networks = DockerNetworks.parse(json);
-        assertThat(networks).extracting(n -> n.network().toString()).containsExactly("172.18.0.0/16", "fc00:f853:ccd:e793::/64");
+        assertThat(networks)
+                .extracting(n -> n.network().toString())
+                .containsExactly("172.18.0.0/16", "fc00:f853:ccd:e793::/64");
         assertThat(networks.getFirst().gateway()).map(Object::toString).contains("172.18.0.1");
         assertThat(networks.getFirst().source()).isEqualTo("Docker network kind");
         assertThat(DockerNetworks.parse("garbage")).isEmpty();
-        assertThat(DockerNetworks.body("HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n\r\n[]")).contains("[]");
+        assertThat(DockerNetworks.body("HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n\r\n[]"))
+                .contains("[]");
         assertThat(DockerNetworks.body("HTTP/1.0 404 Not Found\r\n\r\n{}")).isEmpty();
-        assertThat(DockerNetworks.read(java.nio.file.Path.of("/nonexistent/docker.sock"))).isEmpty();
+        assertThat(DockerNetworks.read(java.nio.file.Path.of("/nonexistent/docker.sock")))
+                .isEmpty();
     }
 }

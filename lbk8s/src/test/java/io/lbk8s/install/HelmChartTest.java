@@ -66,11 +66,32 @@ class HelmChartTest {
             "image", Map.of("repository", "registry.example/lbk8s", "tag", "dev", "pullPolicy", "Always"),
             "metrics", Map.of("port", 7473),
             "controller", Map.of("replicas", 3, "resources", resources("100m", "128Mi", "512Mi")),
-            "speaker", Map.of("netAdmin", true, "arpInKernel", true, "peerPort", 7950, "resources", resources("20m", "64Mi", "128Mi")));
+            "speaker",
+                    Map.of(
+                            "netAdmin",
+                            true,
+                            "arpInKernel",
+                            true,
+                            "peerPort",
+                            7950,
+                            "resources",
+                            resources("20m", "64Mi", "128Mi")));
 
-    static final InstallValues CUSTOM_EQUIVALENT = new InstallValues(NS, "registry.example/lbk8s:dev", "Always",
-            List.of("192.0.2.10-192.0.2.20", "2001:db8::10-2001:db8::20"), "lan", Optional.of("example.com/l2"), true, true, true, 7473, 7950, 3,
-            new InstallValues.Resources("100m", "128Mi", "512Mi"), new InstallValues.Resources("20m", "64Mi", "128Mi"));
+    static final InstallValues CUSTOM_EQUIVALENT = new InstallValues(
+            NS,
+            "registry.example/lbk8s:dev",
+            "Always",
+            List.of("192.0.2.10-192.0.2.20", "2001:db8::10-2001:db8::20"),
+            "lan",
+            Optional.of("example.com/l2"),
+            true,
+            true,
+            true,
+            7473,
+            7950,
+            3,
+            new InstallValues.Resources("100m", "128Mi", "512Mi"),
+            new InstallValues.Resources("20m", "64Mi", "128Mi"));
 
     static Map<String, Object> resources(String cpu, String memory, String memoryLimit) {
         return Map.of("requests", Map.of("cpu", cpu, "memory", memory), "limits", Map.of("memory", memoryLimit));
@@ -94,7 +115,8 @@ class HelmChartTest {
     }
 
     static String key(HasMetadata o) {
-        return o.getKind() + " " + (o.getMetadata().getNamespace() == null ? "" : o.getMetadata().getNamespace() + "/")
+        return o.getKind() + " "
+                + (o.getMetadata().getNamespace() == null ? "" : o.getMetadata().getNamespace() + "/")
                 + o.getMetadata().getName();
     }
 
@@ -120,7 +142,8 @@ class HelmChartTest {
 
     /** The {@code keys} of the chart's key Secret, decoded. */
     static String keysOf(List<HasMetadata> fromChart) {
-        String data = find(fromChart, Secret.class, Manifests.PEER_SECRET).getData().get(Manifests.PEER_KEYS);
+        String data =
+                find(fromChart, Secret.class, Manifests.PEER_SECRET).getData().get(Manifests.PEER_KEYS);
         return new String(Base64.getDecoder().decode(data), StandardCharsets.UTF_8);
     }
 
@@ -133,20 +156,32 @@ class HelmChartTest {
      */
     static void assertSameObjects(List<HasMetadata> fromChart, List<HasMetadata> fromManifests) {
         String keys = keysOf(fromChart);
-        assertThat(keys).as("the chart's new key: 64 hex characters and a newline, as install's").matches("[0-9a-f]{64}\n");
-        List<HasMetadata> expected = new ArrayList<>(fromManifests.stream().filter(o -> !(o instanceof CustomResourceDefinition)).toList());
+        assertThat(keys)
+                .as("the chart's new key: 64 hex characters and a newline, as install's")
+                .matches("[0-9a-f]{64}\n");
+        List<HasMetadata> expected = new ArrayList<>(fromManifests.stream()
+                .filter(o -> !(o instanceof CustomResourceDefinition))
+                .toList());
         assertThat(expected).noneMatch(o -> o instanceof Secret);
         expected.add(Manifests.peerSecret(NS, keys));
         Map<String, HasMetadata> byKey = new LinkedHashMap<>();
-        fromChart.forEach(o -> assertThat(byKey.put(key(o), o)).as("rendered twice: " + key(o)).isNull());
-        assertThat(byKey.keySet()).containsExactlyInAnyOrderElementsOf(expected.stream().map(HelmChartTest::key).toList());
+        fromChart.forEach(o ->
+                assertThat(byKey.put(key(o), o)).as("rendered twice: " + key(o)).isNull());
+        assertThat(byKey.keySet())
+                .containsExactlyInAnyOrderElementsOf(
+                        expected.stream().map(HelmChartTest::key).toList());
         for (HasMetadata want : expected) {
             HasMetadata got = byKey.get(key(want));
             assertThat(got.getClass()).as(key(want)).isEqualTo(want.getClass());
-            assertThat(withoutLabels(got)).as(key(want)).hasToString(withoutLabels(want).toString()).isEqualTo(withoutLabels(want));
+            assertThat(withoutLabels(got))
+                    .as(key(want))
+                    .hasToString(withoutLabels(want).toString())
+                    .isEqualTo(withoutLabels(want));
             Map<String, String> labels = new LinkedHashMap<>(want.getMetadata().getLabels());
             labels.remove(Manifests.MANAGED_BY_LABEL);
-            assertThat(got.getMetadata().getLabels()).as(key(want) + " labels").containsAllEntriesOf(labels)
+            assertThat(got.getMetadata().getLabels())
+                    .as(key(want) + " labels")
+                    .containsAllEntriesOf(labels)
                     .containsEntry(Manifests.MANAGED_BY_LABEL, "Helm")
                     .containsEntry("app.kubernetes.io/instance", "lbk8s");
         }
@@ -160,19 +195,34 @@ class HelmChartTest {
         Files.writeString(Path.of("target", "helm-template-custom.yaml"), chart.manifests("lbk8s", NS, CUSTOM));
         List<HasMetadata> objects = renderChart(Map.of());
         List<HasMetadata> expected = Manifests.render(defaultsEquivalent()).stream()
-                .filter(o -> !"Namespace".equals(o.getKind())).toList(); // namespace.create is false by default
+                .filter(o -> !"Namespace".equals(o.getKind()))
+                .toList(); // namespace.create is false by default
         assertSameObjects(objects, expected);
-        assertThat(objects).noneMatch(o -> o.getKind().equals("IPAddressPool") || o.getKind().equals("Namespace"));
+        assertThat(objects)
+                .noneMatch(
+                        o -> o.getKind().equals("IPAddressPool") || o.getKind().equals("Namespace"));
         // a leader and a standby, evicted one at a time (also covered by the equality above)
-        assertThat(find(objects, Deployment.class, Manifests.CONTROLLER).getSpec().getReplicas()).isEqualTo(2);
-        assertThat(find(objects, PodDisruptionBudget.class, Manifests.CONTROLLER).getSpec().getMaxUnavailable().getIntVal()).isEqualTo(1);
+        assertThat(find(objects, Deployment.class, Manifests.CONTROLLER)
+                        .getSpec()
+                        .getReplicas())
+                .isEqualTo(2);
+        assertThat(find(objects, PodDisruptionBudget.class, Manifests.CONTROLLER)
+                        .getSpec()
+                        .getMaxUnavailable()
+                        .getIntVal())
+                .isEqualTo(1);
     }
 
     @Test
     void namespaceCreateRendersThePrivilegedNamespace() {
         List<HasMetadata> objects = renderChart(Map.of("namespace", Map.of("create", true)));
         assertSameObjects(objects, Manifests.render(defaultsEquivalent()));
-        assertThat(objects.stream().filter(o -> o.getKind().equals("Namespace")).findFirst().orElseThrow().getMetadata().getLabels())
+        assertThat(objects.stream()
+                        .filter(o -> o.getKind().equals("Namespace"))
+                        .findFirst()
+                        .orElseThrow()
+                        .getMetadata()
+                        .getLabels())
                 .containsEntry("pod-security.kubernetes.io/enforce", "privileged")
                 .containsEntry("pod-security.kubernetes.io/audit", "privileged")
                 .containsEntry("pod-security.kubernetes.io/warn", "privileged");
@@ -181,32 +231,60 @@ class HelmChartTest {
     @Test
     void customValuesRenderWhatInstallRendersWithTheSameFlags() {
         List<HasMetadata> objects = renderChart(CUSTOM);
-        assertSameObjects(objects, Manifests.render(CUSTOM_EQUIVALENT).stream().filter(o -> !"Namespace".equals(o.getKind())).toList());
+        assertSameObjects(
+                objects,
+                Manifests.render(CUSTOM_EQUIVALENT).stream()
+                        .filter(o -> !"Namespace".equals(o.getKind()))
+                        .toList());
 
         // the points that matter most, spelled out (also covered by the equality above)
         DaemonSet speaker = find(objects, DaemonSet.class, Manifests.SPEAKER);
         Container c = speaker.getSpec().getTemplate().getSpec().getContainers().getFirst();
-        assertThat(c.getArgs()).containsExactly("speaker", "--metrics-port=7473", "--lb-class=example.com/l2", "--ignore-exclude-lb",
-                "--peer-port=7950");
-        assertThat(c.getSecurityContext().getCapabilities().getAdd()).containsExactly("NET_RAW", "SYS_NICE", "NET_ADMIN", "BPF");
-        assertThat(c.getPorts()).extracting(p -> p.getName() + " " + p.getContainerPort() + "/" + p.getProtocol())
+        assertThat(c.getArgs())
+                .containsExactly(
+                        "speaker",
+                        "--metrics-port=7473",
+                        "--lb-class=example.com/l2",
+                        "--ignore-exclude-lb",
+                        "--peer-port=7950");
+        assertThat(c.getSecurityContext().getCapabilities().getAdd())
+                .containsExactly("NET_RAW", "SYS_NICE", "NET_ADMIN", "BPF");
+        assertThat(c.getPorts())
+                .extracting(p -> p.getName() + " " + p.getContainerPort() + "/" + p.getProtocol())
                 .containsExactly("monitoring 7473/TCP", "peers 7950/UDP");
         assertThat(c.getImage()).isEqualTo("registry.example/lbk8s:dev");
         assertThat(c.getPorts().getFirst().getHostPort()).isEqualTo(7473);
         Deployment controller = find(objects, Deployment.class, Manifests.CONTROLLER);
-        assertThat(controller.getSpec().getTemplate().getSpec().getContainers().getFirst().getArgs())
+        assertThat(controller
+                        .getSpec()
+                        .getTemplate()
+                        .getSpec()
+                        .getContainers()
+                        .getFirst()
+                        .getArgs())
                 .containsExactly("controller", "--metrics-port=7473", "--lb-class=example.com/l2");
         assertThat(controller.getSpec().getReplicas()).isEqualTo(3);
-        var pool = objects.stream().filter(o -> o.getKind().equals("IPAddressPool")).findFirst().orElseThrow();
+        var pool = objects.stream()
+                .filter(o -> o.getKind().equals("IPAddressPool"))
+                .findFirst()
+                .orElseThrow();
         assertThat(pool.getMetadata().getName()).isEqualTo("lan");
     }
 
     @Test
     void peerPortZeroTurnsTheFailureDetectorOffAsInstallDoes() {
         List<HasMetadata> objects = renderChart(Map.of("speaker", Map.of("peerPort", 0)));
-        assertSameObjects(objects, Manifests.render(defaultsEquivalent().withPeerPort(0)).stream()
-                .filter(o -> !"Namespace".equals(o.getKind())).toList());
-        Container c = find(objects, DaemonSet.class, Manifests.SPEAKER).getSpec().getTemplate().getSpec().getContainers().getFirst();
+        assertSameObjects(
+                objects,
+                Manifests.render(defaultsEquivalent().withPeerPort(0)).stream()
+                        .filter(o -> !"Namespace".equals(o.getKind()))
+                        .toList());
+        Container c = find(objects, DaemonSet.class, Manifests.SPEAKER)
+                .getSpec()
+                .getTemplate()
+                .getSpec()
+                .getContainers()
+                .getFirst();
         assertThat(c.getArgs()).contains("--peer-port=0");
         assertThat(c.getPorts()).extracting(p -> p.getName()).containsExactly("monitoring");
     }
@@ -219,14 +297,18 @@ class HelmChartTest {
         assertThat(first).matches("[0-9a-f]{64}\n");
         assertThat(keysOf(renderChart(Map.of()))).matches("[0-9a-f]{64}\n").isNotEqualTo(first);
 
-        // helm upgrade: lookup finds the Secret in the cluster, and its keys stay exactly as they are (two, mid-rotation)
+        // helm upgrade: lookup finds the Secret in the cluster, and its keys stay exactly as they are (two,
+        // mid-rotation)
         String rotating = "0123456789abcdef".repeat(4) + "\n" + "a-key-of-forty-characters-that-was-added" + "\n";
-        Map<String, Object> live = JSON.readValue(ManifestOutput.SERIALIZATION.asJson(Manifests.peerSecret(NS, rotating)), LinkedHashMap.class);
+        Map<String, Object> live = JSON.readValue(
+                ManifestOutput.SERIALIZATION.asJson(Manifests.peerSecret(NS, rotating)), LinkedHashMap.class);
         ((Map<String, Object>) live.get("metadata")).put("resourceVersion", "42");
         List<String> looked = new ArrayList<>();
         List<HasMetadata> upgraded = renderChart(Map.of(), (apiVersion, kind, namespace, name) -> {
             looked.add(String.join(" ", apiVersion, kind, namespace, name));
-            return kind.equals("Secret") && namespace.equals(NS) && name.equals(Manifests.PEER_SECRET) ? live : Map.of();
+            return kind.equals("Secret") && namespace.equals(NS) && name.equals(Manifests.PEER_SECRET)
+                    ? live
+                    : Map.of();
         });
         assertThat(looked).containsExactly("v1 Secret " + NS + " " + Manifests.PEER_SECRET);
         assertThat(keysOf(upgraded)).isEqualTo(rotating);
@@ -237,40 +319,71 @@ class HelmChartTest {
     @Test
     void rbacRulesAreRbacs() {
         List<HasMetadata> objects = renderChart(Map.of());
-        assertThat(find(objects, ClusterRole.class, Manifests.CONTROLLER).getRules()).isEqualTo(Rbac.policyRules(Rbac.CONTROLLER_CLUSTER));
-        assertThat(find(objects, ClusterRole.class, Manifests.SPEAKER).getRules()).isEqualTo(Rbac.policyRules(Rbac.SPEAKER_CLUSTER));
-        assertThat(find(objects, Role.class, Manifests.CONTROLLER).getRules()).isEqualTo(Rbac.policyRules(Rbac.CONTROLLER_NAMESPACE));
-        assertThat(find(objects, Role.class, Manifests.SPEAKER).getRules()).isEqualTo(Rbac.policyRules(Rbac.SPEAKER_NAMESPACE));
+        assertThat(find(objects, ClusterRole.class, Manifests.CONTROLLER).getRules())
+                .isEqualTo(Rbac.policyRules(Rbac.CONTROLLER_CLUSTER));
+        assertThat(find(objects, ClusterRole.class, Manifests.SPEAKER).getRules())
+                .isEqualTo(Rbac.policyRules(Rbac.SPEAKER_CLUSTER));
+        assertThat(find(objects, Role.class, Manifests.CONTROLLER).getRules())
+                .isEqualTo(Rbac.policyRules(Rbac.CONTROLLER_NAMESPACE));
+        assertThat(find(objects, Role.class, Manifests.SPEAKER).getRules())
+                .isEqualTo(Rbac.policyRules(Rbac.SPEAKER_NAMESPACE));
     }
 
     @Test
     void chartOnlyValuesLogFormatNodeSelectorsAndTolerations() {
         Map<String, Object> noOs = new java.util.HashMap<>();
-        noOs.put("kubernetes.io/os", null); // as in Helm, a null removes a default key; an empty map would merge into it
+        noOs.put(
+                "kubernetes.io/os", null); // as in Helm, a null removes a default key; an empty map would merge into it
         List<HasMetadata> objects = renderChart(Map.of(
                 "logFormat", "json",
                 "controller", Map.of("nodeSelector", noOs),
-                "speaker", Map.of("nodeSelector", Map.of("kubernetes.io/os", "linux", "lbk8s.io/speaker", "true"),
-                        "tolerations", List.of(Map.of("operator", "Exists")))));
+                "speaker",
+                        Map.of(
+                                "nodeSelector",
+                                Map.of("kubernetes.io/os", "linux", "lbk8s.io/speaker", "true"),
+                                "tolerations",
+                                List.of(Map.of("operator", "Exists")))));
         for (String name : List.of(Manifests.CONTROLLER, Manifests.SPEAKER)) {
-            var pod = name.equals(Manifests.CONTROLLER) ? find(objects, Deployment.class, name).getSpec().getTemplate().getSpec()
-                    : find(objects, DaemonSet.class, name).getSpec().getTemplate().getSpec();
-            assertThat(pod.getContainers().getFirst().getEnv()).extracting(EnvVar::getName).endsWith("LOG_FORMAT");
-            assertThat(pod.getContainers().getFirst().getEnv().getLast().getValue()).isEqualTo("json");
+            var pod = name.equals(Manifests.CONTROLLER)
+                    ? find(objects, Deployment.class, name)
+                            .getSpec()
+                            .getTemplate()
+                            .getSpec()
+                    : find(objects, DaemonSet.class, name)
+                            .getSpec()
+                            .getTemplate()
+                            .getSpec();
+            assertThat(pod.getContainers().getFirst().getEnv())
+                    .extracting(EnvVar::getName)
+                    .endsWith("LOG_FORMAT");
+            assertThat(pod.getContainers().getFirst().getEnv().getLast().getValue())
+                    .isEqualTo("json");
         }
-        var controllerPod = find(objects, Deployment.class, Manifests.CONTROLLER).getSpec().getTemplate().getSpec();
+        var controllerPod = find(objects, Deployment.class, Manifests.CONTROLLER)
+                .getSpec()
+                .getTemplate()
+                .getSpec();
         assertThat(controllerPod.getNodeSelector()).isNullOrEmpty();
-        var speakerPod = find(objects, DaemonSet.class, Manifests.SPEAKER).getSpec().getTemplate().getSpec();
-        assertThat(speakerPod.getNodeSelector()).containsEntry("lbk8s.io/speaker", "true").hasSize(2);
+        var speakerPod = find(objects, DaemonSet.class, Manifests.SPEAKER)
+                .getSpec()
+                .getTemplate()
+                .getSpec();
+        assertThat(speakerPod.getNodeSelector())
+                .containsEntry("lbk8s.io/speaker", "true")
+                .hasSize(2);
         assertThat(speakerPod.getTolerations()).singleElement().satisfies(t -> {
             assertThat(t.getOperator()).isEqualTo("Exists");
             assertThat(t.getKey()).isNull();
         });
         // an empty map merges with the default (Helm's coalescing), it does not clear it
-        var merged = find(renderChart(Map.of("controller", Map.of("nodeSelector", Map.of()))), Deployment.class, Manifests.CONTROLLER);
+        var merged = find(
+                renderChart(Map.of("controller", Map.of("nodeSelector", Map.of()))),
+                Deployment.class,
+                Manifests.CONTROLLER);
         assertThat(merged.getSpec().getTemplate().getSpec().getNodeSelector()).containsOnlyKeys("kubernetes.io/os");
         // an empty list replaces the default list: no tolerations at all
-        var none = find(renderChart(Map.of("speaker", Map.of("tolerations", List.of()))), DaemonSet.class, Manifests.SPEAKER);
+        var none = find(
+                renderChart(Map.of("speaker", Map.of("tolerations", List.of()))), DaemonSet.class, Manifests.SPEAKER);
         assertThat(none.getSpec().getTemplate().getSpec().getTolerations()).isNullOrEmpty();
     }
 
@@ -289,32 +402,53 @@ class HelmChartTest {
         // Helm applies crds/ as they are (no templating, so no labels); otherwise the same objects install applies
         List<HasMetadata> fromChart = new ArrayList<>();
         for (String file : Crds.FILES) {
-            fromChart.add(ManifestOutput.SERIALIZATION.unmarshal(Files.readString(CHART.resolve("crds").resolve(file))));
+            fromChart.add(ManifestOutput.SERIALIZATION.unmarshal(
+                    Files.readString(CHART.resolve("crds").resolve(file))));
         }
         List<HasMetadata> fromManifests = Manifests.render(defaultsEquivalent()).stream()
-                .filter(o -> o instanceof CustomResourceDefinition).toList();
+                .filter(o -> o instanceof CustomResourceDefinition)
+                .toList();
         assertThat(fromChart.stream().map(HelmChartTest::withoutLabels).toList())
-                .isEqualTo(fromManifests.stream().map(HelmChartTest::withoutLabels).toList());
+                .isEqualTo(
+                        fromManifests.stream().map(HelmChartTest::withoutLabels).toList());
     }
 
     @Test
     void chartYamlVersionIsTheAppVersion() {
-        assertThat(chart.chart()).containsEntry("apiVersion", "v2").containsEntry("name", "lbk8s")
-                .containsEntry("version", "0.1.0").containsEntry("appVersion", "0.1.0");
+        assertThat(chart.chart())
+                .containsEntry("apiVersion", "v2")
+                .containsEntry("name", "lbk8s")
+                .containsEntry("version", "0.1.0")
+                .containsEntry("appVersion", "0.1.0");
         // the app's own version, less any -SNAPSHOT
-        assertThat(Version.current().replace("-SNAPSHOT", "")).isEqualTo(chart.chart().get("appVersion"));
+        assertThat(Version.current().replace("-SNAPSHOT", ""))
+                .isEqualTo(chart.chart().get("appVersion"));
     }
 
     @Test
     void notesTellHowToCheck() {
         String defaults = chart.render("lbk8s", NS, Map.of()).get("NOTES.txt");
-        assertThat(defaults).contains("kubectl get svc -A", "kubectl get servicel2statuses -n " + NS,
-                "node.kubernetes.io/exclude-from-external-load-balancers", "ignoreExcludeLB=true",
-                "kubectl label namespace " + NS + " pod-security.kubernetes.io/enforce=privileged",
-                "No address pool was rendered");
-        String custom = chart.render("lbk8s", NS, Map.of("addresses", List.of("192.0.2.10-192.0.2.20"), "ignoreExcludeLB", true,
-                "namespace", Map.of("create", true))).get("NOTES.txt");
-        assertThat(custom).contains("pool default (192.0.2.10-192.0.2.20)", "announce too (ignoreExcludeLB)")
+        assertThat(defaults)
+                .contains(
+                        "kubectl get svc -A",
+                        "kubectl get servicel2statuses -n " + NS,
+                        "node.kubernetes.io/exclude-from-external-load-balancers",
+                        "ignoreExcludeLB=true",
+                        "kubectl label namespace " + NS + " pod-security.kubernetes.io/enforce=privileged",
+                        "No address pool was rendered");
+        String custom = chart.render(
+                        "lbk8s",
+                        NS,
+                        Map.of(
+                                "addresses",
+                                List.of("192.0.2.10-192.0.2.20"),
+                                "ignoreExcludeLB",
+                                true,
+                                "namespace",
+                                Map.of("create", true)))
+                .get("NOTES.txt");
+        assertThat(custom)
+                .contains("pool default (192.0.2.10-192.0.2.20)", "announce too (ignoreExcludeLB)")
                 .doesNotContain("No address pool", "kubectl label namespace");
     }
 
@@ -323,7 +457,8 @@ class HelmChartTest {
     @Test
     @SuppressWarnings("unchecked")
     void valuesYamlMatchesItsSchemaBothWays() throws IOException {
-        Map<String, Object> schema = JSON.readValue(Files.readString(CHART.resolve("values.schema.json")), LinkedHashMap.class);
+        Map<String, Object> schema =
+                JSON.readValue(Files.readString(CHART.resolve("values.schema.json")), LinkedHashMap.class);
         assertThat(schema).containsEntry("$schema", "http://json-schema.org/draft-07/schema#");
         List<String> problems = new ArrayList<>();
         new SchemaWalk(schema, problems).check("", chart.defaults(), schema, true);
@@ -334,25 +469,36 @@ class HelmChartTest {
         assertThat(problems).isEmpty();
 
         // and the walk does find what is wrong
-        Map<String, Object> wrong = HelmTemplate.merge(chart.defaults(), Map.of("image", Map.of("pullPolicy", "Sometimes"),
-                "metrics", Map.of("port", "7472"), "speaker", Map.of("netAdmni", true)));
+        Map<String, Object> wrong = HelmTemplate.merge(
+                chart.defaults(),
+                Map.of(
+                        "image",
+                        Map.of("pullPolicy", "Sometimes"),
+                        "metrics",
+                        Map.of("port", "7472"),
+                        "speaker",
+                        Map.of("netAdmni", true)));
         new SchemaWalk(schema, problems).check("", wrong, schema, true);
-        assertThat(problems).containsExactlyInAnyOrder(
-                ".image.pullPolicy: Sometimes is not one of [Always, IfNotPresent, Never]",
-                ".metrics.port: 7472 is a String, the schema says [integer]",
-                ".speaker.netAdmni: not in the schema");
+        assertThat(problems)
+                .containsExactlyInAnyOrder(
+                        ".image.pullPolicy: Sometimes is not one of [Always, IfNotPresent, Never]",
+                        ".metrics.port: 7472 is a String, the schema says [integer]",
+                        ".speaker.netAdmni: not in the schema");
     }
 
     @Test
     void theRendererRefusesWhatItDoesNotSupport() {
         Map<String, List<HelmTemplate.Node>> defines = new LinkedHashMap<>();
-        assertThatThrownBy(() -> HelmTemplate.parse("{{ with .Values.x }}{{ end }}", defines)).hasMessageContaining("subset");
+        assertThatThrownBy(() -> HelmTemplate.parse("{{ with .Values.x }}{{ end }}", defines))
+                .hasMessageContaining("subset");
         var nodes = HelmTemplate.parse("{{ .Values.tpyo }}", defines);
         var broken = new HelmTemplate.Chart(CHART, chart.chart(), chart.defaults(), defines, Map.of("x.yaml", nodes));
         assertThatThrownBy(() -> broken.render("r", NS, Map.of())).hasMessageContaining("no value .Values.tpyo");
-        assertThatThrownBy(() -> renderOne("{{ upper .Values.poolName }}")).hasMessageContaining("upper is not in the supported subset");
+        assertThatThrownBy(() -> renderOne("{{ upper .Values.poolName }}"))
+                .hasMessageContaining("upper is not in the supported subset");
         assertThatThrownBy(() -> renderOne("{{ printf \"%d\" 1 }}")).hasMessageContaining("%s verbs only");
-        assertThatThrownBy(() -> renderOne("{{ if true }}{{ $a := 1 }}{{ end }}{{ $a }}")).hasMessageContaining("undefined variable $a");
+        assertThatThrownBy(() -> renderOne("{{ if true }}{{ $a := 1 }}{{ end }}{{ $a }}"))
+                .hasMessageContaining("undefined variable $a");
         assertThatThrownBy(() -> HelmTemplate.parse("{{ range $i, $e := .Values.addresses }}{{ end }}", defines))
                 .hasMessageContaining("subset");
         assertThatThrownBy(() -> renderOne("{{ \"\\t\" }}")).hasMessageContaining("escape");
@@ -362,27 +508,38 @@ class HelmChartTest {
         Map<String, List<HelmTemplate.Node>> defines = new LinkedHashMap<>();
         var nodes = HelmTemplate.parse(template, defines);
         return new HelmTemplate.Chart(CHART, chart.chart(), chart.defaults(), defines, Map.of("x.yaml", nodes))
-                .render("r", NS, Map.of()).get("x.yaml");
+                .render("r", NS, Map.of())
+                .get("x.yaml");
     }
 
     @Test
     void theRendererDoesWhatHelmDoesForTheKeySecret() {
         // variables: in scope to the end of their block, as in Go
-        assertThat(renderOne("{{ $a := \"top\" }}{{ if true }}{{ $a := \"inner\" }}{{ $a }}{{ end }}-{{ $a }}")).isEqualTo("inner-top");
+        assertThat(renderOne("{{ $a := \"top\" }}{{ if true }}{{ $a := \"inner\" }}{{ $a }}{{ end }}-{{ $a }}"))
+                .isEqualTo("inner-top");
         assertThat(renderOne("{{- $b := .Values.poolName | quote }}{{ $b }}")).isEqualTo("\"default\"");
         // sprig's functions, as Go computes them
-        assertThat(renderOne("{{ sha256sum \"abc\" }}")).isEqualTo("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        assertThat(renderOne("{{ sha256sum \"abc\" }}"))
+                .isEqualTo("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
         assertThat(renderOne("{{ \"hi\" | printf \"%s\\n\" | b64enc }}")).isEqualTo("aGkK");
         assertThat(Base64.getDecoder().decode(renderOne("{{ randBytes 32 }}"))).hasSize(32);
-        assertThat(renderOne("{{ randBytes 32 | sha256sum }}")).matches("[0-9a-f]{64}").isNotEqualTo(renderOne("{{ randBytes 32 | sha256sum }}"));
+        assertThat(renderOne("{{ randBytes 32 | sha256sum }}"))
+                .matches("[0-9a-f]{64}")
+                .isNotEqualTo(renderOne("{{ randBytes 32 | sha256sum }}"));
         // lookup without a cluster finds an empty map, and dig then gives its default
-        assertThat(renderOne("{{ lookup \"v1\" \"Secret\" \"ns\" \"x\" | dig \"data\" \"keys\" \"none\" }}")).isEqualTo("none");
-        assertThat(renderOne("{{ .Values | dig \"image\" \"pullPolicy\" \"none\" }}")).isEqualTo("IfNotPresent");
+        assertThat(renderOne("{{ lookup \"v1\" \"Secret\" \"ns\" \"x\" | dig \"data\" \"keys\" \"none\" }}"))
+                .isEqualTo("none");
+        assertThat(renderOne("{{ .Values | dig \"image\" \"pullPolicy\" \"none\" }}"))
+                .isEqualTo("IfNotPresent");
     }
 
     static <T extends HasMetadata> T find(List<HasMetadata> objects, Class<T> type, String name) {
-        return objects.stream().filter(type::isInstance).map(type::cast).filter(o -> o.getMetadata().getName().equals(name))
-                .findFirst().orElseThrow(() -> new AssertionError("no " + type.getSimpleName() + " " + name));
+        return objects.stream()
+                .filter(type::isInstance)
+                .map(type::cast)
+                .filter(o -> o.getMetadata().getName().equals(name))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no " + type.getSimpleName() + " " + name));
     }
 
     /**
@@ -395,17 +552,19 @@ class HelmChartTest {
         @SuppressWarnings("unchecked")
         void check(String path, Object value, Map<String, Object> schema, boolean complete) {
             schema = resolve(schema);
-            List<String> types = schema.get("type") instanceof List<?> l ? (List<String>) l : List.of((String) schema.get("type"));
+            List<String> types =
+                    schema.get("type") instanceof List<?> l ? (List<String>) l : List.of((String) schema.get("type"));
             if (types.stream().noneMatch(t -> is(t, value))) {
-                problems.add(path + ": " + value + " is a " + (value == null ? "null" : value.getClass().getSimpleName())
-                        + ", the schema says " + types);
+                problems.add(path + ": " + value + " is a "
+                        + (value == null ? "null" : value.getClass().getSimpleName()) + ", the schema says " + types);
                 return;
             }
             if (schema.get("enum") instanceof List<?> values && !values.contains(value)) {
                 problems.add(path + ": " + value + " is not one of " + values);
             }
             if (value instanceof String s) {
-                if (schema.get("pattern") instanceof String p && !Pattern.compile(p).matcher(s).find()) {
+                if (schema.get("pattern") instanceof String p
+                        && !Pattern.compile(p).matcher(s).find()) {
                     problems.add(path + ": " + s + " does not match " + p);
                 }
                 if (schema.get("minLength") instanceof Number n && s.length() < n.intValue()) {
@@ -422,7 +581,8 @@ class HelmChartTest {
                 if (schema.get("maximum") instanceof Number max && n.doubleValue() > max.doubleValue()) {
                     problems.add(path + ": above " + max);
                 }
-                if (schema.get("pattern") instanceof String p && !Pattern.compile(p).matcher(n.toString()).find()) {
+                if (schema.get("pattern") instanceof String p
+                        && !Pattern.compile(p).matcher(n.toString()).find()) {
                     problems.add(path + ": " + n + " does not match " + p);
                 }
             }
@@ -439,7 +599,8 @@ class HelmChartTest {
                     }
                 });
                 if (complete) {
-                    properties.keySet().stream().filter(k -> !map.containsKey(k))
+                    properties.keySet().stream()
+                            .filter(k -> !map.containsKey(k))
                             .forEach(k -> problems.add(path + "." + k + ": in the schema, not in values.yaml"));
                 }
             }

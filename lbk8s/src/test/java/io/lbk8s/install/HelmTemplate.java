@@ -55,7 +55,11 @@ final class HelmTemplate {
      * Chart.yaml, values.yaml merged with overrides as Helm coalesces them (maps merge key by key, a null removes the
      * key, everything else replaces), and the templates.
      */
-    record Chart(Path dir, Map<String, Object> chart, Map<String, Object> defaults, Map<String, List<Node>> defines,
+    record Chart(
+            Path dir,
+            Map<String, Object> chart,
+            Map<String, Object> defaults,
+            Map<String, List<Node>> defines,
             Map<String, List<Node>> templates) {
 
         static Chart load(Path dir) {
@@ -69,7 +73,12 @@ final class HelmTemplate {
                         templates.put(name, nodes);
                     }
                 }
-                return new Chart(dir, readYaml(dir.resolve("Chart.yaml")), readYaml(dir.resolve("values.yaml")), defines, templates);
+                return new Chart(
+                        dir,
+                        readYaml(dir.resolve("Chart.yaml")),
+                        readYaml(dir.resolve("values.yaml")),
+                        defines,
+                        templates);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -81,14 +90,23 @@ final class HelmTemplate {
         }
 
         /** The same, as {@code helm install} or {@code helm upgrade} renders them in a cluster holding what {@code cluster} finds. */
-        Map<String, String> render(String releaseName, String namespace, Map<String, Object> overrides, Lookup cluster) {
+        Map<String, String> render(
+                String releaseName, String namespace, Map<String, Object> overrides, Lookup cluster) {
             Map<String, Object> root = new LinkedHashMap<>();
             root.put("Values", merge(defaults, overrides));
             root.put("Release", Map.of("Name", releaseName, "Namespace", namespace, "Service", "Helm"));
-            root.put("Chart", Map.of("Name", chart.get("name"), "Version", chart.get("version"),
-                    "AppVersion", chart.get("appVersion")));
+            root.put(
+                    "Chart",
+                    Map.of(
+                            "Name",
+                            chart.get("name"),
+                            "Version",
+                            chart.get("version"),
+                            "AppVersion",
+                            chart.get("appVersion")));
             Map<String, String> out = new LinkedHashMap<>();
-            templates.forEach((name, nodes) -> out.put(name, new Renderer(defines, cluster).render(nodes, root, root, new LinkedHashMap<>())));
+            templates.forEach((name, nodes) ->
+                    out.put(name, new Renderer(defines, cluster).render(nodes, root, root, new LinkedHashMap<>())));
             return out;
         }
 
@@ -98,7 +116,8 @@ final class HelmTemplate {
         }
 
         String manifests(String releaseName, String namespace, Map<String, Object> overrides, Lookup cluster) {
-            return render(releaseName, namespace, overrides, cluster).entrySet().stream().filter(e -> e.getKey().endsWith(".yaml"))
+            return render(releaseName, namespace, overrides, cluster).entrySet().stream()
+                    .filter(e -> e.getKey().endsWith(".yaml"))
                     .map(e -> "---\n# Source: lbk8s/templates/" + e.getKey() + "\n" + e.getValue() + "\n")
                     .collect(Collectors.joining());
         }
@@ -166,7 +185,8 @@ final class HelmTemplate {
         int[] at = {0};
         List<Node> nodes = block(tokens, at, defines, false);
         if (at[0] != tokens.size()) {
-            throw new IllegalArgumentException("unexpected {{ " + tokens.get(at[0]).text() + " }}");
+            throw new IllegalArgumentException(
+                    "unexpected {{ " + tokens.get(at[0]).text() + " }}");
         }
         return nodes;
     }
@@ -249,7 +269,10 @@ final class HelmTemplate {
                 List<Node> body = block(tokens, at, defines, true);
                 expectEnd(tokens, at, a);
                 defines.put(unquote(a.substring(7).strip()), body);
-            } else if (a.startsWith("with ") || a.startsWith("else if") || a.startsWith("template ") || a.contains(":=")
+            } else if (a.startsWith("with ")
+                    || a.startsWith("else if")
+                    || a.startsWith("template ")
+                    || a.contains(":=")
                     || a.startsWith("block ")) {
                 throw new IllegalArgumentException("not in the supported subset: {{ " + a + " }}");
             } else {
@@ -263,7 +286,9 @@ final class HelmTemplate {
     }
 
     private static String keyword(List<Token> tokens, int[] at) {
-        return at[0] < tokens.size() && tokens.get(at[0]).action() ? tokens.get(at[0]).text() : "";
+        return at[0] < tokens.size() && tokens.get(at[0]).action()
+                ? tokens.get(at[0]).text()
+                : "";
     }
 
     private static void expectEnd(List<Token> tokens, int[] at, String opener) {
@@ -284,14 +309,20 @@ final class HelmTemplate {
                     case Text t -> out.append(t.text());
                     case Action a -> out.append(print(pipeline(a.pipeline(), root, dot, vars), a.pipeline()));
                     case Assign a -> vars.put(a.variable(), pipeline(a.pipeline(), root, dot, vars));
-                    case If i -> out.append(render(truthy(pipeline(i.condition(), root, dot, vars)) ? i.then() : i.otherwise(), root, dot,
-                            new LinkedHashMap<>(vars)));
+                    case If i ->
+                        out.append(render(
+                                truthy(pipeline(i.condition(), root, dot, vars)) ? i.then() : i.otherwise(),
+                                root,
+                                dot,
+                                new LinkedHashMap<>(vars)));
                     case Range r -> {
                         Object over = pipeline(r.pipeline(), root, dot, vars);
                         if (over instanceof List<?> list) {
-                            list.forEach(element -> out.append(render(r.body(), root, element, new LinkedHashMap<>(vars))));
+                            list.forEach(
+                                    element -> out.append(render(r.body(), root, element, new LinkedHashMap<>(vars))));
                         } else if (over != null) {
-                            throw new IllegalArgumentException("range over a " + over.getClass().getSimpleName() + ": " + r.pipeline());
+                            throw new IllegalArgumentException(
+                                    "range over a " + over.getClass().getSimpleName() + ": " + r.pipeline());
                         }
                     }
                 }
@@ -312,8 +343,12 @@ final class HelmTemplate {
                     args.add(piped);
                 }
                 String head = words.getFirst();
-                if (head.startsWith(".") || head.startsWith("$") || head.startsWith("\"") || Character.isDigit(head.charAt(0))
-                        || head.equals("true") || head.equals("false")) {
+                if (head.startsWith(".")
+                        || head.startsWith("$")
+                        || head.startsWith("\"")
+                        || Character.isDigit(head.charAt(0))
+                        || head.equals("true")
+                        || head.equals("false")) {
                     if (!args.isEmpty()) {
                         throw new IllegalArgumentException("can't give arguments to a value: " + text);
                     }
@@ -334,7 +369,8 @@ final class HelmTemplate {
                     if (body == null) {
                         throw new IllegalArgumentException("no template " + args.get(0) + ": " + text);
                     }
-                    yield render(body, root, args.get(1), new LinkedHashMap<>()); // an included template sees no variables
+                    yield render(
+                            body, root, args.get(1), new LinkedHashMap<>()); // an included template sees no variables
                 }
                 case "toYaml" -> {
                     arity(fn, args, 1, text);
@@ -348,7 +384,8 @@ final class HelmTemplate {
                 }
                 case "quote" -> {
                     arity(fn, args, 1, text);
-                    yield "\"" + print(args.getFirst(), text).replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+                    yield "\""
+                            + print(args.getFirst(), text).replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
                 }
                 case "default" -> {
                     arity(fn, args, 2, text);
@@ -364,23 +401,35 @@ final class HelmTemplate {
                 }
                 case "join" -> {
                     arity(fn, args, 2, text);
-                    yield ((List<?>) args.get(1)).stream().map(o -> print(o, text)).collect(Collectors.joining(args.get(0).toString()));
+                    yield ((List<?>) args.get(1))
+                            .stream()
+                                    .map(o -> print(o, text))
+                                    .collect(Collectors.joining(args.get(0).toString()));
                 }
                 case "printf" -> {
-                    if (args.isEmpty() || !(args.getFirst() instanceof String format) || format.replace("%s", "").contains("%")) {
-                        throw new IllegalArgumentException("printf with a format of %s verbs only is in the supported subset: " + text);
+                    if (args.isEmpty()
+                            || !(args.getFirst() instanceof String format)
+                            || format.replace("%s", "").contains("%")) {
+                        throw new IllegalArgumentException(
+                                "printf with a format of %s verbs only is in the supported subset: " + text);
                     }
-                    yield String.format(format, args.subList(1, args.size()).stream().map(o -> print(o, text)).toArray());
+                    yield String.format(
+                            format,
+                            args.subList(1, args.size()).stream()
+                                    .map(o -> print(o, text))
+                                    .toArray());
                 }
                 case "b64enc" -> {
                     arity(fn, args, 1, text);
-                    yield Base64.getEncoder().encodeToString(print(args.getFirst(), text).getBytes(StandardCharsets.UTF_8));
+                    yield Base64.getEncoder()
+                            .encodeToString(print(args.getFirst(), text).getBytes(StandardCharsets.UTF_8));
                 }
                 case "sha256sum" -> {
                     arity(fn, args, 1, text);
                     try {
-                        yield HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-                                .digest(print(args.getFirst(), text).getBytes(StandardCharsets.UTF_8)));
+                        yield HexFormat.of()
+                                .formatHex(MessageDigest.getInstance("SHA-256")
+                                        .digest(print(args.getFirst(), text).getBytes(StandardCharsets.UTF_8)));
                     } catch (NoSuchAlgorithmException e) {
                         throw new IllegalStateException(e);
                     }
@@ -406,15 +455,21 @@ final class HelmTemplate {
                 }
                 case "lookup" -> {
                     arity(fn, args, 4, text);
-                    yield cluster.find(print(args.get(0), text), print(args.get(1), text), print(args.get(2), text), print(args.get(3), text));
+                    yield cluster.find(
+                            print(args.get(0), text),
+                            print(args.get(1), text),
+                            print(args.get(2), text),
+                            print(args.get(3), text));
                 }
-                default -> throw new IllegalArgumentException("function " + fn + " is not in the supported subset: " + text);
+                default ->
+                    throw new IllegalArgumentException("function " + fn + " is not in the supported subset: " + text);
             };
         }
 
         private static void arity(String fn, List<Object> args, int n, String text) {
             if (args.size() != n) {
-                throw new IllegalArgumentException(fn + " takes " + n + " argument(s), got " + args.size() + ": " + text);
+                throw new IllegalArgumentException(
+                        fn + " takes " + n + " argument(s), got " + args.size() + ": " + text);
             }
         }
 
@@ -424,7 +479,8 @@ final class HelmTemplate {
             }
             if (word.startsWith("$")) {
                 if (!vars.containsKey(word.substring(1))) {
-                    throw new IllegalArgumentException("undefined variable " + word + " (or not in the supported subset) in " + text);
+                    throw new IllegalArgumentException(
+                            "undefined variable " + word + " (or not in the supported subset) in " + text);
                 }
                 return vars.get(word.substring(1));
             }
@@ -473,7 +529,9 @@ final class HelmTemplate {
             case Double d when d == Math.rint(d) -> String.valueOf(d.longValue());
             case Number n -> n.toString();
             case Boolean b -> b.toString();
-            default -> throw new IllegalArgumentException("a " + v.getClass().getSimpleName() + " printed without toYaml: " + text);
+            default ->
+                throw new IllegalArgumentException(
+                        "a " + v.getClass().getSimpleName() + " printed without toYaml: " + text);
         };
     }
 
@@ -498,7 +556,9 @@ final class HelmTemplate {
                 switch (next) {
                     case '"', '\\' -> out.append(next);
                     case 'n' -> out.append('\n');
-                    default -> throw new IllegalArgumentException("the escape \\" + next + " is not in the supported subset: " + word);
+                    default ->
+                        throw new IllegalArgumentException(
+                                "the escape \\" + next + " is not in the supported subset: " + word);
                 }
             } else {
                 out.append(c);

@@ -27,13 +27,13 @@ import org.junit.jupiter.api.io.TempDir;
 class MigrateApiTest {
     static final String NS = InstallValues.DEFAULT_NAMESPACE;
     static final String METALLB = "metallb-system";
-    static final String LEGACY = "address-pools:\n- name: legacy\n  protocol: layer2\n  addresses: [192.168.1.240-192.168.1.250]\n"
-            + "  auto-assign: false\n";
+    static final String LEGACY =
+            "address-pools:\n- name: legacy\n  protocol: layer2\n  addresses: [192.168.1.240-192.168.1.250]\n"
+                    + "  auto-assign: false\n";
 
     TestApiServer server;
     KubernetesClient client;
     Path kubeconfig;
-
 
     @BeforeEach
     void start(@TempDir Path dir) throws Exception {
@@ -42,15 +42,34 @@ class MigrateApiTest {
         kubeconfig = server.writeKubeconfig(dir.resolve("kubeconfig"));
         server.createCrds(Path.of("..", "deploy", "crds"));
         for (String ns : List.of(NS, METALLB)) {
-            client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build()).create();
+            client.namespaces()
+                    .resource(new NamespaceBuilder()
+                            .withNewMetadata()
+                            .withName(ns)
+                            .endMetadata()
+                            .build())
+                    .create();
         }
         Map<String, Object> spec = new LinkedHashMap<>(); // in this order, as the dry run prints it
         spec.put("addresses", List.of("10.5.0.200-10.5.0.220"));
         spec.put("autoAssign", true);
         create(ConfigResources.IP_ADDRESS_POOLS, "IPAddressPool", METALLB, "default", spec);
-        create(ConfigResources.L2_ADVERTISEMENTS, "L2Advertisement", METALLB, "l2", Map.of("ipAddressPools", List.of("default")));
-        client.configMaps().inNamespace(METALLB).resource(new ConfigMapBuilder().withNewMetadata().withName("config")
-                .withNamespace(METALLB).endMetadata().withData(Map.of("config", LEGACY)).build()).create();
+        create(
+                ConfigResources.L2_ADVERTISEMENTS,
+                "L2Advertisement",
+                METALLB,
+                "l2",
+                Map.of("ipAddressPools", List.of("default")));
+        client.configMaps()
+                .inNamespace(METALLB)
+                .resource(new ConfigMapBuilder()
+                        .withNewMetadata()
+                        .withName("config")
+                        .withNamespace(METALLB)
+                        .endMetadata()
+                        .withData(Map.of("config", LEGACY))
+                        .build())
+                .create();
     }
 
     @AfterEach
@@ -58,15 +77,27 @@ class MigrateApiTest {
         server.close();
     }
 
-    void create(ResourceDefinitionContext context, String kind, String namespace, String name, Map<String, Object> spec) {
-        client.genericKubernetesResources(context).inNamespace(namespace).resource(new GenericKubernetesResourceBuilder()
-                .withApiVersion("metallb.io/v1beta1").withKind(kind).withNewMetadata().withName(name).withNamespace(namespace)
-                .endMetadata().addToAdditionalProperties("spec", spec).build()).create();
+    void create(
+            ResourceDefinitionContext context, String kind, String namespace, String name, Map<String, Object> spec) {
+        client.genericKubernetesResources(context)
+                .inNamespace(namespace)
+                .resource(new GenericKubernetesResourceBuilder()
+                        .withApiVersion("metallb.io/v1beta1")
+                        .withKind(kind)
+                        .withNewMetadata()
+                        .withName(name)
+                        .withNamespace(namespace)
+                        .endMetadata()
+                        .addToAdditionalProperties("spec", spec)
+                        .build())
+                .create();
     }
 
     List<String> names(ResourceDefinitionContext context, String namespace) {
         return client.genericKubernetesResources(context).inNamespace(namespace).list().getItems().stream()
-                .map(r -> r.getMetadata().getName()).sorted().toList();
+                .map(r -> r.getMetadata().getName())
+                .sorted()
+                .toList();
     }
 
     CliRun lbk8s(String... args) {
@@ -78,9 +109,10 @@ class MigrateApiTest {
         CliRun status = lbk8s("status");
 
         assertThat(status.code()).isZero();
-        assertThat(status.out()).startsWith("No address pools.\nconfiguration not read: found 1 IPAddressPool(s) and "
-                + "1 L2Advertisement(s) in metallb-system and MetalLB's legacy ConfigMap metallb-system/config, which lbk8s does "
-                + "not read: run \"lbk8s migrate -n lbk8s-system --dry-run\"\n");
+        assertThat(status.out())
+                .startsWith("No address pools.\nconfiguration not read: found 1 IPAddressPool(s) and "
+                        + "1 L2Advertisement(s) in metallb-system and MetalLB's legacy ConfigMap metallb-system/config, which lbk8s does "
+                        + "not read: run \"lbk8s migrate -n lbk8s-system --dry-run\"\n");
     }
 
     @Test
@@ -151,45 +183,69 @@ class MigrateApiTest {
                 """);
         assertThat(names(ConfigResources.IP_ADDRESS_POOLS, NS)).containsExactly("default", "legacy");
         assertThat(names(ConfigResources.L2_ADVERTISEMENTS, NS)).containsExactly("l2", "legacy");
-        GenericKubernetesResource legacy = client.genericKubernetesResources(ConfigResources.IP_ADDRESS_POOLS).inNamespace(NS)
-                .withName("legacy").get();
+        GenericKubernetesResource legacy = client.genericKubernetesResources(ConfigResources.IP_ADDRESS_POOLS)
+                .inNamespace(NS)
+                .withName("legacy")
+                .get();
         // as stored: the API server fills in the CRD's default for avoidBuggyIPs
-        assertThat(legacy.getAdditionalProperties().get("spec")).isEqualTo(
-                Map.of("addresses", List.of("192.168.1.240-192.168.1.250"), "autoAssign", false, "avoidBuggyIPs", false));
+        assertThat(legacy.getAdditionalProperties().get("spec"))
+                .isEqualTo(Map.of(
+                        "addresses",
+                        List.of("192.168.1.240-192.168.1.250"),
+                        "autoAssign",
+                        false,
+                        "avoidBuggyIPs",
+                        false));
         assertThat(names(ConfigResources.IP_ADDRESS_POOLS, METALLB)).containsExactly("default");
-        assertThat(client.configMaps().inNamespace(METALLB).withName("config").get()).isNotNull();
+        assertThat(client.configMaps().inNamespace(METALLB).withName("config").get())
+                .isNotNull();
         assertThat(lbk8s("status").out()).contains("legacy    192.168.1.240-192.168.1.250");
 
         CliRun again = lbk8s("migrate");
         assertThat(again.code()).as(again.err()).isZero();
-        assertThat(again.err()).contains("IPAddressPool default already in lbk8s-system with the same spec "
-                + "(from IPAddressPool metallb-system/default)");
+        assertThat(again.err())
+                .contains("IPAddressPool default already in lbk8s-system with the same spec "
+                        + "(from IPAddressPool metallb-system/default)");
         assertThat(again.out()).doesNotContain("created");
     }
 
     @Test
     void aNameTakenByAnotherSpecIsRefusedAndNothingIsCreated() {
-        create(ConfigResources.IP_ADDRESS_POOLS, "IPAddressPool", NS, "default", Map.of("addresses", List.of("10.5.0.100/30")));
+        create(
+                ConfigResources.IP_ADDRESS_POOLS,
+                "IPAddressPool",
+                NS,
+                "default",
+                Map.of("addresses", List.of("10.5.0.100/30")));
 
         CliRun run = lbk8s("migrate");
 
         assertThat(run.code()).isEqualTo(1);
-        assertThat(run.err()).isEqualTo("error: IPAddressPool \"default\" already exists in lbk8s-system with another spec than the "
-                + "one from IPAddressPool metallb-system/default: rename or remove one of them\nnothing was created\n");
+        assertThat(run.err())
+                .isEqualTo(
+                        "error: IPAddressPool \"default\" already exists in lbk8s-system with another spec than the "
+                                + "one from IPAddressPool metallb-system/default: rename or remove one of them\nnothing was created\n");
         assertThat(names(ConfigResources.IP_ADDRESS_POOLS, NS)).containsExactly("default");
         assertThat(names(ConfigResources.L2_ADVERTISEMENTS, NS)).isEmpty();
     }
 
     @Test
     void bgpInTheLegacyConfigMapIsLeftOutWithASentenceAndExitCode2() {
-        client.configMaps().inNamespace(METALLB).withName("config").edit(c -> new ConfigMapBuilder(c).withData(Map.of("config",
-                LEGACY + "- {name: routed, protocol: bgp, addresses: [198.51.100.0/24]}\n")).build());
+        client.configMaps()
+                .inNamespace(METALLB)
+                .withName("config")
+                .edit(c -> new ConfigMapBuilder(c)
+                        .withData(Map.of(
+                                "config", LEGACY + "- {name: routed, protocol: bgp, addresses: [198.51.100.0/24]}\n"))
+                        .build());
 
         CliRun run = lbk8s("migrate", "--from", METALLB);
 
         assertThat(run.code()).isEqualTo(2);
-        assertThat(run.err()).isEqualTo("left out: ConfigMap metallb-system/config: pool \"routed\" uses protocol \"bgp\", not layer2: "
-                + "left out, lbk8s announces with layer 2 only (move its addresses to a layer2 pool for lbk8s)\n");
+        assertThat(run.err())
+                .isEqualTo(
+                        "left out: ConfigMap metallb-system/config: pool \"routed\" uses protocol \"bgp\", not layer2: "
+                                + "left out, lbk8s announces with layer 2 only (move its addresses to a layer2 pool for lbk8s)\n");
         assertThat(names(ConfigResources.IP_ADDRESS_POOLS, NS)).containsExactly("default", "legacy");
     }
 }

@@ -9,9 +9,9 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 
 class RangeChoiceTest {
 
@@ -20,7 +20,8 @@ class RangeChoiceTest {
     }
 
     static RangeChoice.KnownNetwork docker(String cidr, String gateway) {
-        return new RangeChoice.KnownNetwork(IpPrefix.parse(cidr).orElseThrow().canonical(), IpAddress.parse(gateway), "Docker network test");
+        return new RangeChoice.KnownNetwork(
+                IpPrefix.parse(cidr).orElseThrow().canonical(), IpAddress.parse(gateway), "Docker network test");
     }
 
     static RangeChoice.Choice choose(List<IpAddress> nodes, List<RangeChoice.KnownNetwork> known, List<IpRange> taken) {
@@ -46,7 +47,8 @@ class RangeChoiceTest {
             IPv6 Docker /112                                    | fd00:18::2                   | fd00:18::/112    | fd00:18::1 | fd00:18::ffc8-fd00:18::fffa
             nodes in two /24s: the network holding both         | 10.1.0.5,10.1.1.5            |                  |            | 10.1.1.200-10.1.1.250
             """)
-    void picksNearTheTopAwayFromNodesAndGateway(String name, String nodes, String cidr, String gateway, String expected) {
+    void picksNearTheTopAwayFromNodesAndGateway(
+            String name, String nodes, String cidr, String gateway, String expected) {
         List<RangeChoice.KnownNetwork> known = cidr == null ? List.of() : List.of(docker(cidr, gateway));
         assertThat(addresses(choose(ips(nodes.split(",")), known, List.of()))).containsExactly(expected);
     }
@@ -60,17 +62,22 @@ class RangeChoiceTest {
     @Test
     void avoidsExistingPools() {
         var taken = ((IpRange.Parsed.Valid) IpRange.parse("10.5.0.200-10.5.0.230")).range();
-        assertThat(addresses(choose(ips("10.5.0.2"), List.of(), List.of(taken)))).containsExactly("10.5.0.231-10.5.0.250");
+        assertThat(addresses(choose(ips("10.5.0.2"), List.of(), List.of(taken))))
+                .containsExactly("10.5.0.231-10.5.0.250");
     }
 
     @Test
     void aFullNetworkIsAClearError() {
         // a /29: .0 network, .1 gateway, .7 broadcast, .2-.6 nodes
-        var choice = choose(ips("10.7.0.2", "10.7.0.3", "10.7.0.4", "10.7.0.5", "10.7.0.6"),
-                List.of(docker("10.7.0.0/29", "10.7.0.1")), List.of());
+        var choice = choose(
+                ips("10.7.0.2", "10.7.0.3", "10.7.0.4", "10.7.0.5", "10.7.0.6"),
+                List.of(docker("10.7.0.0/29", "10.7.0.1")),
+                List.of());
         assertThat(choice).isInstanceOf(RangeChoice.Choice.NoRoom.class);
         assertThat(((RangeChoice.Choice.NoRoom) choice).message())
-                .contains("10.7.0.0/29").contains("no free address").contains("--addresses");
+                .contains("10.7.0.0/29")
+                .contains("no free address")
+                .contains("--addresses");
     }
 
     @Test
@@ -82,8 +89,11 @@ class RangeChoiceTest {
     void theChosenRangeNeverHoldsANodeTheGatewayOrTheNetworkEdges() {
         for (int prefix = 24; prefix <= 29; prefix++) {
             IpPrefix net = IpPrefix.parse("10.3.0.0/" + prefix).orElseThrow();
-            List<IpAddress> nodes = IntStream.rangeClosed(2, 4).mapToObj(i -> net.at(java.math.BigInteger.valueOf(i))).toList();
-            var chosen = (RangeChoice.Choice.Chosen) choose(nodes, List.of(new RangeChoice.KnownNetwork(net, Optional.empty(), "t")), List.of());
+            List<IpAddress> nodes = IntStream.rangeClosed(2, 4)
+                    .mapToObj(i -> net.at(java.math.BigInteger.valueOf(i)))
+                    .toList();
+            var chosen = (RangeChoice.Choice.Chosen)
+                    choose(nodes, List.of(new RangeChoice.KnownNetwork(net, Optional.empty(), "t")), List.of());
             IpRange range = chosen.picks().getFirst().range();
             assertThat(nodes).noneMatch(range::contains);
             assertThat(range.contains(net.network())).isFalse();

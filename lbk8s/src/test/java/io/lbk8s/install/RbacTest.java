@@ -1,17 +1,16 @@
 package io.lbk8s.install;
 
-import io.lbk8s.controller.ElectedController;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.lbk8s.address.IpAddress;
+import io.lbk8s.conflict.AddressConflict;
 import io.lbk8s.controller.ControllerSettings;
 import io.lbk8s.controller.ElectedController;
 import io.lbk8s.election.Candidacy;
 import io.lbk8s.election.ElectionSettings;
-import io.lbk8s.address.IpAddress;
-import io.lbk8s.conflict.AddressConflict;
 import io.lbk8s.kube.AddressConflicts;
 import io.lbk8s.kube.ClusterNames;
 import io.lbk8s.kube.ServiceL2Statuses;
@@ -89,29 +88,62 @@ class RbacTest {
         try (OneNodeCluster cluster = OneNodeCluster.start()) {
             var server = cluster.server;
             var client = cluster.client;
-            Manifests.pool(InstallValues.defaults()).forEach(p -> Applier.resource(client, p).create());
+            Manifests.pool(InstallValues.defaults())
+                    .forEach(p -> Applier.resource(client, p).create());
             // two Services sharing one address: the second joins the first's IPAddressClaim (get, update)
             for (var shared : List.of(Map.entry("web", 80), Map.entry("web-dns", 53))) {
-                client.services().inNamespace("default").resource(new ServiceBuilder().withNewMetadata().withName(shared.getKey())
-                        .withAnnotations(Map.of("metallb.io/allow-shared-ip", "web")).endMetadata()
-                        .withNewSpec().withType("LoadBalancer").addNewPort().withPort(shared.getValue()).endPort().endSpec().build()).create();
+                client.services()
+                        .inNamespace("default")
+                        .resource(new ServiceBuilder()
+                                .withNewMetadata()
+                                .withName(shared.getKey())
+                                .withAnnotations(Map.of("metallb.io/allow-shared-ip", "web"))
+                                .endMetadata()
+                                .withNewSpec()
+                                .withType("LoadBalancer")
+                                .addNewPort()
+                                .withPort(shared.getValue())
+                                .endPort()
+                                .endSpec()
+                                .build())
+                        .create();
             }
             // a stale status of this node, which the speaker cleans up
-            client.genericKubernetesResources(ServiceL2Statuses.CONTEXT).inNamespace(NS).resource(new GenericKubernetesResourceBuilder()
-                    .withApiVersion("metallb.io/v1beta1").withKind("ServiceL2Status").withNewMetadata().withName("l2-old").withNamespace(NS)
-                    .withLabels(Map.of(ServiceL2Statuses.NODE_LABEL, "node-1", ServiceL2Statuses.SERVICE_NAME_LABEL, "gone",
-                            ServiceL2Statuses.SERVICE_NAMESPACE_LABEL, "default")).endMetadata()
-                    .addToAdditionalProperties("spec", Map.of()).build()).create();
-            await().atMost(Duration.ofSeconds(5)).until(() -> server.recentRequests().size() == Math.min(500, server.requestCount()));
+            client.genericKubernetesResources(ServiceL2Statuses.CONTEXT)
+                    .inNamespace(NS)
+                    .resource(new GenericKubernetesResourceBuilder()
+                            .withApiVersion("metallb.io/v1beta1")
+                            .withKind("ServiceL2Status")
+                            .withNewMetadata()
+                            .withName("l2-old")
+                            .withNamespace(NS)
+                            .withLabels(Map.of(
+                                    ServiceL2Statuses.NODE_LABEL,
+                                    "node-1",
+                                    ServiceL2Statuses.SERVICE_NAME_LABEL,
+                                    "gone",
+                                    ServiceL2Statuses.SERVICE_NAMESPACE_LABEL,
+                                    "default"))
+                            .endMetadata()
+                            .addToAdditionalProperties("spec", Map.of())
+                            .build())
+                    .create();
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> server.recentRequests().size() == Math.min(500, server.requestCount()));
             int fixtures = server.requestCount();
 
             var controllerClient = server.newClient();
             // elected, as in the Deployment: it reads, creates and renews its Lease, then releases it on close
-            var controller = new ElectedController(controllerClient, new ControllerSettings(NS, Optional.empty()),
+            var controller = new ElectedController(
+                    controllerClient,
+                    new ControllerSettings(NS, Optional.empty()),
                     new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
                     Optional.of(new Candidacy("controller-0", ElectionSettings.DEFAULTS)));
             var speakerClient = server.newClient();
-            var speaker = new Speaker(speakerClient, OneNodeCluster.settings(PEER_PORT), new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+            var speaker = new Speaker(
+                    speakerClient,
+                    OneNodeCluster.settings(PEER_PORT),
+                    new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
             controller.start();
             speaker.start();
             Thread.sleep(4000); // assignment, status, events, the speaker's plan (no interface here serves 10.5.0.0/24)
@@ -130,32 +162,55 @@ class RbacTest {
             // create), refresh (get, update), clear (delete); nothing answers here
             var conflicts = new AddressConflicts(speakerClient);
             Instant seen = Instant.parse("2026-12-03T22:00:00Z");
-            AddressConflict conflict = new AddressConflict(IpAddress.parse("10.5.0.9").orElseThrow(), "02:00:00:00:0f:01", "node-1",
-                    AddressConflict.Phase.Probe, Optional.of(new ServiceKey("default", "web")), seen, seen, "");
+            AddressConflict conflict = new AddressConflict(
+                    IpAddress.parse("10.5.0.9").orElseThrow(),
+                    "02:00:00:00:0f:01",
+                    "node-1",
+                    AddressConflict.Phase.Probe,
+                    Optional.of(new ServiceKey("default", "web")),
+                    seen,
+                    seen,
+                    "");
             conflicts.report(conflict);
             conflicts.report(conflict.seenAgain("02:00:00:00:0f:01", seen.plus(AddressConflict.REFRESH)));
             conflicts.clear(conflict.address());
-            await().atMost(Duration.ofSeconds(5)).until(() -> server.recentRequests().size() == Math.min(500, server.requestCount()));
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> server.recentRequests().size() == Math.min(500, server.requestCount()));
 
             List<String> lines = server.recentRequests();
             int made = server.requestCount() - fixtures;
             assertThat(made).isLessThan(500);
-            List<Call> testsOwn = List.of(new Call("delete", "", "services", true, "web-dns"), new Call("delete", "", "services", true, "web"));
-            List<Call> calls = lines.subList(lines.size() - made, lines.size()).stream().map(RbacTest::call).distinct()
-                    .filter(c -> !testsOwn.contains(c)).toList();
+            List<Call> testsOwn = List.of(
+                    new Call("delete", "", "services", true, "web-dns"),
+                    new Call("delete", "", "services", true, "web"));
+            List<Call> calls = lines.subList(lines.size() - made, lines.size()).stream()
+                    .map(RbacTest::call)
+                    .distinct()
+                    .filter(c -> !testsOwn.contains(c))
+                    .toList();
             // both clients' calls are mixed in one log: a call is fine if either component's rules allow it, and each
             // rule must be used by some call. Below, each component is also checked for its own distinctive calls.
             List<Rbac.Rule> all = new java.util.ArrayList<>();
-            List.of(Rbac.CONTROLLER_CLUSTER, Rbac.CONTROLLER_NAMESPACE, Rbac.SPEAKER_CLUSTER, Rbac.SPEAKER_NAMESPACE).forEach(all::addAll);
+            List.of(Rbac.CONTROLLER_CLUSTER, Rbac.CONTROLLER_NAMESPACE, Rbac.SPEAKER_CLUSTER, Rbac.SPEAKER_NAMESPACE)
+                    .forEach(all::addAll);
             for (Call c : calls) {
-                List<Rbac.Rule> scope = c.namespaced() ? all : List.of(Rbac.CONTROLLER_CLUSTER, Rbac.SPEAKER_CLUSTER).stream().flatMap(List::stream).toList();
-                assertThat(scope).as("no rule allows " + c).anyMatch(r -> r.allows(c.verb(), c.group(), c.resource(), c.name()));
+                List<Rbac.Rule> scope = c.namespaced()
+                        ? all
+                        : List.of(Rbac.CONTROLLER_CLUSTER, Rbac.SPEAKER_CLUSTER).stream()
+                                .flatMap(List::stream)
+                                .toList();
+                assertThat(scope)
+                        .as("no rule allows " + c)
+                        .anyMatch(r -> r.allows(c.verb(), c.group(), c.resource(), c.name()));
             }
             Set<String> unused = new HashSet<>();
             for (Rbac.Rule r : all) {
                 for (String resource : r.resources()) {
                     for (String verb : r.verbs()) {
-                        if (calls.stream().noneMatch(c -> c.group().equals(r.group()) && c.resource().equals(resource) && c.verb().equals(verb))) {
+                        if (calls.stream()
+                                .noneMatch(c -> c.group().equals(r.group())
+                                        && c.resource().equals(resource)
+                                        && c.verb().equals(verb))) {
                             unused.add(verb + " " + (r.group().isEmpty() ? "" : r.group() + "/") + resource);
                         }
                     }
@@ -164,14 +219,19 @@ class RbacTest {
             // kept on purpose: the speaker reads its Pod afresh only when its cached copy was stale (a 409)
             unused.remove("get pods");
             assertThat(unused).as("rules no call used").isEmpty();
-            assertThat(calls.stream().map(Call::withoutName).toList()).contains(new Call("update", "", "services/status", true), new Call("patch", "", "services", true),
-                    new Call("create", "", "events", true), new Call("update", "", "pods/status", true),
-                    new Call("delete", "metallb.io", "servicel2statuses", true),
-                    // the failure detector: its key Secret watched and created, its view on its own Pod
-                    new Call("watch", "", "secrets", true), new Call("create", "", "secrets", true),
-                    new Call("patch", "", "pods", true),
-                    // the AddressConflicts this node reported before a restart, probed again
-                    new Call("watch", "lbk8s.io", "addressconflicts", false));
+            assertThat(calls.stream().map(Call::withoutName).toList())
+                    .contains(
+                            new Call("update", "", "services/status", true),
+                            new Call("patch", "", "services", true),
+                            new Call("create", "", "events", true),
+                            new Call("update", "", "pods/status", true),
+                            new Call("delete", "metallb.io", "servicel2statuses", true),
+                            // the failure detector: its key Secret watched and created, its view on its own Pod
+                            new Call("watch", "", "secrets", true),
+                            new Call("create", "", "secrets", true),
+                            new Call("patch", "", "pods", true),
+                            // the AddressConflicts this node reported before a restart, probed again
+                            new Call("watch", "lbk8s.io", "addressconflicts", false));
         }
     }
 
@@ -179,19 +239,29 @@ class RbacTest {
     void theKeySecretIsReadByNameOnlyAndCreated() {
         // what the failure detector's code sends: fabric8's withName(...).inform(), and create
         String secrets = "/api/v1/namespaces/" + NS + "/secrets";
-        List<Call> allowed = List.of(call("GET " + secrets + "?fieldSelector=metadata.name%3D" + Manifests.PEER_SECRET),
-                call("GET " + secrets + "?fieldSelector=metadata.name%3D" + Manifests.PEER_SECRET + "&resourceVersion=0&watch=true"),
+        List<Call> allowed = List.of(
+                call("GET " + secrets + "?fieldSelector=metadata.name%3D" + Manifests.PEER_SECRET),
+                call("GET " + secrets + "?fieldSelector=metadata.name%3D" + Manifests.PEER_SECRET
+                        + "&resourceVersion=0&watch=true"),
                 call("POST " + secrets));
         assertThat(allowed).extracting(Call::verb).containsExactly("list", "watch", "create");
-        List<Call> refused = List.of(call("GET " + secrets + "/" + Manifests.PEER_SECRET), call("GET " + secrets + "/other"),
+        List<Call> refused = List.of(
+                call("GET " + secrets + "/" + Manifests.PEER_SECRET),
+                call("GET " + secrets + "/other"),
                 call("GET " + secrets),
-                call("GET " + secrets + "?watch=true"), call("GET " + secrets + "?fieldSelector=metadata.name%3Dother"),
-                call("PUT " + secrets + "/" + Manifests.PEER_SECRET), call("DELETE " + secrets + "/" + Manifests.PEER_SECRET));
+                call("GET " + secrets + "?watch=true"),
+                call("GET " + secrets + "?fieldSelector=metadata.name%3Dother"),
+                call("PUT " + secrets + "/" + Manifests.PEER_SECRET),
+                call("DELETE " + secrets + "/" + Manifests.PEER_SECRET));
         for (Call c : allowed) {
-            assertThat(Rbac.SPEAKER_NAMESPACE).as(c.toString()).anyMatch(r -> r.allows(c.verb(), c.group(), c.resource(), c.name()));
+            assertThat(Rbac.SPEAKER_NAMESPACE)
+                    .as(c.toString())
+                    .anyMatch(r -> r.allows(c.verb(), c.group(), c.resource(), c.name()));
         }
         for (Call c : refused) {
-            assertThat(Rbac.SPEAKER_NAMESPACE).as(c.toString()).noneMatch(r -> r.allows(c.verb(), c.group(), c.resource(), c.name()));
+            assertThat(Rbac.SPEAKER_NAMESPACE)
+                    .as(c.toString())
+                    .noneMatch(r -> r.allows(c.verb(), c.group(), c.resource(), c.name()));
         }
         // the controller never touches Secrets, nor does anything cluster-wide
         List<Rbac.Rule> others = new java.util.ArrayList<>(Rbac.CONTROLLER_CLUSTER);
@@ -205,27 +275,44 @@ class RbacTest {
         String leases = "/apis/coordination.k8s.io/v1/namespaces/" + NS + "/leases";
         String lease = leases + "/" + ClusterNames.CONTROLLER_LEASE;
         List<Call> allowed = List.of(call("GET " + lease), call("PUT " + lease), call("POST " + leases));
-        List<Call> refused = List.of(call("GET " + leases + "/other"), call("PUT " + leases + "/other"), call("GET " + leases),
-                call("GET " + leases + "?watch=true"), call("DELETE " + lease), call("PATCH " + lease));
+        List<Call> refused = List.of(
+                call("GET " + leases + "/other"),
+                call("PUT " + leases + "/other"),
+                call("GET " + leases),
+                call("GET " + leases + "?watch=true"),
+                call("DELETE " + lease),
+                call("PATCH " + lease));
         for (Call c : allowed) {
-            assertThat(Rbac.CONTROLLER_NAMESPACE).as(c.toString()).anyMatch(r -> r.allows(c.verb(), c.group(), c.resource(), c.name()));
+            assertThat(Rbac.CONTROLLER_NAMESPACE)
+                    .as(c.toString())
+                    .anyMatch(r -> r.allows(c.verb(), c.group(), c.resource(), c.name()));
         }
         for (Call c : refused) {
-            assertThat(Rbac.CONTROLLER_NAMESPACE).as(c.toString()).noneMatch(r -> r.allows(c.verb(), c.group(), c.resource(), c.name()));
+            assertThat(Rbac.CONTROLLER_NAMESPACE)
+                    .as(c.toString())
+                    .noneMatch(r -> r.allows(c.verb(), c.group(), c.resource(), c.name()));
         }
         // IPAddressClaims are cluster-scoped: only a ClusterRole reaches them, and the controller may do all it needs
         String claims = "/apis/lbk8s.io/v1alpha1/ipaddressclaims";
         String claim = claims + "/10.5.0.200";
-        List<Call> claimCalls = List.of(call("GET " + claim), call("GET " + claims), call("POST " + claims), call("PUT " + claim),
+        List<Call> claimCalls = List.of(
+                call("GET " + claim),
+                call("GET " + claims),
+                call("POST " + claims),
+                call("PUT " + claim),
                 call("DELETE " + claim));
         assertThat(claimCalls).extracting(Call::verb).containsExactly("get", "list", "create", "update", "delete");
         for (Call c : claimCalls) {
             assertThat(c.namespaced()).isFalse();
-            assertThat(Rbac.CONTROLLER_CLUSTER).as(c.toString()).anyMatch(r -> r.allows(c.verb(), c.group(), c.resource(), c.name()));
+            assertThat(Rbac.CONTROLLER_CLUSTER)
+                    .as(c.toString())
+                    .anyMatch(r -> r.allows(c.verb(), c.group(), c.resource(), c.name()));
         }
         // the speaker touches neither
         List<Rbac.Rule> speaker = new java.util.ArrayList<>(Rbac.SPEAKER_CLUSTER);
         speaker.addAll(Rbac.SPEAKER_NAMESPACE);
-        assertThat(speaker).noneMatch(r -> r.resources().contains("leases") || r.resources().contains("ipaddressclaims"));
+        assertThat(speaker)
+                .noneMatch(
+                        r -> r.resources().contains("leases") || r.resources().contains("ipaddressclaims"));
     }
 }

@@ -32,11 +32,17 @@ import org.junit.jupiter.params.provider.MethodSource;
 class AllocatorPropertyTest {
 
     static final List<Config> CONFIGS = List.of(
-            config(pool("small", "10.0.0.250-10.0.1.4").avoidBuggyIPs(), pool("dual", "10.1.0.0/29", "fd00::/125"),
-                    pool("manual", "10.2.0.0/30").manual(), pool("team", "10.3.0.0/30").namespaces("team").priority(3),
+            config(
+                    pool("small", "10.0.0.250-10.0.1.4").avoidBuggyIPs(),
+                    pool("dual", "10.1.0.0/29", "fd00::/125"),
+                    pool("manual", "10.2.0.0/30").manual(),
+                    pool("team", "10.3.0.0/30").namespaces("team").priority(3),
                     pool("labelled", "10.4.0.0/30").serviceSelector("lb=yes")),
-            config(pool("small", "10.0.0.250-10.0.1.1"), pool("dual", "10.1.0.0/30", "fd00::/126"),
-                    pool("v6", "fd01::/64"), pool("team", "10.3.0.0/29").namespaceSelector("kind=team")),
+            config(
+                    pool("small", "10.0.0.250-10.0.1.1"),
+                    pool("dual", "10.1.0.0/30", "fd00::/126"),
+                    pool("v6", "fd01::/64"),
+                    pool("team", "10.3.0.0/29").namespaceSelector("kind=team")),
             config(pool("renamed", "10.0.0.250-10.0.1.4").avoidBuggyIPs(), pool("dual", "10.1.0.0/29", "fd00::/125")),
             Config.EMPTY);
 
@@ -71,7 +77,9 @@ class AllocatorPropertyTest {
                 AllocationRequest r = randomRequest(random, current);
                 last.put(r.service(), r);
                 Config now = current;
-                List<IpAddress> status = allocator.assignmentOf(r.service()).map(Assignment::ips)
+                List<IpAddress> status = allocator
+                        .assignmentOf(r.service())
+                        .map(Assignment::ips)
                         .orElseGet(() -> randomIps(random, now));
                 allocator.release(r.service());
                 allocator.restore(r, status);
@@ -100,9 +108,13 @@ class AllocatorPropertyTest {
                 assertThat(a.ips().get(0).family()).as(at).isEqualTo(IpFamily.IPv4);
                 assertThat(a.ips().get(1).family()).as(at).isEqualTo(IpFamily.IPv6);
             }
-            assertThat(PoolSelection.allows(pool, last.get(a.service()))).as(at + " allowed " + a).isTrue();
+            assertThat(PoolSelection.allows(pool, last.get(a.service())))
+                    .as(at + " allowed " + a)
+                    .isTrue();
             for (IpAddress ip : a.ips()) {
-                assertThat(pool.contains(ip) && !pool.forbids(ip)).as(at + ": " + a).isTrue();
+                assertThat(pool.contains(ip) && !pool.forbids(ip))
+                        .as(at + ": " + a)
+                        .isTrue();
                 byIp.computeIfAbsent(ip, _ -> new ArrayList<>()).add(a.service());
                 byPool.computeIfAbsent(a.pool(), _ -> new HashSet<>()).add(ip);
             }
@@ -113,15 +125,21 @@ class AllocatorPropertyTest {
             for (int i = 0; i < holders.size(); i++) {
                 for (int j = i + 1; j < holders.size(); j++) {
                     String problem = Sharing.problem(last.get(holders.get(i)), last.get(holders.get(j)));
-                    assertThat(problem).as(at + ": " + e.getKey() + " held by " + holders).isNull();
+                    assertThat(problem)
+                            .as(at + ": " + e.getKey() + " held by " + holders)
+                            .isNull();
                 }
             }
         }
         for (PoolUsage u : allocator.usage()) {
-            assertThat(u.inUse()).as(at + " " + u).isEqualTo(byPool.getOrDefault(u.pool(), Set.of()).size());
+            assertThat(u.inUse())
+                    .as(at + " " + u)
+                    .isEqualTo(byPool.getOrDefault(u.pool(), Set.of()).size());
         }
-        assertThat(allocator.usage()).extracting(PoolUsage::pool)
-                .containsExactlyElementsOf(config.pools().stream().map(AddressPool::name).toList());
+        assertThat(allocator.usage())
+                .extracting(PoolUsage::pool)
+                .containsExactlyElementsOf(
+                        config.pools().stream().map(AddressPool::name).toList());
     }
 
     private static final String[] NAMESPACES = {"default", "team", "other"};
@@ -144,7 +162,7 @@ class AllocatorPropertyTest {
             case 1 -> s.preferDual();
             case 2 -> s.requireDual();
             case 3 -> s.families();
-            default -> { }
+            default -> {}
         }
         if (random.nextInt(3) > 0) {
             s.sharing(random.nextBoolean() ? "k1" : "k2");

@@ -80,98 +80,144 @@ class AllocatorScenarioTest {
 
     static Stream<Arguments> scenarios() {
         return Stream.of(
-                scenario("same IP after restart: restore before assigning", ONE,
+                scenario(
+                        "same IP after restart: restore before assigning",
+                        ONE,
                         restore(svc("default/b"), status("10.0.0.5"), gets("default", "10.0.0.5")),
                         restore(svc("default/c"), status("10.0.0.0"), gets("default", "10.0.0.0")),
                         assign(svc("default/a"), gets("default", "10.0.0.1")),
                         assign(svc("default/b"), gets("default", "10.0.0.5")),
                         assign(svc("default/c"), gets("default", "10.0.0.0")),
                         usage("default", 256, 3)),
-                scenario("restore of an address no pool has gives nothing; assign then allocates", ONE,
+                scenario(
+                        "restore of an address no pool has gives nothing; assign then allocates",
+                        ONE,
                         restore(svc("default/a"), status("192.168.1.1"), null),
                         holds("default/a", null),
                         assign(svc("default/a"), gets("default", "10.0.0.0"))),
-                scenario("restore of an address held by an incompatible Service gives nothing", ONE,
+                scenario(
+                        "restore of an address held by an incompatible Service gives nothing",
+                        ONE,
                         restore(svc("default/a"), status("10.0.0.5"), gets("default", "10.0.0.5")),
                         restore(svc("default/b"), status("10.0.0.5"), null),
                         usage("default", 256, 1)),
-                scenario("restore of a shared address with a compatible Service", ONE,
+                scenario(
+                        "restore of a shared address with a compatible Service",
+                        ONE,
                         restore(svc("default/a").sharing("k"), status("10.0.0.5"), gets("default", "10.0.0.5")),
-                        restore(svc("default/b").sharing("k").ports("443/TCP"), status("10.0.0.5"),
+                        restore(
+                                svc("default/b").sharing("k").ports("443/TCP"),
+                                status("10.0.0.5"),
                                 gets("default", "10.0.0.5")),
                         usage("default", 256, 1)),
-                scenario("restore honours a requested IP that differs from the status", ONE,
+                scenario(
+                        "restore honours a requested IP that differs from the status",
+                        ONE,
                         restore(svc("default/a").ips("10.0.0.7"), status("10.0.0.5"), null),
                         assign(svc("default/a").ips("10.0.0.7"), gets("default", "10.0.0.7"))),
-                scenario("restore refuses a pool reserved for other namespaces",
-                        config(pool("a", "10.0.1.0/24"), pool("z", "10.0.2.0/24").namespaces("team")),
+                scenario(
+                        "restore refuses a pool reserved for other namespaces",
+                        config(
+                                pool("a", "10.0.1.0/24"),
+                                pool("z", "10.0.2.0/24").namespaces("team")),
                         restore(svc("default/a"), status("10.0.2.3"), null),
                         restore(svc("team/a"), status("10.0.2.3"), gets("z", "10.0.2.3"))),
-                scenario("restore refuses an address avoidBuggyIPs forbids",
+                scenario(
+                        "restore refuses an address avoidBuggyIPs forbids",
                         config(pool("default", "10.0.0.0/24").avoidBuggyIPs()),
                         restore(svc("default/a"), status("10.0.0.0"), null)),
-                scenario("restore refuses a family the Service no longer has", config(pool("d", "10.0.0.0/24", "fd00::/120")),
+                scenario(
+                        "restore refuses a family the Service no longer has",
+                        config(pool("d", "10.0.0.0/24", "fd00::/120")),
                         restore(svc("default/a"), status("10.0.0.3", "fd00::3"), null),
-                        restore(svc("default/a").preferDual(), status("fd00::3", "10.0.0.3"),
+                        restore(
+                                svc("default/a").preferDual(),
+                                status("fd00::3", "10.0.0.3"),
                                 gets("d", "10.0.0.3", "fd00::3"))),
-                scenario("restore never adds an address; the next assign may",
+                scenario(
+                        "restore never adds an address; the next assign may",
                         config(pool("d", "10.0.0.0/24", "fd00::/120")),
                         restore(svc("default/a").preferDual(), status("10.0.0.3"), gets("d", "10.0.0.3")),
                         restore(svc("default/a").preferDual(), status("10.0.0.3"), gets("d", "10.0.0.3")),
                         assign(svc("default/a").preferDual(), gets("d", "10.0.0.3", "fd00::"))),
-                scenario("restore with other addresses than held replaces what is held", ONE,
+                scenario(
+                        "restore with other addresses than held replaces what is held",
+                        ONE,
                         assign(svc("default/a"), gets("default", "10.0.0.0")),
                         restore(svc("default/a"), status("10.0.0.9"), gets("default", "10.0.0.9")),
                         usage("default", 256, 1),
                         assign(svc("default/b"), gets("default", "10.0.0.0"))),
-                scenario("restore claims an address of an autoAssign: false pool", config(pool("m", "10.0.0.0/24").manual()),
+                scenario(
+                        "restore claims an address of an autoAssign: false pool",
+                        config(pool("m", "10.0.0.0/24").manual()),
                         restore(svc("default/a"), status("10.0.0.9"), gets("m", "10.0.0.9")),
                         assign(svc("default/a"), gets("m", "10.0.0.9"))),
-                scenario("reallocate after deleting a pool", config(pool("a", "10.0.1.0/24"), pool("b", "10.0.2.0/24")),
+                scenario(
+                        "reallocate after deleting a pool",
+                        config(pool("a", "10.0.1.0/24"), pool("b", "10.0.2.0/24")),
                         assign(svc("default/x"), gets("a", "10.0.1.0")),
                         assign(svc("default/y").pool("b"), gets("b", "10.0.2.0")),
                         reconfigure(config(pool("b", "10.0.2.0/24")), "default/x"),
                         holds("default/x", null),
                         holds("default/y", gets("b", "10.0.2.0")),
                         assign(svc("default/x"), gets("b", "10.0.2.1"))),
-                scenario("remove all pools", ONE,
+                scenario(
+                        "remove all pools",
+                        ONE,
                         assign(svc("default/x"), gets("default", "10.0.0.0")),
                         assign(svc("default/y"), gets("default", "10.0.0.1")),
                         reconfigure(Config.EMPTY, "default/x", "default/y"),
                         assign(svc("default/x"), fails(FailureReason.NO_POOLS, "no address pool is configured")),
                         reconfigure(ONE),
                         assign(svc("default/y"), gets("default", "10.0.0.0"))),
-                scenario("a renamed pool keeps its Services' addresses", ONE,
+                scenario(
+                        "a renamed pool keeps its Services' addresses",
+                        ONE,
                         assign(svc("default/x"), gets("default", "10.0.0.0")),
                         reconfigure(config(pool("renamed", "10.0.0.0/24"))),
                         holds("default/x", gets("renamed", "10.0.0.0")),
                         usage("renamed", 256, 1),
                         assign(svc("default/x"), gets("renamed", "10.0.0.0"))),
-                scenario("a shrunk pool releases only what left it", ONE,
+                scenario(
+                        "a shrunk pool releases only what left it",
+                        ONE,
                         assign(svc("default/x"), gets("default", "10.0.0.0")),
                         assign(svc("default/y").ips("10.0.0.200"), gets("default", "10.0.0.200")),
                         reconfigure(config(pool("default", "10.0.0.0/25")), "default/y"),
                         holds("default/x", gets("default", "10.0.0.0")),
-                        assign(svc("default/y").ips("10.0.0.200"), fails(FailureReason.IP_NOT_IN_POOL,
-                                "requested IP 10.0.0.200 is not in any address pool"))),
-                scenario("avoidBuggyIPs turned on releases .0", ONE,
+                        assign(
+                                svc("default/y").ips("10.0.0.200"),
+                                fails(
+                                        FailureReason.IP_NOT_IN_POOL,
+                                        "requested IP 10.0.0.200 is not in any address pool"))),
+                scenario(
+                        "avoidBuggyIPs turned on releases .0",
+                        ONE,
                         assign(svc("default/x"), gets("default", "10.0.0.0")),
                         assign(svc("default/y"), gets("default", "10.0.0.1")),
                         reconfigure(config(pool("default", "10.0.0.0/24").avoidBuggyIPs()), "default/x"),
                         assign(svc("default/x"), gets("default", "10.0.0.2")),
                         usage("default", 254, 2)),
-                scenario("a serviceAllocation that no longer selects releases", config(pool("a", "10.0.1.0/24")),
-                        assign(svc("team/x"), gets("a", "10.0.1.0")),
-                        reconfigure(config(pool("a", "10.0.1.0/24").namespaces("other"),
-                                pool("b", "10.0.2.0/24")), "team/x"),
-                        assign(svc("team/x"), gets("b", "10.0.2.0"))),
-                scenario("reallocating moves a Service to its new pinned pool only when it must",
+                scenario(
+                        "a serviceAllocation that no longer selects releases",
                         config(pool("a", "10.0.1.0/24")),
                         assign(svc("team/x"), gets("a", "10.0.1.0")),
-                        reconfigure(config(pool("a", "10.0.1.0/24"), pool("b", "10.0.2.0/24").namespaces("team"))),
+                        reconfigure(
+                                config(pool("a", "10.0.1.0/24").namespaces("other"), pool("b", "10.0.2.0/24")),
+                                "team/x"),
+                        assign(svc("team/x"), gets("b", "10.0.2.0"))),
+                scenario(
+                        "reallocating moves a Service to its new pinned pool only when it must",
+                        config(pool("a", "10.0.1.0/24")),
+                        assign(svc("team/x"), gets("a", "10.0.1.0")),
+                        reconfigure(config(
+                                pool("a", "10.0.1.0/24"),
+                                pool("b", "10.0.2.0/24").namespaces("team"))),
                         assign(svc("team/x"), gets("a", "10.0.1.0")),
                         assign(svc("team/y"), gets("b", "10.0.2.0"))),
-                scenario("sharing reconsidered when conditions change", ONE,
+                scenario(
+                        "sharing reconsidered when conditions change",
+                        ONE,
                         assign(svc("default/a").sharing("k"), gets("default", "10.0.0.0")),
                         assign(svc("default/b").sharing("k").ports("443/TCP"), gets("default", "10.0.0.0")),
                         usage("default", 256, 1),
@@ -185,23 +231,34 @@ class AllocatorScenarioTest {
                         // a turns Local: no longer compatible with b, so a moves on its next assign
                         assign(svc("default/a").sharing("k").local(), gets("default", "10.0.0.1")),
                         holds("default/b", gets("default", "10.0.0.0"))),
-                scenario("sharing key dropped: the Service moves off the shared address", ONE,
+                scenario(
+                        "sharing key dropped: the Service moves off the shared address",
+                        ONE,
                         assign(svc("default/a").sharing("k"), gets("default", "10.0.0.0")),
                         assign(svc("default/b").sharing("k").ports("443/TCP"), gets("default", "10.0.0.0")),
                         assign(svc("default/b").ports("443/TCP"), gets("default", "10.0.0.1"))),
-                scenario("sharing key changed by the only holder keeps the address", ONE,
+                scenario(
+                        "sharing key changed by the only holder keeps the address",
+                        ONE,
                         assign(svc("default/a").sharing("k1"), gets("default", "10.0.0.0")),
                         assign(svc("default/a").sharing("k2"), gets("default", "10.0.0.0")),
                         assign(svc("default/b").sharing("k2").ports("443/TCP"), gets("default", "10.0.0.0")),
                         assign(svc("default/c").sharing("k1").ports("443/TCP"), gets("default", "10.0.0.1"))),
-                scenario("/32 pool exhausted, then a release lets another Service in", config(pool("one", "10.0.0.1/32")),
+                scenario(
+                        "/32 pool exhausted, then a release lets another Service in",
+                        config(pool("one", "10.0.0.1/32")),
                         assign(svc("default/a"), gets("one", "10.0.0.1")),
-                        assign(svc("default/b"), fails(FailureReason.POOL_EXHAUSTED,
-                                "pool \"one\" has no free address (1 of 1 in use)")),
+                        assign(
+                                svc("default/b"),
+                                fails(
+                                        FailureReason.POOL_EXHAUSTED,
+                                        "pool \"one\" has no free address (1 of 1 in use)")),
                         release("default/a"),
                         usage("one", 1, 0),
                         assign(svc("default/b"), gets("one", "10.0.0.1"))),
-                scenario("released addresses are reused lowest first", ONE,
+                scenario(
+                        "released addresses are reused lowest first",
+                        ONE,
                         assign(svc("default/a"), gets("default", "10.0.0.0")),
                         assign(svc("default/b"), gets("default", "10.0.0.1")),
                         assign(svc("default/c"), gets("default", "10.0.0.2")),
@@ -210,59 +267,86 @@ class AllocatorScenarioTest {
                         assign(svc("default/d"), gets("default", "10.0.0.0")),
                         assign(svc("default/e"), gets("default", "10.0.0.1")),
                         assign(svc("default/f"), gets("default", "10.0.0.3"))),
-                scenario("a changed requested IP moves the Service and frees the old one", ONE,
+                scenario(
+                        "a changed requested IP moves the Service and frees the old one",
+                        ONE,
                         assign(svc("default/a").ips("10.0.0.5"), gets("default", "10.0.0.5")),
                         assign(svc("default/a").ips("10.0.0.6"), gets("default", "10.0.0.6")),
                         assign(svc("default/b").ips("10.0.0.5"), gets("default", "10.0.0.5"))),
-                scenario("a failed reassignment leaves the Service holding nothing", ONE,
+                scenario(
+                        "a failed reassignment leaves the Service holding nothing",
+                        ONE,
                         assign(svc("default/a"), gets("default", "10.0.0.0")),
                         assign(svc("default/b"), gets("default", "10.0.0.1")),
-                        assign(svc("default/a").ips("10.0.0.1"), fails(FailureReason.IP_IN_USE,
-                                "requested IP 10.0.0.1 is in use by default/b, which does not allow sharing with"
-                                        + " this Service (it has no allow-shared-ip key)")),
+                        assign(
+                                svc("default/a").ips("10.0.0.1"),
+                                fails(
+                                        FailureReason.IP_IN_USE,
+                                        "requested IP 10.0.0.1 is in use by default/b, which does not allow sharing with"
+                                                + " this Service (it has no allow-shared-ip key)")),
                         holds("default/a", null),
                         usage("default", 256, 1)),
-                scenario("a changed requested pool moves the Service", config(pool("a", "10.0.1.0/24"), pool("b", "10.0.2.0/24")),
+                scenario(
+                        "a changed requested pool moves the Service",
+                        config(pool("a", "10.0.1.0/24"), pool("b", "10.0.2.0/24")),
                         assign(svc("default/x"), gets("a", "10.0.1.0")),
                         assign(svc("default/x").pool("b"), gets("b", "10.0.2.0")),
                         usage("a", 256, 0)),
-                scenario("changed Service labels move it out of a pinned pool",
-                        config(pool("a", "10.0.1.0/24"), pool("z", "10.0.2.0/24").serviceSelector("lb=z")),
+                scenario(
+                        "changed Service labels move it out of a pinned pool",
+                        config(
+                                pool("a", "10.0.1.0/24"),
+                                pool("z", "10.0.2.0/24").serviceSelector("lb=z")),
                         assign(svc("default/x").labels("lb=z"), gets("z", "10.0.2.0")),
                         assign(svc("default/x").labels("lb=other"), gets("a", "10.0.1.0"))),
-                scenario("by namespace with labels, two namespaces, priorities",
-                        config(pool("first", "10.0.1.0/24").priority(10).namespaceSelector("team=one"),
+                scenario(
+                        "by namespace with labels, two namespaces, priorities",
+                        config(
+                                pool("first", "10.0.1.0/24").priority(10).namespaceSelector("team=one"),
                                 pool("second", "10.0.2.0/24").priority(10).namespaceSelector("team=two"),
                                 pool("top", "10.0.3.0/24").priority(5).namespaceSelector("vip=yes")),
                         assign(svc("ns1/a").namespaceLabels("team=one"), gets("first", "10.0.1.0")),
                         assign(svc("ns2/a").namespaceLabels("team=two"), gets("second", "10.0.2.0")),
                         assign(svc("ns3/a").namespaceLabels("team=one", "vip=yes"), gets("top", "10.0.3.0"))),
-                scenario("PreferDualStack: additional IP when the pool becomes dual-stack", config(pool("p", "10.0.0.0/24")),
+                scenario(
+                        "PreferDualStack: additional IP when the pool becomes dual-stack",
+                        config(pool("p", "10.0.0.0/24")),
                         assign(svc("default/a").preferDual(), gets("p", "10.0.0.0")),
                         reconfigure(config(pool("p", "10.0.0.0/24", "fd00::/120"))),
                         assign(svc("default/a").preferDual(), gets("p", "10.0.0.0", "fd00::"))),
-                scenario("PreferDualStack: no jump to a dual-stack pool that appears", config(pool("a", "10.0.1.0/24")),
+                scenario(
+                        "PreferDualStack: no jump to a dual-stack pool that appears",
+                        config(pool("a", "10.0.1.0/24")),
                         assign(svc("default/x").preferDual(), gets("a", "10.0.1.0")),
                         reconfigure(config(pool("a", "10.0.1.0/24"), pool("b", "10.0.2.0/24", "fd00::/120"))),
                         assign(svc("default/x").preferDual(), gets("a", "10.0.1.0"))),
-                scenario("PreferDualStack to RequireDualStack on a single-stack pool fails, and back",
+                scenario(
+                        "PreferDualStack to RequireDualStack on a single-stack pool fails, and back",
                         config(pool("a", "10.0.1.0/24")),
                         assign(svc("default/x").preferDual(), gets("a", "10.0.1.0")),
-                        assign(svc("default/x").requireDual(), fails(FailureReason.FAMILY_UNAVAILABLE,
-                                "RequireDualStack needs an IPv4 and an IPv6 address from one pool, but no pool for"
-                                        + " this Service has both families (pool \"a\" has only IPv4)")),
+                        assign(
+                                svc("default/x").requireDual(),
+                                fails(
+                                        FailureReason.FAMILY_UNAVAILABLE,
+                                        "RequireDualStack needs an IPv4 and an IPv6 address from one pool, but no pool for"
+                                                + " this Service has both families (pool \"a\" has only IPv4)")),
                         assign(svc("default/x").preferDual(), gets("a", "10.0.1.0"))),
-                scenario("SingleStack to RequireDualStack gains the second family", config(pool("d", "10.0.0.0/24", "fd00::/120")),
+                scenario(
+                        "SingleStack to RequireDualStack gains the second family",
+                        config(pool("d", "10.0.0.0/24", "fd00::/120")),
                         assign(svc("default/x"), gets("d", "10.0.0.0")),
                         assign(svc("default/x").requireDual(), gets("d", "10.0.0.0", "fd00::")),
                         assign(svc("default/x"), gets("d", "10.0.0.0"))),
-                scenario("dual-stack pool becomes single-stack: the Service goes to another dual-stack pool",
+                scenario(
+                        "dual-stack pool becomes single-stack: the Service goes to another dual-stack pool",
                         config(pool("a", "10.0.1.0/24", "fd00:1::/120"), pool("b", "10.0.2.0/24", "fd00:2::/120")),
                         assign(svc("default/x").preferDual(), gets("a", "10.0.1.0", "fd00:1::")),
-                        reconfigure(config(pool("a", "10.0.1.0/24"), pool("b", "10.0.2.0/24", "fd00:2::/120")),
+                        reconfigure(
+                                config(pool("a", "10.0.1.0/24"), pool("b", "10.0.2.0/24", "fd00:2::/120")),
                                 "default/x"),
                         assign(svc("default/x").preferDual(), gets("b", "10.0.2.0", "fd00:2::"))),
-                scenario("usage: shared addresses counted once, avoidBuggyIPs excluded",
+                scenario(
+                        "usage: shared addresses counted once, avoidBuggyIPs excluded",
                         config(pool("p", "10.0.0.0/23").avoidBuggyIPs(), pool("v6", "fd00::/64")),
                         usage("p", 508, 0),
                         usage("v6", Long.MAX_VALUE, 0),
@@ -275,10 +359,11 @@ class AllocatorScenarioTest {
                         usage("p", 508, 1),
                         release("default/b"),
                         usage("p", 508, 0)),
-                scenario("release of a Service holding nothing is harmless", ONE,
+                scenario(
+                        "release of a Service holding nothing is harmless",
+                        ONE,
                         release("default/nobody"),
-                        usage("default", 256, 0))
-        );
+                        usage("default", 256, 0)));
     }
 
     @ParameterizedTest
@@ -290,29 +375,42 @@ class AllocatorScenarioTest {
             String at = name + ", step " + (++index) + ": " + step;
             switch (step) {
                 case Assign(Svc svc, Expect expect) -> {
-                    Optional<Assignment> held = allocator.assignmentOf(svc.build().service());
+                    Optional<Assignment> held =
+                            allocator.assignmentOf(svc.build().service());
                     Outcome outcome = allocator.assign(svc.build());
                     switch (expect) {
-                        case Gets g -> assertThat(outcome).as(at).isEqualTo(
-                                new Outcome.Assigned(assignment(svc, g), !held.equals(Optional.of(assignment(svc, g)))));
+                        case Gets g ->
+                            assertThat(outcome)
+                                    .as(at)
+                                    .isEqualTo(new Outcome.Assigned(
+                                            assignment(svc, g), !held.equals(Optional.of(assignment(svc, g)))));
                         case Fails(FailureReason reason, String message) -> {
                             assertThat(outcome).as(at).isEqualTo(new Outcome.Failed(reason, message));
-                            assertThat(allocator.assignmentOf(svc.build().service())).as(at).isEmpty();
+                            assertThat(allocator.assignmentOf(svc.build().service()))
+                                    .as(at)
+                                    .isEmpty();
                         }
                     }
                 }
                 case Release(String service) -> allocator.release(key(service));
                 case Restore(Svc svc, List<String> status, Gets expect) ->
-                        assertThat(allocator.restore(svc.build(), ips(status.toArray(String[]::new)))).as(at)
-                                .isEqualTo(Optional.ofNullable(expect).map(g -> assignment(svc, g)));
+                    assertThat(allocator.restore(svc.build(), ips(status.toArray(String[]::new))))
+                            .as(at)
+                            .isEqualTo(Optional.ofNullable(expect).map(g -> assignment(svc, g)));
                 case Reconfigure(Config next, Set<String> released) ->
-                        assertThat(allocator.reconfigure(next).stream().map(ServiceKey::toString)
-                                .collect(Collectors.toSet())).as(at).isEqualTo(released);
-                case Holds(String service, Gets expect) -> assertThat(allocator.assignmentOf(key(service))).as(at)
-                        .isEqualTo(Optional.ofNullable(expect)
-                                .map(g -> new Assignment(key(service), g.pool(), ips(g.ips().toArray(String[]::new)))));
-                case Usage(String pool, long total, long inUse) -> assertThat(allocator.usage()).as(at)
-                        .contains(new PoolUsage(pool, total, inUse));
+                    assertThat(allocator.reconfigure(next).stream()
+                                    .map(ServiceKey::toString)
+                                    .collect(Collectors.toSet()))
+                            .as(at)
+                            .isEqualTo(released);
+                case Holds(String service, Gets expect) ->
+                    assertThat(allocator.assignmentOf(key(service)))
+                            .as(at)
+                            .isEqualTo(Optional.ofNullable(expect)
+                                    .map(g -> new Assignment(
+                                            key(service), g.pool(), ips(g.ips().toArray(String[]::new)))));
+                case Usage(String pool, long total, long inUse) ->
+                    assertThat(allocator.usage()).as(at).contains(new PoolUsage(pool, total, inUse));
             }
         }
     }

@@ -25,20 +25,28 @@ import org.junit.jupiter.params.provider.MethodSource;
 class ExclusionsTest {
 
     static NodeNetwork network(String mac, String v4, String v6) {
-        return new NodeNetwork(List.of(new NodeNetwork.Link("eth0", mac, NodeNetworks.prefixes(v4, v6)),
-                // kube-proxy's IPVS dummy interface: Service addresses as /32, never the node's
-                new NodeNetwork.Link("kube-ipvs0", "02:00:00:00:00:01", NodeNetworks.prefixes("172.18.255.200/32"))), NodeNetworks.gateways("172.18.0.1", "fc00::1"));
+        return new NodeNetwork(
+                List.of(
+                        new NodeNetwork.Link("eth0", mac, NodeNetworks.prefixes(v4, v6)),
+                        // kube-proxy's IPVS dummy interface: Service addresses as /32, never the node's
+                        new NodeNetwork.Link(
+                                "kube-ipvs0", "02:00:00:00:00:01", NodeNetworks.prefixes("172.18.255.200/32"))),
+                NodeNetworks.gateways("172.18.0.1", "fc00::1"));
     }
 
     static final Exclusions.Inputs KIND = new Exclusions.Inputs(
-            List.of(new NodeAddress("control-plane", "InternalIP", "172.18.0.2"),
+            List.of(
+                    new NodeAddress("control-plane", "InternalIP", "172.18.0.2"),
                     new NodeAddress("control-plane", "InternalIP", "fc00::2"),
                     new NodeAddress("control-plane", "Hostname", "control-plane"),
                     new NodeAddress("worker-1", "InternalIP", "172.18.0.3"),
                     new NodeAddress("worker-1", "ExternalIP", "198.51.100.7"),
                     new NodeAddress("worker-1", "InternalIP", "not an address")),
-            Map.of("control-plane", network("02:42:ac:12:00:02", "172.18.0.2/16", "fc00::2/64"),
-                    "worker-1", network("02:42:ac:12:00:03", "172.18.0.3/16", "fc00::3/64")),
+            Map.of(
+                    "control-plane",
+                    network("02:42:ac:12:00:02", "172.18.0.2/16", "fc00::2/64"),
+                    "worker-1",
+                    network("02:42:ac:12:00:03", "172.18.0.3/16", "fc00::3/64")),
             List.of("172.18.0.2"));
 
     static AddressPool pool(String... ranges) {
@@ -55,35 +63,77 @@ class ExclusionsTest {
 
     static Stream<Arguments> pools() {
         return Stream.of(
-                argumentSet("a pool equal to a node's InternalIP", pool("172.18.0.3/32"),
+                argumentSet(
+                        "a pool equal to a node's InternalIP",
+                        pool("172.18.0.3/32"),
                         expect("172.18.0.3", "InternalIP of node worker-1; address on eth0 of node worker-1")),
-                argumentSet("a pool equal to the gateway", pool("172.18.0.1"), expect("172.18.0.1", "gateway of nodes control-plane and worker-1")),
-                argumentSet("a pool equal to the API server's address", pool("172.18.0.2"),
-                        expect("172.18.0.2", "InternalIP of node control-plane; address on eth0 of node control-plane; "
-                                + Exclusions.API_SERVER)),
-                argumentSet("a pool equal to a node's ExternalIP", pool("198.51.100.7"), expect("198.51.100.7", "ExternalIP of node worker-1")),
-                argumentSet("a pool over the whole node subnet loses exactly the excluded addresses", pool("172.18.0.0/16"),
-                        expect("172.18.0.0", "network address of 172.18.0.0/16",
-                                "172.18.0.1", "gateway of nodes control-plane and worker-1",
-                                "172.18.0.2", "InternalIP of node control-plane; address on eth0 of node control-plane; " + Exclusions.API_SERVER,
-                                "172.18.0.3", "InternalIP of node worker-1; address on eth0 of node worker-1",
-                                "172.18.255.255", "broadcast address of 172.18.0.0/16")),
-                argumentSet("a range ending one address below a node's IP: nothing excluded", pool("172.18.0.4-172.18.255.254"), expect()),
-                argumentSet("a range starting one above the network address, ending one below broadcast, with nodes below",
-                        pool("172.18.1.0-172.18.255.254"), expect()),
+                argumentSet(
+                        "a pool equal to the gateway",
+                        pool("172.18.0.1"),
+                        expect("172.18.0.1", "gateway of nodes control-plane and worker-1")),
+                argumentSet(
+                        "a pool equal to the API server's address",
+                        pool("172.18.0.2"),
+                        expect(
+                                "172.18.0.2",
+                                "InternalIP of node control-plane; address on eth0 of node control-plane; "
+                                        + Exclusions.API_SERVER)),
+                argumentSet(
+                        "a pool equal to a node's ExternalIP",
+                        pool("198.51.100.7"),
+                        expect("198.51.100.7", "ExternalIP of node worker-1")),
+                argumentSet(
+                        "a pool over the whole node subnet loses exactly the excluded addresses",
+                        pool("172.18.0.0/16"),
+                        expect(
+                                "172.18.0.0",
+                                "network address of 172.18.0.0/16",
+                                "172.18.0.1",
+                                "gateway of nodes control-plane and worker-1",
+                                "172.18.0.2",
+                                "InternalIP of node control-plane; address on eth0 of node control-plane; "
+                                        + Exclusions.API_SERVER,
+                                "172.18.0.3",
+                                "InternalIP of node worker-1; address on eth0 of node worker-1",
+                                "172.18.255.255",
+                                "broadcast address of 172.18.0.0/16")),
+                argumentSet(
+                        "a range ending one address below a node's IP: nothing excluded",
+                        pool("172.18.0.4-172.18.255.254"),
+                        expect()),
+                argumentSet(
+                        "a range starting one above the network address, ending one below broadcast, with nodes below",
+                        pool("172.18.1.0-172.18.255.254"),
+                        expect()),
                 argumentSet("an address next to the node's, in another subnet", pool("172.19.0.3"), expect()),
-                argumentSet("an IPv6 pool over the node subnet: the subnet-router anycast, no broadcast", pool("fc00::/120"),
-                        expect("fc00::", "subnet-router anycast address of fc00::/64",
-                                "fc00::1", "gateway of nodes control-plane and worker-1",
-                                "fc00::2", "InternalIP of node control-plane; address on eth0 of node control-plane",
-                                "fc00::3", "address on eth0 of node worker-1")),
-                argumentSet("the top of the IPv6 subnet is an ordinary address", pool("fc00::ffff:ffff:ffff:ffff"), expect()),
+                argumentSet(
+                        "an IPv6 pool over the node subnet: the subnet-router anycast, no broadcast",
+                        pool("fc00::/120"),
+                        expect(
+                                "fc00::",
+                                "subnet-router anycast address of fc00::/64",
+                                "fc00::1",
+                                "gateway of nodes control-plane and worker-1",
+                                "fc00::2",
+                                "InternalIP of node control-plane; address on eth0 of node control-plane",
+                                "fc00::3",
+                                "address on eth0 of node worker-1")),
+                argumentSet(
+                        "the top of the IPv6 subnet is an ordinary address",
+                        pool("fc00::ffff:ffff:ffff:ffff"),
+                        expect()),
                 argumentSet("a /32 on kube-ipvs0 is no node address", pool("172.18.255.200"), expect()),
-                argumentSet("avoidBuggyIPs already forbids the network and broadcast addresses",
+                argumentSet(
+                        "avoidBuggyIPs already forbids the network and broadcast addresses",
                         Fixtures.pool("p", "172.18.0.0/16").avoidBuggyIPs().build(),
-                        expect("172.18.0.1", "gateway of nodes control-plane and worker-1",
-                                "172.18.0.2", "InternalIP of node control-plane; address on eth0 of node control-plane; " + Exclusions.API_SERVER,
-                                "172.18.0.3", "InternalIP of node worker-1; address on eth0 of node worker-1")));
+                        expect(
+                                "172.18.0.1",
+                                "gateway of nodes control-plane and worker-1",
+                                "172.18.0.2",
+                                "InternalIP of node control-plane; address on eth0 of node control-plane; "
+                                        + Exclusions.API_SERVER,
+                                "172.18.0.3",
+                                "InternalIP of node worker-1; address on eth0 of node worker-1")));
     }
 
     @ParameterizedTest
@@ -99,11 +149,25 @@ class ExclusionsTest {
 
     @Test
     void smallSubnetsHaveNoNetworkOrBroadcastAddressButTheNodesAddress() {
-        ExcludedAddresses excluded = Exclusions.of(new Exclusions.Inputs(List.of(), Map.of("n", new NodeNetwork(List.of(
-                new NodeNetwork.Link("p2p", "02:00:00:00:00:01", NodeNetworks.prefixes("10.9.0.0/31", "fd09::/127")),
-                new NodeNetwork.Link("tiny", "02:00:00:00:00:01", NodeNetworks.prefixes("10.8.0.1/30", "fd08::1/126"))), List.of())), List.of()));
+        ExcludedAddresses excluded = Exclusions.of(new Exclusions.Inputs(
+                List.of(),
+                Map.of(
+                        "n",
+                        new NodeNetwork(
+                                List.of(
+                                        new NodeNetwork.Link(
+                                                "p2p",
+                                                "02:00:00:00:00:01",
+                                                NodeNetworks.prefixes("10.9.0.0/31", "fd09::/127")),
+                                        new NodeNetwork.Link(
+                                                "tiny",
+                                                "02:00:00:00:00:01",
+                                                NodeNetworks.prefixes("10.8.0.1/30", "fd08::1/126"))),
+                                List.of())),
+                List.of()));
 
-        assertThat(excluded.all().keySet()).extracting(Object::toString)
+        assertThat(excluded.all().keySet())
+                .extracting(Object::toString)
                 .containsExactly("10.8.0.0", "10.8.0.1", "10.8.0.3", "10.9.0.0", "fd08::", "fd08::1", "fd09::");
     }
 
@@ -127,20 +191,25 @@ class ExclusionsTest {
 
         String text = ExcludedAddresses.describe(many.build().all());
 
-        assertThat(text).startsWith("10.0.0.1 (r1), 10.0.0.2 (r2), ").endsWith("10.0.0.10 (r10) and 15 more")
+        assertThat(text)
+                .startsWith("10.0.0.1 (r1), 10.0.0.2 (r2), ")
+                .endsWith("10.0.0.10 (r10) and 15 more")
                 .doesNotContain("10.0.0.11");
     }
 
     @Test
     void eachSourceKeepsItsReasonWhenJoined() {
         ExcludedAddresses nodes = Exclusions.of(KIND);
-        ExcludedAddresses conflicts = ExcludedAddresses.builder().add(ip("172.18.0.3"), "answered by another host").build();
+        ExcludedAddresses conflicts = ExcludedAddresses.builder()
+                .add(ip("172.18.0.3"), "answered by another host")
+                .build();
 
         ExcludedAddresses both = nodes.plus(conflicts);
 
-        assertThat(both.why(ip("172.18.0.3"))).contains(
-                "InternalIP of node worker-1; address on eth0 of node worker-1; answered by another host");
-        assertThat(both.in(IpRange.cidr(ip("172.18.0.0"), 30, "172.18.0.0/30")).keySet()).extracting(Object::toString)
+        assertThat(both.why(ip("172.18.0.3")))
+                .contains("InternalIP of node worker-1; address on eth0 of node worker-1; answered by another host");
+        assertThat(both.in(IpRange.cidr(ip("172.18.0.0"), 30, "172.18.0.0/30")).keySet())
+                .extracting(Object::toString)
                 .containsExactly("172.18.0.0", "172.18.0.1", "172.18.0.2", "172.18.0.3");
     }
 }

@@ -81,10 +81,11 @@ final class Fixtures {
         Pool(String name, String... ranges) {
             this.name = name;
             for (String r : ranges) {
-                this.ranges.add(switch (IpRange.parse(r)) {
-                    case IpRange.Parsed.Valid v -> v.range();
-                    case IpRange.Parsed.Invalid i -> throw new IllegalArgumentException(i.reason());
-                });
+                this.ranges.add(
+                        switch (IpRange.parse(r)) {
+                            case IpRange.Parsed.Valid v -> v.range();
+                            case IpRange.Parsed.Invalid i -> throw new IllegalArgumentException(i.reason());
+                        });
             }
         }
 
@@ -127,7 +128,13 @@ final class Fixtures {
             Optional<ServiceAllocation> sa = allocation
                     ? Optional.of(new ServiceAllocation(priority, namespaces, namespaceSelectors, serviceSelectors))
                     : Optional.empty();
-            return new AddressPool(name, ranges, autoAssign, avoidBuggy, sa, Map.of(),
+            return new AddressPool(
+                    name,
+                    ranges,
+                    autoAssign,
+                    avoidBuggy,
+                    sa,
+                    Map.of(),
                     new ConfigOrigin(ConfigOrigin.Kind.IPAddressPool, "metallb-system", name));
         }
     }
@@ -217,8 +224,18 @@ final class Fixtures {
         }
 
         AllocationRequest build() {
-            return new AllocationRequest(key, labels, namespaceLabels, families, policy, pool, requested, sharingKey,
-                    ports, local, selector);
+            return new AllocationRequest(
+                    key,
+                    labels,
+                    namespaceLabels,
+                    families,
+                    policy,
+                    pool,
+                    requested,
+                    sharingKey,
+                    ports,
+                    local,
+                    selector);
         }
 
         @Override

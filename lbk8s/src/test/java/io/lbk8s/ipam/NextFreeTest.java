@@ -21,17 +21,41 @@ class NextFreeTest {
 
     static Stream<Arguments> cases() {
         return Stream.of(
-                Arguments.argumentSet("an empty pool: its first addresses", pool("p", "10.0.0.1-10.0.0.9").build(),
-                        Set.of(), 2, ips("10.0.0.1", "10.0.0.2")),
-                Arguments.argumentSet("taken ones are skipped", pool("p", "10.0.0.1-10.0.0.9").build(),
-                        Set.copyOf(ips("10.0.0.1", "10.0.0.3")), 2, ips("10.0.0.2", "10.0.0.4")),
-                Arguments.argumentSet("ranges in order", pool("p", "10.0.0.1-10.0.0.2", "10.0.1.1-10.0.1.5").build(),
-                        Set.copyOf(ips("10.0.0.1")), 2, ips("10.0.0.2", "10.0.1.1")),
-                Arguments.argumentSet("avoidBuggyIPs skips .0 and .255", pool("p", "10.0.0.254-10.0.1.1").avoidBuggyIPs().build(),
-                        Set.of(), 3, ips("10.0.0.254", "10.0.1.1")),
-                Arguments.argumentSet("a full pool: nothing", pool("p", "10.0.0.1-10.0.0.2").build(),
-                        Set.copyOf(ips("10.0.0.1", "10.0.0.2")), 2, List.of()),
-                Arguments.argumentSet("IPv6", pool("p", "fd00::10/126").build(), Set.copyOf(ips("fd00::10")), 2,
+                Arguments.argumentSet(
+                        "an empty pool: its first addresses",
+                        pool("p", "10.0.0.1-10.0.0.9").build(),
+                        Set.of(),
+                        2,
+                        ips("10.0.0.1", "10.0.0.2")),
+                Arguments.argumentSet(
+                        "taken ones are skipped",
+                        pool("p", "10.0.0.1-10.0.0.9").build(),
+                        Set.copyOf(ips("10.0.0.1", "10.0.0.3")),
+                        2,
+                        ips("10.0.0.2", "10.0.0.4")),
+                Arguments.argumentSet(
+                        "ranges in order",
+                        pool("p", "10.0.0.1-10.0.0.2", "10.0.1.1-10.0.1.5").build(),
+                        Set.copyOf(ips("10.0.0.1")),
+                        2,
+                        ips("10.0.0.2", "10.0.1.1")),
+                Arguments.argumentSet(
+                        "avoidBuggyIPs skips .0 and .255",
+                        pool("p", "10.0.0.254-10.0.1.1").avoidBuggyIPs().build(),
+                        Set.of(),
+                        3,
+                        ips("10.0.0.254", "10.0.1.1")),
+                Arguments.argumentSet(
+                        "a full pool: nothing",
+                        pool("p", "10.0.0.1-10.0.0.2").build(),
+                        Set.copyOf(ips("10.0.0.1", "10.0.0.2")),
+                        2,
+                        List.of()),
+                Arguments.argumentSet(
+                        "IPv6",
+                        pool("p", "fd00::10/126").build(),
+                        Set.copyOf(ips("fd00::10")),
+                        2,
                         ips("fd00::11", "fd00::12")));
     }
 

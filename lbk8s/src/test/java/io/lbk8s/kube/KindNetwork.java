@@ -36,12 +36,24 @@ public final class KindNetwork {
 
     /** A Node with these addresses and no speaker (yet); its first InternalIP. */
     public String bareNode(String name, String... typesAndAddresses) {
-        NodeBuilder node = new NodeBuilder().withNewMetadata().withName(name).endMetadata().withNewStatus()
-                .addNewCondition().withType("Ready").withStatus("True").endCondition().endStatus();
+        NodeBuilder node = new NodeBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withNewStatus()
+                .addNewCondition()
+                .withType("Ready")
+                .withStatus("True")
+                .endCondition()
+                .endStatus();
         String internal = null;
         for (int i = 0; i < typesAndAddresses.length; i += 2) {
-            node.editStatus().addToAddresses(new NodeAddressBuilder().withType(typesAndAddresses[i])
-                    .withAddress(typesAndAddresses[i + 1]).build()).endStatus();
+            node.editStatus()
+                    .addToAddresses(new NodeAddressBuilder()
+                            .withType(typesAndAddresses[i])
+                            .withAddress(typesAndAddresses[i + 1])
+                            .build())
+                    .endStatus();
             if (typesAndAddresses[i].equals("InternalIP") && internal == null) {
                 internal = typesAndAddresses[i + 1];
             }
@@ -52,28 +64,62 @@ public final class KindNetwork {
 
     /** The node's speaker Pod, with its node-network annotation: eth0 with this address/prefix, this gateway. */
     public void speaker(String node, String prefix, String gateway) {
-        NodeNetwork network = new NodeNetwork(List.of(new NodeNetwork.Link("eth0", "02:42:ac:12:00:02", NodeNetworks.prefixes(prefix))),
+        NodeNetwork network = new NodeNetwork(
+                List.of(new NodeNetwork.Link("eth0", "02:42:ac:12:00:02", NodeNetworks.prefixes(prefix))),
                 NodeNetworks.gateways(gateway));
-        client.pods().inNamespace(namespace).resource(new PodBuilder().withNewMetadata().withName("speaker-" + node)
-                .withLabels(ClusterNames.SPEAKER_POD_LABELS)
-                .withAnnotations(Map.of(NodeNetwork.ANNOTATION, network.toAnnotation())).endMetadata()
-                .withNewSpec().withNodeName(node).addNewContainer().withName("speaker").withImage("x").endContainer()
-                .endSpec().build()).create();
+        client.pods()
+                .inNamespace(namespace)
+                .resource(new PodBuilder()
+                        .withNewMetadata()
+                        .withName("speaker-" + node)
+                        .withLabels(ClusterNames.SPEAKER_POD_LABELS)
+                        .withAnnotations(Map.of(NodeNetwork.ANNOTATION, network.toAnnotation()))
+                        .endMetadata()
+                        .withNewSpec()
+                        .withNodeName(node)
+                        .addNewContainer()
+                        .withName("speaker")
+                        .withImage("x")
+                        .endContainer()
+                        .endSpec()
+                        .build())
+                .create();
     }
 
     /** Adds an address to a Node, as the kubelet would report a new one. */
     public void addAddress(String node, String type, String address) {
         Node current = client.nodes().withName(node).get();
-        current.getStatus().getAddresses().add(new NodeAddressBuilder().withType(type).withAddress(address).build());
+        current.getStatus()
+                .getAddresses()
+                .add(new NodeAddressBuilder()
+                        .withType(type)
+                        .withAddress(address)
+                        .build());
         client.nodes().resource(current).updateStatus();
     }
 
     /** The EndpointSlice of Service default/kubernetes. */
     public void apiServer(String... addresses) {
-        client.discovery().v1().endpointSlices().inNamespace("default").resource(new EndpointSliceBuilder()
-                .withNewMetadata().withName("kubernetes").withNamespace("default")
-                .withLabels(Map.of("kubernetes.io/service-name", "kubernetes")).endMetadata()
-                .withAddressType("IPv4").addNewEndpoint().withAddresses(addresses).endEndpoint()
-                .addNewPort().withName("https").withPort(6443).withProtocol("TCP").endPort().build()).create();
+        client.discovery()
+                .v1()
+                .endpointSlices()
+                .inNamespace("default")
+                .resource(new EndpointSliceBuilder()
+                        .withNewMetadata()
+                        .withName("kubernetes")
+                        .withNamespace("default")
+                        .withLabels(Map.of("kubernetes.io/service-name", "kubernetes"))
+                        .endMetadata()
+                        .withAddressType("IPv4")
+                        .addNewEndpoint()
+                        .withAddresses(addresses)
+                        .endEndpoint()
+                        .addNewPort()
+                        .withName("https")
+                        .withPort(6443)
+                        .withProtocol("TCP")
+                        .endPort()
+                        .build())
+                .create();
     }
 }

@@ -29,13 +29,17 @@ class LogLineTest {
     static Stream<Arguments> messages() {
         return Stream.of(
                 Arguments.of("plain", "configuration valid: 1 pool(s)", "msg=\"configuration valid: 1 pool(s)\""),
-                Arguments.of("a forged record after a newline", "default/web: no address: requested pool a" + FORGED,
+                Arguments.of(
+                        "a forged record after a newline",
+                        "default/web: no address: requested pool a" + FORGED,
                         "msg=\"default/web: no address: requested pool a\\n2026-12-03T00:00:00Z level=INFO"
                                 + " logger=Controller msg=\\\"configuration valid: 7 pool(s)\\\"\""),
                 Arguments.of("carriage return", "ok\rlevel=INFO fake", "msg=\"ok\\rlevel=INFO fake\""),
                 Arguments.of("ANSI colour", "\u001b[31mred", "msg=\"\\u001b[31mred\""),
-                Arguments.of("a message quoting user text keeps its quotes, escaped once more for logfmt",
-                        "requested pool \"a\\nb\" does not exist", "msg=\"requested pool \\\"a\\\\nb\\\" does not exist\""));
+                Arguments.of(
+                        "a message quoting user text keeps its quotes, escaped once more for logfmt",
+                        "requested pool \"a\\nb\" does not exist",
+                        "msg=\"requested pool \\\"a\\\\nb\\\" does not exist\""));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -52,7 +56,8 @@ class LogLineTest {
         event.setThrowableProxy(new ThrowableProxy(new IllegalStateException("boom" + FORGED)));
         String line = render(event);
         assertOneLine(line);
-        assertThat(line).contains("msg=\"reconcile failed\" exception=\"java.lang.IllegalStateException: boom\\n2026-12-03")
+        assertThat(line)
+                .contains("msg=\"reconcile failed\" exception=\"java.lang.IllegalStateException: boom\\n2026-12-03")
                 .contains("\\n\\tat io.lbk8s.logging.LogLineTest.");
     }
 
@@ -62,7 +67,8 @@ class LogLineTest {
         event.setKeyValuePairs(List.of(new KeyValuePair("pool", "a" + FORGED)));
         String line = render(event);
         assertOneLine(line);
-        assertThat(line).contains("logger=Controller pool=\"a\\n2026-12-03T00:00:00Z level=INFO logger=Controller msg=\\\"");
+        assertThat(line)
+                .contains("logger=Controller pool=\"a\\n2026-12-03T00:00:00Z level=INFO logger=Controller msg=\\\"");
     }
 
     @Test
@@ -71,7 +77,10 @@ class LogLineTest {
     }
 
     private static void assertOneLine(String line) {
-        assertThat(line.stripTrailing()).doesNotContain("\n").doesNotContain("\r").doesNotContain("\u001b");
+        assertThat(line.stripTrailing())
+                .doesNotContain("\n")
+                .doesNotContain("\r")
+                .doesNotContain("\u001b");
     }
 
     private static LoggingEvent event(String message) {

@@ -34,61 +34,114 @@ class MigrationPlanTest {
     }
 
     static RawObject l2(String namespace, String name, String... pools) {
-        return new RawObject(namespace, name, Map.of(), pools.length == 0 ? Map.of() : Map.of("ipAddressPools", List.of(pools)));
+        return new RawObject(
+                namespace, name, Map.of(), pools.length == 0 ? Map.of() : Map.of("ipAddressPools", List.of(pools)));
     }
 
     static MigrationPlan.Found found(List<RawObject> pools, List<RawObject> l2, String... legacyTexts) {
-        List<RawConfigMap> legacy = Stream.of(legacyTexts).map(t -> new RawConfigMap("metallb-system", "config", t)).toList();
+        List<RawConfigMap> legacy = Stream.of(legacyTexts)
+                .map(t -> new RawConfigMap("metallb-system", "config", t))
+                .toList();
         return new MigrationPlan.Found(pools, l2, legacy, Optional.empty());
     }
 
     static Stream<Arguments> cases() {
         return Stream.of(
-                argumentSet("MetalLB's namespace copied, its labels kept",
-                        Set.of(), found(List.of(pool("metallb-system", "default", "10.0.0.0/28", "autoAssign", true),
-                                new RawObject("metallb-system", "lab", Map.of("tier", "lab"), Map.of("addresses", List.of("10.0.1.0/28")))),
+                argumentSet(
+                        "MetalLB's namespace copied, its labels kept",
+                        Set.of(),
+                        found(
+                                List.of(
+                                        pool("metallb-system", "default", "10.0.0.0/28", "autoAssign", true),
+                                        new RawObject(
+                                                "metallb-system",
+                                                "lab",
+                                                Map.of("tier", "lab"),
+                                                Map.of("addresses", List.of("10.0.1.0/28")))),
                                 List.of(l2("metallb-system", "all"))),
-                        List.of("create IPAddressPool default {addresses=[10.0.0.0/28], autoAssign=true} from IPAddressPool metallb-system/default",
+                        List.of(
+                                "create IPAddressPool default {addresses=[10.0.0.0/28], autoAssign=true} from IPAddressPool metallb-system/default",
                                 "create IPAddressPool lab {tier=lab} {addresses=[10.0.1.0/28]} from IPAddressPool metallb-system/lab",
                                 "create L2Advertisement all {} from L2Advertisement metallb-system/all",
                                 "delete: kubectl delete ipaddresspools.metallb.io -n metallb-system default lab",
                                 "delete: kubectl delete l2advertisements.metallb.io -n metallb-system all")),
-                argumentSet("what install made from the same range is already there (the CRD's defaults aside)",
-                        Set.of(), found(List.of(pool(TARGET, "default", "10.0.0.0/28"),
-                                        pool("metallb-system", "default", "10.0.0.0/28", "autoAssign", true, "avoidBuggyIPs", false)),
+                argumentSet(
+                        "what install made from the same range is already there (the CRD's defaults aside)",
+                        Set.of(),
+                        found(
+                                List.of(
+                                        pool(TARGET, "default", "10.0.0.0/28"),
+                                        pool(
+                                                "metallb-system",
+                                                "default",
+                                                "10.0.0.0/28",
+                                                "autoAssign",
+                                                true,
+                                                "avoidBuggyIPs",
+                                                false)),
                                 List.of(l2(TARGET, "default", "default"), l2("metallb-system", "default", "default"))),
-                        List.of("unchanged IPAddressPool default", "unchanged L2Advertisement default",
+                        List.of(
+                                "unchanged IPAddressPool default",
+                                "unchanged L2Advertisement default",
                                 "delete: kubectl delete ipaddresspools.metallb.io -n metallb-system default",
                                 "delete: kubectl delete l2advertisements.metallb.io -n metallb-system default")),
-                argumentSet("a name already taken by another spec: refused, no delete command",
-                        Set.of(), found(List.of(pool(TARGET, "default", "10.0.0.0/28"), pool("metallb-system", "default", "10.0.5.0/28")),
+                argumentSet(
+                        "a name already taken by another spec: refused, no delete command",
+                        Set.of(),
+                        found(
+                                List.of(
+                                        pool(TARGET, "default", "10.0.0.0/28"),
+                                        pool("metallb-system", "default", "10.0.5.0/28")),
                                 List.of()),
-                        List.of("refused: IPAddressPool \"default\" already exists in lbk8s-system with another spec than the one from "
-                                + "IPAddressPool metallb-system/default: rename or remove one of them")),
-                argumentSet("one name from two namespaces with different specs: refused",
-                        Set.of(), found(List.of(pool("team-a", "web", "10.0.0.0/28"), pool("team-b", "web", "10.0.1.0/28")), List.of()),
-                        List.of("refused: IPAddressPool \"web\" comes from both IPAddressPool team-a/web and IPAddressPool team-b/web "
-                                + "with different specs: rename or remove one of them")),
-                argumentSet("a result lbk8s would reject (overlapping ranges): refused",
-                        Set.of(), found(List.of(pool(TARGET, "default", "10.0.0.0/24"), pool("metallb-system", "other", "10.0.0.128/25")),
+                        List.of(
+                                "refused: IPAddressPool \"default\" already exists in lbk8s-system with another spec than the one from "
+                                        + "IPAddressPool metallb-system/default: rename or remove one of them")),
+                argumentSet(
+                        "one name from two namespaces with different specs: refused",
+                        Set.of(),
+                        found(
+                                List.of(pool("team-a", "web", "10.0.0.0/28"), pool("team-b", "web", "10.0.1.0/28")),
                                 List.of()),
-                        List.of("refused: lbk8s would reject the result: ERROR IPAddressPool lbk8s-system/other: addresses[0] "
-                                + "\"10.0.0.128/25\" overlaps addresses[0] \"10.0.0.0/24\" of pool \"default\" "
-                                + "(IPAddressPool lbk8s-system/default)")),
-                argumentSet("--from: only that namespace",
-                        Set.of("team-a"), found(List.of(pool("team-a", "a", "10.0.0.0/28"), pool("team-b", "b", "10.0.1.0/28")),
-                                List.of(), LEGACY),
-                        List.of("create IPAddressPool a {addresses=[10.0.0.0/28]} from IPAddressPool team-a/a",
+                        List.of(
+                                "refused: IPAddressPool \"web\" comes from both IPAddressPool team-a/web and IPAddressPool team-b/web "
+                                        + "with different specs: rename or remove one of them")),
+                argumentSet(
+                        "a result lbk8s would reject (overlapping ranges): refused",
+                        Set.of(),
+                        found(
+                                List.of(
+                                        pool(TARGET, "default", "10.0.0.0/24"),
+                                        pool("metallb-system", "other", "10.0.0.128/25")),
+                                List.of()),
+                        List.of(
+                                "refused: lbk8s would reject the result: ERROR IPAddressPool lbk8s-system/other: addresses[0] "
+                                        + "\"10.0.0.128/25\" overlaps addresses[0] \"10.0.0.0/24\" of pool \"default\" "
+                                        + "(IPAddressPool lbk8s-system/default)")),
+                argumentSet(
+                        "--from: only that namespace",
+                        Set.of("team-a"),
+                        found(
+                                List.of(pool("team-a", "a", "10.0.0.0/28"), pool("team-b", "b", "10.0.1.0/28")),
+                                List.of(),
+                                LEGACY),
+                        List.of(
+                                "create IPAddressPool a {addresses=[10.0.0.0/28]} from IPAddressPool team-a/a",
                                 "delete: kubectl delete ipaddresspools.metallb.io -n team-a a")),
-                argumentSet("the legacy ConfigMap converted, its BGP pool left out",
-                        Set.of(), found(List.of(), List.of(), LEGACY),
-                        List.of("create IPAddressPool legacy {addresses=[10.0.9.0/28]} from ConfigMap metallb-system/config",
+                argumentSet(
+                        "the legacy ConfigMap converted, its BGP pool left out",
+                        Set.of(),
+                        found(List.of(), List.of(), LEGACY),
+                        List.of(
+                                "create IPAddressPool legacy {addresses=[10.0.9.0/28]} from ConfigMap metallb-system/config",
                                 "create L2Advertisement legacy {ipAddressPools=[legacy]} from ConfigMap metallb-system/config",
                                 "left out: ConfigMap metallb-system/config: pool \"routed\" uses protocol \"bgp\", not layer2: left out, "
                                         + "lbk8s announces with layer 2 only (move its addresses to a layer2 pool for lbk8s)",
                                 "delete: kubectl delete configmap -n metallb-system config")),
-                argumentSet("lbk8s's own objects are not migrated", Set.of(),
-                        found(List.of(pool(TARGET, "default", "10.0.0.0/28")), List.of(l2(TARGET, "default"))), List.of()));
+                argumentSet(
+                        "lbk8s's own objects are not migrated",
+                        Set.of(),
+                        found(List.of(pool(TARGET, "default", "10.0.0.0/28")), List.of(l2(TARGET, "default"))),
+                        List.of()));
     }
 
     @ParameterizedTest
@@ -97,8 +150,9 @@ class MigrationPlanTest {
         MigrationPlan plan = MigrationPlan.of(TARGET, from, found);
 
         List<String> lines = new ArrayList<>();
-        plan.create().forEach(m -> lines.add("create " + m.kind() + " " + m.name() + (m.labels().isEmpty() ? "" : " " + m.labels())
-                + " " + m.spec() + " from " + m.from()));
+        plan.create()
+                .forEach(m -> lines.add("create " + m.kind() + " " + m.name()
+                        + (m.labels().isEmpty() ? "" : " " + m.labels()) + " " + m.spec() + " from " + m.from()));
         plan.unchanged().forEach(m -> lines.add("unchanged " + m.kind() + " " + m.name()));
         plan.refusals().forEach(r -> lines.add("refused: " + r));
         plan.leftOut().forEach(l -> lines.add("left out: " + l));

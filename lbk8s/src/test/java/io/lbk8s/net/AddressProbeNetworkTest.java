@@ -69,8 +69,12 @@ class AddressProbeNetworkTest {
             kernelOnA.command("counts"); // the raw socket's statistics restart at each read
             assertThat(onB.command("probe " + WAIT + " " + MAC_B + " " + vip)).startsWith("ok " + vip + "=" + MAC_A);
             String counts = kernelOnA.command("counts");
-            assertThat(count(counts, "responses")).as("answers the program gave").isPositive();
-            assertThat(count(counts, "arpPackets")).as("probes that reached the raw socket").isZero();
+            assertThat(count(counts, "responses"))
+                    .as("answers the program gave")
+                    .isPositive();
+            assertThat(count(counts, "arpPackets"))
+                    .as("probes that reached the raw socket")
+                    .isZero();
         } finally {
             withdraw(kernelOnA, vip);
         }
@@ -136,7 +140,8 @@ class AddressProbeNetworkTest {
             assertThat(onB.command("probe " + WAIT + " " + MAC_B + " " + vip4 + " " + vip6))
                     .startsWith("ok " + vip4 + "=" + MAC_A + " " + vip6 + "=" + MAC_A);
             assertThat(kernelOnA.command("lapse")).isEqualTo("ok");
-            assertThat(onB.command("probe " + WAIT + " " + MAC_B + " " + vip4 + " " + vip6)).startsWith("ok none");
+            assertThat(onB.command("probe " + WAIT + " " + MAC_B + " " + vip4 + " " + vip6))
+                    .startsWith("ok none");
         } finally {
             assertThat(kernelOnA.command("renew 600000")).isEqualTo("ok");
             kernelOnA.command("leave " + vip6);
@@ -150,7 +155,8 @@ class AddressProbeNetworkTest {
         String vip = "198.18.99.204";
         announce(kernelOnA, vip);
         try {
-            assertThat(onB.command("probe " + WAIT + " " + MAC_B + "," + MAC_A + " " + vip)).startsWith("ok none");
+            assertThat(onB.command("probe " + WAIT + " " + MAC_B + "," + MAC_A + " " + vip))
+                    .startsWith("ok none");
             assertThat(onB.command("probe " + WAIT + " " + MAC_B + " " + vip)).startsWith("ok " + vip + "=" + MAC_A);
         } finally {
             withdraw(kernelOnA, vip);

@@ -32,7 +32,8 @@ class AddressProbeTest {
     void aProbeWithoutIpv6AsksForIpv4Addresses() throws Exception {
         RootRequired.check();
         try (AddressProbe probe = AddressProbe.open(Links.byName("lo").orElseThrow(), false)) {
-            assertThat(probe.inUse(List.of(V4), Set.of(), Duration.ofMillis(30))).isEmpty();
+            assertThat(probe.inUse(List.of(V4), Set.of(), Duration.ofMillis(30)))
+                    .isEmpty();
         }
     }
 

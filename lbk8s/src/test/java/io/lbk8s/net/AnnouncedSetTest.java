@@ -15,19 +15,44 @@ import org.junit.jupiter.params.provider.CsvSource;
 class AnnouncedSetTest {
 
     private static final List<String> ANNOUNCED = List.of(
-            "0.0.0.1", "10.0.0.5", "127.255.255.255", "128.0.0.0", "192.168.1.200", "255.255.255.255",
-            "::1", "fd00::200", "fd00::1:0:0:0:200", "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "2001:db8::7");
+            "0.0.0.1",
+            "10.0.0.5",
+            "127.255.255.255",
+            "128.0.0.0",
+            "192.168.1.200",
+            "255.255.255.255",
+            "::1",
+            "fd00::200",
+            "fd00::1:0:0:0:200",
+            "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
+            "2001:db8::7");
 
     /** Addresses on both sides of the sign bit of each word, which a signed sort must not misplace. */
     @ParameterizedTest(name = "{0} -> {1}")
     @CsvSource({
-            "0.0.0.1, true", "0.0.0.0, false", "10.0.0.5, true", "10.0.0.6, false", "127.255.255.255, true",
-            "128.0.0.0, true", "128.0.0.1, false", "192.168.1.200, true", "192.168.1.201, false",
-            "255.255.255.255, true", "255.255.255.254, false",
-            "::1, true", "::2, false", "fd00::200, true", "fd00::201, false", "fd00::1:0:0:0:200, true",
-            "fd00::2:0:0:0:200, false", "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff, true",
-            "ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe, false", "2001:db8::7, true", "2001:db8::8, false",
-            "::ffff:10.0.0.5, false"})
+        "0.0.0.1, true",
+        "0.0.0.0, false",
+        "10.0.0.5, true",
+        "10.0.0.6, false",
+        "127.255.255.255, true",
+        "128.0.0.0, true",
+        "128.0.0.1, false",
+        "192.168.1.200, true",
+        "192.168.1.201, false",
+        "255.255.255.255, true",
+        "255.255.255.254, false",
+        "::1, true",
+        "::2, false",
+        "fd00::200, true",
+        "fd00::201, false",
+        "fd00::1:0:0:0:200, true",
+        "fd00::2:0:0:0:200, false",
+        "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff, true",
+        "ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe, false",
+        "2001:db8::7, true",
+        "2001:db8::8, false",
+        "::ffff:10.0.0.5, false"
+    })
     void findsExactlyTheAnnouncedAddresses(String text, boolean announced) {
         Map<IpAddress, AddressCounters> counters = new HashMap<>();
         AnnouncedSet set = AnnouncedSet.of(ips(ANNOUNCED), ip -> counters.computeIfAbsent(ip, i -> n -> {}));
@@ -49,7 +74,8 @@ class AnnouncedSetTest {
         }
         set.v4((int) ip("10.0.0.5").low()).answered(1);
         assertThat(counts).hasSize(ANNOUNCED.size());
-        counts.forEach((ip, count) -> assertThat(count[0]).as(ip.toString()).isEqualTo(ip.equals(ip("10.0.0.5")) ? 2 : 1));
+        counts.forEach(
+                (ip, count) -> assertThat(count[0]).as(ip.toString()).isEqualTo(ip.equals(ip("10.0.0.5")) ? 2 : 1));
     }
 
     @Test

@@ -58,7 +58,8 @@ public final class ArpProbe implements AutoCloseable {
      * One request sent to {@code ethernetDestination} instead of broadcast, as a host refreshing a cached entry
      * does (and to check that a responder ignores requests for other MACs).
      */
-    public Optional<Reply> probe(IpAddress target, MacAddress ethernetDestination, Duration timeout) throws IOException {
+    public Optional<Reply> probe(IpAddress target, MacAddress ethernetDestination, Duration timeout)
+            throws IOException {
         int length = ArpPacket.encodeRequest(request, ourMac, ourIp, target);
         Wire.putMac(request, 0, ethernetDestination.bits());
         try (Arena local = Arena.ofConfined()) {
@@ -69,7 +70,8 @@ public final class ArpProbe implements AutoCloseable {
             while (System.nanoTime() - deadline < 0) {
                 int n = socket.receive(received);
                 if (n > 0 && answers(received, n, (int) target.low())) {
-                    return Optional.of(new Reply(new MacAddress(ArpPacket.senderMac(received)), System.nanoTime() - sentAt));
+                    return Optional.of(
+                            new Reply(new MacAddress(ArpPacket.senderMac(received)), System.nanoTime() - sentAt));
                 }
             }
             return Optional.empty();
@@ -124,7 +126,8 @@ public final class ArpProbe implements AutoCloseable {
             }
         }
         try {
-            receiver.join(Duration.ofNanos(Math.max(0, receiveUntil[0] - System.nanoTime())).plus(POLL.multipliedBy(2)));
+            receiver.join(Duration.ofNanos(Math.max(0, receiveUntil[0] - System.nanoTime()))
+                    .plus(POLL.multipliedBy(2)));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -168,7 +171,8 @@ public final class ArpProbe implements AutoCloseable {
         int count = args.length > 3 ? Integer.parseInt(args[3]) : 1;
         try (ArpProbe probe = open(link, ourIp)) {
             if (args.length > 4) {
-                System.out.println(probe.load(target, destination, count, Integer.parseInt(args[4]), Duration.ofSeconds(1)));
+                System.out.println(
+                        probe.load(target, destination, count, Integer.parseInt(args[4]), Duration.ofSeconds(1)));
                 return;
             }
             long[] nanos = new long[count];
@@ -186,8 +190,12 @@ public final class ArpProbe implements AutoCloseable {
             long[] sorted = Arrays.copyOf(nanos, answered);
             Arrays.sort(sorted);
             if (answered > 0) {
-                System.out.printf("answered %d/%d p50 %d us p99 %d us%n", answered, count,
-                        sorted[answered / 2] / 1000, sorted[Math.min(answered - 1, answered * 99 / 100)] / 1000);
+                System.out.printf(
+                        "answered %d/%d p50 %d us p99 %d us%n",
+                        answered,
+                        count,
+                        sorted[answered / 2] / 1000,
+                        sorted[Math.min(answered - 1, answered * 99 / 100)] / 1000);
             } else {
                 System.out.printf("answered 0/%d%n", count);
             }

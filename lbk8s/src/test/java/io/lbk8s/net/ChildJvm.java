@@ -26,7 +26,8 @@ final class ChildJvm implements AutoCloseable {
         this.process = process;
         this.input = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
         Thread.ofPlatform().daemon().start(() -> {
-            try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            try (BufferedReader out =
+                    new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
                 for (String line; (line = out.readLine()) != null; ) {
                     lines.offer(line);
                 }
@@ -46,9 +47,13 @@ final class ChildJvm implements AutoCloseable {
         command.addAll(wrapper);
         command.addAll(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-cp", classPath(), main.getName()));
+                "--enable-native-access=ALL-UNNAMED",
+                "-cp",
+                classPath(),
+                main.getName()));
         command.addAll(List.of(args));
-        return new ChildJvm(new ProcessBuilder(command).redirectErrorStream(true).start());
+        return new ChildJvm(
+                new ProcessBuilder(command).redirectErrorStream(true).start());
     }
 
     /** Under surefire java.class.path may be only the booter jar; the real one is in surefire.test.class.path. */

@@ -50,8 +50,12 @@ class FenceNetworkTest {
         assertThat(responder.command("lapse")).isEqualTo("ok");
         assertThat(arping()).contains("Received 0 response(s)");
         String counts = responder.command("counts");
-        assertThat(count(counts, "arpPackets")).as("the program passed the request on to the raw socket").isPositive();
-        assertThat(count(counts, "responses")).as("and the raw socket did not answer it either").isEqualTo(1);
+        assertThat(count(counts, "arpPackets"))
+                .as("the program passed the request on to the raw socket")
+                .isPositive();
+        assertThat(count(counts, "responses"))
+                .as("and the raw socket did not answer it either")
+                .isEqualTo(1);
 
         assertThat(responder.command("renew 300")).isEqualTo("ok");
         assertThat(arping()).contains("Received 1 response(s)");
@@ -117,7 +121,8 @@ class FenceNetworkTest {
         start("fenced");
         assertThat(responder.command("announce " + VIP6)).isEqualTo("ok");
         for (String vip : new String[] {VIP4, VIP6}) {
-            TestNetwork.must("ip", "-n", network.b, "neigh", "replace", vip, "lladdr", OTHER_MAC, "dev", "b0", "nud", "stale");
+            TestNetwork.must(
+                    "ip", "-n", network.b, "neigh", "replace", vip, "lladdr", OTHER_MAC, "dev", "b0", "nud", "stale");
         }
         assertThat(responder.command("garp " + VIP4)).isEqualTo("ok sent=false");
         assertThat(responder.command("garp " + VIP6)).isEqualTo("ok sent=false");
@@ -156,7 +161,8 @@ class FenceNetworkTest {
     }
 
     private String ndisc6() {
-        return network.in(network.b, "ndisc6", "-1", "-r", "1", "-w", "1000", VIP6, "b0").output();
+        return network.in(network.b, "ndisc6", "-1", "-r", "1", "-w", "1000", VIP6, "b0")
+                .output();
     }
 
     private String neighbor(String ip) {

@@ -33,12 +33,16 @@ class FenceTest {
             fence.renewUntil(System.nanoTime() + Duration.ofSeconds(10).toNanos());
             assertThat(fence.permits()).isTrue();
             fence.renewUntil(System.nanoTime() - 1);
-            assertThat(fence.permits()).as("the last deadline counts, even an earlier one").isFalse();
+            assertThat(fence.permits())
+                    .as("the last deadline counts, even an earlier one")
+                    .isFalse();
             long deadline = System.nanoTime() + Duration.ofMillis(100).toNanos();
             fence.renewUntil(deadline);
             assertThat(fence.permits()).isTrue();
             Thread.sleep(Duration.ofNanos(deadline - System.nanoTime()).plusMillis(1));
-            assertThat(fence.permits()).as("the deadline passed without renewal").isFalse();
+            assertThat(fence.permits())
+                    .as("the deadline passed without renewal")
+                    .isFalse();
         }
     }
 
@@ -55,7 +59,9 @@ class FenceTest {
         assertThat(fence.permits()).isFalse();
         fence.renewUntil(System.nanoTime() + Duration.ofSeconds(10).toNanos());
         assertThat(fence.permits()).as("renewed after close").isFalse();
-        assertThat(fence.kernelProblem()).as("no XDP program, so no kernel copy to fail").isEmpty();
+        assertThat(fence.kernelProblem())
+                .as("no XDP program, so no kernel copy to fail")
+                .isEmpty();
     }
 
     /**
@@ -65,14 +71,16 @@ class FenceTest {
     @Test
     void systemNanoTimeIsClockMonotonic() throws Throwable {
         Linker linker = Linker.nativeLinker();
-        MethodHandle clockGettime = linker.downcallHandle(linker.defaultLookup().findOrThrow("clock_gettime"),
+        MethodHandle clockGettime = linker.downcallHandle(
+                linker.defaultLookup().findOrThrow("clock_gettime"),
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
         int clockMonotonic = 1;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment timespec = arena.allocate(16, 8);
             for (int i = 0; i < 100; i++) {
                 long before = System.nanoTime();
-                assertThat((int) clockGettime.invokeExact(clockMonotonic, timespec)).isZero();
+                assertThat((int) clockGettime.invokeExact(clockMonotonic, timespec))
+                        .isZero();
                 long after = System.nanoTime();
                 long monotonic = timespec.get(JAVA_LONG, 0) * 1_000_000_000L + timespec.get(JAVA_LONG, 8);
                 assertThat(monotonic).as("reading #" + i).isBetween(before, after);

@@ -75,7 +75,9 @@ class InterfaceResponderNetworkTest {
     @Test
     void ndisc6GetsTheRespondersMac() throws Exception {
         var ndisc = network.in(network.b, "ndisc6", "-1", "-r", "1", "-w", "1000", VIP6, "b0");
-        assertThat(ndisc.output()).contains("Target link-layer address: 02:00:00:00:00:0A").contains("from " + VIP6);
+        assertThat(ndisc.output())
+                .contains("Target link-layer address: 02:00:00:00:00:0A")
+                .contains("from " + VIP6);
         assertThat(ndisc.exitCode()).isZero();
         sendDatagramFromB(VIP6);
         assertThat(eventually(() -> neighbor(VIP6), "lladdr 02:00:00:00:00:0a")).contains("lladdr 02:00:00:00:00:0a");
@@ -104,7 +106,8 @@ class InterfaceResponderNetworkTest {
 
     @Test
     void gratuitousArpReplacesAnExistingNeighborEntry() throws Exception {
-        TestNetwork.must("ip", "-n", network.b, "neigh", "replace", VIP4, "lladdr", OTHER_MAC, "dev", "b0", "nud", "stale");
+        TestNetwork.must(
+                "ip", "-n", network.b, "neigh", "replace", VIP4, "lladdr", OTHER_MAC, "dev", "b0", "nud", "stale");
         assertThat(neighbor(VIP4)).contains(OTHER_MAC);
         assertThat(responder.command("garp " + VIP4)).isEqualTo("ok sent=true");
         assertThat(eventually(() -> neighbor(VIP4), "lladdr 02:00:00:00:00:0a")).contains("lladdr 02:00:00:00:00:0a");
@@ -112,7 +115,8 @@ class InterfaceResponderNetworkTest {
 
     @Test
     void unsolicitedAdvertisementReplacesAnExistingNeighborEntry() throws Exception {
-        TestNetwork.must("ip", "-n", network.b, "neigh", "replace", VIP6, "lladdr", OTHER_MAC, "dev", "b0", "nud", "stale");
+        TestNetwork.must(
+                "ip", "-n", network.b, "neigh", "replace", VIP6, "lladdr", OTHER_MAC, "dev", "b0", "nud", "stale");
         assertThat(neighbor(VIP6)).contains(OTHER_MAC);
         assertThat(responder.command("garp " + VIP6)).isEqualTo("ok sent=true");
         assertThat(eventually(() -> neighbor(VIP6), "lladdr 02:00:00:00:00:0a")).contains("lladdr 02:00:00:00:00:0a");
@@ -128,11 +132,17 @@ class InterfaceResponderNetworkTest {
 
     @Test
     void linkInfoInsideTheNamespace() throws Exception {
-        assertThat(responder.command("link a0")).contains("name=a0").contains("mac=02:00:00:00:00:0a")
-                .contains("up=true").contains("master=Optional.empty")
-                .contains("198.18.99.1/24").contains("fd99::1/64");
+        assertThat(responder.command("link a0"))
+                .contains("name=a0")
+                .contains("mac=02:00:00:00:00:0a")
+                .contains("up=true")
+                .contains("master=Optional.empty")
+                .contains("198.18.99.1/24")
+                .contains("fd99::1/64");
         assertThat(responder.command("link d0")).contains("master=Optional[br0]");
-        assertThat(responder.command("link lo")).contains("index=1").contains("loopback=true")
+        assertThat(responder.command("link lo"))
+                .contains("index=1")
+                .contains("loopback=true")
                 .contains("mac=00:00:00:00:00:00");
     }
 
@@ -152,7 +162,9 @@ class InterfaceResponderNetworkTest {
         responder.command("counts"); // the kernel's packet statistics restart at each read
         network.in(network.b, "arping", "-c", "2", "-w", "2", "-I", "b0", "198.18.99.1"); // A's own address
         network.in(network.b, "arping", "-c", "2", "-w", "2", "-I", "b0", extra);
-        assertThat(count(responder.command("counts"), "arpPackets")).as("requests let through to the responder").isZero();
+        assertThat(count(responder.command("counts"), "arpPackets"))
+                .as("requests let through to the responder")
+                .isZero();
 
         assertThat(responder.command("announce " + extra)).isEqualTo("ok");
         var answered = network.in(network.b, "arping", "-c", "1", "-w", "2", "-I", "b0", extra);
@@ -166,7 +178,8 @@ class InterfaceResponderNetworkTest {
     }
 
     private static String[] javaCommand(String... args) {
-        String javaBinary = java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String javaBinary = java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString();
         String[] command = new String[5 + args.length];
         command[0] = javaBinary;
         command[1] = "--enable-native-access=ALL-UNNAMED";

@@ -37,11 +37,13 @@ class LinksNetworkTest {
         assertThat(child.command("state a0")).isEqualTo("ok LinkState[up=true, running=true]");
 
         TestNetwork.must("ip", "-n", network.b, "link", "set", "b0", "down");
-        assertThat(stateWithin("a0", "ok LinkState[up=true, running=false]")).isEqualTo("ok LinkState[up=true, running=false]");
+        assertThat(stateWithin("a0", "ok LinkState[up=true, running=false]"))
+                .isEqualTo("ok LinkState[up=true, running=false]");
         assertThat(child.command("link a0")).contains("up=true, running=false");
 
         TestNetwork.must("ip", "-n", network.b, "link", "set", "b0", "up");
-        assertThat(stateWithin("a0", "ok LinkState[up=true, running=true]")).isEqualTo("ok LinkState[up=true, running=true]");
+        assertThat(stateWithin("a0", "ok LinkState[up=true, running=true]"))
+                .isEqualTo("ok LinkState[up=true, running=true]");
         assertThat(child.command("link a0")).contains("up=true, running=true");
     }
 

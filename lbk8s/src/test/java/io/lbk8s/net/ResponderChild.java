@@ -79,9 +79,12 @@ public final class ResponderChild {
         List<String> flags = List.of(args).subList(1, args.length);
         boolean rawSocket = flags.contains("raw-socket");
         Fence fence = flags.contains("fenced") ? Fence.renewable() : Fence.unlimited();
-        InterfaceResponder responder = InterfaceResponder.start(link, counting,
+        InterfaceResponder responder = InterfaceResponder.start(
+                link,
+                counting,
                 ResponderOptions.DEFAULTS.withArpInKernel(!rawSocket).withFence(fence));
-        System.out.println("ready " + link.name() + " " + link.index() + " " + link.mac() + " forced=" + responder.receiveBufferForced()
+        System.out.println("ready " + link.name() + " " + link.index() + " " + link.mac() + " forced="
+                + responder.receiveBufferForced()
                 + " arpInKernel=" + responder.answersArpInKernel() + " problem=" + responder.arpInKernelProblem()
                 + " fence=" + fence);
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -106,7 +109,10 @@ public final class ResponderChild {
                             continue;
                         }
                         case "state" -> {
-                            System.out.println("ok " + Links.state(words[1]).map(Object::toString).orElse("absent"));
+                            System.out.println("ok "
+                                    + Links.state(words[1])
+                                            .map(Object::toString)
+                                            .orElse("absent"));
                             continue;
                         }
                         case "counts" -> {
@@ -148,13 +154,17 @@ public final class ResponderChild {
             probe = AddressProbe.open(link, true);
         }
         Duration wait = Duration.ofMillis(Long.parseLong(words[1]));
-        Set<MacAddress> ours = words[2].equals("-") ? Set.of()
+        Set<MacAddress> ours = words[2].equals("-")
+                ? Set.of()
                 : Stream.of(words[2].split(",")).map(MacAddress::parse).collect(Collectors.toSet());
-        List<IpAddress> addresses = Stream.of(words).skip(3).map(ResponderChild::ip).toList();
+        List<IpAddress> addresses =
+                Stream.of(words).skip(3).map(ResponderChild::ip).toList();
         long start = System.nanoTime();
         Map<IpAddress, MacAddress> inUse = probe.inUse(addresses, ours, wait);
         long millis = (System.nanoTime() - start) / 1_000_000;
-        String found = inUse.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).sorted()
+        String found = inUse.entrySet().stream()
+                .map(e -> e.getKey() + "=" + e.getValue())
+                .sorted()
                 .collect(Collectors.joining(" "));
         return (found.isEmpty() ? "none" : found) + " after=" + millis + "ms";
     }

@@ -41,7 +41,8 @@ final class TestNetwork implements AutoCloseable {
     }
 
     private static TestNetwork create(boolean bridged) {
-        String prefix = "lbk8snet-" + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x10000, 0xfffff));
+        String prefix =
+                "lbk8snet-" + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x10000, 0xfffff));
         TestNetwork network = new TestNetwork(prefix + "-a", prefix + "-b", bridged ? prefix + "-s" : null);
         try {
             network.setUp();
@@ -56,8 +57,24 @@ final class TestNetwork implements AutoCloseable {
         must("ip", "netns", "add", a);
         must("ip", "netns", "add", b);
         if (s == null) {
-            must("ip", "link", "add", "a0", "netns", a, "address", "02:00:00:00:00:0a", "type", "veth",
-                    "peer", "name", "b0", "netns", b, "address", "02:00:00:00:00:0b");
+            must(
+                    "ip",
+                    "link",
+                    "add",
+                    "a0",
+                    "netns",
+                    a,
+                    "address",
+                    "02:00:00:00:00:0a",
+                    "type",
+                    "veth",
+                    "peer",
+                    "name",
+                    "b0",
+                    "netns",
+                    b,
+                    "address",
+                    "02:00:00:00:00:0b");
         } else {
             setUpSwitch();
         }
@@ -89,15 +106,69 @@ final class TestNetwork implements AutoCloseable {
     private void setUpSwitch() {
         must("ip", "netns", "add", s);
         must("ip", "-n", s, "link", "set", "lo", "up");
-        must("ip", "netns", "exec", s, "sysctl", "-qw", "net.ipv6.conf.all.accept_dad=0", "net.ipv6.conf.default.accept_dad=0");
-        must("ip", "-n", s, "link", "add", "br0", "type", "bridge", "stp_state", "0", "forward_delay", "0",
-                "mcast_snooping", "1", "mcast_mld_version", "2", "mcast_query_response_interval", "100",
-                "mcast_startup_query_interval", "100");
+        must(
+                "ip",
+                "netns",
+                "exec",
+                s,
+                "sysctl",
+                "-qw",
+                "net.ipv6.conf.all.accept_dad=0",
+                "net.ipv6.conf.default.accept_dad=0");
+        must(
+                "ip",
+                "-n",
+                s,
+                "link",
+                "add",
+                "br0",
+                "type",
+                "bridge",
+                "stp_state",
+                "0",
+                "forward_delay",
+                "0",
+                "mcast_snooping",
+                "1",
+                "mcast_mld_version",
+                "2",
+                "mcast_query_response_interval",
+                "100",
+                "mcast_startup_query_interval",
+                "100");
         must("ip", "netns", "exec", s, "sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1");
-        must("ip", "link", "add", "a0", "netns", a, "address", "02:00:00:00:00:0a", "type", "veth",
-                "peer", "name", "pa", "netns", s);
-        must("ip", "link", "add", "b0", "netns", b, "address", "02:00:00:00:00:0b", "type", "veth",
-                "peer", "name", "pb", "netns", s);
+        must(
+                "ip",
+                "link",
+                "add",
+                "a0",
+                "netns",
+                a,
+                "address",
+                "02:00:00:00:00:0a",
+                "type",
+                "veth",
+                "peer",
+                "name",
+                "pa",
+                "netns",
+                s);
+        must(
+                "ip",
+                "link",
+                "add",
+                "b0",
+                "netns",
+                b,
+                "address",
+                "02:00:00:00:00:0b",
+                "type",
+                "veth",
+                "peer",
+                "name",
+                "pb",
+                "netns",
+                s);
         for (String port : List.of("pa", "pb")) {
             must("ip", "-n", s, "link", "set", port, "master", "br0", "up");
         }
@@ -112,7 +183,8 @@ final class TestNetwork implements AutoCloseable {
     private void awaitSnoopingFilters() {
         for (int i = 0; i < 100; i++) {
             long before = framesSentTo("pa");
-            run(List.of("ip", "netns", "exec", b, "ndisc6", "-q", "-n", "-1", "-r", "1", "-w", "50", "fd99::dead", "b0"));
+            run(List.of(
+                    "ip", "netns", "exec", b, "ndisc6", "-q", "-n", "-1", "-r", "1", "-w", "50", "fd99::dead", "b0"));
             if (framesSentTo("pa") == before) {
                 return;
             }
@@ -122,7 +194,8 @@ final class TestNetwork implements AutoCloseable {
     }
 
     private long framesSentTo(String port) {
-        return Long.parseLong(must("ip", "netns", "exec", s, "cat", "/sys/class/net/" + port + "/statistics/tx_packets").strip());
+        return Long.parseLong(must("ip", "netns", "exec", s, "cat", "/sys/class/net/" + port + "/statistics/tx_packets")
+                .strip());
     }
 
     /** The bridge's multicast database ({@code bridge mdb show}): which port joined which group. */
@@ -137,7 +210,9 @@ final class TestNetwork implements AutoCloseable {
      */
     private void awaitNoTentativeAddress(String ns, String device) {
         for (int i = 0; i < 50; i++) {
-            if (run(List.of("ip", "-n", ns, "-6", "addr", "show", "dev", device, "tentative")).output().isBlank()) {
+            if (run(List.of("ip", "-n", ns, "-6", "addr", "show", "dev", device, "tentative"))
+                    .output()
+                    .isBlank()) {
                 return;
             }
             try {
@@ -159,7 +234,8 @@ final class TestNetwork implements AutoCloseable {
 
     static Result run(List<String> command) {
         try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            Process process =
+                    new ProcessBuilder(command).redirectErrorStream(true).start();
             if (!process.waitFor(20, TimeUnit.SECONDS)) {
                 process.destroyForcibly();
                 throw new IllegalStateException("timed out: " + command);

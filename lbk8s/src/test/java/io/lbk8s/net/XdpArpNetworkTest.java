@@ -43,27 +43,34 @@ class XdpArpNetworkTest {
         var arping = network.in(network.b, "arping", "-c", "3", "-w", "3", "-I", "b0", VIP);
         assertThat(arping.output()).contains("[02:00:00:00:00:0A]").contains("Received 3 response(s)");
         String counts = responder.command("counts");
-        assertThat(count(counts, "arpPackets")).as("requests that reached the raw socket").isZero();
+        assertThat(count(counts, "arpPackets"))
+                .as("requests that reached the raw socket")
+                .isZero();
         assertThat(count(counts, "responses")).isEqualTo(3);
     }
 
     @Test
     void aWithdrawnAddressIsSilentAndTheNodesOwnAddressIsStillTheKernelStacks() throws Exception {
         assertThat(responder.command("withdraw " + VIP)).isEqualTo("ok");
-        assertThat(network.in(network.b, "arping", "-c", "2", "-w", "2", "-I", "b0", VIP).output())
+        assertThat(network.in(network.b, "arping", "-c", "2", "-w", "2", "-I", "b0", VIP)
+                        .output())
                 .contains("Received 0 response(s)");
-        assertThat(network.in(network.b, "arping", "-c", "1", "-w", "2", "-I", "b0", "198.18.99.1").output())
-                .contains("[02:00:00:00:00:0A]").contains("Received 1 response(s)");
+        assertThat(network.in(network.b, "arping", "-c", "1", "-w", "2", "-I", "b0", "198.18.99.1")
+                        .output())
+                .contains("[02:00:00:00:00:0A]")
+                .contains("Received 1 response(s)");
     }
 
     @Test
     void aKilledResponderLeavesNothingAnsweringInTheKernel() throws Exception {
-        assertThat(network.in(network.b, "arping", "-c", "1", "-w", "2", "-I", "b0", VIP).output())
+        assertThat(network.in(network.b, "arping", "-c", "1", "-w", "2", "-I", "b0", VIP)
+                        .output())
                 .contains("Received 1 response(s)");
         responder.kill();
         responder = null;
         assertThat(network.in(network.a, "ip", "link", "show", "a0").output()).doesNotContain("xdp");
-        assertThat(network.in(network.b, "arping", "-c", "2", "-w", "2", "-I", "b0", VIP).output())
+        assertThat(network.in(network.b, "arping", "-c", "2", "-w", "2", "-I", "b0", VIP)
+                        .output())
                 .contains("Received 0 response(s)");
     }
 
@@ -71,12 +78,16 @@ class XdpArpNetworkTest {
     void whereAnotherXdpProgramHoldsTheInterfaceTheRawSocketAnswersAndSaysWhy() throws Exception {
         ChildJvm second = ChildJvm.start(network.a, ResponderChild.class, "a0");
         try {
-            assertThat(second.nextLine(20)).startsWith("ready a0").contains("arpInKernel=false")
+            assertThat(second.nextLine(20))
+                    .startsWith("ready a0")
+                    .contains("arpInKernel=false")
                     .contains("another XDP program is attached there");
             assertThat(responder.command("withdraw " + VIP)).isEqualTo("ok");
             assertThat(second.command("announce " + VIP)).isEqualTo("ok");
-            assertThat(network.in(network.b, "arping", "-c", "1", "-w", "2", "-I", "b0", VIP).output())
-                    .contains("[02:00:00:00:00:0A]").contains("Received 1 response(s)");
+            assertThat(network.in(network.b, "arping", "-c", "1", "-w", "2", "-I", "b0", VIP)
+                            .output())
+                    .contains("[02:00:00:00:00:0A]")
+                    .contains("Received 1 response(s)");
             assertThat(count(second.command("counts"), "responses")).isEqualTo(1);
         } finally {
             second.close();
@@ -87,14 +98,21 @@ class XdpArpNetworkTest {
     void withoutCapBpfAndCapNetAdminTheRawSocketAnswersAndSaysWhatIsMissing() throws Exception {
         assertThat(responder.command("withdraw " + VIP)).isEqualTo("ok");
         String dropped = "-bpf,-net_admin,-sys_admin"; // CAP_SYS_ADMIN would also allow BPF
-        ChildJvm limited = ChildJvm.start(network.a, List.of("/usr/bin/setpriv", "--bounding-set", dropped, "--inh-caps", dropped),
-                ResponderChild.class, "a0");
+        ChildJvm limited = ChildJvm.start(
+                network.a,
+                List.of("/usr/bin/setpriv", "--bounding-set", dropped, "--inh-caps", dropped),
+                ResponderChild.class,
+                "a0");
         try {
-            assertThat(limited.nextLine(20)).startsWith("ready a0").contains("arpInKernel=false")
+            assertThat(limited.nextLine(20))
+                    .startsWith("ready a0")
+                    .contains("arpInKernel=false")
                     .contains("Operation not permitted (EPERM); in-kernel ARP answers need CAP_BPF and CAP_NET_ADMIN");
             assertThat(limited.command("announce " + VIP)).isEqualTo("ok");
-            assertThat(network.in(network.b, "arping", "-c", "1", "-w", "2", "-I", "b0", VIP).output())
-                    .contains("[02:00:00:00:00:0A]").contains("Received 1 response(s)");
+            assertThat(network.in(network.b, "arping", "-c", "1", "-w", "2", "-I", "b0", VIP)
+                            .output())
+                    .contains("[02:00:00:00:00:0A]")
+                    .contains("Received 1 response(s)");
         } finally {
             limited.close();
         }

@@ -71,7 +71,8 @@ class XdpArpProgramTest {
         byte[] padded = Arrays.copyOf(Fixtures.bytes(Fixtures.ARP_REQUEST), 60); // what a real NIC delivers
         XdpArpResponder.Run run = program.run(padded);
         assertThat(run.action()).isEqualTo(XdpArpProgram.XDP_TX);
-        assertThat(Fixtures.hex(Arrays.copyOf(run.frame(), 42))).isEqualTo(Fixtures.hex(Fixtures.bytes(Fixtures.ARP_REPLY_KERNEL)));
+        assertThat(Fixtures.hex(Arrays.copyOf(run.frame(), 42)))
+                .isEqualTo(Fixtures.hex(Fixtures.bytes(Fixtures.ARP_REPLY_KERNEL)));
         assertThat(Arrays.copyOfRange(run.frame(), 42, 60)).containsOnly(0);
     }
 
@@ -85,14 +86,19 @@ class XdpArpProgramTest {
 
     static List<Arguments> framesTheRawSocketResponderIgnores() {
         return List.of(
-                Arguments.of("unicast to another MAC", request(f -> put(f, 0, MacAddress.parse("02:00:00:00:00:99").bytes()))),
+                Arguments.of(
+                        "unicast to another MAC",
+                        request(f ->
+                                put(f, 0, MacAddress.parse("02:00:00:00:00:99").bytes()))),
                 Arguments.of("sent by us (ethernet source and sender)", request(f -> {
                     put(f, 6, MAC_A.bytes());
                     put(f, 22, MAC_A.bytes());
                 })),
                 Arguments.of("sender MAC ours", request(f -> put(f, 22, MAC_A.bytes()))),
                 Arguments.of("a target not announced", request(f -> f[41] = 7)),
-                Arguments.of("another host's gratuitous request (sender IP = target IP)", request(f -> System.arraycopy(f, 38, f, 28, 4))),
+                Arguments.of(
+                        "another host's gratuitous request (sender IP = target IP)",
+                        request(f -> System.arraycopy(f, 38, f, 28, 4))),
                 Arguments.of("a reply, not a request", request(f -> f[21] = 2)),
                 Arguments.of("opcode 0x0101", request(f -> f[20] = 1)),
                 Arguments.of("IPv4 ethertype", request(f -> f[13] = 0)),
@@ -128,7 +134,9 @@ class XdpArpProgramTest {
         assertThat(counts.get(ANNOUNCED)[0]).isEqualTo(3);
         assertThat(counts.get(other)[0]).isEqualTo(1);
         program.collect(both);
-        assertThat(counts.get(ANNOUNCED)[0]).as("a second collection adds nothing new").isEqualTo(3);
+        assertThat(counts.get(ANNOUNCED)[0])
+                .as("a second collection adds nothing new")
+                .isEqualTo(3);
     }
 
     @Test
@@ -143,8 +151,8 @@ class XdpArpProgramTest {
 
     @Test
     void theProgramAnswersWithTheMacItWasLoadedFor() throws Exception {
-        try (XdpArpResponder forB = XdpArpResponder.loadDetached(new LinkInfo("b0", 2, MAC_B, true, false,
-                Optional.empty(), List.of()), Fence.unlimited())) {
+        try (XdpArpResponder forB = XdpArpResponder.loadDetached(
+                new LinkInfo("b0", 2, MAC_B, true, false, Optional.empty(), List.of()), Fence.unlimited())) {
             forB.sync(AnnouncedSet.EMPTY, set(IpAddress.parse("198.18.99.9").orElseThrow()));
             byte[] fromA = request(f -> {
                 put(f, 6, MAC_A.bytes());
@@ -163,7 +171,8 @@ class XdpArpProgramTest {
     @Test
     void attachingToAMissingInterfaceSaysWhy() {
         LinkInfo missing = new LinkInfo("gone0", 999_999, MAC_A, true, false, Optional.empty(), List.of());
-        assertThatThrownBy(() -> XdpArpResponder.attach(missing, Fence.unlimited())).isInstanceOf(NativeIOException.class)
+        assertThatThrownBy(() -> XdpArpResponder.attach(missing, Fence.unlimited()))
+                .isInstanceOf(NativeIOException.class)
                 .hasMessageStartingWith("cannot attach the XDP program for ARP to gone0: ");
     }
 
@@ -202,7 +211,8 @@ class XdpArpProgramTest {
         fence.renewUntil(deadline);
         assertThat(fenced.run(Fixtures.bytes(Fixtures.ARP_REQUEST)).action()).isEqualTo(XdpArpProgram.XDP_TX);
         Thread.sleep(Duration.ofNanos(deadline - System.nanoTime()).plusMillis(1));
-        assertThat(fenced.run(Fixtures.bytes(Fixtures.ARP_REQUEST)).action()).as("the deadline passed, nobody renewed")
+        assertThat(fenced.run(Fixtures.bytes(Fixtures.ARP_REQUEST)).action())
+                .as("the deadline passed, nobody renewed")
                 .isEqualTo(XdpArpProgram.XDP_PASS);
     }
 
@@ -223,7 +233,8 @@ class XdpArpProgramTest {
         XdpArpResponder fenced = loadFor(A, fence);
         for (long deadline : new long[] {-1, Long.MIN_VALUE}) {
             fence.renewUntil(deadline);
-            assertThat(fenced.run(Fixtures.bytes(Fixtures.ARP_REQUEST)).action()).as("deadline " + deadline)
+            assertThat(fenced.run(Fixtures.bytes(Fixtures.ARP_REQUEST)).action())
+                    .as("deadline " + deadline)
                     .isEqualTo(XdpArpProgram.XDP_PASS);
         }
     }
@@ -268,7 +279,8 @@ class XdpArpProgramTest {
         int checkedAhead = 0;
         for (int i = 0; i < 50; i++) {
             fence.renewUntil(System.nanoTime());
-            assertThat(fenced.run(Fixtures.bytes(Fixtures.ARP_REQUEST)).action()).as("deadline now, run #" + i)
+            assertThat(fenced.run(Fixtures.bytes(Fixtures.ARP_REQUEST)).action())
+                    .as("deadline now, run #" + i)
                     .isEqualTo(XdpArpProgram.XDP_PASS);
             long before = System.nanoTime();
             fence.renewUntil(before + margin);
@@ -278,7 +290,9 @@ class XdpArpProgramTest {
                 checkedAhead++;
             }
         }
-        assertThat(checkedAhead).as("runs quick enough to check the deadline ahead").isGreaterThan(10);
+        assertThat(checkedAhead)
+                .as("runs quick enough to check the deadline ahead")
+                .isGreaterThan(10);
     }
 
     /**
@@ -292,8 +306,11 @@ class XdpArpProgramTest {
         XdpArpResponder fenced = loadFor(A, fence);
         fence.renewUntil(System.nanoTime() + Duration.ofSeconds(10).toNanos());
         assertThat(fence.permits()).isTrue();
-        assertThat(fence.kernelProblem()).hasValueSatisfying(problem -> assertThat(problem)
-                .startsWith("cannot write the answer fence's deadline into the kernel: Operation not permitted (EPERM)"));
+        assertThat(fence.kernelProblem())
+                .hasValueSatisfying(
+                        problem -> assertThat(problem)
+                                .startsWith(
+                                        "cannot write the answer fence's deadline into the kernel: Operation not permitted (EPERM)"));
         assertThat(fenced.run(Fixtures.bytes(Fixtures.ARP_REQUEST)).action()).isEqualTo(XdpArpProgram.XDP_PASS);
     }
 

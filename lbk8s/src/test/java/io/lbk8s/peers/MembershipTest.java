@@ -10,7 +10,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class MembershipTest {
-    static final Membership.Settings SETTINGS = Membership.Settings.DEFAULTS; // 250 ms, holds 2 s doubling to 60 s within 5 min
+    static final Membership.Settings SETTINGS =
+            Membership.Settings.DEFAULTS; // 250 ms, holds 2 s doubling to 60 s within 5 min
     static final Duration LIMIT = Duration.ofMinutes(2);
 
     final SimulatedSpeakers cluster = new SimulatedSpeakers(SETTINGS, "node-1", "node-2", "node-3");
@@ -37,7 +38,9 @@ class MembershipTest {
         Duration settling = two.until(() -> two.ready("node-1"), LIMIT);
         assertThat(settling.toMillis()).isBetween(245L, 255L);
         assertThat(two.liveness("node-1", "node-2")).isEqualTo(Liveness.NOT_HEARD);
-        assertThat(two.snapshot("node-1").isolated()).as("never heard is not cut off").isFalse();
+        assertThat(two.snapshot("node-1").isolated())
+                .as("never heard is not cut off")
+                .isFalse();
     }
 
     @Test
@@ -48,9 +51,13 @@ class MembershipTest {
         // its last heartbeat went out up to one interval before it died
         assertThat(detection.toMillis()).isBetween(200L, 255L);
         assertThat(cluster.liveness("node-2", "node-3")).isEqualTo(Liveness.DEAD);
-        assertThat(cluster.events.get("node-1")).filteredOn(e -> e instanceof Event.Suspected).hasSize(1);
-        assertThat(cluster.events.get("node-1")).filteredOn(e -> e instanceof Event.Silent s && s.peer().equals("node-3"))
-                .singleElement().satisfies(e -> assertThat(((Event.Silent) e).silentNanos()).isBetween(250 * MS, 255 * MS));
+        assertThat(cluster.events.get("node-1"))
+                .filteredOn(e -> e instanceof Event.Suspected)
+                .hasSize(1);
+        assertThat(cluster.events.get("node-1"))
+                .filteredOn(e -> e instanceof Event.Silent s && s.peer().equals("node-3"))
+                .singleElement()
+                .satisfies(e -> assertThat(((Event.Silent) e).silentNanos()).isBetween(250 * MS, 255 * MS));
         assertThat(cluster.ready("node-1")).isTrue();
         assertThat(cluster.ready("node-2")).isTrue();
         assertThat(cluster.snapshot("node-1").failedSilently("node-3")).isTrue();
@@ -62,7 +69,9 @@ class MembershipTest {
         cluster.leave("node-2");
         assertThat(cluster.liveness("node-1", "node-2")).isEqualTo(Liveness.DEAD);
         assertThat(cluster.liveness("node-3", "node-2")).isEqualTo(Liveness.DEAD);
-        assertThat(cluster.snapshot("node-1").failedSilently("node-2")).as("it left: it did not fail").isFalse();
+        assertThat(cluster.snapshot("node-1").failedSilently("node-2"))
+                .as("it left: it did not fail")
+                .isFalse();
         assertThat(cluster.snapshot("node-1").failedSilently("node-3")).isFalse();
         assertThat(cluster.nodes.get("node-1").drainEvents()).contains(new Event.Left("node-2"));
     }
@@ -78,7 +87,11 @@ class MembershipTest {
             assertThat(s.isolated()).isTrue();
             assertThat(s.liveness("node-2")).isEqualTo(Liveness.DEAD);
         });
-        assertThat(two.nodes.get("node-1").heartbeat(PeerMessage.Kind.HEARTBEAT, 1, 1, 0, two.now).isolated()).isTrue();
+        assertThat(two.nodes
+                        .get("node-1")
+                        .heartbeat(PeerMessage.Kind.HEARTBEAT, 1, 1, 0, two.now)
+                        .isolated())
+                .isTrue();
     }
 
     @Test
@@ -90,12 +103,17 @@ class MembershipTest {
         assertThat(cluster.snapshot("node-1").stalls()).isZero();
         cluster.resume("node-1");
         assertThat(cluster.snapshot("node-1").reason()).startsWith("resuming after a pause of 2000 ms");
-        assertThat(cluster.snapshot("node-1").stalls()).as("what it announced is to be announced afresh").isEqualTo(1);
+        assertThat(cluster.snapshot("node-1").stalls())
+                .as("what it announced is to be announced afresh")
+                .isEqualTo(1);
         cluster.run(Duration.ofMillis(100));
-        assertThat(cluster.snapshot("node-1").ready()).as("its peers hold it back").isFalse();
+        assertThat(cluster.snapshot("node-1").ready())
+                .as("its peers hold it back")
+                .isFalse();
         assertThat(cluster.snapshot("node-1").reason()).startsWith("held back by its peers after a failure");
         assertThat(cluster.liveness("node-2", "node-1")).isEqualTo(Liveness.HELD);
-        assertThat(cluster.snapshot("node-2").peers().get("node-1").detail()).isEqualTo("rejoining after a failure: held back for 2000 ms");
+        assertThat(cluster.snapshot("node-2").peers().get("node-1").detail())
+                .isEqualTo("rejoining after a failure: held back for 2000 ms");
         Duration held = cluster.until(() -> cluster.liveness("node-2", "node-1") == Liveness.ALIVE, LIMIT);
         assertThat(cluster.ready("node-1")).isTrue();
         assertThat(held.toMillis() + 100).isBetween(2000L, 2100L);
@@ -109,9 +127,12 @@ class MembershipTest {
         cluster.run(Duration.ofSeconds(5));
         cluster.resume("node-1");
         cluster.run(Duration.ofMillis(500));
-        assertThat(cluster.events.get("node-1")).noneMatch(e -> e instanceof Event.Silent || e instanceof Event.Suspected);
+        assertThat(cluster.events.get("node-1"))
+                .noneMatch(e -> e instanceof Event.Silent || e instanceof Event.Suspected);
         assertThat(cluster.events.get("node-1")).contains(new Event.Stalled(5000 * MS));
-        assertThat(cluster.liveness("node-1", "node-2")).as("not held back: it never failed").isEqualTo(Liveness.ALIVE);
+        assertThat(cluster.liveness("node-1", "node-2"))
+                .as("not held back: it never failed")
+                .isEqualTo(Liveness.ALIVE);
     }
 
     @Test
@@ -136,7 +157,8 @@ class MembershipTest {
             cluster.kill("node-3");
             cluster.run(Duration.ofMillis(300));
             cluster.start("node-3");
-            holds[i] = cluster.until(() -> cluster.liveness("node-1", "node-3") == Liveness.ALIVE, LIMIT).toMillis();
+            holds[i] = cluster.until(() -> cluster.liveness("node-1", "node-3") == Liveness.ALIVE, LIMIT)
+                    .toMillis();
             assertThat(cluster.ready("node-3")).isTrue();
         }
         assertThat(holds[0]).isBetween(2000L, 2060L);
@@ -147,20 +169,26 @@ class MembershipTest {
         cluster.kill("node-3");
         cluster.run(Duration.ofMillis(300));
         cluster.start("node-3");
-        assertThat(cluster.until(() -> cluster.liveness("node-1", "node-3") == Liveness.ALIVE, LIMIT).toMillis()).isBetween(2000L, 2060L);
+        assertThat(cluster.until(() -> cluster.liveness("node-1", "node-3") == Liveness.ALIVE, LIMIT)
+                        .toMillis())
+                .isBetween(2000L, 2060L);
     }
 
     @Test
     void holdsStopGrowingAtTheMaximum() {
-        SimulatedSpeakers two = new SimulatedSpeakers(new Membership.Settings(Duration.ofMillis(250), Duration.ofSeconds(1),
-                Duration.ofSeconds(3), Duration.ofMinutes(5)), "node-1", "node-2");
+        SimulatedSpeakers two = new SimulatedSpeakers(
+                new Membership.Settings(
+                        Duration.ofMillis(250), Duration.ofSeconds(1), Duration.ofSeconds(3), Duration.ofMinutes(5)),
+                "node-1",
+                "node-2");
         two.run(Duration.ofSeconds(1));
         long last = 0;
         for (int i = 0; i < 4; i++) {
             two.kill("node-2");
             two.run(Duration.ofMillis(300));
             two.start("node-2");
-            last = two.until(() -> two.liveness("node-1", "node-2") == Liveness.ALIVE, LIMIT).toMillis();
+            last = two.until(() -> two.liveness("node-1", "node-2") == Liveness.ALIVE, LIMIT)
+                    .toMillis();
         }
         assertThat(last).isBetween(3000L, 3060L);
     }
@@ -226,8 +254,16 @@ class MembershipTest {
         two.kill("node-3");
         two.run(Duration.ofSeconds(1));
         PeerMessage message = two.nodes.get("node-1").heartbeat(PeerMessage.Kind.HEARTBEAT, 5, 6, 7, two.now);
-        assertThat(message).isEqualTo(new PeerMessage(PeerMessage.Kind.HEARTBEAT, "node-1", 5, 6, 7, true, false,
-                List.of(new PeerMessage.Report(PeerId.of("node-2"), Opinion.OK))));
+        assertThat(message)
+                .isEqualTo(new PeerMessage(
+                        PeerMessage.Kind.HEARTBEAT,
+                        "node-1",
+                        5,
+                        6,
+                        7,
+                        true,
+                        false,
+                        List.of(new PeerMessage.Report(PeerId.of("node-2"), Opinion.OK))));
     }
 
     @Test

@@ -24,8 +24,15 @@ class PeerCodecTest {
     static final String KEY_A = "a".repeat(64);
     static final String KEY_B = "0123456789abcdef0123456789abcdef";
     static final PeerKeys A = keys(KEY_A);
-    static final PeerMessage MESSAGE = new PeerMessage(Kind.HEARTBEAT, "node-1", 0x1122334455667788L, 42, 1_764_000_000_123L,
-            true, false, List.of(new Report(PeerId.of("node-2"), Opinion.OK), new Report(PeerId.of("node-3"), Opinion.SILENT)));
+    static final PeerMessage MESSAGE = new PeerMessage(
+            Kind.HEARTBEAT,
+            "node-1",
+            0x1122334455667788L,
+            42,
+            1_764_000_000_123L,
+            true,
+            false,
+            List.of(new Report(PeerId.of("node-2"), Opinion.OK), new Report(PeerId.of("node-3"), Opinion.SILENT)));
 
     final PeerCodec codec = new PeerCodec();
 
@@ -60,7 +67,8 @@ class PeerCodecTest {
         assertThat(wire[48]).as("opinion ok").isEqualTo((byte) 1);
         assertThat(wire[57]).as("opinion silent").isEqualTo((byte) 3);
         assertThat(wire.length).isEqualTo(34 + 6 + 2 * 9 + 32);
-        assertThat(Arrays.copyOfRange(wire, 58, 90)).as("HMAC-SHA256 of the rest with the first key")
+        assertThat(Arrays.copyOfRange(wire, 58, 90))
+                .as("HMAC-SHA256 of the rest with the first key")
                 .isEqualTo(hmac(KEY_A, Arrays.copyOf(wire, 58)));
     }
 
@@ -69,7 +77,8 @@ class PeerCodecTest {
         byte[] signedWithB = codec.encode(MESSAGE, keys(KEY_B, KEY_A));
         assertThat(Arrays.copyOfRange(signedWithB, signedWithB.length - 32, signedWithB.length))
                 .isEqualTo(hmac(KEY_B, Arrays.copyOf(signedWithB, signedWithB.length - 32)));
-        assertThat(codec.decode(signedWithB, signedWithB.length, keys(KEY_A, KEY_B))).isInstanceOf(Decoded.Valid.class);
+        assertThat(codec.decode(signedWithB, signedWithB.length, keys(KEY_A, KEY_B)))
+                .isInstanceOf(Decoded.Valid.class);
         assertThat(codec.decode(signedWithB, signedWithB.length, keys(KEY_B))).isInstanceOf(Decoded.Valid.class);
         assertThat(drop(codec.decode(signedWithB, signedWithB.length, A))).isEqualTo(Drop.FORGED);
     }
@@ -79,12 +88,23 @@ class PeerCodecTest {
                 Arguments.of("a flipped bit in the name", (UnaryOperator<byte[]>) w -> flip(w, 35), Drop.FORGED),
                 Arguments.of("a flipped bit in the sequence", (UnaryOperator<byte[]>) w -> flip(w, 25), Drop.FORGED),
                 Arguments.of("a flipped bit in a report", (UnaryOperator<byte[]>) w -> flip(w, 48), Drop.FORGED),
-                Arguments.of("a flipped bit in the tag", (UnaryOperator<byte[]>) w -> flip(w, w.length - 1), Drop.FORGED),
-                Arguments.of("the ready flag set by a host without the key", (UnaryOperator<byte[]>) w -> set(w, 6, 0), Drop.FORGED),
-                Arguments.of("the tag cut off", (UnaryOperator<byte[]>) w -> Arrays.copyOf(w, w.length - 32), Drop.MALFORMED),
-                Arguments.of("one byte of the tag missing", (UnaryOperator<byte[]>) w -> Arrays.copyOf(w, w.length - 1), Drop.FORGED),
+                Arguments.of(
+                        "a flipped bit in the tag", (UnaryOperator<byte[]>) w -> flip(w, w.length - 1), Drop.FORGED),
+                Arguments.of(
+                        "the ready flag set by a host without the key",
+                        (UnaryOperator<byte[]>) w -> set(w, 6, 0),
+                        Drop.FORGED),
+                Arguments.of(
+                        "the tag cut off",
+                        (UnaryOperator<byte[]>) w -> Arrays.copyOf(w, w.length - 32),
+                        Drop.MALFORMED),
+                Arguments.of(
+                        "one byte of the tag missing",
+                        (UnaryOperator<byte[]>) w -> Arrays.copyOf(w, w.length - 1),
+                        Drop.FORGED),
                 Arguments.of("another protocol", (UnaryOperator<byte[]>) w -> set(w, 0, 'X'), Drop.MALFORMED),
-                Arguments.of("shorter than any message", (UnaryOperator<byte[]>) w -> Arrays.copyOf(w, 40), Drop.MALFORMED),
+                Arguments.of(
+                        "shorter than any message", (UnaryOperator<byte[]>) w -> Arrays.copyOf(w, 40), Drop.MALFORMED),
                 Arguments.of("empty", (UnaryOperator<byte[]>) w -> new byte[0], Drop.MALFORMED));
     }
 
@@ -122,13 +142,20 @@ class PeerCodecTest {
 
     @Test
     void keysAreParsedFromTheSecretsField() {
-        assertThat(PeerKeys.parse(KEY_A + "\n" + KEY_B + "\n")).isInstanceOfSatisfying(PeerKeys.Parsed.Valid.class,
-                v -> assertThat(v.keys().keys()).hasSize(2));
-        assertThat(PeerKeys.parse("\n  " + KEY_B + "  \n\n")).isInstanceOfSatisfying(PeerKeys.Parsed.Valid.class,
-                v -> assertThat(v.keys().keys().getFirst().getEncoded()).isEqualTo(KEY_B.getBytes(StandardCharsets.UTF_8)));
-        assertThat(PeerKeys.parse(KEY_A + "\nshort")).isEqualTo(new PeerKeys.Parsed.Invalid(
-                "key on line 2 has 5 characters; at least 32 are needed (e.g. `openssl rand -hex 32`)"));
-        assertThat(PeerKeys.parse(" \n")).isEqualTo(new PeerKeys.Parsed.Invalid("no key: the field holds no non-empty line"));
+        assertThat(PeerKeys.parse(KEY_A + "\n" + KEY_B + "\n"))
+                .isInstanceOfSatisfying(
+                        PeerKeys.Parsed.Valid.class,
+                        v -> assertThat(v.keys().keys()).hasSize(2));
+        assertThat(PeerKeys.parse("\n  " + KEY_B + "  \n\n"))
+                .isInstanceOfSatisfying(
+                        PeerKeys.Parsed.Valid.class,
+                        v -> assertThat(v.keys().keys().getFirst().getEncoded())
+                                .isEqualTo(KEY_B.getBytes(StandardCharsets.UTF_8)));
+        assertThat(PeerKeys.parse(KEY_A + "\nshort"))
+                .isEqualTo(new PeerKeys.Parsed.Invalid(
+                        "key on line 2 has 5 characters; at least 32 are needed (e.g. `openssl rand -hex 32`)"));
+        assertThat(PeerKeys.parse(" \n"))
+                .isEqualTo(new PeerKeys.Parsed.Invalid("no key: the field holds no non-empty line"));
         assertThat(PeerKeys.parse((KEY_A + "\n").repeat(9))).isInstanceOf(PeerKeys.Parsed.Invalid.class);
         assertThat(PeerKeys.generate(new java.security.SecureRandom())).matches("[0-9a-f]{64}");
     }

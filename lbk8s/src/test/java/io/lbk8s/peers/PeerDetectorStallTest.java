@@ -31,23 +31,42 @@ class PeerDetectorStallTest {
 
     /** No rejoin hold, so that the frozen node is readmitted at once and only the stall keeps its fence lapsed. */
     static PeerSettings settings(int port) {
-        return new PeerSettings(port, PeerSettings.DEFAULT_INTERVAL, new Membership.Settings(Duration.ofMillis(250), Duration.ZERO,
-                Duration.ofSeconds(60), Duration.ofMinutes(5)), PeerSettings.DEFAULT_CLOCK_WINDOW, PeerSettings.DEFAULT_SECRET);
+        return new PeerSettings(
+                port,
+                PeerSettings.DEFAULT_INTERVAL,
+                new Membership.Settings(
+                        Duration.ofMillis(250), Duration.ZERO, Duration.ofSeconds(60), Duration.ofMinutes(5)),
+                PeerSettings.DEFAULT_CLOCK_WINDOW,
+                PeerSettings.DEFAULT_SECRET);
     }
 
     @Test
     void afterAStallTheFenceWaitsForTheSpeaker() throws Exception {
         int childPort = freePort();
-        try (PeerDetector peer = PeerDetector.start("node-b", settings(freePort()), Fence.unlimited(), s -> { },
+        try (PeerDetector peer = PeerDetector.start(
+                "node-b",
+                settings(freePort()),
+                Fence.unlimited(),
+                s -> {},
                 new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))) {
             peer.keys(((PeerKeys.Parsed.Valid) PeerKeys.parse(KEY)).keys());
             peer.peers(Map.of("node-a", new InetSocketAddress(InetAddress.getLoopbackAddress(), childPort)));
-            Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "--enable-native-access=ALL-UNNAMED", "-cp", classPath(), StallChild.class.getName(),
-                    String.valueOf(childPort), String.valueOf(peer.port()), KEY).redirectErrorStream(true).start();
+            Process child = new ProcessBuilder(
+                            Path.of(System.getProperty("java.home"), "bin", "java")
+                                    .toString(),
+                            "--enable-native-access=ALL-UNNAMED",
+                            "-cp",
+                            classPath(),
+                            StallChild.class.getName(),
+                            String.valueOf(childPort),
+                            String.valueOf(peer.port()),
+                            KEY)
+                    .redirectErrorStream(true)
+                    .start();
             LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
             Thread.ofPlatform().daemon().start(() -> {
-                try (var out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+                try (var out =
+                        new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
                     for (String line; (line = out.readLine()) != null; ) {
                         lines.add(line);
                     }
@@ -62,7 +81,9 @@ class PeerDetectorStallTest {
                 signal(child, "CONT");
                 awaitLine(lines, "stalls 1", Duration.ofSeconds(5));
                 List<String> meanwhile = drainFor(lines, Duration.ofMillis(700));
-                assertThat(meanwhile).as("the fence while the speaker has not handled the stall").doesNotContain("fence true");
+                assertThat(meanwhile)
+                        .as("the fence while the speaker has not handled the stall")
+                        .doesNotContain("fence true");
                 new PrintWriter(child.getOutputStream(), true, StandardCharsets.UTF_8).println("handled 1");
                 awaitLine(lines, "fence true", Duration.ofSeconds(2));
             } finally {
@@ -72,7 +93,8 @@ class PeerDetectorStallTest {
         }
     }
 
-    private static void awaitLine(LinkedBlockingQueue<String> lines, String wanted, Duration timeout) throws InterruptedException {
+    private static void awaitLine(LinkedBlockingQueue<String> lines, String wanted, Duration timeout)
+            throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         List<String> seen = new ArrayList<>();
         while (System.nanoTime() < deadline) {
@@ -87,7 +109,8 @@ class PeerDetectorStallTest {
         throw new AssertionError("no line \"" + wanted + "\" within " + timeout + "; saw " + seen);
     }
 
-    private static List<String> drainFor(LinkedBlockingQueue<String> lines, Duration duration) throws InterruptedException {
+    private static List<String> drainFor(LinkedBlockingQueue<String> lines, Duration duration)
+            throws InterruptedException {
         List<String> seen = new ArrayList<>();
         long deadline = System.nanoTime() + duration.toNanos();
         while (System.nanoTime() < deadline) {
@@ -100,7 +123,10 @@ class PeerDetectorStallTest {
     }
 
     private static void signal(Process process, String signal) throws Exception {
-        assertThat(new ProcessBuilder("kill", "-" + signal, String.valueOf(process.pid())).start().waitFor()).isZero();
+        assertThat(new ProcessBuilder("kill", "-" + signal, String.valueOf(process.pid()))
+                        .start()
+                        .waitFor())
+                .isZero();
     }
 
     private static String classPath() {

@@ -40,8 +40,12 @@ class PeerDetectorTest {
     }
 
     private void startBoth() throws Exception {
-        a = PeerDetector.start("node-a", PeerSettings.defaults(freePort()), fenceA, s -> { }, registryA);
-        b = PeerDetector.start("node-b", PeerSettings.defaults(freePort()), Fence.unlimited(), s -> { },
+        a = PeerDetector.start("node-a", PeerSettings.defaults(freePort()), fenceA, s -> {}, registryA);
+        b = PeerDetector.start(
+                "node-b",
+                PeerSettings.defaults(freePort()),
+                Fence.unlimited(),
+                s -> {},
                 new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
         a.keys(KEYS);
         b.keys(KEYS);
@@ -54,10 +58,15 @@ class PeerDetectorTest {
     void peersHearEachOtherAndTheFenceIsRenewedOnlyWhileReady() throws Exception {
         assertThat(fenceA.permits()).isFalse();
         startBoth();
-        await().atMost(Duration.ofSeconds(5)).until(() -> a.snapshot().liveness("node-b") == Liveness.ALIVE && a.snapshot().ready());
-        assertThat(fenceA.permits()).as("renewed with each heartbeat while ready").isTrue();
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> a.snapshot().liveness("node-b") == Liveness.ALIVE
+                        && a.snapshot().ready());
+        assertThat(fenceA.permits())
+                .as("renewed with each heartbeat while ready")
+                .isTrue();
         assertThat(b.snapshot().liveness("node-a")).isEqualTo(Liveness.ALIVE);
-        assertThat(registryA.scrape()).contains("lbk8s_peers_peer_state{peer=\"node-b\",state=\"alive\"} 1.0")
+        assertThat(registryA.scrape())
+                .contains("lbk8s_peers_peer_state{peer=\"node-b\",state=\"alive\"} 1.0")
                 .containsPattern("lbk8s_peers_messages_received_total [1-9]");
     }
 
@@ -67,13 +76,21 @@ class PeerDetectorTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> a.snapshot().liveness("node-b") == Liveness.ALIVE);
         long stopped = System.nanoTime();
         b.close(); // no message: silence
-        await().atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(5))
+        await().atMost(Duration.ofSeconds(2))
+                .pollInterval(Duration.ofMillis(5))
                 .until(() -> a.snapshot().liveness("node-b") == Liveness.DEAD);
-        assertThat(Duration.ofNanos(System.nanoTime() - stopped)).isBetween(Duration.ofMillis(190), Duration.ofMillis(700));
+        assertThat(Duration.ofNanos(System.nanoTime() - stopped))
+                .isBetween(Duration.ofMillis(190), Duration.ofMillis(700));
         assertThat(a.snapshot().failedSilently("node-b")).isTrue();
-        assertThat(a.snapshot().ready()).as("the survivor of two stays a candidate").isTrue();
+        assertThat(a.snapshot().ready())
+                .as("the survivor of two stays a candidate")
+                .isTrue();
 
-        b = PeerDetector.start("node-b", PeerSettings.defaults(freePort()), Fence.unlimited(), s -> { },
+        b = PeerDetector.start(
+                "node-b",
+                PeerSettings.defaults(freePort()),
+                Fence.unlimited(),
+                s -> {},
                 new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
         b.keys(KEYS);
         b.peers(Map.of("node-a", new InetSocketAddress(InetAddress.getLoopbackAddress(), a.port())));
@@ -81,10 +98,15 @@ class PeerDetectorTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> a.snapshot().liveness("node-b") != Liveness.DEAD);
         long left = System.nanoTime();
         b.leave();
-        await().atMost(Duration.ofSeconds(1)).pollInterval(Duration.ofMillis(2))
+        await().atMost(Duration.ofSeconds(1))
+                .pollInterval(Duration.ofMillis(2))
                 .until(() -> a.snapshot().liveness("node-b") == Liveness.DEAD);
-        assertThat(Duration.ofNanos(System.nanoTime() - left)).as("well before the detection time").isLessThan(Duration.ofMillis(150));
-        assertThat(a.snapshot().failedSilently("node-b")).as("it left, it did not fall silent").isFalse();
+        assertThat(Duration.ofNanos(System.nanoTime() - left))
+                .as("well before the detection time")
+                .isLessThan(Duration.ofMillis(150));
+        assertThat(a.snapshot().failedSilently("node-b"))
+                .as("it left, it did not fall silent")
+                .isFalse();
     }
 
     @Test
@@ -98,28 +120,38 @@ class PeerDetectorTest {
         long sent = 0;
         try (DatagramSocket socket = new DatagramSocket()) {
             InetSocketAddress target = new InetSocketAddress(InetAddress.getLoopbackAddress(), a.port());
-            // 40,000 a second, half what the detector reads per second: beyond its budget it drops datagrams unread, and
+            // 40,000 a second, half what the detector reads per second: beyond its budget it drops datagrams unread,
+            // and
             // a live peer's heartbeats among them may be lost (the probe before any takeover keeps that harmless)
-            for (long tick = 0; System.nanoTime() - floodStart < Duration.ofSeconds(2).toNanos(); tick++) {
+            for (long tick = 0;
+                    System.nanoTime() - floodStart < Duration.ofSeconds(2).toNanos();
+                    tick++) {
                 for (int i = 0; i < 400; i++) {
                     socket.send(new DatagramPacket(junk, junk.length, target));
                     sent++;
                 }
-                assertThat(a.snapshot().liveness("node-b")).as("the live peer during the flood").isEqualTo(Liveness.ALIVE);
-                java.util.concurrent.locks.LockSupport.parkNanos(floodStart + (tick + 1) * 10_000_000L - System.nanoTime());
+                assertThat(a.snapshot().liveness("node-b"))
+                        .as("the live peer during the flood")
+                        .isEqualTo(Liveness.ALIVE);
+                java.util.concurrent.locks.LockSupport.parkNanos(
+                        floodStart + (tick + 1) * 10_000_000L - System.nanoTime());
             }
         }
         double cpuShare = (double) (detectorCpuNanos() - cpuBefore) / (System.nanoTime() - floodStart);
-        System.out.printf("flood: %d datagrams/s, detector thread %.0f %% of a CPU%n", sent * 1_000_000_000L / (System.nanoTime() - floodStart),
-                cpuShare * 100);
+        System.out.printf(
+                "flood: %d datagrams/s, detector thread %.0f %% of a CPU%n",
+                sent * 1_000_000_000L / (System.nanoTime() - floodStart), cpuShare * 100);
         assertThat(cpuShare).as("the detector's share of a CPU while flooded").isLessThan(0.5);
         assertThat(registryA.scrape()).containsPattern("lbk8s_peers_dropped_total\\{reason=\"malformed\"} [1-9]");
     }
 
     private static long detectorCpuNanos() {
         var threads = java.lang.management.ManagementFactory.getThreadMXBean();
-        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals("peer-detector"))
-                .mapToLong(t -> threads.getThreadCpuTime(t.threadId())).filter(t -> t > 0).sum();
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals("peer-detector"))
+                .mapToLong(t -> threads.getThreadCpuTime(t.threadId()))
+                .filter(t -> t > 0)
+                .sum();
     }
 
     private static int freePort() throws Exception {

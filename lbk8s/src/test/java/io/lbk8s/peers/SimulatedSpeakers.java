@@ -79,7 +79,10 @@ final class SimulatedSpeakers {
         for (var entry : nodes.entrySet()) {
             String to = entry.getKey();
             if (!to.equals(from) && running(to) && !cut.contains(List.of(from, to))) {
-                entry.getValue().heard(message, now); // a frozen receiver's queue is dropped when it resumes, as the detector does
+                entry.getValue()
+                        .heard(
+                                message,
+                                now); // a frozen receiver's queue is dropped when it resumes, as the detector does
             }
         }
     }

@@ -21,10 +21,15 @@ final class StallChild {
 
     public static void main(String[] args) throws Exception {
         Fence fence = Fence.renewable();
-        PeerDetector detector = PeerDetector.start("node-a", PeerDetectorStallTest.settings(Integer.parseInt(args[0])), fence,
-                s -> { }, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+        PeerDetector detector = PeerDetector.start(
+                "node-a",
+                PeerDetectorStallTest.settings(Integer.parseInt(args[0])),
+                fence,
+                s -> {},
+                new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
         detector.keys(((PeerKeys.Parsed.Valid) PeerKeys.parse(args[2])).keys());
-        detector.peers(Map.of("node-b", new InetSocketAddress(InetAddress.getLoopbackAddress(), Integer.parseInt(args[1]))));
+        detector.peers(
+                Map.of("node-b", new InetSocketAddress(InetAddress.getLoopbackAddress(), Integer.parseInt(args[1]))));
         Thread.ofPlatform().daemon().start(() -> {
             boolean permits = false;
             int stalls = 0;

@@ -14,10 +14,14 @@ class QueueMetersTest {
         var ticker = new ManualTicker();
         var queue = new RateLimitedQueue<String>(RetryPolicy.DEFAULT, ticker);
         QueueMeters.measure(registry, "controller", queue);
-        var loop = new ReconcileLoop<>(queue, key -> {
-            ticker.advance(Duration.ofMillis(20)); // the reconcile takes 20 ms
-            return key.equals("fails") ? ReconcileResult.RETRY : ReconcileResult.DONE;
-        }, Duration.ofSeconds(1), idle -> { });
+        var loop = new ReconcileLoop<>(
+                queue,
+                key -> {
+                    ticker.advance(Duration.ofMillis(20)); // the reconcile takes 20 ms
+                    return key.equals("fails") ? ReconcileResult.RETRY : ReconcileResult.DONE;
+                },
+                Duration.ofSeconds(1),
+                idle -> {});
 
         queue.add("fails");
         queue.add("web");
@@ -27,7 +31,8 @@ class QueueMetersTest {
         loop.processReady(); // "fails" fails: retried in 5 ms
 
         String scraped = registry.scrape();
-        assertThat(scraped).contains("lbk8s_workqueue_depth{name=\"controller\"} 2.0")
+        assertThat(scraped)
+                .contains("lbk8s_workqueue_depth{name=\"controller\"} 2.0")
                 .contains("lbk8s_workqueue_adds_total{name=\"controller\"} 3.0")
                 .contains("lbk8s_workqueue_retries_total{name=\"controller\"} 1.0")
                 .contains("lbk8s_workqueue_queue_duration_seconds_count{name=\"controller\"} 1")
@@ -38,7 +43,8 @@ class QueueMetersTest {
 
         loop.processReady(); // web: waited 23 ms
         loop.processReady(); // waits: waited 43 ms; "fails" is due meanwhile and added again
-        assertThat(registry.scrape()).contains("lbk8s_workqueue_depth{name=\"controller\"} 1.0")
+        assertThat(registry.scrape())
+                .contains("lbk8s_workqueue_depth{name=\"controller\"} 1.0")
                 .contains("lbk8s_workqueue_adds_total{name=\"controller\"} 4.0")
                 .contains("lbk8s_workqueue_queue_duration_seconds_sum{name=\"controller\"} 0.069");
     }

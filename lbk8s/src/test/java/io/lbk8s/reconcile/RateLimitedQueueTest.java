@@ -14,7 +14,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 class RateLimitedQueueTest {
     /** A bucket too big to matter, so that only the per-key backoff is seen. */
-    static final RetryPolicy BACKOFF_ONLY = new RetryPolicy(Duration.ofMillis(5), Duration.ofSeconds(30), 1_000_000, 1_000_000);
+    static final RetryPolicy BACKOFF_ONLY =
+            new RetryPolicy(Duration.ofMillis(5), Duration.ofSeconds(30), 1_000_000, 1_000_000);
 
     final ManualTicker ticker = new ManualTicker();
 
@@ -23,43 +24,106 @@ class RateLimitedQueueTest {
 
     static Stream<Arguments> scripts() {
         return Stream.of(
-                Arguments.of("a key added twice waits once",
-                        List.of(new Step("add a", List.of()), new Step("add a", List.of()), new Step("poll", List.of("a")),
+                Arguments.of(
+                        "a key added twice waits once",
+                        List.of(
+                                new Step("add a", List.of()),
+                                new Step("add a", List.of()),
+                                new Step("poll", List.of("a")),
                                 new Step("poll", List.of()))),
-                Arguments.of("keys come out in the order they were first added",
-                        List.of(new Step("add a", List.of()), new Step("add b", List.of()), new Step("add a", List.of()),
-                                new Step("poll", List.of("a")), new Step("poll", List.of("b")))),
-                Arguments.of("a key added while processing is not handed out again until done",
-                        List.of(new Step("add a", List.of()), new Step("poll", List.of("a")), new Step("add a", List.of()),
-                                new Step("poll", List.of()), new Step("done a", List.of()), new Step("poll", List.of("a")))),
-                Arguments.of("a key added many times while processing comes back once",
-                        List.of(new Step("add a", List.of()), new Step("poll", List.of("a")), new Step("add a", List.of()),
-                                new Step("add a", List.of()), new Step("done a", List.of()), new Step("poll", List.of("a")),
-                                new Step("done a", List.of()), new Step("poll", List.of()))),
-                Arguments.of("a key processed and done, not added again, does not come back",
-                        List.of(new Step("add a", List.of()), new Step("poll", List.of("a")), new Step("done a", List.of()),
+                Arguments.of(
+                        "keys come out in the order they were first added",
+                        List.of(
+                                new Step("add a", List.of()),
+                                new Step("add b", List.of()),
+                                new Step("add a", List.of()),
+                                new Step("poll", List.of("a")),
+                                new Step("poll", List.of("b")))),
+                Arguments.of(
+                        "a key added while processing is not handed out again until done",
+                        List.of(
+                                new Step("add a", List.of()),
+                                new Step("poll", List.of("a")),
+                                new Step("add a", List.of()),
+                                new Step("poll", List.of()),
+                                new Step("done a", List.of()),
+                                new Step("poll", List.of("a")))),
+                Arguments.of(
+                        "a key added many times while processing comes back once",
+                        List.of(
+                                new Step("add a", List.of()),
+                                new Step("poll", List.of("a")),
+                                new Step("add a", List.of()),
+                                new Step("add a", List.of()),
+                                new Step("done a", List.of()),
+                                new Step("poll", List.of("a")),
+                                new Step("done a", List.of()),
                                 new Step("poll", List.of()))),
-                Arguments.of("other keys are handed out while one is processing",
-                        List.of(new Step("add a", List.of()), new Step("poll", List.of("a")), new Step("add b", List.of()),
-                                new Step("add a", List.of()), new Step("poll", List.of("b")), new Step("poll", List.of()))),
-                Arguments.of("a delayed key is ready only when its time comes",
-                        List.of(new Step("addAfter a 100", List.of()), new Step("poll", List.of()), new Step("wait 99", List.of()),
-                                new Step("poll", List.of()), new Step("wait 1", List.of()), new Step("poll", List.of("a")))),
-                Arguments.of("of two delays for one key the sooner counts, and the key comes once",
-                        List.of(new Step("addAfter a 100", List.of()), new Step("addAfter a 10", List.of()),
-                                new Step("addAfter a 50", List.of()), new Step("wait 10", List.of()), new Step("poll", List.of("a")),
-                                new Step("done a", List.of()), new Step("wait 200", List.of()), new Step("poll", List.of()))),
-                Arguments.of("a delayed key already waiting is not doubled",
-                        List.of(new Step("add a", List.of()), new Step("addAfter a 10", List.of()), new Step("wait 10", List.of()),
-                                new Step("poll", List.of("a")), new Step("poll", List.of()))),
-                Arguments.of("a key waiting out a delay is ready at once when added, and again when the delay ends",
-                        List.of(new Step("addAfter a 1000", List.of()), new Step("add a", List.of()), new Step("poll", List.of("a")),
-                                new Step("done a", List.of()), new Step("wait 1000", List.of()), new Step("poll", List.of("a")))),
-                Arguments.of("a delay of zero adds at once",
+                Arguments.of(
+                        "a key processed and done, not added again, does not come back",
+                        List.of(
+                                new Step("add a", List.of()),
+                                new Step("poll", List.of("a")),
+                                new Step("done a", List.of()),
+                                new Step("poll", List.of()))),
+                Arguments.of(
+                        "other keys are handed out while one is processing",
+                        List.of(
+                                new Step("add a", List.of()),
+                                new Step("poll", List.of("a")),
+                                new Step("add b", List.of()),
+                                new Step("add a", List.of()),
+                                new Step("poll", List.of("b")),
+                                new Step("poll", List.of()))),
+                Arguments.of(
+                        "a delayed key is ready only when its time comes",
+                        List.of(
+                                new Step("addAfter a 100", List.of()),
+                                new Step("poll", List.of()),
+                                new Step("wait 99", List.of()),
+                                new Step("poll", List.of()),
+                                new Step("wait 1", List.of()),
+                                new Step("poll", List.of("a")))),
+                Arguments.of(
+                        "of two delays for one key the sooner counts, and the key comes once",
+                        List.of(
+                                new Step("addAfter a 100", List.of()),
+                                new Step("addAfter a 10", List.of()),
+                                new Step("addAfter a 50", List.of()),
+                                new Step("wait 10", List.of()),
+                                new Step("poll", List.of("a")),
+                                new Step("done a", List.of()),
+                                new Step("wait 200", List.of()),
+                                new Step("poll", List.of()))),
+                Arguments.of(
+                        "a delayed key already waiting is not doubled",
+                        List.of(
+                                new Step("add a", List.of()),
+                                new Step("addAfter a 10", List.of()),
+                                new Step("wait 10", List.of()),
+                                new Step("poll", List.of("a")),
+                                new Step("poll", List.of()))),
+                Arguments.of(
+                        "a key waiting out a delay is ready at once when added, and again when the delay ends",
+                        List.of(
+                                new Step("addAfter a 1000", List.of()),
+                                new Step("add a", List.of()),
+                                new Step("poll", List.of("a")),
+                                new Step("done a", List.of()),
+                                new Step("wait 1000", List.of()),
+                                new Step("poll", List.of("a")))),
+                Arguments.of(
+                        "a delay of zero adds at once",
                         List.of(new Step("addAfter a 0", List.of()), new Step("poll", List.of("a")))),
-                Arguments.of("a delayed key that comes due while processing waits until done",
-                        List.of(new Step("add a", List.of()), new Step("poll", List.of("a")), new Step("addAfter a 10", List.of()),
-                                new Step("wait 10", List.of()), new Step("poll", List.of()), new Step("done a", List.of()),
+                Arguments.of(
+                        "a delayed key that comes due while processing waits until done",
+                        List.of(
+                                new Step("add a", List.of()),
+                                new Step("poll", List.of("a")),
+                                new Step("addAfter a 10", List.of()),
+                                new Step("wait 10", List.of()),
+                                new Step("poll", List.of()),
+                                new Step("done a", List.of()),
                                 new Step("poll", List.of("a")))));
     }
 
@@ -85,11 +149,16 @@ class RateLimitedQueueTest {
     static Stream<Arguments> backoffs() {
         return Stream.of(
                 // failures in a row, then the delays (ms) each further failure gets
-                Arguments.of(new RetryPolicy(Duration.ofMillis(5), Duration.ofSeconds(30), 1e6, 1_000_000),
-                        List.of(5L, 10L, 20L, 40L, 80L, 160L, 320L, 640L, 1_280L, 2_560L, 5_120L, 10_240L, 20_480L, 30_000L, 30_000L)),
-                Arguments.of(new RetryPolicy(Duration.ofMillis(100), Duration.ofMillis(300), 1e6, 1_000_000),
+                Arguments.of(
+                        new RetryPolicy(Duration.ofMillis(5), Duration.ofSeconds(30), 1e6, 1_000_000),
+                        List.of(
+                                5L, 10L, 20L, 40L, 80L, 160L, 320L, 640L, 1_280L, 2_560L, 5_120L, 10_240L, 20_480L,
+                                30_000L, 30_000L)),
+                Arguments.of(
+                        new RetryPolicy(Duration.ofMillis(100), Duration.ofMillis(300), 1e6, 1_000_000),
                         List.of(100L, 200L, 300L, 300L)),
-                Arguments.of(new RetryPolicy(Duration.ofSeconds(1), Duration.ofSeconds(1), 1e6, 1_000_000),
+                Arguments.of(
+                        new RetryPolicy(Duration.ofSeconds(1), Duration.ofSeconds(1), 1e6, 1_000_000),
                         List.of(1_000L, 1_000L)));
     }
 
@@ -155,8 +224,10 @@ class RateLimitedQueueTest {
 
     @ParameterizedTest(name = "{0}/s, burst {1}, {2} keys failing at once -> last delays {3} ms")
     @MethodSource("globalLimits")
-    void manyKeysFailingAtOnceAreSpreadOutByTheSharedBucket(double perSecond, int burst, int keys, List<Long> lastMillis) {
-        var queue = new RateLimitedQueue<String>(new RetryPolicy(Duration.ofMillis(5), Duration.ofSeconds(30), perSecond, burst), ticker);
+    void manyKeysFailingAtOnceAreSpreadOutByTheSharedBucket(
+            double perSecond, int burst, int keys, List<Long> lastMillis) {
+        var queue = new RateLimitedQueue<String>(
+                new RetryPolicy(Duration.ofMillis(5), Duration.ofSeconds(30), perSecond, burst), ticker);
         List<Long> delays = new ArrayList<>();
         for (int i = 0; i < keys; i++) {
             delays.add(queue.addRateLimited("key-" + i).toMillis());
@@ -166,7 +237,8 @@ class RateLimitedQueueTest {
 
     @Test
     void theBucketRefillsWithTime() {
-        var queue = new RateLimitedQueue<String>(new RetryPolicy(Duration.ofMillis(5), Duration.ofSeconds(30), 10, 1), ticker);
+        var queue = new RateLimitedQueue<String>(
+                new RetryPolicy(Duration.ofMillis(5), Duration.ofSeconds(30), 10, 1), ticker);
         assertThat(queue.addRateLimited("a")).isEqualTo(Duration.ofMillis(5));
         assertThat(queue.addRateLimited("b")).isEqualTo(Duration.ofMillis(100));
         ticker.advance(Duration.ofMillis(300)); // pays back b's token and saves one (the burst)

@@ -36,10 +36,14 @@ class ReconcileLoopTest {
     @Test
     void aReconcileFailingFourTimesIsRetriedWithGrowingDelaysThenSucceeds() {
         List<Long> ranAt = new ArrayList<>();
-        var loop = new ReconcileLoop<>(queue, key -> {
-            ranAt.add(millisSinceStart());
-            return ranAt.size() <= 4 ? ReconcileResult.RETRY : ReconcileResult.DONE;
-        }, Duration.ofSeconds(1), idle -> { });
+        var loop = new ReconcileLoop<>(
+                queue,
+                key -> {
+                    ranAt.add(millisSinceStart());
+                    return ranAt.size() <= 4 ? ReconcileResult.RETRY : ReconcileResult.DONE;
+                },
+                Duration.ofSeconds(1),
+                idle -> {});
         queue.add("web");
 
         runToEnd(loop, ranAt);
@@ -53,11 +57,17 @@ class ReconcileLoopTest {
     void aKeyThatSucceededStartsItsNextFailuresFromTheFirstDelay() {
         List<Long> ranAt = new ArrayList<>();
         AtomicInteger calls = new AtomicInteger();
-        var loop = new ReconcileLoop<>(queue, key -> {
-            ranAt.add(millisSinceStart());
-            int call = calls.incrementAndGet();
-            return call == 3 || call == 5 ? ReconcileResult.DONE : ReconcileResult.RETRY; // fail, fail, ok, fail, ok
-        }, Duration.ofSeconds(1), idle -> { });
+        var loop = new ReconcileLoop<>(
+                queue,
+                key -> {
+                    ranAt.add(millisSinceStart());
+                    int call = calls.incrementAndGet();
+                    return call == 3 || call == 5
+                            ? ReconcileResult.DONE
+                            : ReconcileResult.RETRY; // fail, fail, ok, fail, ok
+                },
+                Duration.ofSeconds(1),
+                idle -> {});
         queue.add("web");
         runToEnd(loop, ranAt);
         ticker.advance(Duration.ofSeconds(1));
@@ -71,13 +81,17 @@ class ReconcileLoopTest {
     @Test
     void aReconcileThatThrowsIsRetriedLikeAFailure() {
         List<Long> ranAt = new ArrayList<>();
-        var loop = new ReconcileLoop<>(queue, key -> {
-            ranAt.add(millisSinceStart());
-            if (ranAt.size() <= 2) {
-                throw new IllegalStateException("the API server is away");
-            }
-            return ReconcileResult.DONE;
-        }, Duration.ofSeconds(1), idle -> { });
+        var loop = new ReconcileLoop<>(
+                queue,
+                key -> {
+                    ranAt.add(millisSinceStart());
+                    if (ranAt.size() <= 2) {
+                        throw new IllegalStateException("the API server is away");
+                    }
+                    return ReconcileResult.DONE;
+                },
+                Duration.ofSeconds(1),
+                idle -> {});
         queue.add("web");
 
         runToEnd(loop, ranAt);
@@ -88,15 +102,19 @@ class ReconcileLoopTest {
     @Test
     void retryAfterComesBackAtTheTimeAskedAndResetsTheBackoff() {
         List<Long> ranAt = new ArrayList<>();
-        var loop = new ReconcileLoop<>(queue, key -> {
-            ranAt.add(millisSinceStart());
-            return switch (ranAt.size()) {
-                case 1, 2 -> ReconcileResult.RETRY;
-                case 3 -> new ReconcileResult.RetryAfter(Duration.ofMillis(500));
-                case 4 -> ReconcileResult.RETRY;
-                default -> ReconcileResult.DONE;
-            };
-        }, Duration.ofSeconds(1), idle -> { });
+        var loop = new ReconcileLoop<>(
+                queue,
+                key -> {
+                    ranAt.add(millisSinceStart());
+                    return switch (ranAt.size()) {
+                        case 1, 2 -> ReconcileResult.RETRY;
+                        case 3 -> new ReconcileResult.RetryAfter(Duration.ofMillis(500));
+                        case 4 -> ReconcileResult.RETRY;
+                        default -> ReconcileResult.DONE;
+                    };
+                },
+                Duration.ofSeconds(1),
+                idle -> {});
         queue.add("web");
 
         runToEnd(loop, ranAt);
@@ -129,7 +147,7 @@ class ReconcileLoopTest {
         };
         List<Thread> workers = new ArrayList<>();
         for (int i = 0; i < 2; i++) { // two loops on one queue: the processing set keeps them off the same key
-            var loop = new ReconcileLoop<>(realQueue, reconciler, Duration.ofMillis(50), idle -> { });
+            var loop = new ReconcileLoop<>(realQueue, reconciler, Duration.ofMillis(50), idle -> {});
             workers.add(Thread.ofVirtual().start(() -> loop.run(() -> true)));
         }
         try {
@@ -139,7 +157,9 @@ class ReconcileLoopTest {
             Thread.sleep(100); // a second loop polls meanwhile: it must not take "web"
             assertThat(calls.get()).as("reconciles while the first is running").isEqualTo(1);
             addedMeanwhile.countDown();
-            assertThat(second.await(5, TimeUnit.SECONDS)).as("reconciled again after the first ended").isTrue();
+            assertThat(second.await(5, TimeUnit.SECONDS))
+                    .as("reconciled again after the first ended")
+                    .isTrue();
             assertThat(mostAtOnce.get()).isEqualTo(1);
         } finally {
             workers.forEach(Thread::interrupt);
@@ -169,7 +189,9 @@ class ReconcileLoopTest {
             worker.join(5_000);
         }
         assertThat(passes).startsWith(false, true);
-        assertThat(worker.isAlive()).as("the loop ends when its thread is interrupted").isFalse();
+        assertThat(worker.isAlive())
+                .as("the loop ends when its thread is interrupted")
+                .isFalse();
     }
 
     private static void await(CountDownLatch latch) {

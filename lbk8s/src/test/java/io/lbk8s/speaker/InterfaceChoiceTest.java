@@ -44,7 +44,8 @@ class InterfaceChoiceTest {
             }
         }
         int index = nextIndex++;
-        return new LinkInfo(parts[0], index, new MacAddress(0x02_00_00_00_00_00L + index), up, loopback, master, addresses);
+        return new LinkInfo(
+                parts[0], index, new MacAddress(0x02_00_00_00_00_00L + index), up, loopback, master, addresses);
     }
 
     static List<L2Advertisement> ads(String... specs) {
@@ -76,14 +77,28 @@ class InterfaceChoiceTest {
                 arguments("by subnet: a bridge answers, not its member", "172.16.9.9", ads("{}"), List.of("br0")),
                 arguments("by subnet: a bond answers, not its member", "10.1.0.200", ads("{}"), List.of("bond0")),
                 arguments("no interface holds the subnet", "10.9.9.9", ads("{}"), List.of()),
-                arguments("named interface, whatever its subnet", "10.0.0.200", ads("{interfaces: [eth1]}"), List.of("eth1")),
-                arguments("named excluded-looking interface is honoured", "10.0.0.200", ads("{interfaces: [docker0]}"), List.of("docker0")),
+                arguments(
+                        "named interface, whatever its subnet",
+                        "10.0.0.200",
+                        ads("{interfaces: [eth1]}"),
+                        List.of("eth1")),
+                arguments(
+                        "named excluded-looking interface is honoured",
+                        "10.0.0.200",
+                        ads("{interfaces: [docker0]}"),
+                        List.of("docker0")),
                 arguments("named down interface is skipped", "10.0.0.200", ads("{interfaces: [eth2]}"), List.of()),
                 arguments("named missing interface", "10.0.0.200", ads("{interfaces: [eth9]}"), List.of()),
                 arguments("named loopback is never used", "10.0.0.200", ads("{interfaces: [lo]}"), List.of()),
-                arguments("named plus by-subnet advertisement: the union", "10.0.0.200", ads("{interfaces: [eth1]}", "{}"),
+                arguments(
+                        "named plus by-subnet advertisement: the union",
+                        "10.0.0.200",
+                        ads("{interfaces: [eth1]}", "{}"),
                         List.of("eth0", "eth1")),
-                arguments("two named lists: the union", "10.0.0.200", ads("{interfaces: [eth1]}", "{interfaces: [br0]}"),
+                arguments(
+                        "two named lists: the union",
+                        "10.0.0.200",
+                        ads("{interfaces: [eth1]}", "{interfaces: [br0]}"),
                         List.of("eth1", "br0")),
                 arguments("no advertisement given: by subnet", "10.0.0.200", List.of(), List.of("eth0")));
     }
@@ -91,31 +106,35 @@ class InterfaceChoiceTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("cases")
     void chooses(String name, String ip, List<L2Advertisement> advertisements, List<String> expected) {
-        List<LinkInfo> chosen = InterfaceChoice.choose(IpAddress.parse(ip).orElseThrow(), advertisements, NODE,
-                InterfaceChoice.DEFAULT_EXCLUDED);
+        List<LinkInfo> chosen = InterfaceChoice.choose(
+                IpAddress.parse(ip).orElseThrow(), advertisements, NODE, InterfaceChoice.DEFAULT_EXCLUDED);
         assertThat(chosen).extracting(LinkInfo::name).containsExactlyInAnyOrderElementsOf(expected);
     }
 
     @Test
     void withoutExclusionsContainerInterfacesCountBySubnet() {
-        List<LinkInfo> chosen = InterfaceChoice.choose(IpAddress.parse("10.0.0.200").orElseThrow(), ads("{}"), NODE, List.of());
+        List<LinkInfo> chosen =
+                InterfaceChoice.choose(IpAddress.parse("10.0.0.200").orElseThrow(), ads("{}"), NODE, List.of());
         assertThat(chosen).extracting(LinkInfo::name).containsExactlyInAnyOrder("eth0", "docker0", "veth1a2b", "cni0");
     }
 
     @Test
     void customExclusions() {
-        List<LinkInfo> chosen = InterfaceChoice.choose(IpAddress.parse("10.0.0.200").orElseThrow(), ads("{}"), NODE,
-                List.of(Pattern.compile("^eth")));
+        List<LinkInfo> chosen = InterfaceChoice.choose(
+                IpAddress.parse("10.0.0.200").orElseThrow(), ads("{}"), NODE, List.of(Pattern.compile("^eth")));
         assertThat(chosen).extracting(LinkInfo::name).containsExactlyInAnyOrder("docker0", "veth1a2b", "cni0");
     }
 
     @Test
     void explainsWhyNoInterface() {
         IpAddress ip = IpAddress.parse("10.9.9.9").orElseThrow();
-        assertThat(InterfaceChoice.noInterface(ip, "node-1", ads("{}"), List.of(link("eth0 10.0.0.5/24"), link("eth1 down"))))
+        assertThat(InterfaceChoice.noInterface(
+                        ip, "node-1", ads("{}"), List.of(link("eth0 10.0.0.5/24"), link("eth1 down"))))
                 .isEqualTo("node node-1 leads 10.9.9.9 but no usable interface has a subnet containing it"
                         + " (it has: eth0 10.0.0.5/24, eth1 (down))");
-        assertThat(InterfaceChoice.noInterface(ip, "node-1", ads("{interfaces: [eth7]}"), List.of(link("eth0 10.0.0.5/24"))))
-                .isEqualTo("node node-1 leads 10.9.9.9 but has none of the interfaces eth7 up (it has: eth0 10.0.0.5/24)");
+        assertThat(InterfaceChoice.noInterface(
+                        ip, "node-1", ads("{interfaces: [eth7]}"), List.of(link("eth0 10.0.0.5/24"))))
+                .isEqualTo(
+                        "node node-1 leads 10.9.9.9 but has none of the interfaces eth7 up (it has: eth0 10.0.0.5/24)");
     }
 }

@@ -48,14 +48,49 @@ public final class OneNodeCluster implements AutoCloseable {
         this.client = server.client();
         server.createCrds(Path.of("..", "deploy", "crds"));
         for (String ns : new String[] {NS, "default"}) {
-            client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build()).create();
+            client.namespaces()
+                    .resource(new NamespaceBuilder()
+                            .withNewMetadata()
+                            .withName(ns)
+                            .endMetadata()
+                            .build())
+                    .create();
         }
-        client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().withNewStatus()
-                .addNewCondition().withType("Ready").withStatus("True").endCondition().endStatus().build()).create();
-        Pod pod = client.pods().inNamespace(NS).resource(new PodBuilder().withNewMetadata().withName(SPEAKER_POD)
-                .withLabels(ClusterNames.SPEAKER_POD_LABELS).endMetadata().withNewSpec().withNodeName(NODE)
-                .addNewContainer().withName("speaker").withImage("x").endContainer().endSpec().build()).create();
-        pod.setStatus(new PodStatusBuilder().addNewCondition().withType("Ready").withStatus("True").endCondition().build());
+        client.nodes()
+                .resource(new NodeBuilder()
+                        .withNewMetadata()
+                        .withName(NODE)
+                        .endMetadata()
+                        .withNewStatus()
+                        .addNewCondition()
+                        .withType("Ready")
+                        .withStatus("True")
+                        .endCondition()
+                        .endStatus()
+                        .build())
+                .create();
+        Pod pod = client.pods()
+                .inNamespace(NS)
+                .resource(new PodBuilder()
+                        .withNewMetadata()
+                        .withName(SPEAKER_POD)
+                        .withLabels(ClusterNames.SPEAKER_POD_LABELS)
+                        .endMetadata()
+                        .withNewSpec()
+                        .withNodeName(NODE)
+                        .addNewContainer()
+                        .withName("speaker")
+                        .withImage("x")
+                        .endContainer()
+                        .endSpec()
+                        .build())
+                .create();
+        pod.setStatus(new PodStatusBuilder()
+                .addNewCondition()
+                .withType("Ready")
+                .withStatus("True")
+                .endCondition()
+                .build());
         client.pods().inNamespace(NS).resource(pod).updateStatus();
     }
 
@@ -79,31 +114,73 @@ public final class OneNodeCluster implements AutoCloseable {
 
     /** Creates a metallb.io configuration object in {@code lbk8s-system}. */
     public void configure(ResourceDefinitionContext context, String kind, String name, Map<String, Object> spec) {
-        client.genericKubernetesResources(context).inNamespace(NS).resource(new GenericKubernetesResourceBuilder()
-                .withApiVersion("metallb.io/v1beta1").withKind(kind).withNewMetadata().withName(name).withNamespace(NS)
-                .endMetadata().addToAdditionalProperties("spec", spec).build()).create();
+        client.genericKubernetesResources(context)
+                .inNamespace(NS)
+                .resource(new GenericKubernetesResourceBuilder()
+                        .withApiVersion("metallb.io/v1beta1")
+                        .withKind(kind)
+                        .withNewMetadata()
+                        .withName(name)
+                        .withNamespace(NS)
+                        .endMetadata()
+                        .addToAdditionalProperties("spec", spec)
+                        .build())
+                .create();
     }
 
     /** The settings of the speaker on {@code node-1}, its failure detector on {@code peerPort} (0: any free port). */
     public static SpeakerSettings settings(int peerPort) {
-        return new SpeakerSettings(NODE, NS, NS, Optional.of(SPEAKER_POD), ClusterNames.SPEAKER_POD_LABELS,
-                Optional.empty(), false, InterfaceChoice.DEFAULT_EXCLUDED, SpeakerSettings.DEFAULT_BURST,
-                Duration.ofSeconds(30), 1 << 20, true, PeerSettings.defaults(peerPort), SpeakerSettings.DEFAULT_TAKEOVER_PROBE);
+        return new SpeakerSettings(
+                NODE,
+                NS,
+                NS,
+                Optional.of(SPEAKER_POD),
+                ClusterNames.SPEAKER_POD_LABELS,
+                Optional.empty(),
+                false,
+                InterfaceChoice.DEFAULT_EXCLUDED,
+                SpeakerSettings.DEFAULT_BURST,
+                Duration.ofSeconds(30),
+                1 << 20,
+                true,
+                PeerSettings.defaults(peerPort),
+                SpeakerSettings.DEFAULT_TAKEOVER_PROBE);
     }
 
     /** A LoadBalancer Service in {@code default} whose status shows {@code ip}, as the controller would have written it. */
     public void loadBalancer(String name, String ip) {
-        Service created = client.services().inNamespace("default").resource(new ServiceBuilder().withNewMetadata().withName(name)
-                .endMetadata().withNewSpec().withType("LoadBalancer").addNewPort().withPort(80).endPort().endSpec().build()).create();
-        created.setStatus(new ServiceStatusBuilder().withNewLoadBalancer().addNewIngress().withIp(ip).endIngress().endLoadBalancer().build());
+        Service created = client.services()
+                .inNamespace("default")
+                .resource(new ServiceBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .endMetadata()
+                        .withNewSpec()
+                        .withType("LoadBalancer")
+                        .addNewPort()
+                        .withPort(80)
+                        .endPort()
+                        .endSpec()
+                        .build())
+                .create();
+        created.setStatus(new ServiceStatusBuilder()
+                .withNewLoadBalancer()
+                .addNewIngress()
+                .withIp(ip)
+                .endIngress()
+                .endLoadBalancer()
+                .build());
         client.services().inNamespace("default").resource(created).updateStatus();
     }
 
     /** Waits for a NotAnnounced Warning on the Service {@code default/service} whose message contains {@code text}. */
     public void awaitNotAnnounced(String service, String text, Duration patience) {
-        await().atMost(patience).until(() -> client.v1().events().inNamespace("default").list().getItems().stream()
-                .filter(e -> service.equals(e.getInvolvedObject().getName()) && "NotAnnounced".equals(e.getReason()))
-                .map(Event::getMessage).anyMatch(m -> m.contains(text)));
+        await().atMost(patience)
+                .until(() -> client.v1().events().inNamespace("default").list().getItems().stream()
+                        .filter(e ->
+                                service.equals(e.getInvolvedObject().getName()) && "NotAnnounced".equals(e.getReason()))
+                        .map(Event::getMessage)
+                        .anyMatch(m -> m.contains(text)));
     }
 
     @Override

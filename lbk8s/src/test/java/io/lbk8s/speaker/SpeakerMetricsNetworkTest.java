@@ -73,13 +73,15 @@ class SpeakerMetricsNetworkTest {
                 metrics.received(iface, etherType, counted);
             }
         };
-        ResponderOptions options = ResponderOptions.DEFAULTS.withIpv6(false).withArpInKernel(false)
+        ResponderOptions options = ResponderOptions.DEFAULTS
+                .withIpv6(false)
+                .withArpInKernel(false)
                 .withReceiveBufferBytes(1); // the kernel raises this to its minimum, a few frames
         assertThat(scrapedDrops(registry)).as("no metric before any drop").isNull();
         try (InterfaceResponder responder = InterfaceResponder.start(lo, holdingTheFirstAnswer, options);
-             PacketSocket asker = PacketSocket.open(lo, ArpPacket.ETHERTYPE,
-                     BpfProgram.rejectAll(), Duration.ofMillis(100));
-             Arena arena = Arena.ofConfined()) {
+                PacketSocket asker =
+                        PacketSocket.open(lo, ArpPacket.ETHERTYPE, BpfProgram.rejectAll(), Duration.ofMillis(100));
+                Arena arena = Arena.ofConfined()) {
             responder.announce(List.of(ANNOUNCED));
             MemorySegment request = arena.allocate(64, 16);
             int length = ArpPacket.encodeRequest(request, ASKING_MAC, ASKING, ANNOUNCED);
@@ -88,8 +90,10 @@ class SpeakerMetricsNetworkTest {
             }
             flooded.countDown();
 
-            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
-                    .untilAsserted(() -> assertThat(scrapedDrops(registry)).isNotNull().isPositive());
+            await().atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(100))
+                    .untilAsserted(
+                            () -> assertThat(scrapedDrops(registry)).isNotNull().isPositive());
             assertThat(scrapedDrops(registry)).isLessThan(300);
         }
     }

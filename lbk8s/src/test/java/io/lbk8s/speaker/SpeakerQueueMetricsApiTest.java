@@ -19,17 +19,24 @@ class SpeakerQueueMetricsApiTest {
         var registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         try (OneNodeCluster cluster = OneNodeCluster.start()) {
             cluster.speaker(0, registry).start();
-            cluster.configure(ConfigResources.IP_ADDRESS_POOLS, "IPAddressPool", "web", Map.of("addresses", List.of("203.0.113.0/28")));
+            cluster.configure(
+                    ConfigResources.IP_ADDRESS_POOLS,
+                    "IPAddressPool",
+                    "web",
+                    Map.of("addresses", List.of("203.0.113.0/28")));
             cluster.loadBalancer("web", "203.0.113.10");
-            cluster.awaitNotAnnounced("web", "no L2Advertisement selects pool \"web\", so no node announces 203.0.113.10",
+            cluster.awaitNotAnnounced(
+                    "web",
+                    "no L2Advertisement selects pool \"web\", so no node announces 203.0.113.10",
                     Duration.ofSeconds(15));
 
-            await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(registry.scrape())
-                    .containsPattern("lbk8s_workqueue_adds_total\\{name=\"speaker\"} [1-9]")
-                    .containsPattern("lbk8s_workqueue_work_duration_seconds_count\\{name=\"speaker\"} [1-9]")
-                    .containsPattern("lbk8s_workqueue_queue_duration_seconds_count\\{name=\"speaker\"} [1-9]")
-                    .contains("lbk8s_workqueue_retries_total{name=\"speaker\"} 0.0")
-                    .containsPattern("lbk8s_workqueue_depth\\{name=\"speaker\"} [0-9]"));
+            await().atMost(Duration.ofSeconds(5))
+                    .untilAsserted(() -> assertThat(registry.scrape())
+                            .containsPattern("lbk8s_workqueue_adds_total\\{name=\"speaker\"} [1-9]")
+                            .containsPattern("lbk8s_workqueue_work_duration_seconds_count\\{name=\"speaker\"} [1-9]")
+                            .containsPattern("lbk8s_workqueue_queue_duration_seconds_count\\{name=\"speaker\"} [1-9]")
+                            .contains("lbk8s_workqueue_retries_total{name=\"speaker\"} 0.0")
+                            .containsPattern("lbk8s_workqueue_depth\\{name=\"speaker\"} [0-9]"));
         }
     }
 }

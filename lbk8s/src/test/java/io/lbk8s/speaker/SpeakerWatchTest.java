@@ -21,15 +21,20 @@ class SpeakerWatchTest {
             speaker.start();
             cluster.loadBalancer("before", "203.0.113.10");
             cluster.awaitNotAnnounced("before", "203.0.113.10", Duration.ofSeconds(15));
-            await().atMost(Duration.ofSeconds(15)).until(() -> speaker.readiness().ready());
+            await().atMost(Duration.ofSeconds(15))
+                    .until(() -> speaker.readiness().ready());
 
             cluster.server.dispatcher().breakWatches("", "services");
-            await().atMost(Duration.ofSeconds(15)).until(() -> speaker.readiness().reason().contains("not watching services"));
-            assertThat(speaker.readiness().ready()).as("said, but still ready: readiness moves addresses").isTrue();
+            await().atMost(Duration.ofSeconds(15))
+                    .until(() -> speaker.readiness().reason().contains("not watching services"));
+            assertThat(speaker.readiness().ready())
+                    .as("said, but still ready: readiness moves addresses")
+                    .isTrue();
             cluster.loadBalancer("during", "203.0.113.11");
 
             cluster.server.dispatcher().mendWatches("", "services");
-            await().atMost(Duration.ofSeconds(40)).until(() -> !speaker.readiness().reason().contains("not watching"));
+            await().atMost(Duration.ofSeconds(40))
+                    .until(() -> !speaker.readiness().reason().contains("not watching"));
             cluster.awaitNotAnnounced("during", "203.0.113.11", Duration.ofSeconds(15));
         }
     }

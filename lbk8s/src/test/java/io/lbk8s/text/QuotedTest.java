@@ -16,7 +16,8 @@ class QuotedTest {
                 Arguments.of("empty", "", "\"\""),
                 Arguments.of("null is not the string null", null, "null"),
                 Arguments.of("quotes and backslashes", "say \"hi\" \\o/", "\"say \\\"hi\\\" \\\\o/\""),
-                Arguments.of("a forged log line stays on this one",
+                Arguments.of(
+                        "a forged log line stays on this one",
                         "x\n2026-12-03T00:00:00Z level=INFO logger=Controller msg=\"configuration valid: 7 pool(s)\"",
                         "\"x\\n2026-12-03T00:00:00Z level=INFO logger=Controller msg=\\\"configuration valid: 7 pool(s)\\\"\""),
                 Arguments.of("carriage return (overwrites the line on a terminal)", "ok\rfake", "\"ok\\rfake\""),
@@ -31,9 +32,13 @@ class QuotedTest {
                 Arguments.of("a lone surrogate", "a\ud800b", "\"a\\ud800b\""),
                 Arguments.of("printable non-ASCII stands for itself", "pöol-池-🙂", "\"pöol-池-🙂\""),
                 Arguments.of("256 characters are shown whole", "a".repeat(256), "\"" + "a".repeat(256) + "\""),
-                Arguments.of("longer text is cut, saying how much", "a".repeat(1000),
+                Arguments.of(
+                        "longer text is cut, saying how much",
+                        "a".repeat(1000),
                         "\"" + "a".repeat(256) + "\"... (744 more chars)"),
-                Arguments.of("a cut never splits a surrogate pair", "a".repeat(255) + "🙂🙂",
+                Arguments.of(
+                        "a cut never splits a surrogate pair",
+                        "a".repeat(255) + "🙂🙂",
                         "\"" + "a".repeat(255) + "\"... (4 more chars)"));
     }
 

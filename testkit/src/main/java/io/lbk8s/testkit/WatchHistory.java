@@ -13,46 +13,46 @@ import java.util.Optional;
  */
 final class WatchHistory {
 
-  /**
-   * One change, the objects as JSON text (a tree costs several times as much memory): {@code before} is null for a
-   * creation, {@code after} null for a deletion.
-   */
-  record Change(long version, String group, String plural, String namespace, String before, String after) {}
+    /**
+     * One change, the objects as JSON text (a tree costs several times as much memory): {@code before} is null for a
+     * creation, {@code after} null for a deletion.
+     */
+    record Change(long version, String group, String plural, String namespace, String before, String after) {}
 
-  private final int capacity;
-  private final Deque<Change> changes = new ArrayDeque<>();
-  private long current;
-  private long forgottenUpTo;
+    private final int capacity;
+    private final Deque<Change> changes = new ArrayDeque<>();
+    private long current;
+    private long forgottenUpTo;
 
-  WatchHistory(int capacity) {
-    this.capacity = capacity;
-  }
-
-  void record(Change change) {
-    changes.addLast(change);
-    current = Math.max(current, change.version());
-    while (changes.size() > capacity) {
-      forgottenUpTo = Math.max(forgottenUpTo, changes.removeFirst().version());
+    WatchHistory(int capacity) {
+        this.capacity = capacity;
     }
-  }
 
-  /** The resourceVersion of the latest change, what a list answers with. */
-  long current() {
-    return current;
-  }
-
-  /** The changes after {@code version}, or empty when some of them are no longer kept (the client must list again). */
-  Optional<List<Change>> since(long version) {
-    if (version < forgottenUpTo) {
-      return Optional.empty();
+    void record(Change change) {
+        changes.addLast(change);
+        current = Math.max(current, change.version());
+        while (changes.size() > capacity) {
+            forgottenUpTo = Math.max(forgottenUpTo, changes.removeFirst().version());
+        }
     }
-    return Optional.of(changes.stream().filter(c -> c.version() > version).toList());
-  }
 
-  /** Every object was deleted without events: no watch can resume from before {@code now}, a fresh version. */
-  void forgetAll(long now) {
-    changes.clear();
-    current = now;
-    forgottenUpTo = now;
-  }
+    /** The resourceVersion of the latest change, what a list answers with. */
+    long current() {
+        return current;
+    }
+
+    /** The changes after {@code version}, or empty when some of them are no longer kept (the client must list again). */
+    Optional<List<Change>> since(long version) {
+        if (version < forgottenUpTo) {
+            return Optional.empty();
+        }
+        return Optional.of(changes.stream().filter(c -> c.version() > version).toList());
+    }
+
+    /** Every object was deleted without events: no watch can resume from before {@code now}, a fresh version. */
+    void forgetAll(long now) {
+        changes.clear();
+        current = now;
+        forgottenUpTo = now;
+    }
 }

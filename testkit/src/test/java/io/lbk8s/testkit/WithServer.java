@@ -6,17 +6,17 @@ import org.junit.jupiter.api.BeforeEach;
 
 /** A fresh test API server and its client for every test method. */
 abstract class WithServer {
-  TestApiServer server;
-  KubernetesClient client;
+    TestApiServer server;
+    KubernetesClient client;
 
-  @BeforeEach
-  void startServer() {
-    server = TestApiServer.start();
-    client = server.client();
-  }
+    @BeforeEach
+    void startServer() {
+        server = TestApiServer.start();
+        client = server.client();
+    }
 
-  @AfterEach
-  void stopServer() {
-    server.close();
-  }
+    @AfterEach
+    void stopServer() {
+        server.close();
+    }
 }

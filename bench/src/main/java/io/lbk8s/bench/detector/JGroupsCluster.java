@@ -37,10 +37,12 @@ final class JGroupsCluster implements AutoCloseable {
     private static final Duration QUIET = Duration.ofSeconds(3);
     private static final Pattern VIEW = Pattern.compile("^VIEW (\\d+) (\\S+) (\\S+)$", Pattern.MULTILINE);
     private static final Pattern SUSPECTS = Pattern.compile("^STATS \\d+ suspect_events (\\d+)", Pattern.MULTILINE);
-    private static final Pattern COUNTER = Pattern.compile("counter packets (\\d+) bytes (\\d+) comment \"(sent|received)\"");
-    private static final MethodHandle KILL = Linker.nativeLinker().downcallHandle(
-            Linker.nativeLinker().defaultLookup().find("kill").orElseThrow(),
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+    private static final Pattern COUNTER =
+            Pattern.compile("counter packets (\\d+) bytes (\\d+) comment \"(sent|received)\"");
+    private static final MethodHandle KILL = Linker.nativeLinker()
+            .downcallHandle(
+                    Linker.nativeLinker().defaultLookup().find("kill").orElseThrow(),
+                    FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
 
     /** FD_ALL3 heartbeat interval and timeout, and VERIFY_SUSPECT2's timeout. */
     record Setting(long intervalMs, long timeoutMs, long verifyMs) {
@@ -65,8 +67,11 @@ final class JGroupsCluster implements AutoCloseable {
     /** Counters of one node's detector traffic (all TCP and UDP on eth0 but the test backend's port). */
     record Traffic(long sentPackets, long sentBytes, long receivedPackets, long receivedBytes) {
         Traffic minus(Traffic earlier) {
-            return new Traffic(sentPackets - earlier.sentPackets, sentBytes - earlier.sentBytes,
-                    receivedPackets - earlier.receivedPackets, receivedBytes - earlier.receivedBytes);
+            return new Traffic(
+                    sentPackets - earlier.sentPackets,
+                    sentBytes - earlier.sentBytes,
+                    receivedPackets - earlier.receivedPackets,
+                    receivedBytes - earlier.receivedBytes);
         }
     }
 
@@ -74,13 +79,20 @@ final class JGroupsCluster implements AutoCloseable {
      * What a member process needs: how to start it (JVM, stack settings, {@link JGroupsMember}'s options such as
      * {@code --fd-sock2}) and an optional prefix such as chrt.
      */
-    record MemberCommand(List<String> prefix, List<String> java, String transport, Setting setting, List<String> memberOptions) {
+    record MemberCommand(
+            List<String> prefix, List<String> java, String transport, Setting setting, List<String> memberOptions) {
         List<String> forNode(TestNode node, List<TestNode> all) {
             List<String> command = new ArrayList<>(prefix);
             command.addAll(java);
-            command.addAll(List.of(JGroupsMember.class.getName(), node.name(), node.ipv4().getHostAddress(),
-                    String.valueOf(PORT), all.stream().map(n -> n.ipv4().getHostAddress()).collect(Collectors.joining(",")),
-                    transport, String.valueOf(setting.intervalMs()), String.valueOf(setting.timeoutMs()),
+            command.addAll(List.of(
+                    JGroupsMember.class.getName(),
+                    node.name(),
+                    node.ipv4().getHostAddress(),
+                    String.valueOf(PORT),
+                    all.stream().map(n -> n.ipv4().getHostAddress()).collect(Collectors.joining(",")),
+                    transport,
+                    String.valueOf(setting.intervalMs()),
+                    String.valueOf(setting.timeoutMs()),
                     String.valueOf(setting.verifyMs())));
             command.addAll(memberOptions);
             return command;
@@ -101,13 +113,17 @@ final class JGroupsCluster implements AutoCloseable {
     }
 
     /** Starts node-1's member, then the others at once, and returns when all share one whole view that lasts. */
-    static JGroupsCluster start(TestNetwork network, MemberCommand command, Path logs, String label) throws IOException {
+    static JGroupsCluster start(TestNetwork network, MemberCommand command, Path logs, String label)
+            throws IOException {
         JGroupsCluster cluster = new JGroupsCluster(network, command, logs, label);
         try {
             Files.createDirectories(logs);
             List<TestNode> nodes = network.nodes();
             cluster.startMember(nodes.getFirst());
-            cluster.await("node-1's first view", START_LIMIT, () -> cluster.latestView(nodes.getFirst()).isPresent());
+            cluster.await(
+                    "node-1's first view",
+                    START_LIMIT,
+                    () -> cluster.latestView(nodes.getFirst()).isPresent());
             nodes.stream().skip(1).forEach(cluster::startMember);
             cluster.awaitSettled(START_LIMIT);
             return cluster;
@@ -126,7 +142,10 @@ final class JGroupsCluster implements AutoCloseable {
     }
 
     TestNode node(String name) {
-        return network.nodes().stream().filter(n -> n.name().equals(name)).findFirst().orElseThrow();
+        return network.nodes().stream()
+                .filter(n -> n.name().equals(name))
+                .findFirst()
+                .orElseThrow();
     }
 
     /** Every view this member installed, oldest first. */
@@ -134,7 +153,8 @@ final class JGroupsCluster implements AutoCloseable {
         List<View> views = new ArrayList<>();
         Matcher m = VIEW.matcher(members.get(node).log());
         while (m.find()) {
-            views.add(new View(Long.parseLong(m.group(1)), m.group(2), List.of(m.group(3).split(","))));
+            views.add(new View(
+                    Long.parseLong(m.group(1)), m.group(2), List.of(m.group(3).split(","))));
         }
         return views;
     }
@@ -146,9 +166,12 @@ final class JGroupsCluster implements AutoCloseable {
 
     /** Every member's latest view is the same one, and it holds every node. */
     boolean whole() {
-        List<Optional<View>> latest = network.nodes().stream().map(this::latestView).toList();
-        return latest.stream().allMatch(v -> v.isPresent() && v.get().members().size() == network.nodes().size()
-                && v.get().id().equals(latest.getFirst().get().id()));
+        List<Optional<View>> latest =
+                network.nodes().stream().map(this::latestView).toList();
+        return latest.stream()
+                .allMatch(v -> v.isPresent()
+                        && v.get().members().size() == network.nodes().size()
+                        && v.get().id().equals(latest.getFirst().get().id()));
     }
 
     /**
@@ -157,7 +180,9 @@ final class JGroupsCluster implements AutoCloseable {
      */
     boolean settled() {
         long quietSince = JGroupsMember.nowMicros() - QUIET.toNanos() / 1000;
-        return whole() && network.nodes().stream().allMatch(n -> latestView(n).orElseThrow().micros() <= quietSince);
+        return whole()
+                && network.nodes().stream()
+                        .allMatch(n -> latestView(n).orElseThrow().micros() <= quietSince);
     }
 
     void awaitSettled(Duration limit) {
@@ -192,11 +217,19 @@ final class JGroupsCluster implements AutoCloseable {
     static void countTraffic(TestNetwork network, TestNode node) {
         network.run(node.namespace(), Duration.ofSeconds(5), "nft", "delete", "table", "inet", "detector_bench");
         nft(network, node, "add table inet detector_bench");
-        for (String[] chain : new String[][] {{"out", "output", "oifname", "sent"}, {"in", "input", "iifname", "received"}}) {
-            nft(network, node, "add chain inet detector_bench " + chain[0] + " { type filter hook " + chain[1] + " priority 0 ; }");
-            nft(network, node, "add rule inet detector_bench " + chain[0] + " " + chain[2] + " " + node.interfaceName()
-                    + " meta l4proto { tcp, udp } th sport != " + TestNetwork.BACKEND_PORT + " th dport != "
-                    + TestNetwork.BACKEND_PORT + " counter comment \"" + chain[3] + "\"");
+        for (String[] chain :
+                new String[][] {{"out", "output", "oifname", "sent"}, {"in", "input", "iifname", "received"}}) {
+            nft(
+                    network,
+                    node,
+                    "add chain inet detector_bench " + chain[0] + " { type filter hook " + chain[1]
+                            + " priority 0 ; }");
+            nft(
+                    network,
+                    node,
+                    "add rule inet detector_bench " + chain[0] + " " + chain[2] + " " + node.interfaceName()
+                            + " meta l4proto { tcp, udp } th sport != " + TestNetwork.BACKEND_PORT + " th dport != "
+                            + TestNetwork.BACKEND_PORT + " counter comment \"" + chain[3] + "\"");
         }
     }
 
@@ -215,8 +248,11 @@ final class JGroupsCluster implements AutoCloseable {
     void await(String what, Duration limit, BooleanSupplier condition) {
         if (!waitFor(limit, condition)) {
             throw new IllegalStateException("no " + what + " within " + limit + " (" + label + "); latest views: "
-                    + network.nodes().stream().map(n -> n.name() + "=" + latestView(n).map(View::toString).orElse("none"))
-                    .collect(Collectors.joining("; ")) + "; logs in " + logs);
+                    + network.nodes().stream()
+                            .map(n -> n.name() + "="
+                                    + latestView(n).map(View::toString).orElse("none"))
+                            .collect(Collectors.joining("; "))
+                    + "; logs in " + logs);
         }
     }
 

@@ -54,7 +54,8 @@ public final class JGroupsDetectorBench {
     private static final int STRESS_WORKERS = 4;
 
     enum Failure {
-        FROZEN_AND_LINK_DOWN("frozen + link down"), LINK_DOWN("link down");
+        FROZEN_AND_LINK_DOWN("frozen + link down"),
+        LINK_DOWN("link down");
 
         final String label;
 
@@ -63,8 +64,17 @@ public final class JGroupsDetectorBench {
         }
     }
 
-    record Options(int trials, int trialsAtTen, Duration load, Duration trafficWindow, String transport, boolean fdSock2,
-                   String transportAttributes, Set<String> parts, List<Setting> settings, String memberLogback) {
+    record Options(
+            int trials,
+            int trialsAtTen,
+            Duration load,
+            Duration trafficWindow,
+            String transport,
+            boolean fdSock2,
+            String transportAttributes,
+            Set<String> parts,
+            List<Setting> settings,
+            String memberLogback) {
 
         /** {@link JGroupsMember}'s options beyond the setting. */
         List<String> memberOptions() {
@@ -78,29 +88,42 @@ public final class JGroupsDetectorBench {
             return memberOptions;
         }
 
-
         static Options parse(String[] args) {
             boolean quick = Arrays.asList(args).contains("--quick");
             Map<String, String> values = new HashMap<>();
             Set<String> flags = Set.of("--quick", "--fd-sock2");
-            Set<String> options = Set.of("--trials", "--trials-at-10", "--load-minutes", "--transport", "--transport-attributes",
-                    "--only", "--settings", "--member-logback");
+            Set<String> options = Set.of(
+                    "--trials",
+                    "--trials-at-10",
+                    "--load-minutes",
+                    "--transport",
+                    "--transport-attributes",
+                    "--only",
+                    "--settings",
+                    "--member-logback");
             for (int i = 0; i < args.length; i++) {
                 if (options.contains(args[i]) && i + 1 < args.length) {
                     values.put(args[i], args[++i]);
                 } else if (!flags.contains(args[i])) {
-                    throw new IllegalArgumentException("unknown option or missing value: " + args[i] + "; options: " + flags
-                            + " " + options);
+                    throw new IllegalArgumentException(
+                            "unknown option or missing value: " + args[i] + "; options: " + flags + " " + options);
                 }
             }
             double loadMinutes = Double.parseDouble(values.getOrDefault("--load-minutes", quick ? "1" : "10"));
-            return new Options(Integer.parseInt(values.getOrDefault("--trials", quick ? "4" : "20")),
+            return new Options(
+                    Integer.parseInt(values.getOrDefault("--trials", quick ? "4" : "20")),
                     Integer.parseInt(values.getOrDefault("--trials-at-10", quick ? "0" : "10")),
-                    Duration.ofSeconds(Math.round(loadMinutes * 60)), Duration.ofSeconds(quick ? 10 : 30),
-                    values.getOrDefault("--transport", "tcp"), Arrays.asList(args).contains("--fd-sock2"),
+                    Duration.ofSeconds(Math.round(loadMinutes * 60)),
+                    Duration.ofSeconds(quick ? 10 : 30),
+                    values.getOrDefault("--transport", "tcp"),
+                    Arrays.asList(args).contains("--fd-sock2"),
                     values.getOrDefault("--transport-attributes", ""),
-                    Set.of(values.getOrDefault("--only", "detection,traffic,load").split(",")),
-                    Arrays.stream(values.getOrDefault("--settings", "50/200/100,100/400/200").split(",")).map(Setting::parse).toList(),
+                    Set.of(values.getOrDefault("--only", "detection,traffic,load")
+                            .split(",")),
+                    Arrays.stream(values.getOrDefault("--settings", "50/200/100,100/400/200")
+                                    .split(","))
+                            .map(Setting::parse)
+                            .toList(),
                     values.getOrDefault("--member-logback", "bench-logback.xml"));
         }
     }
@@ -111,9 +134,16 @@ public final class JGroupsDetectorBench {
      * {@code linkDownMicros}: from the failure until {@code ip link set eth0 down} returned; {@code survivorsExcluded}:
      * views the survivors installed from the failure until settled again that lacked a survivor.
      */
-    record Trial(long failedAtMicros, String victim, boolean coordinatorFailed, Optional<Long> micros, long spreadMicros,
-                 long linkDownMicros, int survivorsExcluded, long restoreMillis, boolean restarted) {
-    }
+    record Trial(
+            long failedAtMicros,
+            String victim,
+            boolean coordinatorFailed,
+            Optional<Long> micros,
+            long spreadMicros,
+            long linkDownMicros,
+            int survivorsExcluded,
+            long restoreMillis,
+            boolean restarted) {}
 
     private final Options options;
     private final Path logs;
@@ -128,9 +158,14 @@ public final class JGroupsDetectorBench {
                 + options.transport().toUpperCase(Locale.ROOT)
                 + (options.transportAttributes().isEmpty() ? "" : " (" + options.transportAttributes() + ")")
                 + (options.fdSock2() ? " + FD_SOCK2" : "");
-        this.memberJava = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:+UseSerialGC", "-Xmx64m", "-Djava.net.preferIPv4Stack=true",
-                "-Dlogback.configurationFile=" + options.memberLogback(), "-cp", System.getProperty("java.class.path"));
+        this.memberJava = List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:+UseSerialGC",
+                "-Xmx64m",
+                "-Djava.net.preferIPv4Stack=true",
+                "-Dlogback.configurationFile=" + options.memberLogback(),
+                "-cp",
+                System.getProperty("java.class.path"));
     }
 
     public static void main(String[] args) throws Exception {
@@ -166,7 +201,8 @@ public final class JGroupsDetectorBench {
                 }
             }
         }
-        boolean atTen = options.parts().contains("traffic") || options.parts().contains("detection") && options.trialsAtTen() > 0;
+        boolean atTen = options.parts().contains("traffic")
+                || options.parts().contains("detection") && options.trialsAtTen() > 0;
         if (atTen) {
             try (TestNetwork network = TestNetwork.create(10, logs.resolve("network-10"))) {
                 if (options.parts().contains("traffic")) {
@@ -192,26 +228,39 @@ public final class JGroupsDetectorBench {
                 for (Failure failure : Failure.values()) {
                     Trial trial = trial(network, cluster, failure, i);
                     results.computeIfAbsent(failure, f -> new ArrayList<>()).add(trial);
-                    System.err.printf(Locale.ROOT, "  %s %s trial %d at %s: %s%n", tag(network, setting), failure.label, i + 1,
-                            LocalTime.ofInstant(Instant.EPOCH.plus(trial.failedAtMicros(), ChronoUnit.MICROS), ZoneId.systemDefault()), trial);
+                    System.err.printf(
+                            Locale.ROOT,
+                            "  %s %s trial %d at %s: %s%n",
+                            tag(network, setting),
+                            failure.label,
+                            i + 1,
+                            LocalTime.ofInstant(
+                                    Instant.EPOCH.plus(trial.failedAtMicros(), ChronoUnit.MICROS),
+                                    ZoneId.systemDefault()),
+                            trial);
                 }
             }
         }
         String loads = "load " + load + " → " + loadAverage();
         for (Failure failure : Failure.values()) {
             List<Trial> all = results.get(failure);
-            row("node death (" + failure.label + "), " + network.nodes().size() + " nodes, " + setting.label()
+            row(
+                    "node death (" + failure.label + "), " + network.nodes().size() + " nodes, " + setting.label()
                             + ": failure → every survivor installed a view without the node",
-                    summary(all, t -> true) + " (" + all.size() + " trials; coordinator failed: " + summary(all, Trial::coordinatorFailed)
+                    summary(all, t -> true) + " (" + all.size() + " trials; coordinator failed: "
+                            + summary(all, Trial::coordinatorFailed)
                             + ", other member failed: " + summary(all, t -> !t.coordinatorFailed())
-                            + "; not detected within " + DETECTION_LIMIT.toSeconds() + " s: " + all.stream().filter(t -> t.micros().isEmpty()).count()
+                            + "; not detected within " + DETECTION_LIMIT.toSeconds() + " s: "
+                            + all.stream().filter(t -> t.micros().isEmpty()).count()
                             + "; healthy members excluded by survivors' views until settled again: "
                             + all.stream().mapToInt(Trial::survivorsExcluded).sum()
                             + "; after restore, one whole view unchanged for 3 s at p50 "
                             + percentile(all.stream().map(Trial::restoreMillis).toList(), 50) + " ms, max "
                             + all.stream().mapToLong(Trial::restoreMillis).max().orElse(0)
-                            + " ms, members restarted " + all.stream().filter(Trial::restarted).count()
-                            + "; `ip link set down` returned within p50 " + percentile(all.stream().map(Trial::linkDownMicros).toList(), 50) / 1000
+                            + " ms, members restarted "
+                            + all.stream().filter(Trial::restarted).count()
+                            + "; `ip link set down` returned within p50 "
+                            + percentile(all.stream().map(Trial::linkDownMicros).toList(), 50) / 1000
                             + " ms of the failure, counted in; " + loads + ")");
         }
     }
@@ -222,9 +271,11 @@ public final class JGroupsDetectorBench {
         JGroupsCluster.sleep(SETTLE.plusMillis(random.nextInt(500)));
         TestNode coordinator = cluster.coordinator();
         boolean coordinatorFails = index % 2 == 0;
-        List<TestNode> others = cluster.nodes().stream().filter(n -> !n.equals(coordinator)).toList();
+        List<TestNode> others =
+                cluster.nodes().stream().filter(n -> !n.equals(coordinator)).toList();
         TestNode victim = coordinatorFails ? coordinator : others.get((index / 2) % others.size());
-        List<TestNode> survivors = cluster.nodes().stream().filter(n -> !n.equals(victim)).toList();
+        List<TestNode> survivors =
+                cluster.nodes().stream().filter(n -> !n.equals(victim)).toList();
         NamespacedProcess member = cluster.member(victim);
 
         long failedAt = JGroupsMember.nowMicros();
@@ -240,12 +291,14 @@ public final class JGroupsDetectorBench {
                 if (!firstWithout.containsKey(survivor)) {
                     cluster.views(survivor).stream()
                             .filter(v -> v.micros() >= failedAt && !v.members().contains(victim.name()))
-                            .findFirst().ifPresent(v -> firstWithout.put(survivor, v));
+                            .findFirst()
+                            .ifPresent(v -> firstWithout.put(survivor, v));
                 }
             }
             return firstWithout.size() == survivors.size();
         });
-        LongSummaryStatistics installed = firstWithout.values().stream().mapToLong(View::micros).summaryStatistics();
+        LongSummaryStatistics installed =
+                firstWithout.values().stream().mapToLong(View::micros).summaryStatistics();
         Optional<Long> micros = detected ? Optional.of(installed.getMax() - failedAt) : Optional.empty();
 
         long restoring = System.nanoTime();
@@ -255,7 +308,8 @@ public final class JGroupsDetectorBench {
         }
         boolean restarted = false;
         if (!JGroupsCluster.waitFor(RESTORE_LIMIT, cluster::settled)) {
-            System.err.println("  " + victim.name() + " did not merge back within " + RESTORE_LIMIT + "; restarting its member");
+            System.err.println(
+                    "  " + victim.name() + " did not merge back within " + RESTORE_LIMIT + "; restarting its member");
             restarted = true;
             cluster.restart(victim);
             cluster.awaitSettled(RESTORE_LIMIT);
@@ -265,11 +319,23 @@ public final class JGroupsDetectorBench {
         Set<String> excluding = new HashSet<>();
         for (TestNode survivor : survivors) {
             cluster.views(survivor).stream()
-                    .filter(v -> v.micros() >= failedAt && !v.members().containsAll(survivors.stream().map(TestNode::name).toList()))
+                    .filter(v -> v.micros() >= failedAt
+                            && !v.members()
+                                    .containsAll(survivors.stream()
+                                            .map(TestNode::name)
+                                            .toList()))
                     .forEach(v -> excluding.add(v.id()));
         }
-        return new Trial(failedAt, victim.name(), coordinatorFails, micros, detected ? installed.getMax() - installed.getMin() : 0,
-                linkDownMicros, excluding.size(), restoreMillis, restarted);
+        return new Trial(
+                failedAt,
+                victim.name(),
+                coordinatorFails,
+                micros,
+                detected ? installed.getMax() - installed.getMin() : 0,
+                linkDownMicros,
+                excluding.size(),
+                restoreMillis,
+                restarted);
     }
 
     // ---- false detections under CPU starvation ----------------------------------------------------------------------
@@ -278,7 +344,8 @@ public final class JGroupsDetectorBench {
     private void falseDetections(TestNetwork network, Setting setting, boolean realtime) throws IOException {
         List<String> prefix = realtime ? List.of("chrt", "-f", "10") : List.of();
         String priority = realtime ? "members under chrt -f 10 (SCHED_FIFO)" : "members at normal priority";
-        try (JGroupsCluster cluster = start(network, setting, prefix, "load-" + (realtime ? "fifo-" : "normal-") + tag(network, setting))) {
+        try (JGroupsCluster cluster =
+                start(network, setting, prefix, "load-" + (realtime ? "fifo-" : "normal-") + tag(network, setting))) {
             JGroupsCluster.sleep(Duration.ofSeconds(6)); // a STATS line from every member before the start
             Map<TestNode, Long> suspectsBefore = new HashMap<>();
             cluster.nodes().forEach(n -> suspectsBefore.put(n, cluster.suspectEvents(n)));
@@ -306,22 +373,43 @@ public final class JGroupsDetectorBench {
                     }
                 }
             }
-            long suspects = cluster.nodes().stream().mapToLong(n -> cluster.suspectEvents(n) - suspectsBefore.get(n)).sum();
-            double meanLoad = loads.stream().mapToDouble(Double::doubleValue).average().orElse(0);
-            row("false detections, 3 healthy nodes, stress-ng --cpu " + STRESS_WORKERS + " for "
+            long suspects = cluster.nodes().stream()
+                    .mapToLong(n -> cluster.suspectEvents(n) - suspectsBefore.get(n))
+                    .sum();
+            double meanLoad =
+                    loads.stream().mapToDouble(Double::doubleValue).average().orElse(0);
+            row(
+                    "false detections, 3 healthy nodes, stress-ng --cpu " + STRESS_WORKERS + " for "
                             + options.load().toSeconds() / 60.0 + " min, " + priority + ", " + setting.label(),
-                    String.format(Locale.ROOT, "%d views lacking a member (%d views installed, %d FD_ALL3 suspicions%s;"
+                    String.format(
+                            Locale.ROOT,
+                            "%d views lacking a member (%d views installed, %d FD_ALL3 suspicions%s;"
                                     + " 1-min load avg during the run %.1f, max %.1f)",
-                            partial.size(), views.size(), suspects, wholeAfter ? "" : "; NOT whole again within " + RESTORE_LIMIT.toSeconds() + " s",
-                            meanLoad, loads.stream().mapToDouble(Double::doubleValue).max().orElse(0)));
+                            partial.size(),
+                            views.size(),
+                            suspects,
+                            wholeAfter ? "" : "; NOT whole again within " + RESTORE_LIMIT.toSeconds() + " s",
+                            meanLoad,
+                            loads.stream()
+                                    .mapToDouble(Double::doubleValue)
+                                    .max()
+                                    .orElse(0)));
         }
     }
 
     /** stress-ng spinning {@code workers} CPU workers; its own --timeout bounds it should this JVM die first. */
     private record Stress(Process process) implements AutoCloseable {
         static Stress start(int workers, Duration limit) throws IOException {
-            return new Stress(new ProcessBuilder("stress-ng", "--cpu", String.valueOf(workers), "--timeout",
-                    limit.toSeconds() + "s", "--quiet").redirectOutput(Redirect.DISCARD).redirectError(Redirect.DISCARD).start());
+            return new Stress(new ProcessBuilder(
+                            "stress-ng",
+                            "--cpu",
+                            String.valueOf(workers),
+                            "--timeout",
+                            limit.toSeconds() + "s",
+                            "--quiet")
+                    .redirectOutput(Redirect.DISCARD)
+                    .redirectError(Redirect.DISCARD)
+                    .start());
         }
 
         @Override
@@ -361,44 +449,64 @@ public final class JGroupsDetectorBench {
             }
             boolean whole = cluster.whole();
             int n = deltas.size();
-            Traffic busiest = deltas.stream().max((a, b) -> Long.compare(a.sentBytes(), b.sentBytes())).orElseThrow();
-            row("detector traffic per node, " + n + " nodes, " + setting.label() + " (TCP/UDP at the IP layer, "
+            Traffic busiest = deltas.stream()
+                    .max((a, b) -> Long.compare(a.sentBytes(), b.sentBytes()))
+                    .orElseThrow();
+            row(
+                    "detector traffic per node, " + n + " nodes, " + setting.label() + " (TCP/UDP at the IP layer, "
                             + Math.round(seconds) + " s steady state)",
-                    String.format(Locale.ROOT, "sent %.0f B/s, %.1f packets/s; received %.0f B/s, %.1f packets/s (mean of %d"
+                    String.format(
+                            Locale.ROOT,
+                            "sent %.0f B/s, %.1f packets/s; received %.0f B/s, %.1f packets/s (mean of %d"
                                     + " nodes; busiest sends %.0f B/s, %.1f packets/s); member JVM CPU %.1f %% of a core,"
                                     + " RSS %d MB (means)%s; load %s",
                             deltas.stream().mapToLong(Traffic::sentBytes).sum() / seconds / n,
                             deltas.stream().mapToLong(Traffic::sentPackets).sum() / seconds / n,
                             deltas.stream().mapToLong(Traffic::receivedBytes).sum() / seconds / n,
-                            deltas.stream().mapToLong(Traffic::receivedPackets).sum() / seconds / n, n,
-                            busiest.sentBytes() / seconds, busiest.sentPackets() / seconds,
-                            100 * cpuSeconds / seconds / n, rssKb / n / 1024, whole ? "" : "; view NOT whole at the end",
+                            deltas.stream().mapToLong(Traffic::receivedPackets).sum() / seconds / n,
+                            n,
+                            busiest.sentBytes() / seconds,
+                            busiest.sentPackets() / seconds,
+                            100 * cpuSeconds / seconds / n,
+                            rssKb / n / 1024,
+                            whole ? "" : "; view NOT whole at the end",
                             load));
         }
     }
 
     // ---- helpers ----------------------------------------------------------------------------------------------------
 
-    private JGroupsCluster start(TestNetwork network, Setting setting, List<String> prefix, String label) throws IOException {
+    private JGroupsCluster start(TestNetwork network, Setting setting, List<String> prefix, String label)
+            throws IOException {
         for (TestNode node : network.nodes()) {
             JGroupsCluster.countTraffic(network, node);
         }
-        MemberCommand command = new MemberCommand(prefix, memberJava, options.transport(), setting, options.memberOptions());
+        MemberCommand command =
+                new MemberCommand(prefix, memberJava, options.transport(), setting, options.memberOptions());
         return JGroupsCluster.start(network, command, logs.resolve("members"), label);
     }
 
     private static String tag(TestNetwork network, Setting setting) {
-        return network.nodes().size() + "nodes-" + setting.intervalMs() + "-" + setting.timeoutMs() + "-" + setting.verifyMs();
+        return network.nodes().size() + "nodes-" + setting.intervalMs() + "-" + setting.timeoutMs() + "-"
+                + setting.verifyMs();
     }
 
     /** "p50 X / p99 Y / max Z ms" of the detected trials that match. */
     private static String summary(List<Trial> trials, Predicate<Trial> which) {
-        List<Long> micros = trials.stream().filter(which).flatMap(t -> t.micros().stream()).sorted().toList();
+        List<Long> micros = trials.stream()
+                .filter(which)
+                .flatMap(t -> t.micros().stream())
+                .sorted()
+                .toList();
         if (micros.isEmpty()) {
             return "none";
         }
-        return String.format(Locale.ROOT, "p50 %d / p99 %d / max %d ms", percentile(micros, 50) / 1000,
-                percentile(micros, 99) / 1000, micros.getLast() / 1000);
+        return String.format(
+                Locale.ROOT,
+                "p50 %d / p99 %d / max %d ms",
+                percentile(micros, 50) / 1000,
+                percentile(micros, 99) / 1000,
+                micros.getLast() / 1000);
     }
 
     /** Nearest rank: with 20 values p99 is the largest. */
@@ -434,8 +542,10 @@ public final class JGroupsDetectorBench {
     private static long rssKb(long pid) {
         try {
             return Files.readAllLines(Path.of("/proc", String.valueOf(pid), "status")).stream()
-                    .filter(l -> l.startsWith("VmRSS:")).findFirst()
-                    .map(l -> Long.parseLong(l.replaceAll("\\D", ""))).orElse(0L);
+                    .filter(l -> l.startsWith("VmRSS:"))
+                    .findFirst()
+                    .map(l -> Long.parseLong(l.replaceAll("\\D", "")))
+                    .orElse(0L);
         } catch (IOException e) {
             return 0;
         }

@@ -34,11 +34,21 @@ public final class JGroupsMember {
 
     /** Fast enough that a healed partition (a node back after a trial) merges within a few seconds. */
     private static final String MERGE = "<MERGE3 min_interval=\"1s\" max_interval=\"3s\"/>";
+
     private static final long STATS_EVERY_SECONDS = 5;
 
     /** {@code transportAttributes}: extra or overriding attributes of the TCP or UDP element. */
-    record Config(String name, String bindIp, int port, List<String> peerIps, String transport, long intervalMs,
-                  long timeoutMs, long verifyMs, boolean fdSock2, Map<String, String> transportAttributes) {
+    record Config(
+            String name,
+            String bindIp,
+            int port,
+            List<String> peerIps,
+            String transport,
+            long intervalMs,
+            long timeoutMs,
+            long verifyMs,
+            boolean fdSock2,
+            Map<String, String> transportAttributes) {
 
         private static final String TRANSPORT_ATTRIBUTES = "--transport-attributes=";
 
@@ -49,12 +59,23 @@ public final class JGroupsMember {
                         + Arrays.toString(args));
             }
             Map<String, String> attributes = new LinkedHashMap<>();
-            Arrays.stream(args).filter(a -> a.startsWith(TRANSPORT_ATTRIBUTES))
-                    .flatMap(a -> Arrays.stream(a.substring(TRANSPORT_ATTRIBUTES.length()).split(",")))
-                    .map(a -> a.split("=", 2)).forEach(a -> attributes.put(a[0], a[1]));
-            return new Config(args[0], args[1], Integer.parseInt(args[2]), List.of(args[3].split(",")), args[4],
-                    Long.parseLong(args[5]), Long.parseLong(args[6]), Long.parseLong(args[7]),
-                    Arrays.asList(args).contains("--fd-sock2"), attributes);
+            Arrays.stream(args)
+                    .filter(a -> a.startsWith(TRANSPORT_ATTRIBUTES))
+                    .flatMap(a -> Arrays.stream(
+                            a.substring(TRANSPORT_ATTRIBUTES.length()).split(",")))
+                    .map(a -> a.split("=", 2))
+                    .forEach(a -> attributes.put(a[0], a[1]));
+            return new Config(
+                    args[0],
+                    args[1],
+                    Integer.parseInt(args[2]),
+                    List.of(args[3].split(",")),
+                    args[4],
+                    Long.parseLong(args[5]),
+                    Long.parseLong(args[6]),
+                    Long.parseLong(args[7]),
+                    Arrays.asList(args).contains("--fd-sock2"),
+                    attributes);
         }
 
         /** The protocol stack, bottom first, as JGroups XML: printed at start so every run shows what it measured. */
@@ -67,7 +88,8 @@ public final class JGroupsMember {
             if (transport.equals("tcp")) {
                 transportXml.put("tcp_nodelay", "true");
                 transportXml.put("sock_conn_timeout", "300ms"); // as in JGroups' tcp-default.xml (the class says 2 s)
-                // A view change closes the connection to the member it removed; the next message to it (VERIFY_SUSPECT2's
+                // A view change closes the connection to the member it removed; the next message to it
+                // (VERIFY_SUSPECT2's
                 // ARE_YOU_DEAD, say) connects anew and waits sock_conn_timeout. With the default single sender thread,
                 // every other member's messages wait too: views arrive 300 ms late, heartbeats stop and survivors
                 // exclude each other. One sender thread per destination confines the wait to the dead member.
@@ -77,25 +99,29 @@ public final class JGroupsMember {
             }
             transportXml.putAll(transportAttributes);
             String hosts = peerIps.stream().map(ip -> ip + "[" + port + "]").collect(Collectors.joining(","));
-            return String.join("\n",
-                    "<config xmlns=\"urn:org:jgroups\">",
-                    "  <" + transport.toUpperCase(Locale.ROOT) + transportXml.entrySet().stream()
-                            .map(e -> " " + e.getKey() + "=\"" + e.getValue() + "\"").collect(Collectors.joining()) + "/>",
-                    "  <TCPPING initial_hosts=\"" + hosts + "\" port_range=\"0\"/>",
-                    "  " + MERGE,
-                    fdSock2 ? "  <FD_SOCK2/>" : "",
-                    "  <FD_ALL3 interval=\"" + intervalMs + "\" timeout=\"" + timeoutMs + "\"/>",
-                    "  <VERIFY_SUSPECT2 timeout=\"" + verifyMs + "\"/>",
-                    "  <pbcast.NAKACK2 use_mcast_xmit=\"false\"/>",
-                    "  <UNICAST3/>",
-                    "  <pbcast.STABLE/>",
-                    "  <pbcast.GMS join_timeout=\"1s\" print_local_addr=\"false\" print_physical_addrs=\"false\"/>",
-                    "</config>").replace("\n\n", "\n");
+            return String.join(
+                            "\n",
+                            "<config xmlns=\"urn:org:jgroups\">",
+                            "  <" + transport.toUpperCase(Locale.ROOT)
+                                    + transportXml.entrySet().stream()
+                                            .map(e -> " " + e.getKey() + "=\"" + e.getValue() + "\"")
+                                            .collect(Collectors.joining())
+                                    + "/>",
+                            "  <TCPPING initial_hosts=\"" + hosts + "\" port_range=\"0\"/>",
+                            "  " + MERGE,
+                            fdSock2 ? "  <FD_SOCK2/>" : "",
+                            "  <FD_ALL3 interval=\"" + intervalMs + "\" timeout=\"" + timeoutMs + "\"/>",
+                            "  <VERIFY_SUSPECT2 timeout=\"" + verifyMs + "\"/>",
+                            "  <pbcast.NAKACK2 use_mcast_xmit=\"false\"/>",
+                            "  <UNICAST3/>",
+                            "  <pbcast.STABLE/>",
+                            "  <pbcast.GMS join_timeout=\"1s\" print_local_addr=\"false\" print_physical_addrs=\"false\"/>",
+                            "</config>")
+                    .replace("\n\n", "\n");
         }
     }
 
-    private JGroupsMember() {
-    }
+    private JGroupsMember() {}
 
     public static void main(String[] args) throws Exception {
         Config config = Config.parse(args);
@@ -107,9 +133,10 @@ public final class JGroupsMember {
                 @Override
                 public void viewAccepted(View view) {
                     long micros = nowMicros(); // first: the print below is not part of the detection time
-                    String members = view.getMembers().stream().map(Object::toString).collect(Collectors.joining(","));
-                    System.out.println("VIEW " + micros + " " + view.getCreator() + "|" + view.getViewId().getId() + " "
-                            + members);
+                    String members =
+                            view.getMembers().stream().map(Object::toString).collect(Collectors.joining(","));
+                    System.out.println("VIEW " + micros + " " + view.getCreator() + "|"
+                            + view.getViewId().getId() + " " + members);
                 }
             });
             channel.connect("lbk8s-detector-bench");
@@ -120,10 +147,16 @@ public final class JGroupsMember {
 
     private static void printStatsPeriodically(JChannel channel) {
         FD_ALL3 detector = channel.getProtocolStack().findProtocol(FD_ALL3.class);
-        Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().factory()).scheduleAtFixedRate(() -> {
-            System.out.println("STATS " + nowMicros() + " suspect_events " + detector.getSuspectEventsSent()
-                    + " heartbeats_sent " + detector.getHeartbeatsSent());
-        }, STATS_EVERY_SECONDS, STATS_EVERY_SECONDS, TimeUnit.SECONDS);
+        Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().factory())
+                .scheduleAtFixedRate(
+                        () -> {
+                            System.out.println(
+                                    "STATS " + nowMicros() + " suspect_events " + detector.getSuspectEventsSent()
+                                            + " heartbeats_sent " + detector.getHeartbeatsSent());
+                        },
+                        STATS_EVERY_SECONDS,
+                        STATS_EVERY_SECONDS,
+                        TimeUnit.SECONDS);
     }
 
     /** CLOCK_REALTIME in microseconds ({@link Instant#now()} reads it with at least that resolution on Linux). */

@@ -34,6 +34,7 @@ public record BpfProgram(List<Instruction> instructions) {
 
     /** Bytes to keep of an accepted packet: all of them (the kernel clamps to the packet length). */
     static final int ACCEPT = 0x0004_0000;
+
     static final int REJECT = 0;
 
     /**

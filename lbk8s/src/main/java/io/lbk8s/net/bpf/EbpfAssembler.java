@@ -18,7 +18,10 @@ final class EbpfAssembler {
 
     /** Memory access widths (BPF_W, BPF_H, BPF_B, BPF_DW). */
     enum Width {
-        WORD(0x00), HALF(0x08), BYTE(0x10), DOUBLE(0x18);
+        WORD(0x00),
+        HALF(0x08),
+        BYTE(0x10),
+        DOUBLE(0x18);
 
         final int bits;
 
@@ -32,7 +35,12 @@ final class EbpfAssembler {
      * GE compare unsigned.
      */
     enum Condition {
-        EQ(0x15), NE(0x55), GT(0x25), GE(0x35), EQ_32(0x16), NE_32(0x56);
+        EQ(0x15),
+        NE(0x55),
+        GT(0x25),
+        GE(0x35),
+        EQ_32(0x16),
+        NE_32(0x56);
 
         final int immediateCode;
 
@@ -146,10 +154,13 @@ final class EbpfAssembler {
                 }
                 offset = to - at - 1;
                 if (offset < 0) {
-                    throw new IllegalArgumentException("backward jump to " + insn.target() + ": the verifier refuses loops");
+                    throw new IllegalArgumentException(
+                            "backward jump to " + insn.target() + ": the verifier refuses loops");
                 }
             }
-            out.put((byte) insn.code()).put((byte) (insn.src() << 4 | insn.dst())).putShort((short) offset)
+            out.put((byte) insn.code())
+                    .put((byte) (insn.src() << 4 | insn.dst()))
+                    .putShort((short) offset)
                     .putInt(insn.immediate());
         }
         return out.array();

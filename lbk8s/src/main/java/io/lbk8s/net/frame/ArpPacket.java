@@ -52,7 +52,15 @@ public record ArpPacket(
     private static final int PROTOCOL_IPV4 = 0x0800;
 
     /** Why a frame was refused; {@code OK} when it is a well-formed ARP packet for IPv4 over Ethernet. */
-    public enum Verdict { OK, TOO_SHORT, NOT_ARP, NOT_ETHERNET, NOT_IPV4, UNKNOWN_OPERATION, NOT_A_REQUEST }
+    public enum Verdict {
+        OK,
+        TOO_SHORT,
+        NOT_ARP,
+        NOT_ETHERNET,
+        NOT_IPV4,
+        UNKNOWN_OPERATION,
+        NOT_A_REQUEST
+    }
 
     /** Validates an ARP frame (request or reply) without allocating. */
     public static Verdict check(MemorySegment frame, int length) {
@@ -128,8 +136,14 @@ public record ArpPacket(
 
     /** The reply to a decoded request. */
     public static int encodeReply(MemorySegment out, ArpPacket request, MacAddress ourMac) {
-        return write(out, request.senderMac.bits(), ourMac.bits(), REPLY, ipv4(request.targetIp),
-                request.senderMac.bits(), ipv4(request.senderIp));
+        return write(
+                out,
+                request.senderMac.bits(),
+                ourMac.bits(),
+                REPLY,
+                ipv4(request.targetIp),
+                request.senderMac.bits(),
+                ipv4(request.senderIp));
     }
 
     /** An ordinary broadcast request "who has target, tell sender", as a client such as arping sends it. */
@@ -160,8 +174,8 @@ public record ArpPacket(
         return write(out, MacAddress.BROADCAST.bits(), ourMac.bits(), REPLY, ip, ourMac.bits(), ip);
     }
 
-    private static int write(MemorySegment out, long ethDestination, long ourMac, int op, int senderIp,
-                             long targetMac, int targetIp) {
+    private static int write(
+            MemorySegment out, long ethDestination, long ourMac, int op, int senderIp, long targetMac, int targetIp) {
         putMac(out, 0, ethDestination);
         putMac(out, 6, ourMac);
         putU16(out, Wire.ETHERTYPE_OFFSET, ETHERTYPE);

@@ -57,9 +57,21 @@ public final class NdpPacket {
 
     /** Why a frame was refused as a Neighbor Solicitation or Advertisement; {@code OK} when it is a valid one. */
     public enum Verdict {
-        OK, TOO_SHORT, NOT_IPV6, NOT_ICMPV6, BAD_PAYLOAD_LENGTH, HOP_LIMIT_NOT_255, NOT_NEIGHBOR_SOLICITATION,
-        NOT_NEIGHBOR_ADVERTISEMENT, BAD_CODE, BAD_CHECKSUM, BAD_OPTION_LENGTH, MULTICAST_TARGET,
-        UNSPECIFIED_SOURCE_WITH_LINK_LAYER_OPTION, UNSPECIFIED_SOURCE_NOT_TO_SOLICITED_NODE, SOLICITED_TO_MULTICAST
+        OK,
+        TOO_SHORT,
+        NOT_IPV6,
+        NOT_ICMPV6,
+        BAD_PAYLOAD_LENGTH,
+        HOP_LIMIT_NOT_255,
+        NOT_NEIGHBOR_SOLICITATION,
+        NOT_NEIGHBOR_ADVERTISEMENT,
+        BAD_CODE,
+        BAD_CHECKSUM,
+        BAD_OPTION_LENGTH,
+        MULTICAST_TARGET,
+        UNSPECIFIED_SOURCE_WITH_LINK_LAYER_OPTION,
+        UNSPECIFIED_SOURCE_NOT_TO_SOLICITED_NODE,
+        SOLICITED_TO_MULTICAST
     }
 
     /** A decoded Neighbor Solicitation. */
@@ -82,8 +94,8 @@ public final class NdpPacket {
 
     /** The validity checks of RFC 4861 section 7.1.1, without allocating. */
     public static Verdict checkSolicitation(MemorySegment frame, int length) {
-        Verdict verdict = checkNeighborMessage(frame, length, TYPE_NEIGHBOR_SOLICITATION,
-                Verdict.NOT_NEIGHBOR_SOLICITATION);
+        Verdict verdict =
+                checkNeighborMessage(frame, length, TYPE_NEIGHBOR_SOLICITATION, Verdict.NOT_NEIGHBOR_SOLICITATION);
         if (verdict != Verdict.OK || !isUnspecifiedSource(frame)) {
             return verdict;
         }
@@ -99,9 +111,10 @@ public final class NdpPacket {
 
     /** The validity checks of RFC 4861 section 7.1.2 for a Neighbor Advertisement, without allocating. */
     public static Verdict checkAdvertisement(MemorySegment frame, int length) {
-        Verdict verdict = checkNeighborMessage(frame, length, TYPE_NEIGHBOR_ADVERTISEMENT,
-                Verdict.NOT_NEIGHBOR_ADVERTISEMENT);
-        if (verdict == Verdict.OK && u8(frame, DESTINATION) == 0xff
+        Verdict verdict =
+                checkNeighborMessage(frame, length, TYPE_NEIGHBOR_ADVERTISEMENT, Verdict.NOT_NEIGHBOR_ADVERTISEMENT);
+        if (verdict == Verdict.OK
+                && u8(frame, DESTINATION) == 0xff
                 && (Wire.i32(frame, ICMP + 4) & FLAG_SOLICITED) != 0) {
             return Verdict.SOLICITED_TO_MULTICAST;
         }
@@ -239,32 +252,68 @@ public final class NdpPacket {
         long targetHigh = targetHigh(solicitation);
         long targetLow = targetLow(solicitation);
         if (isUnspecifiedSource(solicitation)) {
-            return writeAdvertisement(out, MacAddress.ALL_NODES.bits(), ourMac.bits(), ALL_NODES_HIGH, ALL_NODES_LOW,
-                    targetHigh, targetLow, FLAG_OVERRIDE);
+            return writeAdvertisement(
+                    out,
+                    MacAddress.ALL_NODES.bits(),
+                    ourMac.bits(),
+                    ALL_NODES_HIGH,
+                    ALL_NODES_LOW,
+                    targetHigh,
+                    targetLow,
+                    FLAG_OVERRIDE);
         }
         long linkLayer = sourceLinkLayerAddress(solicitation);
         long ethDestination = linkLayer >= 0 ? linkLayer : ethernetSource(solicitation);
-        return writeAdvertisement(out, ethDestination, ourMac.bits(), u64(solicitation, SOURCE),
-                u64(solicitation, SOURCE + 8), targetHigh, targetLow, FLAG_SOLICITED | FLAG_OVERRIDE);
+        return writeAdvertisement(
+                out,
+                ethDestination,
+                ourMac.bits(),
+                u64(solicitation, SOURCE),
+                u64(solicitation, SOURCE + 8),
+                targetHigh,
+                targetLow,
+                FLAG_SOLICITED | FLAG_OVERRIDE);
     }
 
     /** The same answer from a decoded solicitation. */
     public static int encodeSolicitedAdvertisement(MemorySegment out, NeighborSolicitation ns, MacAddress ourMac) {
         IpAddress target = ns.target();
         if (ns.isDuplicateAddressDetection()) {
-            return writeAdvertisement(out, MacAddress.ALL_NODES.bits(), ourMac.bits(), ALL_NODES_HIGH, ALL_NODES_LOW,
-                    target.high(), target.low(), FLAG_OVERRIDE);
+            return writeAdvertisement(
+                    out,
+                    MacAddress.ALL_NODES.bits(),
+                    ourMac.bits(),
+                    ALL_NODES_HIGH,
+                    ALL_NODES_LOW,
+                    target.high(),
+                    target.low(),
+                    FLAG_OVERRIDE);
         }
-        long ethDestination = ns.sourceLinkLayerAddress().orElse(ns.ethernetSource()).bits();
-        return writeAdvertisement(out, ethDestination, ourMac.bits(), ns.source().high(), ns.source().low(),
-                target.high(), target.low(), FLAG_SOLICITED | FLAG_OVERRIDE);
+        long ethDestination =
+                ns.sourceLinkLayerAddress().orElse(ns.ethernetSource()).bits();
+        return writeAdvertisement(
+                out,
+                ethDestination,
+                ourMac.bits(),
+                ns.source().high(),
+                ns.source().low(),
+                target.high(),
+                target.low(),
+                FLAG_SOLICITED | FLAG_OVERRIDE);
     }
 
     /** An unsolicited advertisement (RFC 4861 section 7.2.6): to ff02::1, Override set, Solicited clear. */
     public static int encodeUnsolicitedAdvertisement(MemorySegment out, IpAddress target, MacAddress ourMac) {
         requireV6(target);
-        return writeAdvertisement(out, MacAddress.ALL_NODES.bits(), ourMac.bits(), ALL_NODES_HIGH, ALL_NODES_LOW,
-                target.high(), target.low(), FLAG_OVERRIDE);
+        return writeAdvertisement(
+                out,
+                MacAddress.ALL_NODES.bits(),
+                ourMac.bits(),
+                ALL_NODES_HIGH,
+                ALL_NODES_LOW,
+                target.high(),
+                target.low(),
+                FLAG_OVERRIDE);
     }
 
     /**
@@ -302,8 +351,15 @@ public final class NdpPacket {
      * source differs from the target, and the kernel does the same for its own addresses. Traffic class and flow
      * label are zero, as in the kernel's advertisements.
      */
-    static int writeAdvertisement(MemorySegment out, long ethDestination, long ourMac, long destinationHigh,
-                                  long destinationLow, long targetHigh, long targetLow, int flags) {
+    static int writeAdvertisement(
+            MemorySegment out,
+            long ethDestination,
+            long ourMac,
+            long destinationHigh,
+            long destinationLow,
+            long targetHigh,
+            long targetLow,
+            int flags) {
         putMac(out, 0, ethDestination);
         putMac(out, 6, ourMac);
         putU16(out, Wire.ETHERTYPE_OFFSET, ETHERTYPE);

@@ -71,7 +71,8 @@ public final class DefaultGateways {
             }
             try {
                 boolean anyDestination = Long.parseUnsignedLong(f[0].substring(0, 16), 16) == 0
-                        && Long.parseUnsignedLong(f[0].substring(16), 16) == 0 && Integer.parseInt(f[1], 16) == 0;
+                        && Long.parseUnsignedLong(f[0].substring(16), 16) == 0
+                        && Integer.parseInt(f[1], 16) == 0;
                 long high = Long.parseUnsignedLong(f[4].substring(0, 16), 16);
                 long low = Long.parseUnsignedLong(f[4].substring(16), 16);
                 if (anyDestination && (high != 0 || low != 0) && !"lo".equals(f[9])) {

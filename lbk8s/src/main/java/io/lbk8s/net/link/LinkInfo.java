@@ -12,16 +12,29 @@ import java.util.Optional;
  *                 whose peer went down clears it while {@code up} stays
  * @param master   the bridge or bond this interface is a member of, if any
  */
-public record LinkInfo(String name, int index, MacAddress mac, boolean up, boolean running, boolean loopback,
-                       Optional<String> master, List<LinkAddress> addresses) {
+public record LinkInfo(
+        String name,
+        int index,
+        MacAddress mac,
+        boolean up,
+        boolean running,
+        boolean loopback,
+        Optional<String> master,
+        List<LinkAddress> addresses) {
 
     public LinkInfo {
         addresses = List.copyOf(addresses);
     }
 
     /** A link described without its carrier (made by hand, in tests): running when it is up. */
-    public LinkInfo(String name, int index, MacAddress mac, boolean up, boolean loopback, Optional<String> master,
-                    List<LinkAddress> addresses) {
+    public LinkInfo(
+            String name,
+            int index,
+            MacAddress mac,
+            boolean up,
+            boolean loopback,
+            Optional<String> master,
+            List<LinkAddress> addresses) {
         this(name, index, mac, up, up, loopback, master, addresses);
     }
 

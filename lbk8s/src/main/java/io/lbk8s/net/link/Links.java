@@ -108,15 +108,23 @@ public final class Links {
             NetworkInterface nic = NetworkInterface.getByIndex(index);
             if (nic != null) {
                 for (InterfaceAddress address : nic.getInterfaceAddresses()) {
-                    addresses.add(new LinkAddress(IpAddress.of(address.getAddress()), address.getNetworkPrefixLength()));
+                    addresses.add(
+                            new LinkAddress(IpAddress.of(address.getAddress()), address.getNetworkPrefixLength()));
                 }
             }
         } catch (SocketException e) {
             throw new UncheckedIOException("cannot read the addresses of " + name, e);
         }
         short flags = ioctl(name, Native.SIOCGIFFLAGS).get(JAVA_SHORT, IFREQ_DATA);
-        return new LinkInfo(name, index, hardwareAddress(name), (flags & IFF_UP) != 0, (flags & IFF_RUNNING) != 0,
-                (flags & IFF_LOOPBACK) != 0, master(name), addresses);
+        return new LinkInfo(
+                name,
+                index,
+                hardwareAddress(name),
+                (flags & IFF_UP) != 0,
+                (flags & IFF_RUNNING) != 0,
+                (flags & IFF_LOOPBACK) != 0,
+                master(name),
+                addresses);
     }
 
     /**
@@ -167,7 +175,8 @@ public final class Links {
         }
         int fd = Native.socket(Native.AF_INET, Native.SOCK_DGRAM | Native.SOCK_CLOEXEC, 0);
         if (fd < 0) {
-            throw new UncheckedIOException(NativeIOException.of("cannot open a socket to query " + name, Native.errno()));
+            throw new UncheckedIOException(
+                    NativeIOException.of("cannot open a socket to query " + name, Native.errno()));
         }
         try {
             MemorySegment.copy(nameBytes, 0, ifreq, JAVA_BYTE, 0, nameBytes.length);

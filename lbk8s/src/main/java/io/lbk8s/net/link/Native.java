@@ -45,30 +45,36 @@ public final class Native {
     private static final VarHandle ERRNO = CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
     private static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
 
-    private static final MethodHandle SOCKET = bind("socket", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
+    private static final MethodHandle SOCKET =
+            bind("socket", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
     private static final MethodHandle BIND = bind("bind", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
-    private static final MethodHandle SETSOCKOPT = bind("setsockopt",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
-    private static final MethodHandle GETSOCKOPT = bind("getsockopt",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
-    private static final MethodHandle RECV = bind("recv", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle SEND = bind("send", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle SETSOCKOPT =
+            bind("setsockopt", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle GETSOCKOPT =
+            bind("getsockopt", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
+    private static final MethodHandle RECV =
+            bind("recv", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle SEND =
+            bind("send", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
     private static final MethodHandle CLOSE = bind("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    private static final MethodHandle RECVMMSG = bind("recvmmsg",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
-    private static final MethodHandle SENDMMSG = bind("sendmmsg",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
+    private static final MethodHandle RECVMMSG =
+            bind("recvmmsg", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
+    private static final MethodHandle SENDMMSG =
+            bind("sendmmsg", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
     /** recvmmsg: block for the first message only, then take what is already queued. */
     static final int MSG_WAITFORONE = 0x10000;
     /** recv: return at once (EAGAIN) when nothing is queued. */
     static final int MSG_DONTWAIT = 0x40;
+
     static final short POLLIN = 0x1;
-    private static final MethodHandle POLL = bind("poll", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle POLL =
+            bind("poll", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
     // ioctl(int, unsigned long, ...) is variadic: the third argument must be passed as a variadic one.
     private static final MethodHandle IOCTL = LINKER.downcallHandle(
             LINKER.defaultLookup().findOrThrow("ioctl"),
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS),
-            CAPTURE_ERRNO, Linker.Option.firstVariadicArg(2));
+            CAPTURE_ERRNO,
+            Linker.Option.firstVariadicArg(2));
     private static final MethodHandle IF_NAMEINDEX = LINKER.downcallHandle(
             LINKER.defaultLookup().findOrThrow("if_nameindex"), FunctionDescriptor.of(ADDRESS), CAPTURE_ERRNO);
     private static final MethodHandle IF_FREENAMEINDEX = LINKER.downcallHandle(
@@ -77,13 +83,15 @@ public final class Native {
     private static final MethodHandle SYSCALL = LINKER.downcallHandle(
             LINKER.defaultLookup().findOrThrow("syscall"),
             FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT),
-            CAPTURE_ERRNO, Linker.Option.firstVariadicArg(1));
+            CAPTURE_ERRNO,
+            Linker.Option.firstVariadicArg(1));
     /** bpf(2)'s system call number on this architecture, or -1 where lbk8s does not know it. */
     static final long SYS_BPF = switch (System.getProperty("os.arch")) {
         case "amd64", "x86_64" -> 321;
         case "aarch64", "riscv64" -> 280;
         default -> -1;
     };
+
     private static final MethodHandle STRERROR = LINKER.downcallHandle(
             LINKER.defaultLookup().findOrThrow("strerror"), FunctionDescriptor.of(ADDRESS, JAVA_INT));
 
@@ -92,13 +100,30 @@ public final class Native {
             ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(CALL_STATE));
 
     private static final Map<Integer, String> ERRNO_NAMES = Map.ofEntries(
-            Map.entry(1, "EPERM"), Map.entry(2, "ENOENT"), Map.entry(4, "EINTR"), Map.entry(6, "ENXIO"),
-            Map.entry(7, "E2BIG"), Map.entry(9, "EBADF"), Map.entry(11, "EAGAIN"), Map.entry(12, "ENOMEM"),
-            Map.entry(13, "EACCES"), Map.entry(14, "EFAULT"), Map.entry(16, "EBUSY"), Map.entry(17, "EEXIST"),
-            Map.entry(19, "ENODEV"), Map.entry(22, "EINVAL"),
-            Map.entry(23, "ENFILE"), Map.entry(24, "EMFILE"), Map.entry(90, "EMSGSIZE"), Map.entry(92, "ENOPROTOOPT"),
-            Map.entry(93, "EPROTONOSUPPORT"), Map.entry(95, "EOPNOTSUPP"), Map.entry(97, "EAFNOSUPPORT"),
-            Map.entry(99, "EADDRNOTAVAIL"), Map.entry(100, "ENETDOWN"), Map.entry(105, "ENOBUFS"));
+            Map.entry(1, "EPERM"),
+            Map.entry(2, "ENOENT"),
+            Map.entry(4, "EINTR"),
+            Map.entry(6, "ENXIO"),
+            Map.entry(7, "E2BIG"),
+            Map.entry(9, "EBADF"),
+            Map.entry(11, "EAGAIN"),
+            Map.entry(12, "ENOMEM"),
+            Map.entry(13, "EACCES"),
+            Map.entry(14, "EFAULT"),
+            Map.entry(16, "EBUSY"),
+            Map.entry(17, "EEXIST"),
+            Map.entry(19, "ENODEV"),
+            Map.entry(22, "EINVAL"),
+            Map.entry(23, "ENFILE"),
+            Map.entry(24, "EMFILE"),
+            Map.entry(90, "EMSGSIZE"),
+            Map.entry(92, "ENOPROTOOPT"),
+            Map.entry(93, "EPROTONOSUPPORT"),
+            Map.entry(95, "EOPNOTSUPP"),
+            Map.entry(97, "EAFNOSUPPORT"),
+            Map.entry(99, "EADDRNOTAVAIL"),
+            Map.entry(100, "ENETDOWN"),
+            Map.entry(105, "ENOBUFS"));
 
     private Native() {}
 
@@ -119,7 +144,9 @@ public final class Native {
     public static String describe(int errno) {
         String text;
         try {
-            text = ((MemorySegment) STRERROR.invokeExact(errno)).reinterpret(256).getString(0);
+            text = ((MemorySegment) STRERROR.invokeExact(errno))
+                    .reinterpret(256)
+                    .getString(0);
         } catch (Throwable t) {
             text = "error";
         }
@@ -221,7 +248,8 @@ public final class Native {
             throw new UnsupportedOperationException("bpf(2) is not known on " + System.getProperty("os.arch"));
         }
         try {
-            return (int) (long) SYSCALL.invokeExact(STATE.get(), SYS_BPF, command, attributes, (int) attributes.byteSize());
+            return (int)
+                    (long) SYSCALL.invokeExact(STATE.get(), SYS_BPF, command, attributes, (int) attributes.byteSize());
         } catch (Throwable t) {
             throw linkageFailure(t);
         }

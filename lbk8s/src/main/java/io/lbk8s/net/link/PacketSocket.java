@@ -53,8 +53,8 @@ public final class PacketSocket implements AutoCloseable {
         return open(ifindex, "interface #" + ifindex, etherType, filter, receiveTimeout);
     }
 
-    private static PacketSocket open(int ifindex, String name, int etherType, BpfProgram filter,
-                                     Duration receiveTimeout) throws IOException {
+    private static PacketSocket open(
+            int ifindex, String name, int etherType, BpfProgram filter, Duration receiveTimeout) throws IOException {
         if (ifindex <= 0) {
             throw new IllegalArgumentException("no interface index " + ifindex + " (" + name + ")");
         }
@@ -73,8 +73,10 @@ public final class PacketSocket implements AutoCloseable {
             address.set(Wire.U16, 2, (short) etherType); // sll_protocol is in network order
             address.set(JAVA_INT, 4, ifindex);
             if (Native.bind(fd, address, SOCKADDR_LL_SIZE) < 0) {
-                throw NativeIOException.of("cannot bind the raw socket to " + name + " (index " + ifindex
-                        + ", ethertype 0x" + Integer.toHexString(etherType) + ")", Native.errno());
+                throw NativeIOException.of(
+                        "cannot bind the raw socket to " + name + " (index " + ifindex + ", ethertype 0x"
+                                + Integer.toHexString(etherType) + ")",
+                        Native.errno());
             }
         } catch (IOException | RuntimeException e) {
             Native.close(fd);
@@ -166,7 +168,8 @@ public final class PacketSocket implements AutoCloseable {
             throw new IllegalArgumentException("at most 32 sockets, not " + sockets.length);
         }
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment fds = arena.allocate(8L * sockets.length, 4); // struct pollfd { int fd; short events, revents; }
+            MemorySegment fds =
+                    arena.allocate(8L * sockets.length, 4); // struct pollfd { int fd; short events, revents; }
             for (int i = 0; i < sockets.length; i++) {
                 fds.set(JAVA_INT, 8L * i, sockets[i].fd);
                 fds.set(JAVA_SHORT, 8L * i + 4, Native.POLLIN);
@@ -269,7 +272,8 @@ public final class PacketSocket implements AutoCloseable {
             if (Native.getsockopt(fd, Native.SOL_PACKET, Native.PACKET_STATISTICS, stats, length) < 0) {
                 throw NativeIOException.of("cannot read the statistics of " + description, Native.errno());
             }
-            return new Stats(Integer.toUnsignedLong(stats.get(JAVA_INT, 0)), Integer.toUnsignedLong(stats.get(JAVA_INT, 4)));
+            return new Stats(
+                    Integer.toUnsignedLong(stats.get(JAVA_INT, 0)), Integer.toUnsignedLong(stats.get(JAVA_INT, 4)));
         }
     }
 

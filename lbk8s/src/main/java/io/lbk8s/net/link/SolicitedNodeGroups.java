@@ -38,7 +38,8 @@ public final class SolicitedNodeGroups implements AutoCloseable {
     public static SolicitedNodeGroups open(LinkInfo link) throws IOException {
         NetworkInterface nic = NetworkInterface.getByIndex(link.index());
         if (nic == null) {
-            throw new IOException("no interface with index " + link.index() + " (" + link.name() + ") to join groups on");
+            throw new IOException(
+                    "no interface with index " + link.index() + " (" + link.name() + ") to join groups on");
         }
         return new SolicitedNodeGroups(nic, DatagramChannel.open(StandardProtocolFamily.INET6));
     }
@@ -60,7 +61,9 @@ public final class SolicitedNodeGroups implements AutoCloseable {
     public synchronized void leave(IpAddress address) {
         IpAddress group = MacAddress.solicitedNodeGroup(address);
         Membership membership = groups.get(group);
-        if (membership != null && membership.addresses().remove(address) && membership.addresses().isEmpty()) {
+        if (membership != null
+                && membership.addresses().remove(address)
+                && membership.addresses().isEmpty()) {
             membership.key().drop();
             groups.remove(group);
         }

@@ -46,15 +46,19 @@ class BpfProgramTest {
 
     @Test
     void framesTooShortToLoadFromAreDropped() {
-        assertThat(ClassicBpf.run(BpfProgram.arpRequests(), Arrays.copyOf(Fixtures.bytes(Fixtures.ARP_REQUEST), 21))).isZero();
-        assertThat(ClassicBpf.run(BpfProgram.neighborSolicitations(), Arrays.copyOf(Fixtures.bytes(Fixtures.NS_NDISC6), 54))).isZero();
+        assertThat(ClassicBpf.run(BpfProgram.arpRequests(), Arrays.copyOf(Fixtures.bytes(Fixtures.ARP_REQUEST), 21)))
+                .isZero();
+        assertThat(ClassicBpf.run(
+                        BpfProgram.neighborSolicitations(), Arrays.copyOf(Fixtures.bytes(Fixtures.NS_NDISC6), 54)))
+                .isZero();
         assertThat(ClassicBpf.run(BpfProgram.arpRequests(), new byte[0])).isZero();
     }
 
     @Test
     void acceptAllKeepsEverything() {
         for (String fixture : Fixtures.ALL) {
-            assertThat(ClassicBpf.run(BpfProgram.acceptAll(), Fixtures.bytes(fixture))).isEqualTo(Fixtures.bytes(fixture).length);
+            assertThat(ClassicBpf.run(BpfProgram.acceptAll(), Fixtures.bytes(fixture)))
+                    .isEqualTo(Fixtures.bytes(fixture).length);
         }
     }
 
@@ -77,17 +81,25 @@ class BpfProgramTest {
     void arpFilterByTargetKeepsOnlyRequestsForTheTargets() {
         byte[] request = Fixtures.bytes(Fixtures.ARP_REQUEST);
         int target = word(request, ARP_TARGET);
-        assertThat(ClassicBpf.run(BpfProgram.arpRequestsFor(new int[] {target}), request)).isEqualTo(request.length);
-        assertThat(ClassicBpf.run(BpfProgram.arpRequestsFor(new int[] {target + 1}), request)).isZero();
-        assertThat(ClassicBpf.run(BpfProgram.arpRequestsFor(new int[0]), request)).as("nothing announced").isZero();
-        assertThat(ClassicBpf.run(BpfProgram.arpRequestsFor(new int[] {target, target}), request)).as("duplicates")
+        assertThat(ClassicBpf.run(BpfProgram.arpRequestsFor(new int[] {target}), request))
+                .isEqualTo(request.length);
+        assertThat(ClassicBpf.run(BpfProgram.arpRequestsFor(new int[] {target + 1}), request))
+                .isZero();
+        assertThat(ClassicBpf.run(BpfProgram.arpRequestsFor(new int[0]), request))
+                .as("nothing announced")
+                .isZero();
+        assertThat(ClassicBpf.run(BpfProgram.arpRequestsFor(new int[] {target, target}), request))
+                .as("duplicates")
                 .isEqualTo(request.length);
         byte[] reply = Fixtures.bytes(Fixtures.ARP_REPLY_KERNEL);
-        assertThat(ClassicBpf.run(BpfProgram.arpRequestsFor(new int[] {word(reply, ARP_TARGET), word(reply, 28)}), reply))
-                .as("a reply, whatever its addresses").isZero();
+        assertThat(ClassicBpf.run(
+                        BpfProgram.arpRequestsFor(new int[] {word(reply, ARP_TARGET), word(reply, 28)}), reply))
+                .as("a reply, whatever its addresses")
+                .isZero();
         byte[] solicitation = Fixtures.bytes(Fixtures.NS_NDISC6);
         assertThat(ClassicBpf.run(BpfProgram.arpRequestsFor(new int[] {word(solicitation, ARP_TARGET)}), solicitation))
-                .as("not ARP").isZero();
+                .as("not ARP")
+                .isZero();
     }
 
     /** Targets are compared in blocks of 250 jumps; every position of every block must accept, others must not. */
@@ -99,8 +111,12 @@ class BpfProgramTest {
         BpfProgram program = BpfProgram.arpRequestsFor(targets);
         assertThat(program.instructions()).hasSizeLessThanOrEqualTo(4096);
         for (int i = 0; i < count; i++) {
-            assertThat(ClassicBpf.run(program, withWord(request, ARP_TARGET, targets[i]))).as("target #" + i).isEqualTo(request.length);
-            assertThat(ClassicBpf.run(program, withWord(request, ARP_TARGET, targets[i] + 1))).as("beside target #" + i).isZero();
+            assertThat(ClassicBpf.run(program, withWord(request, ARP_TARGET, targets[i])))
+                    .as("target #" + i)
+                    .isEqualTo(request.length);
+            assertThat(ClassicBpf.run(program, withWord(request, ARP_TARGET, targets[i] + 1)))
+                    .as("beside target #" + i)
+                    .isZero();
         }
     }
 
@@ -114,16 +130,25 @@ class BpfProgramTest {
     void ndpFilterByTargetComparesTheTargetsLastWord() {
         byte[] solicitation = Fixtures.bytes(Fixtures.NS_NDISC6);
         int low = word(solicitation, NS_TARGET_LOW_WORD);
-        assertThat(ClassicBpf.run(BpfProgram.neighborSolicitationsFor(new int[] {7, low}), solicitation)).isEqualTo(solicitation.length);
-        assertThat(ClassicBpf.run(BpfProgram.neighborSolicitationsFor(new int[] {low ^ 1}), solicitation)).isZero();
-        assertThat(ClassicBpf.run(BpfProgram.neighborSolicitationsFor(new int[0]), solicitation)).isZero();
+        assertThat(ClassicBpf.run(BpfProgram.neighborSolicitationsFor(new int[] {7, low}), solicitation))
+                .isEqualTo(solicitation.length);
+        assertThat(ClassicBpf.run(BpfProgram.neighborSolicitationsFor(new int[] {low ^ 1}), solicitation))
+                .isZero();
+        assertThat(ClassicBpf.run(BpfProgram.neighborSolicitationsFor(new int[0]), solicitation))
+                .isZero();
         byte[] hop64 = solicitation.clone();
         hop64[21] = 64;
-        assertThat(ClassicBpf.run(BpfProgram.neighborSolicitationsFor(new int[] {low}), hop64)).as("hop limit 64").isZero();
+        assertThat(ClassicBpf.run(BpfProgram.neighborSolicitationsFor(new int[] {low}), hop64))
+                .as("hop limit 64")
+                .isZero();
         byte[] advertisement = Fixtures.bytes(Fixtures.NA_KERNEL);
-        assertThat(ClassicBpf.run(BpfProgram.neighborSolicitationsFor(new int[] {word(advertisement, NS_TARGET_LOW_WORD)}),
-                advertisement)).as("an advertisement").isZero();
-        assertThat(BpfProgram.neighborSolicitationsFor(IntStream.range(0, BpfProgram.MAX_TARGETS + 1).toArray()))
+        assertThat(ClassicBpf.run(
+                        BpfProgram.neighborSolicitationsFor(new int[] {word(advertisement, NS_TARGET_LOW_WORD)}),
+                        advertisement))
+                .as("an advertisement")
+                .isZero();
+        assertThat(BpfProgram.neighborSolicitationsFor(
+                        IntStream.range(0, BpfProgram.MAX_TARGETS + 1).toArray()))
                 .isEqualTo(BpfProgram.neighborSolicitations());
     }
 
@@ -136,22 +161,45 @@ class BpfProgramTest {
     static Stream<Arguments> claims() {
         return Stream.of(
                 argumentSet("the kernel's ARP reply from .1", Fixtures.bytes(Fixtures.ARP_REPLY_KERNEL), true),
-                argumentSet("a gratuitous ARP request for .1", frame(f -> ArpPacket.encodeGratuitousRequest(f, MAC_A, IP_A)), true),
-                argumentSet("a gratuitous ARP reply for .1", frame(f -> ArpPacket.encodeGratuitousReply(f, MAC_A, IP_A)), true),
-                argumentSet("an ARP request sent by .1", frame(f -> ArpPacket.encodeRequest(f, MAC_A, IP_A, IP_B)), true),
+                argumentSet(
+                        "a gratuitous ARP request for .1",
+                        frame(f -> ArpPacket.encodeGratuitousRequest(f, MAC_A, IP_A)),
+                        true),
+                argumentSet(
+                        "a gratuitous ARP reply for .1",
+                        frame(f -> ArpPacket.encodeGratuitousReply(f, MAC_A, IP_A)),
+                        true),
+                argumentSet(
+                        "an ARP request sent by .1", frame(f -> ArpPacket.encodeRequest(f, MAC_A, IP_A, IP_B)), true),
                 argumentSet("another host's ARP probe for .1", frame(f -> ArpPacket.encodeProbe(f, MAC_B, IP_A)), true),
                 argumentSet("arping asking who has .1", Fixtures.bytes(Fixtures.ARP_REQUEST), false),
                 argumentSet("an ARP probe for .7", frame(f -> ArpPacket.encodeProbe(f, MAC_B, IP_OTHER)), false),
                 argumentSet("a gratuitous ARP request for .2", Fixtures.bytes(Fixtures.ARP_GRATUITOUS_REQUEST), false),
-                argumentSet("an ARP frame cut before the sender IP ends", Arrays.copyOf(Fixtures.bytes(Fixtures.ARP_REPLY_KERNEL), 31), false),
+                argumentSet(
+                        "an ARP frame cut before the sender IP ends",
+                        Arrays.copyOf(Fixtures.bytes(Fixtures.ARP_REPLY_KERNEL), 31),
+                        false),
                 argumentSet("the kernel's advertisement for fd99::1", Fixtures.bytes(Fixtures.NA_KERNEL), true),
-                argumentSet("the kernel's unsolicited advertisement for fd99::1", Fixtures.bytes(Fixtures.NA_UNSOLICITED_KERNEL), true),
-                argumentSet("another host's DAD probe for fd99::1", frame(f -> NdpPacket.encodeDuplicateAddressProbe(f, FD99_1, MAC_B)), true),
+                argumentSet(
+                        "the kernel's unsolicited advertisement for fd99::1",
+                        Fixtures.bytes(Fixtures.NA_UNSOLICITED_KERNEL),
+                        true),
+                argumentSet(
+                        "another host's DAD probe for fd99::1",
+                        frame(f -> NdpPacket.encodeDuplicateAddressProbe(f, FD99_1, MAC_B)),
+                        true),
                 argumentSet("ndisc6 asking for fd99::1 (not a DAD probe)", Fixtures.bytes(Fixtures.NS_NDISC6), false),
-                argumentSet("the kernel's DAD probe for its link-local address", Fixtures.bytes(Fixtures.NS_DAD), false),
-                argumentSet("a DAD probe for fd99::7",
-                        frame(f -> NdpPacket.encodeDuplicateAddressProbe(f, IpAddress.parse("fd99::7").orElseThrow(), MAC_B)), false),
-                argumentSet("an advertisement for fd99::1 with hop limit 64", hopLimit64(Fixtures.bytes(Fixtures.NA_KERNEL)), false),
+                argumentSet(
+                        "the kernel's DAD probe for its link-local address", Fixtures.bytes(Fixtures.NS_DAD), false),
+                argumentSet(
+                        "a DAD probe for fd99::7",
+                        frame(f -> NdpPacket.encodeDuplicateAddressProbe(
+                                f, IpAddress.parse("fd99::7").orElseThrow(), MAC_B)),
+                        false),
+                argumentSet(
+                        "an advertisement for fd99::1 with hop limit 64",
+                        hopLimit64(Fixtures.bytes(Fixtures.NA_KERNEL)),
+                        false),
                 argumentSet("a router solicitation", Fixtures.bytes(Fixtures.RS_KERNEL), false));
     }
 
@@ -161,50 +209,70 @@ class BpfProgramTest {
         int arp = ClassicBpf.run(BpfProgram.arpClaimsFor(new int[] {(int) IP_A.low()}), frame);
         int ndp = ClassicBpf.run(BpfProgram.neighborClaimsFor(new int[] {(int) FD99_1.low()}), frame);
         assertThat(arp + ndp).isEqualTo(claims ? frame.length : 0);
-        assertThat(ClassicBpf.run(BpfProgram.arpClaimsFor(new int[0]), frame)).as("probing for nothing").isZero();
-        assertThat(ClassicBpf.run(BpfProgram.neighborClaimsFor(new int[0]), frame)).as("probing for nothing").isZero();
+        assertThat(ClassicBpf.run(BpfProgram.arpClaimsFor(new int[0]), frame))
+                .as("probing for nothing")
+                .isZero();
+        assertThat(ClassicBpf.run(BpfProgram.neighborClaimsFor(new int[0]), frame))
+                .as("probing for nothing")
+                .isZero();
     }
 
     @Test
     void theNeighborFilterComparesTheTargetsLastWordOnly() {
         byte[] dad = Fixtures.bytes(Fixtures.NS_DAD);
         assertThat(ClassicBpf.run(BpfProgram.neighborClaimsFor(new int[] {7, word(dad, NS_TARGET_LOW_WORD)}), dad))
-                .as("the kernel's DAD, nonce option and all").isEqualTo(dad.length);
+                .as("the kernel's DAD, nonce option and all")
+                .isEqualTo(dad.length);
     }
 
     /** Each address is compared twice (as sender, as a probe's target): every position must accept both ways. */
     @ParameterizedTest(name = "{0} addresses")
     @CsvSource({"1", "250", "251", "1750"})
     void arpClaimFilterAcceptsEveryAddressOfALongList(int count) {
-        int[] addresses = IntStream.range(0, count).map(i -> 0xc612_0000 + 3 * i).toArray();
+        int[] addresses =
+                IntStream.range(0, count).map(i -> 0xc612_0000 + 3 * i).toArray();
         BpfProgram program = BpfProgram.arpClaimsFor(addresses);
         assertThat(program.instructions()).hasSizeLessThanOrEqualTo(4096);
         for (int i = 0; i < count; i++) {
             IpAddress address = IpAddress.v4(addresses[i] & 0xffff_ffffL);
             IpAddress beside = IpAddress.v4((addresses[i] + 1) & 0xffff_ffffL);
-            assertThat(ClassicBpf.run(program, frame(f -> ArpPacket.encodeGratuitousReply(f, MAC_A, address)))).as("#" + i).isEqualTo(42);
-            assertThat(ClassicBpf.run(program, frame(f -> ArpPacket.encodeProbe(f, MAC_B, address)))).as("probe #" + i).isEqualTo(42);
-            assertThat(ClassicBpf.run(program, frame(f -> ArpPacket.encodeGratuitousReply(f, MAC_A, beside)))).as("beside #" + i).isZero();
-            assertThat(ClassicBpf.run(program, frame(f -> ArpPacket.encodeProbe(f, MAC_B, beside)))).as("probe beside #" + i).isZero();
+            assertThat(ClassicBpf.run(program, frame(f -> ArpPacket.encodeGratuitousReply(f, MAC_A, address))))
+                    .as("#" + i)
+                    .isEqualTo(42);
+            assertThat(ClassicBpf.run(program, frame(f -> ArpPacket.encodeProbe(f, MAC_B, address))))
+                    .as("probe #" + i)
+                    .isEqualTo(42);
+            assertThat(ClassicBpf.run(program, frame(f -> ArpPacket.encodeGratuitousReply(f, MAC_A, beside))))
+                    .as("beside #" + i)
+                    .isZero();
+            assertThat(ClassicBpf.run(program, frame(f -> ArpPacket.encodeProbe(f, MAC_B, beside))))
+                    .as("probe beside #" + i)
+                    .isZero();
         }
     }
 
     @Test
     void tooManyAddressesLetInEveryArpFrameOrEveryNeighborClaim() {
-        BpfProgram arp = BpfProgram.arpClaimsFor(IntStream.range(0, BpfProgram.MAX_TARGETS / 2 + 1).toArray());
+        BpfProgram arp = BpfProgram.arpClaimsFor(
+                IntStream.range(0, BpfProgram.MAX_TARGETS / 2 + 1).toArray());
         assertThat(ClassicBpf.run(arp, Fixtures.bytes(Fixtures.ARP_REQUEST))).isEqualTo(42);
         assertThat(ClassicBpf.run(arp, Fixtures.bytes(Fixtures.NA_KERNEL))).isZero();
-        BpfProgram ndp = BpfProgram.neighborClaimsFor(IntStream.range(0, BpfProgram.MAX_TARGETS + 1).toArray());
+        BpfProgram ndp = BpfProgram.neighborClaimsFor(
+                IntStream.range(0, BpfProgram.MAX_TARGETS + 1).toArray());
         assertThat(ClassicBpf.run(ndp, Fixtures.bytes(Fixtures.NA_KERNEL))).isEqualTo(86);
         assertThat(ClassicBpf.run(ndp, Fixtures.bytes(Fixtures.NS_DAD))).isEqualTo(86);
-        assertThat(ClassicBpf.run(ndp, Fixtures.bytes(Fixtures.NS_NDISC6))).as("still not a DAD probe").isZero();
+        assertThat(ClassicBpf.run(ndp, Fixtures.bytes(Fixtures.NS_NDISC6)))
+                .as("still not a DAD probe")
+                .isZero();
         assertThat(ClassicBpf.run(ndp, Fixtures.bytes(Fixtures.ARP_REQUEST))).isZero();
     }
 
     @Test
     void rejectAllRejectsEverything() {
         for (String fixture : Fixtures.ALL) {
-            assertThat(ClassicBpf.run(BpfProgram.rejectAll(), Fixtures.bytes(fixture))).as(fixture).isZero();
+            assertThat(ClassicBpf.run(BpfProgram.rejectAll(), Fixtures.bytes(fixture)))
+                    .as(fixture)
+                    .isZero();
         }
     }
 
@@ -220,7 +288,9 @@ class BpfProgramTest {
     }
 
     private static int word(byte[] frame, int offset) {
-        return ((frame[offset] & 0xff) << 24) | ((frame[offset + 1] & 0xff) << 16) | ((frame[offset + 2] & 0xff) << 8)
+        return ((frame[offset] & 0xff) << 24)
+                | ((frame[offset + 1] & 0xff) << 16)
+                | ((frame[offset + 2] & 0xff) << 8)
                 | (frame[offset + 3] & 0xff);
     }
 

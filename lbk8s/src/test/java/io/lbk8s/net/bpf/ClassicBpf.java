@@ -21,8 +21,10 @@ final class ClassicBpf {
             switch (insn.code()) {
                 case BpfProgram.LD_W_ABS -> {
                     if (insn.k() + 4 > packet.length) return 0;
-                    accumulator = ((packet[insn.k()] & 0xff) << 24) | ((packet[insn.k() + 1] & 0xff) << 16)
-                            | ((packet[insn.k() + 2] & 0xff) << 8) | (packet[insn.k() + 3] & 0xff);
+                    accumulator = ((packet[insn.k()] & 0xff) << 24)
+                            | ((packet[insn.k() + 1] & 0xff) << 16)
+                            | ((packet[insn.k() + 2] & 0xff) << 8)
+                            | (packet[insn.k() + 3] & 0xff);
                 }
                 case BpfProgram.LD_H_ABS -> {
                     if (insn.k() + 2 > packet.length) return 0;
@@ -37,7 +39,9 @@ final class ClassicBpf {
                 case BpfProgram.RET_K -> {
                     return Math.min(insn.k(), packet.length);
                 }
-                default -> throw new IllegalStateException("opcode 0x" + Integer.toHexString(insn.code()) + " not interpreted");
+                default ->
+                    throw new IllegalStateException(
+                            "opcode 0x" + Integer.toHexString(insn.code()) + " not interpreted");
             }
             pc++;
         }

@@ -22,23 +22,29 @@ class ArpPacketTest {
 
     @Test
     void decodesArpingsRequest() {
-        ArpPacket request = ArpPacket.decode(Fixtures.segment(Fixtures.ARP_REQUEST), 42).orElseThrow();
-        assertThat(request).isEqualTo(new ArpPacket(
-                MacAddress.BROADCAST, MAC_B, ArpPacket.REQUEST, MAC_B, IP_B, MacAddress.BROADCAST, IP_A));
-        assertThat(ArpPacket.checkRequest(Fixtures.segment(Fixtures.ARP_REQUEST), 42)).isEqualTo(ArpPacket.Verdict.OK);
+        ArpPacket request =
+                ArpPacket.decode(Fixtures.segment(Fixtures.ARP_REQUEST), 42).orElseThrow();
+        assertThat(request)
+                .isEqualTo(new ArpPacket(
+                        MacAddress.BROADCAST, MAC_B, ArpPacket.REQUEST, MAC_B, IP_B, MacAddress.BROADCAST, IP_A));
+        assertThat(ArpPacket.checkRequest(Fixtures.segment(Fixtures.ARP_REQUEST), 42))
+                .isEqualTo(ArpPacket.Verdict.OK);
     }
 
     @Test
     void decodesTheKernelsReply() {
-        ArpPacket reply = ArpPacket.decode(Fixtures.segment(Fixtures.ARP_REPLY_KERNEL), 42).orElseThrow();
+        ArpPacket reply = ArpPacket.decode(Fixtures.segment(Fixtures.ARP_REPLY_KERNEL), 42)
+                .orElseThrow();
         assertThat(reply).isEqualTo(new ArpPacket(MAC_B, MAC_A, ArpPacket.REPLY, MAC_A, IP_A, MAC_B, IP_B));
     }
 
     @Test
     void decodesGratuitousFramesOfArping() {
-        assertThat(ArpPacket.decode(Fixtures.segment(Fixtures.ARP_GRATUITOUS_REQUEST), 42).orElseThrow())
+        assertThat(ArpPacket.decode(Fixtures.segment(Fixtures.ARP_GRATUITOUS_REQUEST), 42)
+                        .orElseThrow())
                 .isEqualTo(new ArpPacket(MacAddress.BROADCAST, MAC_B, 1, MAC_B, IP_B, MacAddress.BROADCAST, IP_B));
-        assertThat(ArpPacket.decode(Fixtures.segment(Fixtures.ARP_GRATUITOUS_REPLY), 42).orElseThrow())
+        assertThat(ArpPacket.decode(Fixtures.segment(Fixtures.ARP_GRATUITOUS_REPLY), 42)
+                        .orElseThrow())
                 .isEqualTo(new ArpPacket(MacAddress.BROADCAST, MAC_B, 2, MAC_B, IP_B, MAC_B, IP_B));
     }
 
@@ -47,8 +53,9 @@ class ArpPacketTest {
     void anArpProbeAsksForTheAddressWithoutClaimingAny() {
         MemorySegment out = MemorySegment.ofArray(new byte[42]);
         assertThat(ArpPacket.encodeProbe(out, MAC_B, IP_A)).isEqualTo(42);
-        assertThat(ArpPacket.decode(out, 42).orElseThrow()).isEqualTo(new ArpPacket(
-                MacAddress.BROADCAST, MAC_B, ArpPacket.REQUEST, MAC_B, ip("0.0.0.0"), MacAddress.ZERO, IP_A));
+        assertThat(ArpPacket.decode(out, 42).orElseThrow())
+                .isEqualTo(new ArpPacket(
+                        MacAddress.BROADCAST, MAC_B, ArpPacket.REQUEST, MAC_B, ip("0.0.0.0"), MacAddress.ZERO, IP_A));
     }
 
     @Test
@@ -60,10 +67,12 @@ class ArpPacketTest {
 
     @Test
     void ourReplyFromTheRecordIsByteForByteTheKernels() {
-        ArpPacket request = ArpPacket.decode(Fixtures.segment(Fixtures.ARP_REQUEST), 42).orElseThrow();
+        ArpPacket request =
+                ArpPacket.decode(Fixtures.segment(Fixtures.ARP_REQUEST), 42).orElseThrow();
         MemorySegment out = MemorySegment.ofArray(new byte[42]);
         ArpPacket.encodeReply(out, request, MAC_A);
-        assertThat(out.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)).isEqualTo(Fixtures.bytes(Fixtures.ARP_REPLY_KERNEL));
+        assertThat(out.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE))
+                .isEqualTo(Fixtures.bytes(Fixtures.ARP_REPLY_KERNEL));
     }
 
     @Test
@@ -109,15 +118,36 @@ class ArpPacketTest {
                 argumentSet("empty", cut(0), ArpPacket.Verdict.TOO_SHORT),
                 argumentSet("truncated to 41 bytes", cut(41), ArpPacket.Verdict.TOO_SHORT),
                 argumentSet("Ethernet header only", cut(14), ArpPacket.Verdict.TOO_SHORT),
-                argumentSet("ethertype IPv4", edit(f -> { f[12] = 0x08; f[13] = 0x00; }), ArpPacket.Verdict.NOT_ARP),
-                argumentSet("ethertype IPv6 (signed short 0x86DD)", edit(f -> { f[12] = (byte) 0x86; f[13] = (byte) 0xdd; }), ArpPacket.Verdict.NOT_ARP),
+                argumentSet(
+                        "ethertype IPv4",
+                        edit(f -> {
+                            f[12] = 0x08;
+                            f[13] = 0x00;
+                        }),
+                        ArpPacket.Verdict.NOT_ARP),
+                argumentSet(
+                        "ethertype IPv6 (signed short 0x86DD)",
+                        edit(f -> {
+                            f[12] = (byte) 0x86;
+                            f[13] = (byte) 0xdd;
+                        }),
+                        ArpPacket.Verdict.NOT_ARP),
                 argumentSet("hardware type 6 (IEEE 802)", edit(f -> f[15] = 6), ArpPacket.Verdict.NOT_ETHERNET),
                 argumentSet("hardware length 8", edit(f -> f[18] = 8), ArpPacket.Verdict.NOT_ETHERNET),
-                argumentSet("protocol type IPv6", edit(f -> { f[16] = (byte) 0x86; f[17] = (byte) 0xdd; }), ArpPacket.Verdict.NOT_IPV4),
+                argumentSet(
+                        "protocol type IPv6",
+                        edit(f -> {
+                            f[16] = (byte) 0x86;
+                            f[17] = (byte) 0xdd;
+                        }),
+                        ArpPacket.Verdict.NOT_IPV4),
                 argumentSet("protocol length 16", edit(f -> f[19] = 16), ArpPacket.Verdict.NOT_IPV4),
                 argumentSet("operation 3 (RARP)", edit(f -> f[21] = 3), ArpPacket.Verdict.UNKNOWN_OPERATION),
                 argumentSet("operation 0x0101", edit(f -> f[20] = 1), ArpPacket.Verdict.UNKNOWN_OPERATION),
-                argumentSet("a reply, not a request", Fixtures.bytes(Fixtures.ARP_REPLY_KERNEL), ArpPacket.Verdict.NOT_A_REQUEST),
+                argumentSet(
+                        "a reply, not a request",
+                        Fixtures.bytes(Fixtures.ARP_REPLY_KERNEL),
+                        ArpPacket.Verdict.NOT_A_REQUEST),
                 argumentSet("an NDP frame", Fixtures.bytes(Fixtures.NS_NDISC6), ArpPacket.Verdict.NOT_ARP));
     }
 

@@ -21,8 +21,15 @@ public final class Fixtures {
     public static final String RS_KERNEL = "ndp-rs-kernel";
 
     public static final String[] ALL = {
-        ARP_REQUEST, ARP_REPLY_KERNEL, ARP_GRATUITOUS_REQUEST, ARP_GRATUITOUS_REPLY,
-        NS_NDISC6, NS_DAD, NA_KERNEL, NA_UNSOLICITED_KERNEL, RS_KERNEL
+        ARP_REQUEST,
+        ARP_REPLY_KERNEL,
+        ARP_GRATUITOUS_REQUEST,
+        ARP_GRATUITOUS_REPLY,
+        NS_NDISC6,
+        NS_DAD,
+        NA_KERNEL,
+        NA_UNSOLICITED_KERNEL,
+        RS_KERNEL
     };
 
     public static final MacAddress MAC_A = MacAddress.parse("02:00:00:00:00:0a");
@@ -48,7 +55,8 @@ public final class Fixtures {
     }
 
     public static String hex(MemorySegment segment, int length) {
-        return HexFormat.ofDelimiter(" ").formatHex(segment.asSlice(0, length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+        return HexFormat.ofDelimiter(" ")
+                .formatHex(segment.asSlice(0, length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
     }
 
     public static String hex(byte[] bytes) {

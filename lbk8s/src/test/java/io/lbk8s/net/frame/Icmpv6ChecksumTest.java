@@ -9,7 +9,14 @@ import org.junit.jupiter.params.provider.ValueSource;
 class Icmpv6ChecksumTest {
 
     @ParameterizedTest
-    @ValueSource(strings = {Fixtures.NS_NDISC6, Fixtures.NS_DAD, Fixtures.NA_KERNEL, Fixtures.NA_UNSOLICITED_KERNEL, Fixtures.RS_KERNEL})
+    @ValueSource(
+            strings = {
+                Fixtures.NS_NDISC6,
+                Fixtures.NS_DAD,
+                Fixtures.NA_KERNEL,
+                Fixtures.NA_UNSOLICITED_KERNEL,
+                Fixtures.RS_KERNEL
+            })
     void checksumsOfCapturedFramesVerify(String fixture) {
         byte[] frame = Fixtures.bytes(fixture);
         MemorySegment segment = MemorySegment.ofArray(frame);

@@ -16,11 +16,20 @@ class MacAddressTest {
         assertThat(mac.bits()).isEqualTo(0x02ab_cd00_0001L);
         assertThat(mac).hasToString("02:ab:cd:00:00:01");
         assertThat(mac.bytes()).containsExactly(0x02, 0xab, 0xcd, 0, 0, 1);
-        assertThat(MacAddress.ofBytes(new byte[] {9, 2, (byte) 0xab, (byte) 0xcd, 0, 0, 1}, 1)).isEqualTo(mac);
+        assertThat(MacAddress.ofBytes(new byte[] {9, 2, (byte) 0xab, (byte) 0xcd, 0, 0, 1}, 1))
+                .isEqualTo(mac);
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"", "02:00:00:00:00", "02:00:00:00:00:00:00", "2:00:00:00:00:01", "02:00:00:00:00:0g", "020000000001"})
+    @ValueSource(
+            strings = {
+                "",
+                "02:00:00:00:00",
+                "02:00:00:00:00:00:00",
+                "2:00:00:00:00:01",
+                "02:00:00:00:00:0g",
+                "020000000001"
+            })
     void refusesMalformedText(String text) {
         assertThatThrownBy(() -> MacAddress.parse(text)).isInstanceOf(IllegalArgumentException.class);
     }
@@ -40,7 +49,8 @@ class MacAddressTest {
         IpAddress vip = IpAddress.parse("fd99::12:3456:789a").orElseThrow();
         assertThat(MacAddress.solicitedNodeMulticast(vip)).hasToString("33:33:ff:56:78:9a");
         assertThat(MacAddress.solicitedNodeGroup(vip)).hasToString("ff02::1:ff56:789a");
-        assertThatThrownBy(() -> MacAddress.solicitedNodeMulticast(IpAddress.parse("10.0.0.1").orElseThrow()))
+        assertThatThrownBy(() -> MacAddress.solicitedNodeMulticast(
+                        IpAddress.parse("10.0.0.1").orElseThrow()))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -25,16 +25,24 @@ class NdpPacketTest {
 
     @Test
     void decodesNdisc6sSolicitation() {
-        var ns = NdpPacket.decodeSolicitation(Fixtures.segment(Fixtures.NS_NDISC6), 86).orElseThrow();
-        assertThat(ns).isEqualTo(new NdpPacket.NeighborSolicitation(
-                MacAddress.solicitedNodeMulticast(FD99_1), MAC_B, FD99_2, ip("ff02::1:ff00:1"), 255, FD99_1,
-                Optional.of(MAC_B)));
+        var ns = NdpPacket.decodeSolicitation(Fixtures.segment(Fixtures.NS_NDISC6), 86)
+                .orElseThrow();
+        assertThat(ns)
+                .isEqualTo(new NdpPacket.NeighborSolicitation(
+                        MacAddress.solicitedNodeMulticast(FD99_1),
+                        MAC_B,
+                        FD99_2,
+                        ip("ff02::1:ff00:1"),
+                        255,
+                        FD99_1,
+                        Optional.of(MAC_B)));
         assertThat(ns.isDuplicateAddressDetection()).isFalse();
     }
 
     @Test
     void decodesTheKernelsDuplicateAddressDetection() {
-        var ns = NdpPacket.decodeSolicitation(Fixtures.segment(Fixtures.NS_DAD), 86).orElseThrow();
+        var ns = NdpPacket.decodeSolicitation(Fixtures.segment(Fixtures.NS_DAD), 86)
+                .orElseThrow();
         assertThat(ns.source()).hasToString("::");
         assertThat(ns.target()).hasToString("fe80::ff:fe00:b");
         assertThat(ns.destination()).hasToString("ff02::1:ff00:b");
@@ -51,7 +59,8 @@ class NdpPacketTest {
 
     @Test
     void ourSolicitedAdvertisementFromTheRecordIsByteForByteTheKernels() {
-        var ns = NdpPacket.decodeSolicitation(Fixtures.segment(Fixtures.NS_NDISC6), 86).orElseThrow();
+        var ns = NdpPacket.decodeSolicitation(Fixtures.segment(Fixtures.NS_NDISC6), 86)
+                .orElseThrow();
         MemorySegment out = MemorySegment.ofArray(new byte[86]);
         NdpPacket.encodeSolicitedAdvertisement(out, ns, MAC_A);
         assertThat(out.toArray(ValueLayout.JAVA_BYTE)).isEqualTo(Fixtures.bytes(Fixtures.NA_KERNEL));
@@ -116,26 +125,38 @@ class NdpPacketTest {
             assertThat(NdpPacket.targetHigh(frame)).isEqualTo(FD99_1.high());
             assertThat(NdpPacket.targetLow(frame)).isEqualTo(FD99_1.low());
         }
-        assertThat(new MacAddress(NdpPacket.targetLinkLayerAddress(Fixtures.segment(Fixtures.NA_KERNEL)))).isEqualTo(MAC_A);
+        assertThat(new MacAddress(NdpPacket.targetLinkLayerAddress(Fixtures.segment(Fixtures.NA_KERNEL))))
+                .isEqualTo(MAC_A);
         assertThat(new MacAddress(NdpPacket.targetLinkLayerAddress(Fixtures.segment(Fixtures.NA_UNSOLICITED_KERNEL))))
                 .isEqualTo(MAC_A_CHANGED);
-        assertThat(NdpPacket.sourceLinkLayerAddress(Fixtures.segment(Fixtures.NA_KERNEL))).isEqualTo(-1);
+        assertThat(NdpPacket.sourceLinkLayerAddress(Fixtures.segment(Fixtures.NA_KERNEL)))
+                .isEqualTo(-1);
     }
 
     static Stream<Arguments> notValidAdvertisements() {
         return Stream.of(
-                argumentSet("a solicitation", Fixtures.bytes(Fixtures.NS_NDISC6), NdpPacket.Verdict.NOT_NEIGHBOR_ADVERTISEMENT),
+                argumentSet(
+                        "a solicitation",
+                        Fixtures.bytes(Fixtures.NS_NDISC6),
+                        NdpPacket.Verdict.NOT_NEIGHBOR_ADVERTISEMENT),
                 argumentSet("hop limit 64", advertisement(f -> f[21] = 64), NdpPacket.Verdict.HOP_LIMIT_NOT_255),
                 argumentSet("wrong checksum", badChecksum(), NdpPacket.Verdict.BAD_CHECKSUM),
-                argumentSet("solicited flag on one to ff02::1", solicitedToAllNodes(), NdpPacket.Verdict.SOLICITED_TO_MULTICAST),
+                argumentSet(
+                        "solicited flag on one to ff02::1",
+                        solicitedToAllNodes(),
+                        NdpPacket.Verdict.SOLICITED_TO_MULTICAST),
                 argumentSet("option length 0", advertisement(f -> f[79] = 0), NdpPacket.Verdict.BAD_OPTION_LENGTH),
-                argumentSet("truncated", Arrays.copyOf(Fixtures.bytes(Fixtures.NA_KERNEL), 70), NdpPacket.Verdict.BAD_PAYLOAD_LENGTH));
+                argumentSet(
+                        "truncated",
+                        Arrays.copyOf(Fixtures.bytes(Fixtures.NA_KERNEL), 70),
+                        NdpPacket.Verdict.BAD_PAYLOAD_LENGTH));
     }
 
     @ParameterizedTest
     @MethodSource("notValidAdvertisements")
     void advertisementsThatAreNotValidAreRefused(byte[] frame, NdpPacket.Verdict expected) {
-        assertThat(NdpPacket.checkAdvertisement(MemorySegment.ofArray(frame), frame.length)).isEqualTo(expected);
+        assertThat(NdpPacket.checkAdvertisement(MemorySegment.ofArray(frame), frame.length))
+                .isEqualTo(expected);
     }
 
     private static byte[] advertisement(Consumer<byte[]> change) {
@@ -163,26 +184,49 @@ class NdpPacketTest {
                 argumentSet("empty", cut(0), NdpPacket.Verdict.TOO_SHORT),
                 argumentSet("truncated to 57 bytes", cut(57), NdpPacket.Verdict.TOO_SHORT),
                 argumentSet("truncated to 77 bytes", cut(77), NdpPacket.Verdict.BAD_PAYLOAD_LENGTH),
-                argumentSet("truncated option: payload length says more than the frame has", cut(80), NdpPacket.Verdict.BAD_PAYLOAD_LENGTH),
+                argumentSet(
+                        "truncated option: payload length says more than the frame has",
+                        cut(80),
+                        NdpPacket.Verdict.BAD_PAYLOAD_LENGTH),
                 argumentSet("an ARP frame", Fixtures.bytes(Fixtures.ARP_REQUEST), NdpPacket.Verdict.TOO_SHORT),
-                argumentSet("ethertype ARP on an NS body", edit(f -> { f[12] = 8; f[13] = 6; }), NdpPacket.Verdict.NOT_IPV6),
+                argumentSet(
+                        "ethertype ARP on an NS body",
+                        edit(f -> {
+                            f[12] = 8;
+                            f[13] = 6;
+                        }),
+                        NdpPacket.Verdict.NOT_IPV6),
                 argumentSet("IP version 4 in the header", edit(f -> f[14] = 0x40), NdpPacket.Verdict.NOT_IPV6),
                 argumentSet("next header UDP", edit(f -> f[20] = 17), NdpPacket.Verdict.NOT_ICMPV6),
                 argumentSet("next header hop-by-hop options", edit(f -> f[20] = 0), NdpPacket.Verdict.NOT_ICMPV6),
                 argumentSet("payload length below 24", resum(f -> f[19] = 16), NdpPacket.Verdict.BAD_PAYLOAD_LENGTH),
                 argumentSet("hop limit 64", edit(f -> f[21] = 64), NdpPacket.Verdict.HOP_LIMIT_NOT_255),
                 argumentSet("hop limit 254", edit(f -> f[21] = (byte) 254), NdpPacket.Verdict.HOP_LIMIT_NOT_255),
-                argumentSet("router solicitation (type 133)", Fixtures.bytes(Fixtures.RS_KERNEL), NdpPacket.Verdict.NOT_NEIGHBOR_SOLICITATION),
-                argumentSet("the kernel's advertisement (type 136)", Fixtures.bytes(Fixtures.NA_KERNEL), NdpPacket.Verdict.NOT_NEIGHBOR_SOLICITATION),
+                argumentSet(
+                        "router solicitation (type 133)",
+                        Fixtures.bytes(Fixtures.RS_KERNEL),
+                        NdpPacket.Verdict.NOT_NEIGHBOR_SOLICITATION),
+                argumentSet(
+                        "the kernel's advertisement (type 136)",
+                        Fixtures.bytes(Fixtures.NA_KERNEL),
+                        NdpPacket.Verdict.NOT_NEIGHBOR_SOLICITATION),
                 argumentSet("code 1", resum(f -> f[55] = 1), NdpPacket.Verdict.BAD_CODE),
                 argumentSet("wrong checksum", edit(f -> f[57] ^= 1), NdpPacket.Verdict.BAD_CHECKSUM),
                 argumentSet("option length 0", resum(f -> f[79] = 0), NdpPacket.Verdict.BAD_OPTION_LENGTH),
-                argumentSet("option length 2 beyond the message", resum(f -> f[79] = 2), NdpPacket.Verdict.BAD_OPTION_LENGTH),
+                argumentSet(
+                        "option length 2 beyond the message",
+                        resum(f -> f[79] = 2),
+                        NdpPacket.Verdict.BAD_OPTION_LENGTH),
                 argumentSet("a one-byte option stub", resum(f -> f[19] = 25, 79), NdpPacket.Verdict.BAD_OPTION_LENGTH),
                 argumentSet("multicast target", resum(f -> f[62] = (byte) 0xff), NdpPacket.Verdict.MULTICAST_TARGET),
-                argumentSet("unspecified source with a link-layer option", resum(f -> Arrays.fill(f, 22, 38, (byte) 0)),
+                argumentSet(
+                        "unspecified source with a link-layer option",
+                        resum(f -> Arrays.fill(f, 22, 38, (byte) 0)),
                         NdpPacket.Verdict.UNSPECIFIED_SOURCE_WITH_LINK_LAYER_OPTION),
-                argumentSet("DAD to a unicast destination", dadToUnicast(), NdpPacket.Verdict.UNSPECIFIED_SOURCE_NOT_TO_SOLICITED_NODE));
+                argumentSet(
+                        "DAD to a unicast destination",
+                        dadToUnicast(),
+                        NdpPacket.Verdict.UNSPECIFIED_SOURCE_NOT_TO_SOLICITED_NODE));
     }
 
     @ParameterizedTest

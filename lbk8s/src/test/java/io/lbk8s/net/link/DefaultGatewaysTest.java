@@ -38,7 +38,8 @@ class DefaultGatewaysTest {
     @Test
     void unreadableTablesGiveNothing() {
         assertThat(DefaultGateways.parseIpv4("")).isEmpty();
-        assertThat(DefaultGateways.parseIpv4("Iface\nnot a route line at all here\n")).isEmpty();
+        assertThat(DefaultGateways.parseIpv4("Iface\nnot a route line at all here\n"))
+                .isEmpty();
         assertThat(DefaultGateways.parseIpv6("garbage")).isEmpty();
     }
 }

@@ -23,7 +23,8 @@ class LinksTest {
         assertThat(lo.operational()).isTrue();
         assertThat(lo.mac()).isEqualTo(MacAddress.ZERO);
         assertThat(lo.master()).isEmpty();
-        assertThat(lo.addresses()).contains(new LinkAddress(IpAddress.parse("127.0.0.1").orElseThrow(), 8));
+        assertThat(lo.addresses())
+                .contains(new LinkAddress(IpAddress.parse("127.0.0.1").orElseThrow(), 8));
         assertThat(Links.byIndex(lo.index())).contains(lo);
         assertThat(Links.list()).isSortedAccordingTo(java.util.Comparator.comparingInt(LinkInfo::index));
     }
@@ -33,14 +34,18 @@ class LinksTest {
         assertThat(Links.state("lo")).contains(new Links.LinkState(true, true));
         assertThat(Links.state("lo").orElseThrow().operational()).isTrue();
         assertThat(Links.state("lbk8s-none0")).isEmpty();
-        assertThat(Links.state("a-name-of-15-ch")).as("the longest name Linux allows").isEmpty();
+        assertThat(Links.state("a-name-of-15-ch"))
+                .as("the longest name Linux allows")
+                .isEmpty();
         assertThatThrownBy(() -> Links.state("a-name-of-16-chr")).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void operationalMeansUpAndRunning() {
         assertThat(new Links.LinkState(true, true).operational()).isTrue();
-        assertThat(new Links.LinkState(true, false).operational()).as("carrier lost").isFalse();
+        assertThat(new Links.LinkState(true, false).operational())
+                .as("carrier lost")
+                .isFalse();
         assertThat(new Links.LinkState(false, false).operational()).isFalse();
     }
 

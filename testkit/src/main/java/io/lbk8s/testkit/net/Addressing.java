@@ -11,181 +11,181 @@ import java.net.InetAddress;
  */
 record Addressing(int octet) {
 
-  static final int MAX_NODES = 89; // node N is .(10+N); .100 is the client
-  static final int IPV4_POOL_FIRST = 200;
-  static final int IPV4_POOL_LAST = 250;
-  static final int IPV6_POOL_FIRST = 0x200;
-  static final int IPV6_POOL_LAST = 0x250;
+    static final int MAX_NODES = 89; // node N is .(10+N); .100 is the client
+    static final int IPV4_POOL_FIRST = 200;
+    static final int IPV4_POOL_LAST = 250;
+    static final int IPV6_POOL_FIRST = 0x200;
+    static final int IPV6_POOL_LAST = 0x250;
 
-  Addressing {
-    if (octet < 1 || octet > 254) {
-      throw new IllegalArgumentException("third octet must be 1..254: " + octet);
+    Addressing {
+        if (octet < 1 || octet > 254) {
+            throw new IllegalArgumentException("third octet must be 1..254: " + octet);
+        }
     }
-  }
 
-  String ipv4Prefix() {
-    return "198.18." + octet + ".";
-  }
-
-  String ipv6Prefix() {
-    return "fd00:1b8:" + octet + "::";
-  }
-
-  String ipv4Subnet() {
-    return ipv4Prefix() + "0/24";
-  }
-
-  String ipv6Subnet() {
-    return ipv6Prefix() + "/64";
-  }
-
-  InetAddress nodeIpv4(int node) {
-    return literal(ipv4Prefix() + (10 + checkNode(node)));
-  }
-
-  InetAddress nodeIpv6(int node) {
-    return literal(ipv6Prefix() + (10 + checkNode(node)));
-  }
-
-  String nodeMac(int node) {
-    return "02:1b:8a:00:00:%02d".formatted(checkNode(node));
-  }
-
-  /** The bridge side of node N's veth; distinct from the node's MAC so a capture shows which end sent. */
-  String nodePortMac(int node) {
-    return "02:1b:8a:00:01:%02d".formatted(checkNode(node));
-  }
-
-  InetAddress clientIpv4() {
-    return literal(ipv4Prefix() + "100");
-  }
-
-  InetAddress clientIpv6() {
-    return literal(ipv6Prefix() + "100");
-  }
-
-  String clientMac() {
-    return "02:1b:8a:00:00:c1";
-  }
-
-  String clientPortMac() {
-    return "02:1b:8a:00:01:c1";
-  }
-
-  InetAddress foreignIpv4() {
-    return literal(ipv4Prefix() + "150");
-  }
-
-  InetAddress foreignIpv6() {
-    return literal(ipv6Prefix() + "150");
-  }
-
-  String foreignMac() {
-    return "02:1b:8a:00:00:f1";
-  }
-
-  String foreignPortMac() {
-    return "02:1b:8a:00:01:f1";
-  }
-
-  InetAddress hostIpv4() {
-    return literal(ipv4Prefix() + "254");
-  }
-
-  String hostMac() {
-    return "02:1b:8a:00:00:fe";
-  }
-
-  String hostPortMac() {
-    return "02:1b:8a:00:01:fe";
-  }
-
-  String bridgeMac() {
-    return "02:1b:8a:00:00:b0";
-  }
-
-  /** An address nobody uses or joins: the solicitations for it show whether the bridge still floods. */
-  InetAddress unusedIpv6() {
-    return literal(ipv6Prefix() + "ffff");
-  }
-
-  String ipv4Pool() {
-    return ipv4Prefix() + IPV4_POOL_FIRST + "-" + ipv4Prefix() + IPV4_POOL_LAST;
-  }
-
-  String ipv6Pool() {
-    return ipv6Prefix() + Integer.toHexString(IPV6_POOL_FIRST) + "-" + ipv6Prefix()
-        + Integer.toHexString(IPV6_POOL_LAST);
-  }
-
-  InetAddress ipv4PoolAddress(int index) {
-    checkIndex(index, IPV4_POOL_LAST - IPV4_POOL_FIRST);
-    return literal(ipv4Prefix() + (IPV4_POOL_FIRST + index));
-  }
-
-  /** In range order (hexadecimal), as MetalLB hands them out: ::200, ::201, ... ::209, ::20a. */
-  InetAddress ipv6PoolAddress(int index) {
-    checkIndex(index, IPV6_POOL_LAST - IPV6_POOL_FIRST);
-    return literal(ipv6Prefix() + Integer.toHexString(IPV6_POOL_FIRST + index));
-  }
-
-  private static void checkIndex(int index, int last) {
-    if (index < 0 || index > last) {
-      throw new IndexOutOfBoundsException("pool index must be 0.." + last + ": " + index);
+    String ipv4Prefix() {
+        return "198.18." + octet + ".";
     }
-  }
 
-  private static int checkNode(int node) {
-    if (node < 1 || node > MAX_NODES) {
-      throw new IndexOutOfBoundsException("node must be 1.." + MAX_NODES + ": " + node);
+    String ipv6Prefix() {
+        return "fd00:1b8:" + octet + "::";
     }
-    return node;
-  }
 
-  /** Parses a numeric literal; never a name lookup. */
-  static InetAddress literal(String address) {
-    try {
-      return InetAddress.ofLiteral(address);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalStateException("not an address literal: " + address, e);
+    String ipv4Subnet() {
+        return ipv4Prefix() + "0/24";
     }
-  }
 
-  /** For messages and command lines: no leading slash, IPv6 compressed (RFC 5952) as ip prints it. */
-  static String text(InetAddress address) {
-    if (!(address instanceof java.net.Inet6Address)) {
-      return address.getHostAddress();
+    String ipv6Subnet() {
+        return ipv6Prefix() + "/64";
     }
-    byte[] bytes = address.getAddress();
-    int[] groups = new int[8];
-    for (int i = 0; i < 8; i++) {
-      groups[i] = ((bytes[2 * i] & 0xff) << 8) | (bytes[2 * i + 1] & 0xff);
+
+    InetAddress nodeIpv4(int node) {
+        return literal(ipv4Prefix() + (10 + checkNode(node)));
     }
-    int bestStart = -1;
-    int bestLength = 1; // a single zero group is not compressed
-    for (int i = 0; i < 8; i++) {
-      int j = i;
-      while (j < 8 && groups[j] == 0) {
-        j++;
-      }
-      if (j - i > bestLength) {
-        bestStart = i;
-        bestLength = j - i;
-      }
-      i = Math.max(i, j);
+
+    InetAddress nodeIpv6(int node) {
+        return literal(ipv6Prefix() + (10 + checkNode(node)));
     }
-    StringBuilder text = new StringBuilder();
-    for (int i = 0; i < 8; i++) {
-      if (i == bestStart) {
-        text.append("::");
-        i += bestLength - 1;
-        continue;
-      }
-      if (!text.isEmpty() && text.charAt(text.length() - 1) != ':') {
-        text.append(':');
-      }
-      text.append(Integer.toHexString(groups[i]));
+
+    String nodeMac(int node) {
+        return "02:1b:8a:00:00:%02d".formatted(checkNode(node));
     }
-    return text.toString();
-  }
+
+    /** The bridge side of node N's veth; distinct from the node's MAC so a capture shows which end sent. */
+    String nodePortMac(int node) {
+        return "02:1b:8a:00:01:%02d".formatted(checkNode(node));
+    }
+
+    InetAddress clientIpv4() {
+        return literal(ipv4Prefix() + "100");
+    }
+
+    InetAddress clientIpv6() {
+        return literal(ipv6Prefix() + "100");
+    }
+
+    String clientMac() {
+        return "02:1b:8a:00:00:c1";
+    }
+
+    String clientPortMac() {
+        return "02:1b:8a:00:01:c1";
+    }
+
+    InetAddress foreignIpv4() {
+        return literal(ipv4Prefix() + "150");
+    }
+
+    InetAddress foreignIpv6() {
+        return literal(ipv6Prefix() + "150");
+    }
+
+    String foreignMac() {
+        return "02:1b:8a:00:00:f1";
+    }
+
+    String foreignPortMac() {
+        return "02:1b:8a:00:01:f1";
+    }
+
+    InetAddress hostIpv4() {
+        return literal(ipv4Prefix() + "254");
+    }
+
+    String hostMac() {
+        return "02:1b:8a:00:00:fe";
+    }
+
+    String hostPortMac() {
+        return "02:1b:8a:00:01:fe";
+    }
+
+    String bridgeMac() {
+        return "02:1b:8a:00:00:b0";
+    }
+
+    /** An address nobody uses or joins: the solicitations for it show whether the bridge still floods. */
+    InetAddress unusedIpv6() {
+        return literal(ipv6Prefix() + "ffff");
+    }
+
+    String ipv4Pool() {
+        return ipv4Prefix() + IPV4_POOL_FIRST + "-" + ipv4Prefix() + IPV4_POOL_LAST;
+    }
+
+    String ipv6Pool() {
+        return ipv6Prefix() + Integer.toHexString(IPV6_POOL_FIRST) + "-" + ipv6Prefix()
+                + Integer.toHexString(IPV6_POOL_LAST);
+    }
+
+    InetAddress ipv4PoolAddress(int index) {
+        checkIndex(index, IPV4_POOL_LAST - IPV4_POOL_FIRST);
+        return literal(ipv4Prefix() + (IPV4_POOL_FIRST + index));
+    }
+
+    /** In range order (hexadecimal), as MetalLB hands them out: ::200, ::201, ... ::209, ::20a. */
+    InetAddress ipv6PoolAddress(int index) {
+        checkIndex(index, IPV6_POOL_LAST - IPV6_POOL_FIRST);
+        return literal(ipv6Prefix() + Integer.toHexString(IPV6_POOL_FIRST + index));
+    }
+
+    private static void checkIndex(int index, int last) {
+        if (index < 0 || index > last) {
+            throw new IndexOutOfBoundsException("pool index must be 0.." + last + ": " + index);
+        }
+    }
+
+    private static int checkNode(int node) {
+        if (node < 1 || node > MAX_NODES) {
+            throw new IndexOutOfBoundsException("node must be 1.." + MAX_NODES + ": " + node);
+        }
+        return node;
+    }
+
+    /** Parses a numeric literal; never a name lookup. */
+    static InetAddress literal(String address) {
+        try {
+            return InetAddress.ofLiteral(address);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("not an address literal: " + address, e);
+        }
+    }
+
+    /** For messages and command lines: no leading slash, IPv6 compressed (RFC 5952) as ip prints it. */
+    static String text(InetAddress address) {
+        if (!(address instanceof java.net.Inet6Address)) {
+            return address.getHostAddress();
+        }
+        byte[] bytes = address.getAddress();
+        int[] groups = new int[8];
+        for (int i = 0; i < 8; i++) {
+            groups[i] = ((bytes[2 * i] & 0xff) << 8) | (bytes[2 * i + 1] & 0xff);
+        }
+        int bestStart = -1;
+        int bestLength = 1; // a single zero group is not compressed
+        for (int i = 0; i < 8; i++) {
+            int j = i;
+            while (j < 8 && groups[j] == 0) {
+                j++;
+            }
+            if (j - i > bestLength) {
+                bestStart = i;
+                bestLength = j - i;
+            }
+            i = Math.max(i, j);
+        }
+        StringBuilder text = new StringBuilder();
+        for (int i = 0; i < 8; i++) {
+            if (i == bestStart) {
+                text.append("::");
+                i += bestLength - 1;
+                continue;
+            }
+            if (!text.isEmpty() && text.charAt(text.length() - 1) != ':') {
+                text.append(':');
+            }
+            text.append(Integer.toHexString(groups[i]));
+        }
+        return text.toString();
+    }
 }

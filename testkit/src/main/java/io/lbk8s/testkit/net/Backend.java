@@ -13,28 +13,27 @@ import java.util.regex.Pattern;
 /** The per-node HTTP backend: socat forking a tiny shell script per connection. */
 final class Backend {
 
-  /** socat -d -d prints "N listening on AF=2 198.18.7.11:8080" once it accepts connections. */
-  static final Pattern LISTENING = Pattern.compile("listening on");
+    /** socat -d -d prints "N listening on AF=2 198.18.7.11:8080" once it accepts connections. */
+    static final Pattern LISTENING = Pattern.compile("listening on");
 
-  private Backend() {
-  }
+    private Backend() {}
 
-  static List<String> command(InetAddress address, Path script) {
-    String listen = address instanceof Inet6Address
-        ? "TCP6-LISTEN:" + TestNetwork.BACKEND_PORT + ",bind=[" + Addressing.text(address) + "]"
-        : "TCP4-LISTEN:" + TestNetwork.BACKEND_PORT + ",bind=" + Addressing.text(address);
-    // -T 5: a client that connects and sends nothing does not keep a child forever.
-    return List.of(Tool.SOCAT.path(), "-d", "-d", "-T", "5", listen + ",fork,reuseaddr", "EXEC:" + script);
-  }
+    static List<String> command(InetAddress address, Path script) {
+        String listen = address instanceof Inet6Address
+                ? "TCP6-LISTEN:" + TestNetwork.BACKEND_PORT + ",bind=[" + Addressing.text(address) + "]"
+                : "TCP4-LISTEN:" + TestNetwork.BACKEND_PORT + ",bind=" + Addressing.text(address);
+        // -T 5: a client that connects and sends nothing does not keep a child forever.
+        return List.of(Tool.SOCAT.path(), "-d", "-d", "-T", "5", listen + ",fork,reuseaddr", "EXEC:" + script);
+    }
 
-  /**
-   * A script rather than socat's SYSTEM: the response contains ':' and ',' which socat's address
-   * syntax would split. It reads the request headers first: closing with unread input makes the
-   * kernel send RST, and curl may then lose the response.
-   */
-  static Path writeScript(Path directory, TestNode node) throws IOException {
-    String body = node.backendBody();
-    String script = """
+    /**
+     * A script rather than socat's SYSTEM: the response contains ':' and ',' which socat's address
+     * syntax would split. It reads the request headers first: closing with unread input makes the
+     * kernel send RST, and curl may then lose the response.
+     */
+    static Path writeScript(Path directory, TestNode node) throws IOException {
+        String body = node.backendBody();
+        String script = """
         #!/bin/sh
         cr=$(printf '\\r')
         while IFS= read -r line; do
@@ -42,9 +41,9 @@ final class Backend {
         done
         printf 'HTTP/1.0 200 OK\\r\\nContent-Type: text/plain\\r\\nContent-Length: %d\\r\\nConnection: close\\r\\n\\r\\n%s\\n'
         """.formatted(body.getBytes(StandardCharsets.US_ASCII).length, node.name());
-    Path file = directory.resolve("backend-" + node.name() + ".sh");
-    Files.writeString(file, script);
-    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwxr-xr-x"));
-    return file;
-  }
+        Path file = directory.resolve("backend-" + node.name() + ".sh");
+        Files.writeString(file, script);
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwxr-xr-x"));
+        return file;
+    }
 }

@@ -6,19 +6,19 @@ package io.lbk8s.testkit.net;
  */
 public record CommandResult(int exitCode, String stdout, String stderr) {
 
-  /** Not a possible exit status of a process (0..255), so it cannot be confused with one. */
-  public static final int TIMED_OUT = -1;
+    /** Not a possible exit status of a process (0..255), so it cannot be confused with one. */
+    public static final int TIMED_OUT = -1;
 
-  public boolean ok() {
-    return exitCode == 0;
-  }
+    public boolean ok() {
+        return exitCode == 0;
+    }
 
-  public boolean timedOut() {
-    return exitCode == TIMED_OUT;
-  }
+    public boolean timedOut() {
+        return exitCode == TIMED_OUT;
+    }
 
-  /** stdout and stderr together, for assertion messages. */
-  public String output() {
-    return stdout + (stderr.isEmpty() ? "" : (stdout.isEmpty() || stdout.endsWith("\n") ? "" : "\n") + stderr);
-  }
+    /** stdout and stderr together, for assertion messages. */
+    public String output() {
+        return stdout + (stderr.isEmpty() ? "" : (stdout.isEmpty() || stdout.endsWith("\n") ? "" : "\n") + stderr);
+    }
 }

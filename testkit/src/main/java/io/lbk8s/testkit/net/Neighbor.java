@@ -8,7 +8,7 @@ package io.lbk8s.testkit.net;
  */
 public record Neighbor(String mac, String state) {
 
-  public boolean hasMac() {
-    return !mac.isEmpty();
-  }
+    public boolean hasMac() {
+        return !mac.isEmpty();
+    }
 }

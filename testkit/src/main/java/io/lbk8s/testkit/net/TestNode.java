@@ -15,22 +15,22 @@ import java.net.InetAddress;
  * @param ipv4          {@code 198.18.X.11}
  * @param ipv6          {@code fd00:1b8:X::11}
  */
-public record TestNode(String name, String namespace, String interfaceName, String mac, InetAddress ipv4,
-                       InetAddress ipv6) {
+public record TestNode(
+        String name, String namespace, String interfaceName, String mac, InetAddress ipv4, InetAddress ipv6) {
 
-  /** 1 for node-1. */
-  public int number() {
-    return Integer.parseInt(name.substring(name.lastIndexOf('-') + 1));
-  }
+    /** 1 for node-1. */
+    public int number() {
+        return Integer.parseInt(name.substring(name.lastIndexOf('-') + 1));
+    }
 
-  /** What its backend answers: {@code node-1\n}. */
-  public String backendBody() {
-    return name + "\n";
-  }
+    /** What its backend answers: {@code node-1\n}. */
+    public String backendBody() {
+        return name + "\n";
+    }
 
-  @Override
-  public String toString() {
-    return name + "[" + namespace + " " + interfaceName + " " + mac + " " + Addressing.text(ipv4) + " "
-        + Addressing.text(ipv6) + "]";
-  }
+    @Override
+    public String toString() {
+        return name + "[" + namespace + " " + interfaceName + " " + mac + " " + Addressing.text(ipv4) + " "
+                + Addressing.text(ipv6) + "]";
+    }
 }

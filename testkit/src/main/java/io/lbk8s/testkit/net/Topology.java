@@ -14,129 +14,143 @@ import java.util.stream.IntStream;
  */
 record Topology(Names names, Addressing addressing, int nodeCount) {
 
-  /** The kube-proxy stand-in's table in each node namespace. */
-  static final String KUBE_PROXY_TABLE = "lbk8s-kube-proxy";
+    /** The kube-proxy stand-in's table in each node namespace. */
+    static final String KUBE_PROXY_TABLE = "lbk8s-kube-proxy";
 
-  /**
-   * Quiet, deterministic IPv6: no router solicitations or RA processing (there is no router), no DAD
-   * (addresses usable at once), and addresses that survive a link flap like on a real server.
-   */
-  private static final List<String> HOST_LIKE_SYSCTLS = List.of(
-      "net.ipv6.conf.all.accept_ra=0", "net.ipv6.conf.default.accept_ra=0",
-      "net.ipv6.conf.all.router_solicitations=0", "net.ipv6.conf.default.router_solicitations=0",
-      "net.ipv6.conf.all.accept_dad=0", "net.ipv6.conf.default.accept_dad=0",
-      "net.ipv6.conf.all.keep_addr_on_down=1", "net.ipv6.conf.default.keep_addr_on_down=1");
+    /**
+     * Quiet, deterministic IPv6: no router solicitations or RA processing (there is no router), no DAD
+     * (addresses usable at once), and addresses that survive a link flap like on a real server.
+     */
+    private static final List<String> HOST_LIKE_SYSCTLS = List.of(
+            "net.ipv6.conf.all.accept_ra=0", "net.ipv6.conf.default.accept_ra=0",
+            "net.ipv6.conf.all.router_solicitations=0", "net.ipv6.conf.default.router_solicitations=0",
+            "net.ipv6.conf.all.accept_dad=0", "net.ipv6.conf.default.accept_dad=0",
+            "net.ipv6.conf.all.keep_addr_on_down=1", "net.ipv6.conf.default.keep_addr_on_down=1");
 
-  void build() throws IOException {
-    List<String> namespaces = names.namespaces(nodeCount);
-    ip(null, namespaces.stream().map(ns -> "netns add " + ns).toList());
-    for (String namespace : namespaces) {
-      sysctl(namespace, HOST_LIKE_SYSCTLS);
+    void build() throws IOException {
+        List<String> namespaces = names.namespaces(nodeCount);
+        ip(null, namespaces.stream().map(ns -> "netns add " + ns).toList());
+        for (String namespace : namespaces) {
+            sysctl(namespace, HOST_LIKE_SYSCTLS);
+        }
+        buildBridge();
+        buildVeths();
+        buildHostLeg();
+        startBridge();
+        for (int node = 1; node <= nodeCount; node++) {
+            configureEnd(names.nodeNamespace(node), addressing.nodeIpv4(node), addressing.nodeIpv6(node));
+            Shell.check(
+                    Shell.SETUP_TIMEOUT,
+                    Shell.inNamespace(names.nodeNamespace(node), List.of(Tool.NFT.path(), "-f", "-")),
+                    kubeProxyRules(node));
+        }
+        configureEnd(names.clientNamespace(), addressing.clientIpv4(), addressing.clientIpv6());
     }
-    buildBridge();
-    buildVeths();
-    buildHostLeg();
-    startBridge();
-    for (int node = 1; node <= nodeCount; node++) {
-      configureEnd(names.nodeNamespace(node), addressing.nodeIpv4(node), addressing.nodeIpv6(node));
-      Shell.check(Shell.SETUP_TIMEOUT, Shell.inNamespace(names.nodeNamespace(node), List.of(Tool.NFT.path(), "-f", "-")),
-          kubeProxyRules(node));
+
+    /**
+     * One more host on the LAN, after the rest was built: its namespace, its veth to a new port of the bridge, its
+     * addresses. It runs nothing.
+     */
+    void addHost(String namespace, String port, String portMac, String mac, InetAddress ipv4, InetAddress ipv6)
+            throws IOException {
+        ip(null, List.of("netns add " + namespace));
+        sysctl(namespace, HOST_LIKE_SYSCTLS);
+        ip(null, List.of(vethPair(port, portMac, namespace, mac)));
+        ip(names.bridgeNamespace(), List.of("link set " + port + " master " + Names.BRIDGE + " up"));
+        configureEnd(namespace, ipv4, ipv6);
     }
-    configureEnd(names.clientNamespace(), addressing.clientIpv4(), addressing.clientIpv6());
-  }
 
-  /**
-   * One more host on the LAN, after the rest was built: its namespace, its veth to a new port of the bridge, its
-   * addresses. It runs nothing.
-   */
-  void addHost(String namespace, String port, String portMac, String mac, InetAddress ipv4, InetAddress ipv6)
-      throws IOException {
-    ip(null, List.of("netns add " + namespace));
-    sysctl(namespace, HOST_LIKE_SYSCTLS);
-    ip(null, List.of(vethPair(port, portMac, namespace, mac)));
-    ip(names.bridgeNamespace(), List.of("link set " + port + " master " + Names.BRIDGE + " up"));
-    configureEnd(namespace, ipv4, ipv6);
-  }
-
-  /**
-   * MLD snooping with the bridge as querier, as on a switch with snooping: once the querier runs,
-   * multicast to a group nobody reported (a solicited-node group included) is no longer flooded.
-   * Without a querier the Linux bridge floods everything and snooping would be tested in name only.
-   * The querier is switched on later, in {@link #startBridge()}.
-   */
-  private void buildBridge() throws IOException {
-    ip(names.bridgeNamespace(), List.of(
-        "link set lo up",
-        "link add " + Names.BRIDGE + " address " + addressing.bridgeMac() + " type bridge stp_state 0 forward_delay 0"
-            + " mcast_snooping 1 mcast_mld_version 2"
-            // 1 s instead of 10 s: the querier holds off filtering for this long after it starts
-            + " mcast_query_response_interval 100 mcast_startup_query_interval 100"));
-    // Only br0 needs IPv6 (the querier's source address); the ports stay silent.
-    sysctl(names.bridgeNamespace(), List.of("net.ipv6.conf.default.disable_ipv6=1"));
-  }
-
-  /** Each pair is created with its ends straight in their namespaces: nothing appears on the host. */
-  private void buildVeths() throws IOException {
-    List<String> commands = new ArrayList<>();
-    for (int node = 1; node <= nodeCount; node++) {
-      commands.add(vethPair(Names.nodeName(node), addressing.nodePortMac(node), names.nodeNamespace(node),
-          addressing.nodeMac(node)));
+    /**
+     * MLD snooping with the bridge as querier, as on a switch with snooping: once the querier runs,
+     * multicast to a group nobody reported (a solicited-node group included) is no longer flooded.
+     * Without a querier the Linux bridge floods everything and snooping would be tested in name only.
+     * The querier is switched on later, in {@link #startBridge()}.
+     */
+    private void buildBridge() throws IOException {
+        ip(
+                names.bridgeNamespace(),
+                List.of(
+                        "link set lo up",
+                        "link add " + Names.BRIDGE + " address " + addressing.bridgeMac()
+                                + " type bridge stp_state 0 forward_delay 0"
+                                + " mcast_snooping 1 mcast_mld_version 2"
+                                // 1 s instead of 10 s: the querier holds off filtering for this long after it starts
+                                + " mcast_query_response_interval 100 mcast_startup_query_interval 100"));
+        // Only br0 needs IPv6 (the querier's source address); the ports stay silent.
+        sysctl(names.bridgeNamespace(), List.of("net.ipv6.conf.default.disable_ipv6=1"));
     }
-    commands.add(vethPair(Names.CLIENT_PORT, addressing.clientPortMac(), names.clientNamespace(),
-        addressing.clientMac()));
-    ip(null, commands);
-  }
 
-  private String vethPair(String port, String portMac, String namespace, String mac) {
-    return "link add " + port + " netns " + names.bridgeNamespace() + " address " + portMac
-        + " type veth peer name " + Names.INTERFACE + " netns " + namespace + " address " + mac;
-  }
-
-  /** The one interface on the host: IPv4 only, so the host's IPv6 stack never sees the test LAN. */
-  private void buildHostLeg() throws IOException {
-    String leg = names.hostLeg();
-    ip(null, List.of("link add " + leg + " address " + addressing.hostMac() + " type veth peer name "
-        + Names.HOST_PORT + " netns " + names.bridgeNamespace() + " address " + addressing.hostPortMac()));
-    // Written directly: this JVM is in the host namespace. Done while the link is down, so no
-    // link-local address or MLD report ever appears.
-    Path disableIpv6 = Path.of("/proc/sys/net/ipv6/conf", leg, "disable_ipv6");
-    if (Files.exists(disableIpv6)) { // absent when the host runs without IPv6 at all
-      Files.writeString(disableIpv6, "1");
+    /** Each pair is created with its ends straight in their namespaces: nothing appears on the host. */
+    private void buildVeths() throws IOException {
+        List<String> commands = new ArrayList<>();
+        for (int node = 1; node <= nodeCount; node++) {
+            commands.add(vethPair(
+                    Names.nodeName(node),
+                    addressing.nodePortMac(node),
+                    names.nodeNamespace(node),
+                    addressing.nodeMac(node)));
+        }
+        commands.add(vethPair(
+                Names.CLIENT_PORT, addressing.clientPortMac(), names.clientNamespace(), addressing.clientMac()));
+        ip(null, commands);
     }
-    ip(null, List.of(
-        "address add " + Addressing.text(addressing.hostIpv4()) + "/24 dev " + leg,
-        "link set " + leg + " up"));
-  }
 
-  private void startBridge() throws IOException {
-    List<String> commands = new ArrayList<>();
-    IntStream.rangeClosed(1, nodeCount).forEach(node -> commands.add(
-        "link set " + Names.nodeName(node) + " master " + Names.BRIDGE + " up"));
-    commands.add("link set " + Names.CLIENT_PORT + " master " + Names.BRIDGE + " up");
-    commands.add("link set " + Names.HOST_PORT + " master " + Names.BRIDGE + " up");
-    commands.add("link set " + Names.BRIDGE + " up");
-    // After br0 is up with its ports, so it already has the link-local address its queries need;
-    // enabled earlier, the querier would count as absent until its next startup query.
-    commands.add("link set " + Names.BRIDGE + " type bridge mcast_querier 1");
-    ip(names.bridgeNamespace(), commands);
-  }
+    private String vethPair(String port, String portMac, String namespace, String mac) {
+        return "link add " + port + " netns " + names.bridgeNamespace() + " address " + portMac
+                + " type veth peer name " + Names.INTERFACE + " netns " + namespace + " address " + mac;
+    }
 
-  private void configureEnd(String namespace, InetAddress ipv4, InetAddress ipv6)
-      throws IOException {
-    ip(namespace, List.of(
-        "link set lo up",
-        "link set " + Names.INTERFACE + " up",
-        "address add " + Addressing.text(ipv4) + "/24 dev " + Names.INTERFACE,
-        "address add " + Addressing.text(ipv6) + "/64 dev " + Names.INTERFACE + " nodad"));
-  }
+    /** The one interface on the host: IPv4 only, so the host's IPv6 stack never sees the test LAN. */
+    private void buildHostLeg() throws IOException {
+        String leg = names.hostLeg();
+        ip(
+                null,
+                List.of("link add " + leg + " address " + addressing.hostMac() + " type veth peer name "
+                        + Names.HOST_PORT + " netns " + names.bridgeNamespace() + " address "
+                        + addressing.hostPortMac()));
+        // Written directly: this JVM is in the host namespace. Done while the link is down, so no
+        // link-local address or MLD report ever appears.
+        Path disableIpv6 = Path.of("/proc/sys/net/ipv6/conf", leg, "disable_ipv6");
+        if (Files.exists(disableIpv6)) { // absent when the host runs without IPv6 at all
+            Files.writeString(disableIpv6, "1");
+        }
+        ip(
+                null,
+                List.of(
+                        "address add " + Addressing.text(addressing.hostIpv4()) + "/24 dev " + leg,
+                        "link set " + leg + " up"));
+    }
 
-  /**
-   * Port 80 of every pool address goes to this node's backend, as kube-proxy does for a Service's
-   * load-balancer IP; the (empty) input chain is where {@code blockService} adds its rule, the firewall chains where
-   * {@code blockUdp} and {@code blockTcp} add theirs.
-   */
-  String kubeProxyRules(int node) {
-    return """
+    private void startBridge() throws IOException {
+        List<String> commands = new ArrayList<>();
+        IntStream.rangeClosed(1, nodeCount)
+                .forEach(node -> commands.add("link set " + Names.nodeName(node) + " master " + Names.BRIDGE + " up"));
+        commands.add("link set " + Names.CLIENT_PORT + " master " + Names.BRIDGE + " up");
+        commands.add("link set " + Names.HOST_PORT + " master " + Names.BRIDGE + " up");
+        commands.add("link set " + Names.BRIDGE + " up");
+        // After br0 is up with its ports, so it already has the link-local address its queries need;
+        // enabled earlier, the querier would count as absent until its next startup query.
+        commands.add("link set " + Names.BRIDGE + " type bridge mcast_querier 1");
+        ip(names.bridgeNamespace(), commands);
+    }
+
+    private void configureEnd(String namespace, InetAddress ipv4, InetAddress ipv6) throws IOException {
+        ip(
+                namespace,
+                List.of(
+                        "link set lo up",
+                        "link set " + Names.INTERFACE + " up",
+                        "address add " + Addressing.text(ipv4) + "/24 dev " + Names.INTERFACE,
+                        "address add " + Addressing.text(ipv6) + "/64 dev " + Names.INTERFACE + " nodad"));
+    }
+
+    /**
+     * Port 80 of every pool address goes to this node's backend, as kube-proxy does for a Service's
+     * load-balancer IP; the (empty) input chain is where {@code blockService} adds its rule, the firewall chains where
+     * {@code blockUdp} and {@code blockTcp} add theirs.
+     */
+    String kubeProxyRules(int node) {
+        return """
         table inet %1$s {
           chain prerouting {
             type nat hook prerouting priority dstnat; policy accept;
@@ -153,21 +167,25 @@ record Topology(Names names, Addressing addressing, int nodeCount) {
             type filter hook output priority filter; policy accept;
           }
         }
-        """.formatted(KUBE_PROXY_TABLE, addressing.ipv4Pool(), Addressing.text(addressing.nodeIpv4(node)),
-        addressing.ipv6Pool(), Addressing.text(addressing.nodeIpv6(node)));
-  }
+        """.formatted(
+                        KUBE_PROXY_TABLE,
+                        addressing.ipv4Pool(),
+                        Addressing.text(addressing.nodeIpv4(node)),
+                        addressing.ipv6Pool(),
+                        Addressing.text(addressing.nodeIpv6(node)));
+    }
 
-  /** One `ip -batch` per namespace keeps creation at a few dozen processes. */
-  private static void ip(String namespace, List<String> commands) throws IOException {
-    List<String> command = namespace == null
-        ? List.of(Tool.IP.path(), "-batch", "-")
-        : List.of(Tool.IP.path(), "-n", namespace, "-batch", "-");
-    Shell.check(Shell.SETUP_TIMEOUT, command, String.join("\n", commands) + "\n");
-  }
+    /** One `ip -batch` per namespace keeps creation at a few dozen processes. */
+    private static void ip(String namespace, List<String> commands) throws IOException {
+        List<String> command = namespace == null
+                ? List.of(Tool.IP.path(), "-batch", "-")
+                : List.of(Tool.IP.path(), "-n", namespace, "-batch", "-");
+        Shell.check(Shell.SETUP_TIMEOUT, command, String.join("\n", commands) + "\n");
+    }
 
-  private static void sysctl(String namespace, List<String> settings) throws IOException {
-    List<String> command = new ArrayList<>(List.of(Tool.SYSCTL.path(), "-q", "-w"));
-    command.addAll(settings);
-    Shell.check(Shell.SETUP_TIMEOUT, Shell.inNamespace(namespace, command));
-  }
+    private static void sysctl(String namespace, List<String> settings) throws IOException {
+        List<String> command = new ArrayList<>(List.of(Tool.SYSCTL.path(), "-q", "-w"));
+        command.addAll(settings);
+        Shell.check(Shell.SETUP_TIMEOUT, Shell.inNamespace(namespace, command));
+    }
 }

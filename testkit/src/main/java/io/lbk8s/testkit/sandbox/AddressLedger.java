@@ -42,22 +42,26 @@ public final class AddressLedger implements AutoCloseable {
     private final SharedIndexInformer<Service> informer;
 
     private AddressLedger(KubernetesClient client) {
-        informer = client.services().inAnyNamespace().inform(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(Service service) {
-                shown(service);
-            }
+        informer = client.services()
+                .inAnyNamespace()
+                .inform(
+                        new ResourceEventHandler<>() {
+                            @Override
+                            public void onAdd(Service service) {
+                                shown(service);
+                            }
 
-            @Override
-            public void onUpdate(Service before, Service service) {
-                shown(service);
-            }
+                            @Override
+                            public void onUpdate(Service before, Service service) {
+                                shown(service);
+                            }
 
-            @Override
-            public void onDelete(Service service, boolean finalStateUnknown) {
-                gone(service);
-            }
-        }, 0);
+                            @Override
+                            public void onDelete(Service service, boolean finalStateUnknown) {
+                                gone(service);
+                            }
+                        },
+                        0);
     }
 
     /** Starts watching (after a first list) every Service {@code client} can see. */
@@ -66,24 +70,34 @@ public final class AddressLedger implements AutoCloseable {
     }
 
     private static String nameOf(Service service) {
-        return service.getMetadata().getNamespace() + "/" + service.getMetadata().getName();
+        return service.getMetadata().getNamespace() + "/"
+                + service.getMetadata().getName();
     }
 
     private static List<String> ips(Service service) {
-        if (service.getStatus() == null || service.getStatus().getLoadBalancer() == null
+        if (service.getStatus() == null
+                || service.getStatus().getLoadBalancer() == null
                 || service.getStatus().getLoadBalancer().getIngress() == null) {
             return List.of();
         }
-        return service.getStatus().getLoadBalancer().getIngress().stream().map(LoadBalancerIngress::getIp)
-                .filter(Objects::nonNull).sorted().toList();
+        return service.getStatus().getLoadBalancer().getIngress().stream()
+                .map(LoadBalancerIngress::getIp)
+                .filter(Objects::nonNull)
+                .sorted()
+                .toList();
     }
 
     private synchronized void shown(Service service) {
         String uid = service.getMetadata().getUid();
-        var now = new Shown(nameOf(service), ips(service),
+        var now = new Shown(
+                nameOf(service),
+                ips(service),
                 Optional.ofNullable(service.getMetadata().getAnnotations()).map(a -> a.get(SHARING_KEY)));
         Shown before = current.get(uid);
-        if (before != null && !before.ips().isEmpty() && !before.ips().equals(now.ips()) && !mayChange.contains(now.name())) {
+        if (before != null
+                && !before.ips().isEmpty()
+                && !before.ips().equals(now.ips())
+                && !mayChange.contains(now.name())) {
             changes.add(now.name() + ": " + before.ips() + " -> " + (now.ips().isEmpty() ? "none" : now.ips()));
         }
         forget(uid);
@@ -92,7 +106,8 @@ public final class AddressLedger implements AutoCloseable {
             for (String other : others) {
                 Shown theirs = current.get(other);
                 if (!now.shares(theirs)) {
-                    List<String> pair = Stream.of(theirs.name(), now.name()).sorted().toList();
+                    List<String> pair =
+                            Stream.of(theirs.name(), now.name()).sorted().toList();
                     duplicates.add(ip + " shown by " + pair.getFirst() + " and " + pair.getLast() + " at once");
                 }
             }
@@ -109,10 +124,11 @@ public final class AddressLedger implements AutoCloseable {
     private void forget(String uid) {
         Shown before = current.get(uid);
         if (before != null) {
-            before.ips().forEach(ip -> holders.computeIfPresent(ip, (_, uids) -> {
-                uids.remove(uid);
-                return uids.isEmpty() ? null : uids;
-            }));
+            before.ips()
+                    .forEach(ip -> holders.computeIfPresent(ip, (_, uids) -> {
+                        uids.remove(uid);
+                        return uids.isEmpty() ? null : uids;
+                    }));
         }
     }
 
@@ -140,7 +156,11 @@ public final class AddressLedger implements AutoCloseable {
 
     /** The existing Services that show no address. */
     public synchronized List<String> unassigned() {
-        return current.values().stream().filter(s -> s.ips().isEmpty()).map(Shown::name).sorted().toList();
+        return current.values().stream()
+                .filter(s -> s.ips().isEmpty())
+                .map(Shown::name)
+                .sorted()
+                .toList();
     }
 
     /**

@@ -24,7 +24,8 @@ import java.util.regex.Pattern;
  */
 public final class ControllerReplica implements AutoCloseable {
     private static final Pattern METRICS_PORT = Pattern.compile("metrics on port (\\d+)");
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
 
     /** What /readyz answered. */
     public record Answer(int status, String body) {}
@@ -40,9 +41,21 @@ public final class ControllerReplica implements AutoCloseable {
     ControllerReplica(String name, Path kubeconfig, String namespace, List<String> flags, Path logs) {
         this.name = name;
         this.logs = logs;
-        List<String> command = new ArrayList<>(List.of("/bin/bash", "-c", Sandbox.DIES_WITH_STDIN, "lbk8s-" + name,
-                Sandbox.REPO.resolve("bin/lbk8s").toString(), "controller", "--kubeconfig", kubeconfig.toString(),
-                "--namespace", namespace, "--metrics-address", "127.0.0.1", "--metrics-port", "0"));
+        List<String> command = new ArrayList<>(List.of(
+                "/bin/bash",
+                "-c",
+                Sandbox.DIES_WITH_STDIN,
+                "lbk8s-" + name,
+                Sandbox.REPO.resolve("bin/lbk8s").toString(),
+                "controller",
+                "--kubeconfig",
+                kubeconfig.toString(),
+                "--namespace",
+                namespace,
+                "--metrics-address",
+                "127.0.0.1",
+                "--metrics-port",
+                "0"));
         command.addAll(flags);
         this.command = List.copyOf(command);
     }
@@ -120,18 +133,24 @@ public final class ControllerReplica implements AutoCloseable {
 
     /** This run's /metrics (Prometheus text); empty while it does not answer. */
     public Optional<String> metrics() {
-        return port().flatMap(p -> get(p, "/metrics")).filter(a -> a.status() == 200).map(Answer::body);
+        return port().flatMap(p -> get(p, "/metrics"))
+                .filter(a -> a.status() == 200)
+                .map(Answer::body);
     }
 
     /** Leading, as this replica's /readyz says: ready and not a standby. */
     public boolean saysLeading() {
-        return readyz().map(a -> a.status() == 200 && a.body().startsWith("ready")).orElse(false);
+        return readyz().map(a -> a.status() == 200 && a.body().startsWith("ready"))
+                .orElse(false);
     }
 
     private static Optional<Answer> get(int port, String path) {
         try {
-            HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                    .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> response = HTTP.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                            .timeout(Duration.ofSeconds(2))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             return Optional.of(new Answer(response.statusCode(), response.body()));
         } catch (IOException e) {
             return Optional.empty();

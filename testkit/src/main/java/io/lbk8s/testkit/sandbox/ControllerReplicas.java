@@ -30,15 +30,21 @@ public final class ControllerReplicas implements AutoCloseable {
     public static final String NAMESPACE = Sandbox.NAMESPACE;
     /** The Lease the replicas elect their leader with. */
     public static final String LEASE = "lbk8s-controller";
+
     private static final ResourceDefinitionContext IP_ADDRESS_POOLS = new ResourceDefinitionContext.Builder()
-            .withGroup("metallb.io").withVersion("v1beta1").withKind("IPAddressPool").withPlural("ipaddresspools")
-            .withNamespaced(true).build();
+            .withGroup("metallb.io")
+            .withVersion("v1beta1")
+            .withKind("IPAddressPool")
+            .withPlural("ipaddresspools")
+            .withNamespaced(true)
+            .build();
 
     public final TestApiServer server;
     /** The test's own client, straight to the server (not through the proxy). */
     public final KubernetesClient client;
     /** What the replicas reach the server through. */
     public final LoopbackProxy proxy;
+
     public final Path logs;
     private final Path kubeconfig;
     private final List<ControllerReplica> replicas = new CopyOnWriteArrayList<>();
@@ -58,10 +64,17 @@ public final class ControllerReplicas implements AutoCloseable {
         try {
             server.createCrds(Sandbox.REPO.resolve("deploy/crds"));
             for (String namespace : List.of(NAMESPACE, "default")) {
-                server.client().namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata()
-                        .build()).create();
+                server.client()
+                        .namespaces()
+                        .resource(new NamespaceBuilder()
+                                .withNewMetadata()
+                                .withName(namespace)
+                                .endMetadata()
+                                .build())
+                        .create();
             }
-            return new ControllerReplicas(server, LoopbackProxy.to(new InetSocketAddress(server.address(), server.port())), logs);
+            return new ControllerReplicas(
+                    server, LoopbackProxy.to(new InetSocketAddress(server.address(), server.port())), logs);
         } catch (IOException | RuntimeException e) {
             server.close();
             throw e;
@@ -91,18 +104,40 @@ public final class ControllerReplicas implements AutoCloseable {
     /** An IPAddressPool in lbk8s-system, as a user applies it. */
     public void pool(String name, String... addresses) {
         GenericKubernetesResource pool = new GenericKubernetesResourceBuilder()
-                .withApiVersion("metallb.io/v1beta1").withKind("IPAddressPool")
-                .withNewMetadata().withName(name).withNamespace(NAMESPACE).endMetadata()
-                .withAdditionalProperties(Map.of("spec", Map.of("addresses", List.of(addresses)))).build();
-        client.genericKubernetesResources(IP_ADDRESS_POOLS).inNamespace(NAMESPACE).resource(pool).create();
+                .withApiVersion("metallb.io/v1beta1")
+                .withKind("IPAddressPool")
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(NAMESPACE)
+                .endMetadata()
+                .withAdditionalProperties(Map.of("spec", Map.of("addresses", List.of(addresses))))
+                .build();
+        client.genericKubernetesResources(IP_ADDRESS_POOLS)
+                .inNamespace(NAMESPACE)
+                .resource(pool)
+                .create();
     }
 
     /** A LoadBalancer Service default/{@code name} on port 80, without node ports (thousands would run out of them). */
     public void createService(String name) {
-        client.services().inNamespace("default").resource(new ServiceBuilder()
-                .withNewMetadata().withName(name).withNamespace("default").endMetadata()
-                .withNewSpec().withType("LoadBalancer").withAllocateLoadBalancerNodePorts(false).withSelector(Map.of("app", name))
-                .addNewPort().withPort(80).withProtocol("TCP").endPort().endSpec().build()).create();
+        client.services()
+                .inNamespace("default")
+                .resource(new ServiceBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .withNamespace("default")
+                        .endMetadata()
+                        .withNewSpec()
+                        .withType("LoadBalancer")
+                        .withAllocateLoadBalancerNodePorts(false)
+                        .withSelector(Map.of("app", name))
+                        .addNewPort()
+                        .withPort(80)
+                        .withProtocol("TCP")
+                        .endPort()
+                        .endSpec()
+                        .build())
+                .create();
     }
 
     public void deleteService(String name) {
@@ -153,9 +188,11 @@ public final class ControllerReplicas implements AutoCloseable {
      */
     public Optional<ControllerReplica> leader() {
         Optional<String> holder = leaseHolder();
-        List<ControllerReplica> leading = replicas.stream().filter(ControllerReplica::isAlive)
+        List<ControllerReplica> leading = replicas.stream()
+                .filter(ControllerReplica::isAlive)
                 .filter(r -> holder.map(r.name()::equals).orElse(true))
-                .filter(ControllerReplica::saysLeading).toList();
+                .filter(ControllerReplica::saysLeading)
+                .toList();
         return leading.size() == 1 ? Optional.of(leading.getFirst()) : Optional.empty();
     }
 
@@ -180,9 +217,14 @@ public final class ControllerReplicas implements AutoCloseable {
                 return found[0] != null;
             });
         } catch (IllegalStateException e) {
-            throw new IllegalStateException(e.getMessage() + "; Lease holder " + leaseHolder().orElse("none") + "; " + replicas.stream()
-                    .map(r -> r + ": /readyz " + r.readyz().map(Object::toString).orElse("not answering") + ", log ends with\n"
-                            + r.logTail(10)).toList(), e);
+            throw new IllegalStateException(
+                    e.getMessage() + "; Lease holder " + leaseHolder().orElse("none") + "; "
+                            + replicas.stream()
+                                    .map(r -> r + ": /readyz "
+                                            + r.readyz().map(Object::toString).orElse("not answering")
+                                            + ", log ends with\n" + r.logTail(10))
+                                    .toList(),
+                    e);
         }
         return found[0];
     }

@@ -54,8 +54,13 @@ final class EndpointSliceController implements AutoCloseable {
             @Override
             public void onDelete(Service service, boolean unknownFinalState) {
                 // the garbage collector's part: the slices are owned by the Service
-                client.discovery().v1().endpointSlices().inNamespace(service.getMetadata().getNamespace())
-                        .withLabel(SERVICE_NAME_LABEL, service.getMetadata().getName()).withLabel(MANAGED_BY_LABEL, MANAGED_BY).delete();
+                client.discovery()
+                        .v1()
+                        .endpointSlices()
+                        .inNamespace(service.getMetadata().getNamespace())
+                        .withLabel(SERVICE_NAME_LABEL, service.getMetadata().getName())
+                        .withLabel(MANAGED_BY_LABEL, MANAGED_BY)
+                        .delete();
             }
         });
     }
@@ -65,34 +70,61 @@ final class EndpointSliceController implements AutoCloseable {
         if (selector == null || selector.isEmpty()) {
             return;
         }
-        List<String> families = service.getSpec().getIpFamilies() == null || service.getSpec().getIpFamilies().isEmpty()
-                ? List.of("IPv4") : service.getSpec().getIpFamilies();
+        List<String> families = service.getSpec().getIpFamilies() == null
+                        || service.getSpec().getIpFamilies().isEmpty()
+                ? List.of("IPv4")
+                : service.getSpec().getIpFamilies();
         try {
             for (String family : families) {
-                client.discovery().v1().endpointSlices().resource(slice(service, family)).createOr(NonDeletingOperation::update);
+                client.discovery()
+                        .v1()
+                        .endpointSlices()
+                        .resource(slice(service, family))
+                        .createOr(NonDeletingOperation::update);
             }
         } catch (KubernetesClientException e) {
-            log.warn("could not write the EndpointSlices of {}/{}: {}", service.getMetadata().getNamespace(),
-                    service.getMetadata().getName(), e.getMessage());
+            log.warn(
+                    "could not write the EndpointSlices of {}/{}: {}",
+                    service.getMetadata().getNamespace(),
+                    service.getMetadata().getName(),
+                    e.getMessage());
         }
     }
 
     private EndpointSlice slice(Service service, String family) {
         boolean v6 = "IPv6".equals(family);
-        var slice = new EndpointSliceBuilder().withNewMetadata()
+        var slice = new EndpointSliceBuilder()
+                .withNewMetadata()
                 .withName(service.getMetadata().getName() + "-" + family.toLowerCase(Locale.ROOT))
                 .withNamespace(service.getMetadata().getNamespace())
                 .withLabels(Map.of(SERVICE_NAME_LABEL, service.getMetadata().getName(), MANAGED_BY_LABEL, MANAGED_BY))
-                .addNewOwnerReference().withApiVersion("v1").withKind("Service").withName(service.getMetadata().getName())
-                .withUid(service.getMetadata().getUid()).withController(true).withBlockOwnerDeletion(true).endOwnerReference()
+                .addNewOwnerReference()
+                .withApiVersion("v1")
+                .withKind("Service")
+                .withName(service.getMetadata().getName())
+                .withUid(service.getMetadata().getUid())
+                .withController(true)
+                .withBlockOwnerDeletion(true)
+                .endOwnerReference()
                 .endMetadata()
                 .withAddressType(family);
         for (TestNode node : nodes) {
-            slice.addNewEndpoint().withAddresses((v6 ? node.ipv6() : node.ipv4()).getHostAddress()).withNodeName(node.name())
-                    .withNewConditions().withReady(true).withServing(true).withTerminating(false).endConditions().endEndpoint();
+            slice.addNewEndpoint()
+                    .withAddresses((v6 ? node.ipv6() : node.ipv4()).getHostAddress())
+                    .withNodeName(node.name())
+                    .withNewConditions()
+                    .withReady(true)
+                    .withServing(true)
+                    .withTerminating(false)
+                    .endConditions()
+                    .endEndpoint();
         }
         for (ServicePort port : Objects.requireNonNullElse(service.getSpec().getPorts(), List.<ServicePort>of())) {
-            slice.addNewPort().withName(port.getName()).withPort(TestNetwork.BACKEND_PORT).withProtocol(port.getProtocol()).endPort();
+            slice.addNewPort()
+                    .withName(port.getName())
+                    .withPort(TestNetwork.BACKEND_PORT)
+                    .withProtocol(port.getProtocol())
+                    .endPort();
         }
         return slice.build();
     }

@@ -80,7 +80,8 @@ public final class LoopbackProxy implements AutoCloseable {
     /** Copies until either side ends, then closes both (a half-closed HTTP connection is of no use to anyone). */
     private void copy(Socket from, Socket to) {
         byte[] buffer = new byte[16 << 10];
-        try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+        try (InputStream in = from.getInputStream();
+                OutputStream out = to.getOutputStream()) {
             int n;
             while ((n = in.read(buffer)) >= 0) {
                 out.write(buffer, 0, n);

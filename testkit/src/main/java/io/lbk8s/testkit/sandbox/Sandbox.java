@@ -54,8 +54,12 @@ public final class Sandbox implements AutoCloseable {
     public static final int METRICS_PORT = 7472;
     public static final Path REPO = locateRepo();
     public static final ResourceDefinitionContext SERVICE_L2_STATUSES = new ResourceDefinitionContext.Builder()
-            .withGroup("metallb.io").withVersion("v1beta1").withKind("ServiceL2Status")
-            .withPlural("servicel2statuses").withNamespaced(true).build();
+            .withGroup("metallb.io")
+            .withVersion("v1beta1")
+            .withKind("ServiceL2Status")
+            .withPlural("servicel2statuses")
+            .withNamespaced(true)
+            .build();
     public static final Map<String, String> SPEAKER_LABELS =
             Map.of("app.kubernetes.io/name", "lbk8s", "app.kubernetes.io/component", "speaker");
 
@@ -69,18 +73,28 @@ public final class Sandbox implements AutoCloseable {
     private final Map<String, NamespacedProcess> speakers = new LinkedHashMap<>();
     private final List<String> speakerArgs;
     private final Path speakerLauncher;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
 
-    private Sandbox(TestNetwork network, Path logs, Path speakerLauncher, List<String> speakerArgs) throws IOException, InterruptedException {
+    private Sandbox(TestNetwork network, Path logs, Path speakerLauncher, List<String> speakerArgs)
+            throws IOException, InterruptedException {
         this.network = network;
         this.logs = logs;
         this.kubeconfig = logs.resolve("kubeconfig");
         this.speakerLauncher = speakerLauncher;
         this.speakerArgs = List.copyOf(speakerArgs);
-        apiServer = new ProcessBuilder(REPO.resolve("testkit/bin/test-api-server").toString(),
-                "--address", network.hostAddress().getHostAddress(), "--port", "0",
-                "--kubeconfig", kubeconfig.toString(), "--crds", REPO.resolve("deploy/crds").toString(),
-                "--request-log", logs.resolve("api-requests.log").toString())
+        apiServer = new ProcessBuilder(
+                        REPO.resolve("testkit/bin/test-api-server").toString(),
+                        "--address",
+                        network.hostAddress().getHostAddress(),
+                        "--port",
+                        "0",
+                        "--kubeconfig",
+                        kubeconfig.toString(),
+                        "--crds",
+                        REPO.resolve("deploy/crds").toString(),
+                        "--request-log",
+                        logs.resolve("api-requests.log").toString())
                 .redirectError(logs.resolve("api-server.log").toFile())
                 .start();
         KubernetesClient connected = null;
@@ -107,7 +121,13 @@ public final class Sandbox implements AutoCloseable {
     }
 
     private void startEverythingElse() throws IOException {
-        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build()).create();
+        client.namespaces()
+                .resource(new NamespaceBuilder()
+                        .withNewMetadata()
+                        .withName(NAMESPACE)
+                        .endMetadata()
+                        .build())
+                .create();
         for (TestNode node : network.nodes()) {
             createNode(node);
             createSpeakerPod(node);
@@ -115,9 +135,21 @@ public final class Sandbox implements AutoCloseable {
         endpointSlices = new EndpointSliceController(client, network.nodes());
         // The controller runs on the host, outside the network's namespaces: a watcher of its stdin stops it when
         // this JVM dies without closing the sandbox (as the test API server does), so it never outlives its owner.
-        controller = new ProcessBuilder("/bin/bash", "-c", DIES_WITH_STDIN,
-                "lbk8s-controller", REPO.resolve("bin/lbk8s").toString(), "controller", "--kubeconfig", kubeconfig.toString(),
-                "-n", NAMESPACE, "--metrics-address", "127.0.0.1", "--metrics-port", "0")
+        controller = new ProcessBuilder(
+                        "/bin/bash",
+                        "-c",
+                        DIES_WITH_STDIN,
+                        "lbk8s-controller",
+                        REPO.resolve("bin/lbk8s").toString(),
+                        "controller",
+                        "--kubeconfig",
+                        kubeconfig.toString(),
+                        "-n",
+                        NAMESPACE,
+                        "--metrics-address",
+                        "127.0.0.1",
+                        "--metrics-port",
+                        "0")
                 .redirectErrorStream(true)
                 .redirectOutput(logs.resolve("controller.log").toFile())
                 .start();
@@ -135,7 +167,8 @@ public final class Sandbox implements AutoCloseable {
     }
 
     /** As {@link #start(Path)}, with {@code nodes} nodes and {@code speakerArgs} added to every speaker's command line. */
-    public static Sandbox start(Path logs, int nodes, List<String> speakerArgs) throws IOException, InterruptedException {
+    public static Sandbox start(Path logs, int nodes, List<String> speakerArgs)
+            throws IOException, InterruptedException {
         return start(logs, nodes, REPO.resolve("bin/lbk8s"), speakerArgs);
     }
 
@@ -172,7 +205,8 @@ public final class Sandbox implements AutoCloseable {
             dir = dir.getParent();
         }
         if (dir == null) {
-            throw new IllegalStateException("cannot find the repository root (with bin/lbk8s) above " + Path.of("").toAbsolutePath());
+            throw new IllegalStateException("cannot find the repository root (with bin/lbk8s) above "
+                    + Path.of("").toAbsolutePath());
         }
         return dir;
     }
@@ -189,27 +223,39 @@ public final class Sandbox implements AutoCloseable {
                 break;
             }
         }
-        throw new IllegalStateException("the test API server did not print READY (exit " + (apiServer.isAlive() ? "none" : apiServer.exitValue()) + ")");
+        throw new IllegalStateException("the test API server did not print READY (exit "
+                + (apiServer.isAlive() ? "none" : apiServer.exitValue()) + ")");
     }
 
     // ---- the kubelet's part ----
 
     private void createNode(TestNode node) {
-        client.nodes().resource(new NodeBuilder().withNewMetadata().withName(node.name())
-                .withLabels(Map.of("kubernetes.io/hostname", node.name(), "kubernetes.io/os", "linux")).endMetadata()
-                .build()).create();
+        client.nodes()
+                .resource(new NodeBuilder()
+                        .withNewMetadata()
+                        .withName(node.name())
+                        .withLabels(Map.of("kubernetes.io/hostname", node.name(), "kubernetes.io/os", "linux"))
+                        .endMetadata()
+                        .build())
+                .create();
         setNodeReady(node, true);
     }
 
     public void setNodeReady(TestNode node, boolean ready) {
         Node current = client.nodes().withName(node.name()).get();
         List<NodeCondition> conditions = new ArrayList<>();
-        conditions.add(new NodeConditionBuilder().withType("Ready").withStatus(ready ? "True" : "Unknown")
+        conditions.add(new NodeConditionBuilder()
+                .withType("Ready")
+                .withStatus(ready ? "True" : "Unknown")
                 .withReason(ready ? "KubeletReady" : "NodeStatusUnknown")
-                .withLastTransitionTime(now()).build());
-        current.setStatus(current.getStatus() == null ? new io.fabric8.kubernetes.api.model.NodeStatus() : current.getStatus());
+                .withLastTransitionTime(now())
+                .build());
+        current.setStatus(
+                current.getStatus() == null ? new io.fabric8.kubernetes.api.model.NodeStatus() : current.getStatus());
         current.getStatus().setConditions(conditions);
-        current.getStatus().setAddresses(List.of(new io.fabric8.kubernetes.api.model.NodeAddress(node.ipv4().getHostAddress(), "InternalIP")));
+        current.getStatus()
+                .setAddresses(List.of(new io.fabric8.kubernetes.api.model.NodeAddress(
+                        node.ipv4().getHostAddress(), "InternalIP")));
         client.nodes().resource(current).updateStatus();
     }
 
@@ -229,20 +275,40 @@ public final class Sandbox implements AutoCloseable {
     }
 
     private void createSpeakerPod(TestNode node) {
-        client.pods().inNamespace(NAMESPACE).resource(new PodBuilder().withNewMetadata().withName(podName(node))
-                .withNamespace(NAMESPACE).withLabels(SPEAKER_LABELS).endMetadata()
-                .withNewSpec().withNodeName(node.name()).withHostNetwork(true).addNewContainer().withName("speaker")
-                .withImage("lbk8s:test").endContainer().endSpec().build()).create();
+        client.pods()
+                .inNamespace(NAMESPACE)
+                .resource(new PodBuilder()
+                        .withNewMetadata()
+                        .withName(podName(node))
+                        .withNamespace(NAMESPACE)
+                        .withLabels(SPEAKER_LABELS)
+                        .endMetadata()
+                        .withNewSpec()
+                        .withNodeName(node.name())
+                        .withHostNetwork(true)
+                        .addNewContainer()
+                        .withName("speaker")
+                        .withImage("lbk8s:test")
+                        .endContainer()
+                        .endSpec()
+                        .build())
+                .create();
         setSpeakerPodReady(node, false);
     }
 
     /** As the kubelet writes a Pod's status: read, change, write, again on a conflict (the speaker annotates its Pod too). */
     public void setSpeakerPodReady(TestNode node, boolean ready) {
         for (int attempt = 1; ; attempt++) {
-            Pod pod = client.pods().inNamespace(NAMESPACE).withName(podName(node)).get();
-            pod.setStatus(new io.fabric8.kubernetes.api.model.PodStatusBuilder().withPhase("Running")
-                    .withConditions(new PodConditionBuilder().withType("Ready").withStatus(ready ? "True" : "False")
-                            .withLastTransitionTime(now()).build()).build());
+            Pod pod =
+                    client.pods().inNamespace(NAMESPACE).withName(podName(node)).get();
+            pod.setStatus(new io.fabric8.kubernetes.api.model.PodStatusBuilder()
+                    .withPhase("Running")
+                    .withConditions(new PodConditionBuilder()
+                            .withType("Ready")
+                            .withStatus(ready ? "True" : "False")
+                            .withLastTransitionTime(now())
+                            .build())
+                    .build());
             try {
                 client.pods().inNamespace(NAMESPACE).resource(pod).updateStatus();
                 return;
@@ -256,16 +322,32 @@ public final class Sandbox implements AutoCloseable {
 
     public boolean speakerPodReady(TestNode node) {
         Pod pod = client.pods().inNamespace(NAMESPACE).withName(podName(node)).get();
-        return pod != null && pod.getStatus() != null && pod.getStatus().getConditions() != null
-                && pod.getStatus().getConditions().stream().anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+        return pod != null
+                && pod.getStatus() != null
+                && pod.getStatus().getConditions() != null
+                && pod.getStatus().getConditions().stream()
+                        .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
     }
 
     public void startSpeaker(TestNode node) {
-        List<String> command = new ArrayList<>(List.of(speakerLauncher.toString(), "speaker",
-                "--node", node.name(), "--pod-name", podName(node), "-n", NAMESPACE, "--kubeconfig", kubeconfig.toString(),
-                "--metrics-address", node.ipv4().getHostAddress(), "--metrics-port", String.valueOf(METRICS_PORT)));
+        List<String> command = new ArrayList<>(List.of(
+                speakerLauncher.toString(),
+                "speaker",
+                "--node",
+                node.name(),
+                "--pod-name",
+                podName(node),
+                "-n",
+                NAMESPACE,
+                "--kubeconfig",
+                kubeconfig.toString(),
+                "--metrics-address",
+                node.ipv4().getHostAddress(),
+                "--metrics-port",
+                String.valueOf(METRICS_PORT)));
         command.addAll(speakerArgs);
-        NamespacedProcess speaker = network.start(node.namespace(), command, logs.resolve("speaker-" + node.name() + ".log"));
+        NamespacedProcess speaker =
+                network.start(node.namespace(), command, logs.resolve("speaker-" + node.name() + ".log"));
         speakers.put(node.name(), speaker);
     }
 
@@ -274,7 +356,10 @@ public final class Sandbox implements AutoCloseable {
     /** Write requests (POST, PUT, PATCH, DELETE) the test API server has served since it started. */
     public long apiWrites() {
         try (var lines = Files.lines(logs.resolve("api-requests.log"))) {
-            return lines.filter(l -> l.startsWith("POST ") || l.startsWith("PUT ") || l.startsWith("PATCH ") || l.startsWith("DELETE "))
+            return lines.filter(l -> l.startsWith("POST ")
+                            || l.startsWith("PUT ")
+                            || l.startsWith("PATCH ")
+                            || l.startsWith("DELETE "))
                     .count();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -285,7 +370,8 @@ public final class Sandbox implements AutoCloseable {
     public void awaitSpeakerReadyAndMarkPod(TestNode node) {
         poll("the speaker on " + node.name() + " to be ready", Duration.ofSeconds(60), () -> {
             if (!speakers.get(node.name()).isAlive()) {
-                throw new IllegalStateException("speaker on " + node.name() + " exited:\n" + speakers.get(node.name()).logTail(30));
+                throw new IllegalStateException("speaker on " + node.name() + " exited:\n"
+                        + speakers.get(node.name()).logTail(30));
             }
             return readyz(node).map(r -> r.startsWith("200")).orElse(false);
         });
@@ -302,7 +388,8 @@ public final class Sandbox implements AutoCloseable {
 
     private Optional<String> httpGet(URI uri) {
         try {
-            HttpResponse<String> response = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(2)).build(),
+            HttpResponse<String> response = http.send(
+                    HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(2)).build(),
                     HttpResponse.BodyHandlers.ofString());
             return Optional.of(response.statusCode() + " " + response.body());
         } catch (IOException e) {
@@ -332,12 +419,21 @@ public final class Sandbox implements AutoCloseable {
 
     /** Creates a metallb.io/v1beta1 object (IPAddressPool, L2Advertisement) in the lbk8s namespace, as kubectl would. */
     public void createMetallb(String kind, String name, String specYaml) {
-        String yaml = "apiVersion: metallb.io/v1beta1\nkind: " + kind + "\nmetadata: {name: " + name
-                + ", namespace: " + NAMESPACE + "}\nspec: " + specYaml + "\n";
-        GenericKubernetesResource resource = client.getKubernetesSerialization().unmarshal(yaml, GenericKubernetesResource.class);
+        String yaml = "apiVersion: metallb.io/v1beta1\nkind: " + kind + "\nmetadata: {name: " + name + ", namespace: "
+                + NAMESPACE + "}\nspec: " + specYaml + "\n";
+        GenericKubernetesResource resource =
+                client.getKubernetesSerialization().unmarshal(yaml, GenericKubernetesResource.class);
         String plural = kind.toLowerCase(java.util.Locale.ROOT) + "s";
-        client.genericKubernetesResources(new ResourceDefinitionContext.Builder().withGroup("metallb.io").withVersion("v1beta1")
-                .withKind(kind).withPlural(plural).withNamespaced(true).build()).inNamespace(NAMESPACE).resource(resource).create();
+        client.genericKubernetesResources(new ResourceDefinitionContext.Builder()
+                        .withGroup("metallb.io")
+                        .withVersion("v1beta1")
+                        .withKind(kind)
+                        .withPlural(plural)
+                        .withNamespaced(true)
+                        .build())
+                .inNamespace(NAMESPACE)
+                .resource(resource)
+                .create();
     }
 
     /**
@@ -347,9 +443,22 @@ public final class Sandbox implements AutoCloseable {
     public InetAddress createLoadBalancer(String name) {
         createMetallb("IPAddressPool", name, "{addresses: ['" + network.ipv4Pool() + "']}");
         createMetallb("L2Advertisement", name, "{}");
-        client.services().resource(new io.fabric8.kubernetes.api.model.ServiceBuilder().withNewMetadata().withName(name)
-                .withNamespace("default").endMetadata().withNewSpec().withType("LoadBalancer").withSelector(Map.of("app", name))
-                .addNewPort().withPort(80).withProtocol("TCP").endPort().endSpec().build()).create();
+        client.services()
+                .resource(new io.fabric8.kubernetes.api.model.ServiceBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .withNamespace("default")
+                        .endMetadata()
+                        .withNewSpec()
+                        .withType("LoadBalancer")
+                        .withSelector(Map.of("app", name))
+                        .addNewPort()
+                        .withPort(80)
+                        .withProtocol("TCP")
+                        .endPort()
+                        .endSpec()
+                        .build())
+                .create();
         return address(awaitIngressIps("default", name, 1).getFirst());
     }
 
@@ -361,10 +470,18 @@ public final class Sandbox implements AutoCloseable {
      */
     public void awaitPeersAgree(Duration timeout) {
         long peers = network.nodes().size() - 1;
-        poll("every speaker to hear the others and may announce", timeout, () -> network.nodes().stream()
-                .allMatch(n -> metrics(n).map(m -> m.contains("lbk8s_peers_ready 1.0")
-                        && m.lines().filter(l -> l.startsWith("lbk8s_peers_peer_state{") && l.contains("state=\"alive\"")).count() == peers)
-                        .orElse(false)));
+        poll(
+                "every speaker to hear the others and may announce",
+                timeout,
+                () -> network.nodes().stream()
+                        .allMatch(n -> metrics(n)
+                                .map(m -> m.contains("lbk8s_peers_ready 1.0")
+                                        && m.lines()
+                                                        .filter(l -> l.startsWith("lbk8s_peers_peer_state{")
+                                                                && l.contains("state=\"alive\""))
+                                                        .count()
+                                                == peers)
+                                .orElse(false)));
     }
 
     /**
@@ -387,7 +504,9 @@ public final class Sandbox implements AutoCloseable {
 
     /** The node whose backend answers with {@code body}. */
     public Optional<TestNode> nodeWithBackend(String body) {
-        return network.nodes().stream().filter(n -> n.backendBody().equals(body)).findFirst();
+        return network.nodes().stream()
+                .filter(n -> n.backendBody().equals(body))
+                .findFirst();
     }
 
     /** The wall clock in microseconds, as the client-side probes and captures stamp their lines. */
@@ -397,11 +516,16 @@ public final class Sandbox implements AutoCloseable {
     }
 
     public TestNode nodeNamed(String name) {
-        return network.nodes().stream().filter(n -> n.name().equals(name)).findFirst().orElseThrow();
+        return network.nodes().stream()
+                .filter(n -> n.name().equals(name))
+                .findFirst()
+                .orElseThrow();
     }
 
     public TestNode nodeWithMac(String mac) {
-        return network.nodes().stream().filter(n -> n.mac().equalsIgnoreCase(mac)).findFirst()
+        return network.nodes().stream()
+                .filter(n -> n.mac().equalsIgnoreCase(mac))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no node has MAC " + mac));
     }
 
@@ -411,30 +535,40 @@ public final class Sandbox implements AutoCloseable {
 
     public List<String> ingressIps(String namespace, String name) {
         Service s = service(namespace, name);
-        if (s == null || s.getStatus() == null || s.getStatus().getLoadBalancer() == null
+        if (s == null
+                || s.getStatus() == null
+                || s.getStatus().getLoadBalancer() == null
                 || s.getStatus().getLoadBalancer().getIngress() == null) {
             return List.of();
         }
-        return s.getStatus().getLoadBalancer().getIngress().stream().map(i -> i.getIp()).toList();
+        return s.getStatus().getLoadBalancer().getIngress().stream()
+                .map(i -> i.getIp())
+                .toList();
     }
 
     public List<String> awaitIngressIps(String namespace, String name, int count) {
-        poll(namespace + "/" + name + " to get " + count + " address(es)", Duration.ofSeconds(20),
+        poll(
+                namespace + "/" + name + " to get " + count + " address(es)",
+                Duration.ofSeconds(20),
                 () -> ingressIps(namespace, name).size() == count);
         return ingressIps(namespace, name);
     }
 
     public List<Event> events(String namespace, String name) {
         return client.v1().events().inNamespace(namespace).list().getItems().stream()
-                .filter(e -> e.getInvolvedObject() != null && name.equals(e.getInvolvedObject().getName()))
+                .filter(e -> e.getInvolvedObject() != null
+                        && name.equals(e.getInvolvedObject().getName()))
                 .toList();
     }
 
     /** The ServiceL2Status objects of a Service: `kubectl get servicel2statuses -n lbk8s-system`. */
     public List<GenericKubernetesResource> l2Statuses(String namespace, String name) {
-        return client.genericKubernetesResources(SERVICE_L2_STATUSES).inNamespace(NAMESPACE)
+        return client.genericKubernetesResources(SERVICE_L2_STATUSES)
+                .inNamespace(NAMESPACE)
                 .withLabel("metallb.io/service-name", name)
-                .withLabel("metallb.io/service-namespace", namespace).list().getItems();
+                .withLabel("metallb.io/service-namespace", namespace)
+                .list()
+                .getItems();
     }
 
     /**
@@ -444,7 +578,8 @@ public final class Sandbox implements AutoCloseable {
     @SuppressWarnings("unchecked")
     public Optional<String> announcingNode(String namespace, String name) {
         List<GenericKubernetesResource> statuses = l2Statuses(namespace, name);
-        if (statuses.size() != 1 || !(statuses.getFirst().getAdditionalProperties().get("status") instanceof Map<?, ?> status)) {
+        if (statuses.size() != 1
+                || !(statuses.getFirst().getAdditionalProperties().get("status") instanceof Map<?, ?> status)) {
             return Optional.empty();
         }
         return Optional.ofNullable((String) ((Map<String, Object>) status).get("node"));

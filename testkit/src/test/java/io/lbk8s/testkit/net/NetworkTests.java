@@ -8,33 +8,32 @@ import org.junit.jupiter.api.Assumptions;
 /** Shared rules of the tests that build real networks. */
 final class NetworkTests {
 
-  private NetworkTests() {
-  }
+    private NetworkTests() {}
 
-  static boolean networkCanBeBuilt() {
-    return TestNetwork.missingPrerequisites().isEmpty();
-  }
+    static boolean networkCanBeBuilt() {
+        return TestNetwork.missingPrerequisites().isEmpty();
+    }
 
-  /** Skips where a network cannot be built, but fails on CI, where a skip would hide the gap. */
-  static void assumeNetworkCanBeBuilt() {
-    Optional<String> missing = TestNetwork.missingPrerequisites();
-    if (missing.isEmpty()) {
-      return;
+    /** Skips where a network cannot be built, but fails on CI, where a skip would hide the gap. */
+    static void assumeNetworkCanBeBuilt() {
+        Optional<String> missing = TestNetwork.missingPrerequisites();
+        if (missing.isEmpty()) {
+            return;
+        }
+        if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+            fail("CI=true, but the test network cannot be built here: " + missing.get());
+        }
+        Assumptions.abort("test network skipped: " + missing.get());
     }
-    if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-      fail("CI=true, but the test network cannot be built here: " + missing.get());
-    }
-    Assumptions.abort("test network skipped: " + missing.get());
-  }
 
-  static void assumeTool(String command, String debianPackage) {
-    if (Tool.find(command).isPresent()) {
-      return;
+    static void assumeTool(String command, String debianPackage) {
+        if (Tool.find(command).isPresent()) {
+            return;
+        }
+        String message = "needs the command " + command + " (Debian package " + debianPackage + ")";
+        if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+            fail("CI=true, but " + message);
+        }
+        Assumptions.abort(message);
     }
-    String message = "needs the command " + command + " (Debian package " + debianPackage + ")";
-    if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-      fail("CI=true, but " + message);
-    }
-    Assumptions.abort(message);
-  }
 }

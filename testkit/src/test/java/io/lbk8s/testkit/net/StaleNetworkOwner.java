@@ -6,14 +6,13 @@ package io.lbk8s.testkit.net;
  */
 public final class StaleNetworkOwner {
 
-  private StaleNetworkOwner() {
-  }
+    private StaleNetworkOwner() {}
 
-  public static void main(String[] args) throws Exception {
-    TestNetwork network = TestNetwork.create(1);
-    System.out.println("READY " + network.id());
-    System.out.flush();
-    Thread.sleep(60_000); // bounded: the test kills it long before
-    network.close();
-  }
+    public static void main(String[] args) throws Exception {
+        TestNetwork network = TestNetwork.create(1);
+        System.out.println("READY " + network.id());
+        System.out.flush();
+        Thread.sleep(60_000); // bounded: the test kills it long before
+        network.close();
+    }
 }
