@@ -97,11 +97,7 @@ public final class PeerKeySecret implements AutoCloseable {
 
     private static void create(KubernetesClient client, String namespace, String name, String where) {
         // the labels of the speaker's own objects; install adds its managed-by label to the one it creates
-        Secret secret = secret(
-                namespace,
-                name,
-                newKeys(new SecureRandom()),
-                Map.of("app.kubernetes.io/name", "lbk8s", "app.kubernetes.io/component", "speaker"));
+        Secret secret = secret(namespace, name, newKeys(new SecureRandom()), ClusterNames.SPEAKER_POD_LABELS);
         try {
             client.secrets().inNamespace(namespace).resource(secret).create();
             log.info("created {} with a random key for the failure detector", where);
