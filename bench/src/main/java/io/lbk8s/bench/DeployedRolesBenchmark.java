@@ -188,9 +188,9 @@ public final class DeployedRolesBenchmark {
         String memory(long pid) throws IOException, InterruptedException {
             String usage = group.isEmpty() ? "" : "; cgroup " + group.get().usageBytes() / 1024 / 1024 + " MiB";
             String reading = ProcessMemory.of(pid).describe() + usage;
-            if (DIAGNOSE) { // where the memory goes, on stderr: the JVM's own account, the heap, the threads, then
-                // (after
-                // a full GC, so after the reading) what the heap holds live
+            if (DIAGNOSE) {
+                // where the memory goes, on stderr: the JVM's own account, the heap, the threads, then
+                // (after a full GC, so after the reading) what the heap holds live
                 for (String command :
                         List.of("VM.native_memory summary", "GC.heap_info", "GC.class_histogram", "GC.heap_info")) {
                     List<String> jcmd = new ArrayList<>(List.of(
@@ -347,8 +347,7 @@ public final class DeployedRolesBenchmark {
             return;
         }
         // The DaemonSet grants NET_RAW and SYS_NICE only, so its speaker answers ARP from the raw socket; as root here
-        // it
-        // would load the XDP program.
+        // it would load the XDP program.
         List<String> args = List.of("--no-arp-in-kernel");
         try (Launcher launcher = new Launcher("speaker");
                 Sandbox sandbox = Sandbox.start(work.resolve("sandbox"), 1, launcher.script, args)) {

@@ -43,8 +43,7 @@ class L2FailoverIT {
         // the address goes back to its first node (same hash order), which says so with gratuitous ARP
         awaitServedBy(leader);
         // a handover is no address conflict, even while the old node's kernel (XDP) still answers until its fence
-        // lapses:
-        // the speakers know each other's MACs
+        // lapses: the speakers know each other's MACs
         assertThat(new AddressConflicts(web.cluster().client).list())
                 .as("AddressConflicts after a handover")
                 .isEmpty();

@@ -121,8 +121,7 @@ class PeerDetectorTest {
         try (DatagramSocket socket = new DatagramSocket()) {
             InetSocketAddress target = new InetSocketAddress(InetAddress.getLoopbackAddress(), a.port());
             // 40,000 a second, half what the detector reads per second: beyond its budget it drops datagrams unread,
-            // and
-            // a live peer's heartbeats among them may be lost (the probe before any takeover keeps that harmless)
+            // and a live peer's heartbeats among them may be lost (the probe before any takeover keeps that harmless)
             for (long tick = 0;
                     System.nanoTime() - floodStart < Duration.ofSeconds(2).toNanos();
                     tick++) {

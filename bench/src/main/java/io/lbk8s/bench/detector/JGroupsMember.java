@@ -89,10 +89,10 @@ public final class JGroupsMember {
                 transportXml.put("tcp_nodelay", "true");
                 transportXml.put("sock_conn_timeout", "300ms"); // as in JGroups' tcp-default.xml (the class says 2 s)
                 // A view change closes the connection to the member it removed; the next message to it
-                // (VERIFY_SUSPECT2's
-                // ARE_YOU_DEAD, say) connects anew and waits sock_conn_timeout. With the default single sender thread,
-                // every other member's messages wait too: views arrive 300 ms late, heartbeats stop and survivors
-                // exclude each other. One sender thread per destination confines the wait to the dead member.
+                // (VERIFY_SUSPECT2's ARE_YOU_DEAD, say) connects anew and waits sock_conn_timeout. With the default
+                // single sender thread, every other member's messages wait too: views arrive 300 ms late, heartbeats
+                // stop and survivors exclude each other. One sender thread per destination confines the wait to the
+                // dead member.
                 transportXml.put("bundler.use_single_sender_thread", "false");
             } else {
                 transportXml.put("ip_mcast", "false"); // a "multicast" is one datagram per member, as TCP does
