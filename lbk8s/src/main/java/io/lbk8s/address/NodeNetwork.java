@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
@@ -152,30 +153,29 @@ public record NodeNetwork(List<Link> links, List<IpAddress> gateways) {
                         || !MAC.matcher(mac.asString().toLowerCase(Locale.ROOT)).matches()) {
                     return Optional.empty();
                 }
-                List<IpPrefix> prefixes = new ArrayList<>();
-                for (JsonNode prefix : array(link.get("prefixes"))) {
-                    Optional<IpPrefix> parsed =
-                            prefix.isString() ? IpPrefix.parse(prefix.asString()) : Optional.empty();
-                    if (parsed.isEmpty()) {
-                        return Optional.empty();
-                    }
-                    prefixes.add(parsed.get());
-                }
-                links.add(new Link(name.asString(), mac.asString(), prefixes));
-            }
-            List<IpAddress> gateways = new ArrayList<>();
-            for (JsonNode gateway : array(tree.get("gateways"))) {
-                Optional<IpAddress> parsed =
-                        gateway.isString() ? IpAddress.parse(gateway.asString()) : Optional.empty();
-                if (parsed.isEmpty()) {
+                Optional<List<IpPrefix>> prefixes = parseEach(link.get("prefixes"), IpPrefix::parse);
+                if (prefixes.isEmpty()) {
                     return Optional.empty();
                 }
-                gateways.add(parsed.get());
+                links.add(new Link(name.asString(), mac.asString(), prefixes.get()));
             }
-            return Optional.of(new NodeNetwork(links, gateways));
+            return parseEach(tree.get("gateways"), IpAddress::parse).map(gateways -> new NodeNetwork(links, gateways));
         } catch (JacksonException | IllegalArgumentException e) {
             return Optional.empty();
         }
+    }
+
+    /** Each string of a JSON array, parsed; empty when one is not a string or does not parse. */
+    private static <T> Optional<List<T>> parseEach(JsonNode node, Function<String, Optional<T>> parse) {
+        List<T> parsed = new ArrayList<>();
+        for (JsonNode item : array(node)) {
+            Optional<T> value = item.isString() ? parse.apply(item.asString()) : Optional.empty();
+            if (value.isEmpty()) {
+                return Optional.empty();
+            }
+            parsed.add(value.get());
+        }
+        return Optional.of(parsed);
     }
 
     private static Iterable<JsonNode> array(JsonNode node) {

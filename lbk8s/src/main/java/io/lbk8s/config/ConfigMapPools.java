@@ -60,14 +60,7 @@ final class ConfigMapPools {
         for (String key : unknownKeys(root, ConfigFields.CONFIGMAP_FIELDS)) {
             top.warn("config.yaml: unknown field " + Quoted.of(key) + " is ignored");
         }
-        Object poolsValue = root.get("pools");
-        if (poolsValue == null) {
-            return List.of();
-        }
-        if (!(poolsValue instanceof List<?> list)) {
-            top.error("pools: expected a list of pools, got " + describe(poolsValue));
-            return List.of();
-        }
+        List<?> list = RawValues.list(top, "pools", root.get("pools"), "a list of pools");
         List<PoolDraft> drafts = new ArrayList<>();
         for (int i = 0; i < list.size(); i++) {
             String path = "pools[" + i + "]";

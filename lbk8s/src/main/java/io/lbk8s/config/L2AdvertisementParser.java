@@ -76,13 +76,7 @@ final class L2AdvertisementParser {
 
     private static List<PreferredNodeSelector> preferredNodeSelectors(ProblemScope scope, Object value) {
         String path = "preferredNodeSelectors";
-        if (value == null) {
-            return List.of();
-        }
-        if (!(value instanceof List<?> list)) {
-            scope.error(path + ": expected a list of {weight, preference}, got " + describe(value));
-            return List.of();
-        }
+        List<?> list = RawValues.list(scope, path, value, "a list of {weight, preference}");
         List<PreferredNodeSelector> result = new ArrayList<>();
         for (int i = 0; i < list.size(); i++) {
             String entryPath = path + "[" + i + "]";

@@ -1,6 +1,7 @@
 package io.lbk8s.config;
 
 import static io.lbk8s.config.RawValues.describe;
+import static io.lbk8s.config.RawValues.list;
 import static io.lbk8s.config.RawValues.stringKeys;
 import static io.lbk8s.config.RawValues.strings;
 import static io.lbk8s.config.RawValues.warnUnknown;
@@ -23,13 +24,7 @@ final class LabelSelectorParser {
     private LabelSelectorParser() {}
 
     static List<LabelSelector> selectors(ProblemScope scope, String path, Object value) {
-        if (value == null) {
-            return List.of();
-        }
-        if (!(value instanceof List<?> list)) {
-            scope.error(path + ": expected a list of label selectors, got " + describe(value));
-            return List.of();
-        }
+        List<?> list = list(scope, path, value, "a list of label selectors");
         List<LabelSelector> result = new ArrayList<>();
         for (int i = 0; i < list.size(); i++) {
             String entryPath = path + "[" + i + "]";
@@ -110,38 +105,29 @@ final class LabelSelectorParser {
         }
         warnUnknown(scope, path, map, ConfigFields.REQUIREMENT_FIELDS);
         boolean ok = true;
-        String key = null;
-        Object keyValue = map.get("key");
-        if (keyValue == null) {
-            scope.error(path + ".key is required");
-            ok = false;
-        } else if (!(keyValue instanceof String text)) {
-            scope.error(path + ".key: expected a string, got " + describe(keyValue));
+        String key = requiredString(scope, path + ".key", map.get("key"), "");
+        if (key == null) {
             ok = false;
         } else {
-            String reason = labelKeyProblem(text);
+            String reason = labelKeyProblem(key);
             if (reason != null) {
-                scope.error(path + ".key: " + Quoted.of(text) + " is not a valid label key: " + reason);
+                scope.error(path + ".key: " + Quoted.of(key) + " is not a valid label key: " + reason);
                 ok = false;
             }
-            key = text;
         }
         LabelSelector.Operator operator = null;
-        Object operatorValue = map.get("operator");
-        if (operatorValue == null) {
-            scope.error(path + ".operator is required: expected In, NotIn, Exists or DoesNotExist");
-            ok = false;
-        } else if (!(operatorValue instanceof String text)) {
-            scope.error(path + ".operator: expected a string, got " + describe(operatorValue));
+        String operatorText = requiredString(
+                scope, path + ".operator", map.get("operator"), ": expected In, NotIn, Exists or DoesNotExist");
+        if (operatorText == null) {
             ok = false;
         } else {
             for (LabelSelector.Operator candidate : LabelSelector.Operator.values()) {
-                if (candidate.name().equals(text)) {
+                if (candidate.name().equals(operatorText)) {
                     operator = candidate;
                 }
             }
             if (operator == null) {
-                scope.error(path + ".operator: " + Quoted.of(text)
+                scope.error(path + ".operator: " + Quoted.of(operatorText)
                         + " is not an operator; expected In, NotIn, Exists or DoesNotExist");
                 ok = false;
             }
@@ -175,6 +161,19 @@ final class LabelSelectorParser {
             }
         }
         return ok ? new LabelSelector.Requirement(key, operator, new LinkedHashSet<>(values)) : null;
+    }
+
+    /** The string at {@code path}; null, with an error, when it is absent ("path is required" + {@code hint}) or not a string. */
+    private static String requiredString(ProblemScope scope, String path, Object value, String hint) {
+        if (value == null) {
+            scope.error(path + " is required" + hint);
+            return null;
+        }
+        if (!(value instanceof String text)) {
+            scope.error(path + ": expected a string, got " + describe(value));
+            return null;
+        }
+        return text;
     }
 
     private static final Pattern LABEL_NAME = Pattern.compile("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");

@@ -54,15 +54,24 @@ final class RawValues {
         return integral.intValue();
     }
 
-    /** A list of strings; null means absent (an empty list). Type errors are reported and the bad items dropped. */
-    static List<String> strings(ProblemScope scope, String path, Object value, String what) {
+    /**
+     * A list whose items the caller reads; null means absent (an empty list), and anything else that is not a list is
+     * reported as "path: expected {@code expected}, got ..." and read as an empty one.
+     */
+    static List<?> list(ProblemScope scope, String path, Object value, String expected) {
         if (value == null) {
             return List.of();
         }
         if (!(value instanceof List<?> list)) {
-            scope.error(path + ": expected a list of " + what + ", got " + describe(value));
+            scope.error(path + ": expected " + expected + ", got " + describe(value));
             return List.of();
         }
+        return list;
+    }
+
+    /** A list of strings; null means absent (an empty list). Type errors are reported and the bad items dropped. */
+    static List<String> strings(ProblemScope scope, String path, Object value, String what) {
+        List<?> list = list(scope, path, value, "a list of " + what);
         List<String> result = new ArrayList<>();
         for (int i = 0; i < list.size(); i++) {
             Object item = list.get(i);

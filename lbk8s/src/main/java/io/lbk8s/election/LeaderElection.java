@@ -235,14 +235,7 @@ public final class LeaderElection implements AutoCloseable {
     }
 
     private void startLeading(String why) {
-        leading = true;
-        metrics.leading(true);
-        log.info("{} starts leading: {}", identity, why);
-        try {
-            listener.startedLeading();
-        } catch (RuntimeException e) {
-            log.error("{}: starting to lead failed", identity, e);
-        }
+        changeLeading(true, why, "starts leading", listener::startedLeading, "starting to lead failed");
     }
 
     private void stopLeading(String why) {
@@ -250,13 +243,18 @@ public final class LeaderElection implements AutoCloseable {
             return;
         }
         lastRenewedNanos = Optional.empty();
-        leading = false;
-        metrics.leading(false);
-        log.info("{} stops leading: {}", identity, why);
+        changeLeading(false, why, "stops leading", listener::stoppedLeading, "stopping to lead failed");
+    }
+
+    /** Records the change, then tells the listener; a listener that throws is logged, and the election goes on. */
+    private void changeLeading(boolean now, String why, String change, Runnable tellListener, String failure) {
+        leading = now;
+        metrics.leading(now);
+        log.info("{} {}: {}", identity, change, why);
         try {
-            listener.stoppedLeading();
+            tellListener.run();
         } catch (RuntimeException e) {
-            log.error("{}: stopping to lead failed", identity, e);
+            log.error("{}: {}", identity, failure, e);
         }
     }
 

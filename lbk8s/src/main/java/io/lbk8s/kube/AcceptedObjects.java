@@ -26,18 +26,7 @@ final class AcceptedObjects {
                         .toList());
         out.put(
                 "configMaps",
-                accepted.configMaps().stream()
-                        .map(c -> {
-                            Map<String, Object> map = new LinkedHashMap<>();
-                            map.put("namespace", c.namespace());
-                            map.put("name", c.name());
-                            if (c.configYaml() != null) {
-                                map.put("configYaml", c.configYaml());
-                            }
-                            map.put("createdAt", c.createdAt());
-                            return map;
-                        })
-                        .toList());
+                accepted.configMaps().stream().map(AcceptedObjects::configMap).toList());
         return out;
     }
 
@@ -60,14 +49,29 @@ final class AcceptedObjects {
     }
 
     private static Map<String, Object> object(ConfigSources.RawObject o) {
+        return entry(o.namespace(), o.name(), Map.of("labels", o.labels()), "spec", o.spec(), o.createdAt());
+    }
+
+    private static Map<String, Object> configMap(ConfigSources.RawConfigMap c) {
+        return entry(c.namespace(), c.name(), Map.of(), "configYaml", c.configYaml(), c.createdAt());
+    }
+
+    /** One recorded object: its identity, its other fields, its content unless that is absent (null), its creation. */
+    private static Map<String, Object> entry(
+            String namespace,
+            String name,
+            Map<String, Object> fields,
+            String contentKey,
+            Object content,
+            String createdAt) {
         Map<String, Object> map = new LinkedHashMap<>();
-        map.put("namespace", o.namespace());
-        map.put("name", o.name());
-        map.put("labels", o.labels());
-        if (o.spec() != null) {
-            map.put("spec", o.spec());
+        map.put("namespace", namespace);
+        map.put("name", name);
+        map.putAll(fields);
+        if (content != null) {
+            map.put(contentKey, content);
         }
-        map.put("createdAt", o.createdAt());
+        map.put("createdAt", createdAt);
         return map;
     }
 

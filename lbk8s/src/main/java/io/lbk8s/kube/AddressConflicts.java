@@ -6,7 +6,6 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.conflict.AddressConflict;
-import io.lbk8s.ipam.Claim;
 import io.lbk8s.service.ServiceKey;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -23,13 +22,8 @@ import java.util.Optional;
  * is gone turns stale instead ({@link AddressConflict#liveAt}).
  */
 public final class AddressConflicts {
-    public static final ResourceDefinitionContext CONTEXT = new ResourceDefinitionContext.Builder()
-            .withGroup("lbk8s.io")
-            .withVersion("v1alpha1")
-            .withKind("AddressConflict")
-            .withPlural("addressconflicts")
-            .withNamespaced(false)
-            .build();
+    public static final ResourceDefinitionContext CONTEXT =
+            CustomResources.lbk8s("AddressConflict", "addressconflicts");
     public static final String CRD = CONTEXT.getPlural() + "." + CONTEXT.getGroup();
 
     private final KubernetesClient client;
@@ -46,9 +40,8 @@ public final class AddressConflicts {
     }
 
     public Optional<AddressConflict> get(IpAddress address) {
-        return Optional.ofNullable(client.genericKubernetesResources(CONTEXT)
-                        .withName(Claim.nameOf(address))
-                        .get())
+        return Optional.ofNullable(
+                        AddressObjects.named(client, CONTEXT, address).get())
                 .flatMap(AddressConflicts::toConflict);
     }
 
@@ -88,7 +81,7 @@ public final class AddressConflicts {
 
     /** Deletes the conflict of {@code address}; nothing when it is gone already. */
     public void clear(IpAddress address) {
-        AddressObjects.deleteIfThere(client.genericKubernetesResources(CONTEXT).withName(Claim.nameOf(address)));
+        AddressObjects.deleteIfThere(AddressObjects.named(client, CONTEXT, address));
     }
 
     static GenericKubernetesResource toResource(AddressConflict conflict, String version) {

@@ -3,8 +3,11 @@ package io.lbk8s.kube;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Deletable;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.ipam.Claim;
 import java.util.List;
@@ -17,6 +20,12 @@ import java.util.Optional;
  */
 final class AddressObjects {
     private AddressObjects() {}
+
+    /** The object of {@code address} in {@code context}, whether it exists or not. */
+    static Resource<GenericKubernetesResource> named(
+            KubernetesClient client, ResourceDefinitionContext context, IpAddress address) {
+        return client.genericKubernetesResources(context).withName(Claim.nameOf(address));
+    }
 
     /** A spec whose address is the one the object's name derives from. */
     record Read(IpAddress address, Map<?, ?> spec, String version) {}

@@ -21,18 +21,10 @@ public final class ConfigResources {
     public static final String CONFIG_MAP_NAME = "lbk8s-config";
     public static final String CONFIG_MAP_KEY = "config.yaml";
 
-    public static final ResourceDefinitionContext IP_ADDRESS_POOLS = context("IPAddressPool", "ipaddresspools");
-    public static final ResourceDefinitionContext L2_ADVERTISEMENTS = context("L2Advertisement", "l2advertisements");
-
-    private static ResourceDefinitionContext context(String kind, String plural) {
-        return new ResourceDefinitionContext.Builder()
-                .withGroup("metallb.io")
-                .withVersion("v1beta1")
-                .withKind(kind)
-                .withPlural(plural)
-                .withNamespaced(true)
-                .build();
-    }
+    public static final ResourceDefinitionContext IP_ADDRESS_POOLS =
+            CustomResources.metallb("IPAddressPool", "ipaddresspools");
+    public static final ResourceDefinitionContext L2_ADVERTISEMENTS =
+            CustomResources.metallb("L2Advertisement", "l2advertisements");
 
     public static ConfigSources sources(
             Collection<GenericKubernetesResource> pools,

@@ -1,7 +1,6 @@
 package io.lbk8s.kube;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
@@ -22,13 +21,8 @@ import org.slf4j.LoggerFactory;
 public final class ConfigurationStates {
     private static final Logger log = LoggerFactory.getLogger(ConfigurationStates.class);
 
-    public static final ResourceDefinitionContext CONTEXT = new ResourceDefinitionContext.Builder()
-            .withGroup("metallb.io")
-            .withVersion("v1beta1")
-            .withKind("ConfigurationState")
-            .withPlural("configurationstates")
-            .withNamespaced(true)
-            .build();
+    public static final ResourceDefinitionContext CONTEXT =
+            CustomResources.metallb("ConfigurationState", "configurationstates");
 
     /** The name of the controller's ConfigurationState, which the speakers and {@code lbk8s status} read. */
     public static final String CONTROLLER = "controller";
@@ -53,41 +47,23 @@ public final class ConfigurationStates {
         if (fingerprint.equals(lastWritten)) {
             return;
         }
-        var resources = client.genericKubernetesResources(CONTEXT).inNamespace(namespace);
         try {
-            GenericKubernetesResource current = resources.withName(name).get();
-            if (current == null) {
-                current = resources
-                        .resource(new GenericKubernetesResourceBuilder()
-                                .withApiVersion("metallb.io/v1beta1")
-                                .withKind("ConfigurationState")
-                                .withNewMetadata()
-                                .withName(name)
-                                .withNamespace(namespace)
-                                .endMetadata()
-                                .withAdditionalProperties(Map.of("spec", Map.of()))
-                                .build())
-                        .create();
-            }
             String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
-            current.getAdditionalProperties()
-                    .put(
-                            "status",
-                            Map.of(
-                                    "result",
-                                    valid ? "Valid" : "Invalid",
-                                    "errorSummary",
-                                    errorSummary,
-                                    "acceptedObjects",
-                                    AcceptedObjects.toStatus(accepted),
-                                    "conditions",
-                                    List.of(Map.of(
-                                            "type", "ConfigurationValid",
-                                            "status", valid ? "True" : "False",
-                                            "lastTransitionTime", now,
-                                            "reason", valid ? "ConfigurationValid" : "ConfigurationInvalid",
-                                            "message", valid ? "the configuration is valid" : errorSummary))));
-            resources.resource(current).updateStatus();
+            Map<String, Object> status = Map.of(
+                    "result",
+                    valid ? "Valid" : "Invalid",
+                    "errorSummary",
+                    errorSummary,
+                    "acceptedObjects",
+                    AcceptedObjects.toStatus(accepted),
+                    "conditions",
+                    List.of(Map.of(
+                            "type", "ConfigurationValid",
+                            "status", valid ? "True" : "False",
+                            "lastTransitionTime", now,
+                            "reason", valid ? "ConfigurationValid" : "ConfigurationInvalid",
+                            "message", valid ? "the configuration is valid" : errorSummary)));
+            CustomResources.writeStatus(client, CONTEXT, namespace, name, Map.of(), status);
             lastWritten = fingerprint;
         } catch (KubernetesClientException e) {
             log.warn("could not write ConfigurationState {}/{}: {}", namespace, name, e.getMessage());

@@ -24,13 +24,7 @@ import java.util.function.Function;
  * Services' claims even when no controller runs; a Service deleted while none runs is cleaned up by the next leader.
  */
 public final class IpAddressClaims {
-    public static final ResourceDefinitionContext CONTEXT = new ResourceDefinitionContext.Builder()
-            .withGroup("lbk8s.io")
-            .withVersion("v1alpha1")
-            .withKind("IPAddressClaim")
-            .withPlural("ipaddressclaims")
-            .withNamespaced(false)
-            .build();
+    public static final ResourceDefinitionContext CONTEXT = CustomResources.lbk8s("IPAddressClaim", "ipaddressclaims");
     public static final String CRD = CONTEXT.getPlural() + "." + CONTEXT.getGroup();
 
     /** What a create found. */
@@ -73,9 +67,8 @@ public final class IpAddressClaims {
     }
 
     public Optional<Claim> get(IpAddress address) {
-        return Optional.ofNullable(client.genericKubernetesResources(CONTEXT)
-                        .withName(Claim.nameOf(address))
-                        .get())
+        return Optional.ofNullable(
+                        AddressObjects.named(client, CONTEXT, address).get())
                 .flatMap(IpAddressClaims::toClaim);
     }
 
@@ -108,9 +101,8 @@ public final class IpAddressClaims {
 
     /** Deletes the claim at the version read; 409 when it changed since, nothing when it is gone already. */
     public void delete(Claim claim) {
-        AddressObjects.deleteIfThere(client.genericKubernetesResources(CONTEXT)
-                .withName(Claim.nameOf(claim.address()))
-                .lockResourceVersion(claim.version()));
+        AddressObjects.deleteIfThere(
+                AddressObjects.named(client, CONTEXT, claim.address()).lockResourceVersion(claim.version()));
     }
 
     /** Removes the Service from its claim of the address, deleting the claim with its last holder. */

@@ -1,7 +1,6 @@
 package io.lbk8s.kube;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
@@ -9,7 +8,6 @@ import io.lbk8s.service.ServiceKey;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.Set;
@@ -28,13 +26,8 @@ import org.slf4j.LoggerFactory;
 public final class ServiceL2Statuses implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ServiceL2Statuses.class);
 
-    public static final ResourceDefinitionContext CONTEXT = new ResourceDefinitionContext.Builder()
-            .withGroup("metallb.io")
-            .withVersion("v1beta1")
-            .withKind("ServiceL2Status")
-            .withPlural("servicel2statuses")
-            .withNamespaced(true)
-            .build();
+    public static final ResourceDefinitionContext CONTEXT =
+            CustomResources.metallb("ServiceL2Status", "servicel2statuses");
     public static final String NODE_LABEL = "metallb.io/node";
     public static final String SERVICE_NAME_LABEL = "metallb.io/service-name";
     public static final String SERVICE_NAMESPACE_LABEL = "metallb.io/service-namespace";
@@ -98,42 +91,16 @@ public final class ServiceL2Statuses implements AutoCloseable {
     }
 
     private void upsert(ServiceKey service, Set<String> interfaces, Set<String> failed) {
+        Map<String, String> labels = Map.of(
+                NODE_LABEL, node, SERVICE_NAME_LABEL, service.name(), SERVICE_NAMESPACE_LABEL, service.namespace());
+        Map<String, Object> status = Map.of(
+                "node", node,
+                "serviceName", service.name(),
+                "serviceNamespace", service.namespace(),
+                "interfaces",
+                        interfaces.stream().sorted().map(i -> Map.of("name", i)).toList());
+        CustomResources.writeStatus(client, CONTEXT, namespace, nameOf(service), labels, status);
         var resources = client.genericKubernetesResources(CONTEXT).inNamespace(namespace);
-        String name = nameOf(service);
-        GenericKubernetesResource current = resources.withName(name).get();
-        if (current == null) {
-            current = resources
-                    .resource(new GenericKubernetesResourceBuilder()
-                            .withApiVersion("metallb.io/v1beta1")
-                            .withKind("ServiceL2Status")
-                            .withNewMetadata()
-                            .withName(name)
-                            .withNamespace(namespace)
-                            .withLabels(Map.of(
-                                    NODE_LABEL,
-                                    node,
-                                    SERVICE_NAME_LABEL,
-                                    service.name(),
-                                    SERVICE_NAMESPACE_LABEL,
-                                    service.namespace()))
-                            .endMetadata()
-                            .withAdditionalProperties(new HashMap<>(Map.of("spec", Map.of())))
-                            .build())
-                    .create();
-        }
-        current.getAdditionalProperties()
-                .put(
-                        "status",
-                        Map.of(
-                                "node", node,
-                                "serviceName", service.name(),
-                                "serviceNamespace", service.namespace(),
-                                "interfaces",
-                                        interfaces.stream()
-                                                .sorted()
-                                                .map(i -> Map.of("name", i))
-                                                .toList()));
-        resources.resource(current).updateStatus();
         // A node that died or lost the network could not delete its own object; the new leader does, so that
         // users see one announcing node per Service.
         for (GenericKubernetesResource other : resources

@@ -96,16 +96,10 @@ public record BpfProgram(List<Instruction> instructions) {
      * gives {@link #arpRequests()}.
      */
     public static BpfProgram arpRequestsFor(int[] targets) {
-        if (targets.length > MAX_TARGETS) {
-            return arpRequests();
-        }
         List<Instruction> code = new ArrayList<>();
         requireOrReject(code, LD_H_ABS, Wire.ETHERTYPE_OFFSET, ArpPacket.ETHERTYPE);
         requireOrReject(code, LD_H_ABS, ArpPacket.OPERATION, ArpPacket.REQUEST);
-        code.add(load(LD_W_ABS, ArpPacket.TARGET_IP));
-        acceptIfAnyOf(code, targets);
-        code.add(ret(REJECT));
-        return new BpfProgram(code);
+        return targets.length > MAX_TARGETS ? arpRequests() : acceptIfWordIsAnyOf(code, ArpPacket.TARGET_IP, targets);
     }
 
     /**
@@ -114,18 +108,14 @@ public record BpfProgram(List<Instruction> instructions) {
      * {@link #neighborSolicitations()}.
      */
     public static BpfProgram neighborSolicitationsFor(int[] targetLowWords) {
-        if (targetLowWords.length > MAX_TARGETS) {
-            return neighborSolicitations();
-        }
         List<Instruction> code = new ArrayList<>();
         requireOrReject(code, LD_H_ABS, Wire.ETHERTYPE_OFFSET, NdpPacket.ETHERTYPE);
         requireOrReject(code, LD_B_ABS, NdpPacket.NEXT_HEADER, NdpPacket.NEXT_HEADER_ICMPV6);
         requireOrReject(code, LD_B_ABS, NdpPacket.ICMP, NdpPacket.TYPE_NEIGHBOR_SOLICITATION);
         requireOrReject(code, LD_B_ABS, NdpPacket.HOP_LIMIT, 255);
-        code.add(load(LD_W_ABS, NdpPacket.TARGET + 12));
-        acceptIfAnyOf(code, targetLowWords);
-        code.add(ret(REJECT));
-        return new BpfProgram(code);
+        return targetLowWords.length > MAX_TARGETS
+                ? neighborSolicitations()
+                : acceptIfWordIsAnyOf(code, NdpPacket.TARGET + 12, targetLowWords);
     }
 
     /**
@@ -146,10 +136,7 @@ public record BpfProgram(List<Instruction> instructions) {
         acceptIfAnyOf(code, addresses);
         code.add(jumpIfEqual(0, 1, 0)); // the accumulator still holds the sender IP: 0.0.0.0 is a probe
         code.add(ret(REJECT));
-        code.add(load(LD_W_ABS, ArpPacket.TARGET_IP));
-        acceptIfAnyOf(code, addresses);
-        code.add(ret(REJECT));
-        return new BpfProgram(code);
+        return acceptIfWordIsAnyOf(code, ArpPacket.TARGET_IP, addresses);
     }
 
     /**
@@ -177,8 +164,13 @@ public record BpfProgram(List<Instruction> instructions) {
             code.add(ret(ACCEPT));
             return new BpfProgram(code);
         }
-        code.add(load(LD_W_ABS, NdpPacket.TARGET + 12));
-        acceptIfAnyOf(code, targetLowWords);
+        return acceptIfWordIsAnyOf(code, NdpPacket.TARGET + 12, targetLowWords);
+    }
+
+    /** Ends the program: accepts when the 32-bit word at {@code offset} is one of {@code values}, else rejects. */
+    private static BpfProgram acceptIfWordIsAnyOf(List<Instruction> code, int offset, int[] values) {
+        code.add(load(LD_W_ABS, offset));
+        acceptIfAnyOf(code, values);
         code.add(ret(REJECT));
         return new BpfProgram(code);
     }

@@ -83,6 +83,14 @@ final class EbpfAssembler {
         return add(ST_MEM | width.bits, base, 0, offset, value);
     }
 
+    /** Copies the 6-byte MAC address at {@code base + from} to {@code base + to}, a word then a half through {@code scratch}. */
+    EbpfAssembler copyMac(int base, int from, int to, int scratch) {
+        return load(Width.WORD, scratch, base, from)
+                .store(Width.WORD, base, to, scratch)
+                .load(Width.HALF, scratch, base, from + 4)
+                .store(Width.HALF, base, to + 4, scratch);
+    }
+
     /** {@code lock *(u64 *)(base + offset) += src}. */
     EbpfAssembler atomicAdd(int base, int offset, int src) {
         return add(ATOMIC_ADD_DOUBLE, base, src, offset, 0);

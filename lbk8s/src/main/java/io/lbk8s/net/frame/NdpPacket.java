@@ -252,68 +252,69 @@ public final class NdpPacket {
         long targetHigh = targetHigh(solicitation);
         long targetLow = targetLow(solicitation);
         if (isUnspecifiedSource(solicitation)) {
-            return writeAdvertisement(
-                    out,
-                    MacAddress.ALL_NODES.bits(),
-                    ourMac.bits(),
-                    ALL_NODES_HIGH,
-                    ALL_NODES_LOW,
-                    targetHigh,
-                    targetLow,
-                    FLAG_OVERRIDE);
+            return advertiseToAllNodes(out, ourMac, targetHigh, targetLow);
         }
         long linkLayer = sourceLinkLayerAddress(solicitation);
         long ethDestination = linkLayer >= 0 ? linkLayer : ethernetSource(solicitation);
-        return writeAdvertisement(
+        return advertiseToSoliciter(
                 out,
+                ourMac,
                 ethDestination,
-                ourMac.bits(),
                 u64(solicitation, SOURCE),
                 u64(solicitation, SOURCE + 8),
                 targetHigh,
-                targetLow,
-                FLAG_SOLICITED | FLAG_OVERRIDE);
+                targetLow);
     }
 
     /** The same answer from a decoded solicitation. */
     public static int encodeSolicitedAdvertisement(MemorySegment out, NeighborSolicitation ns, MacAddress ourMac) {
         IpAddress target = ns.target();
         if (ns.isDuplicateAddressDetection()) {
-            return writeAdvertisement(
-                    out,
-                    MacAddress.ALL_NODES.bits(),
-                    ourMac.bits(),
-                    ALL_NODES_HIGH,
-                    ALL_NODES_LOW,
-                    target.high(),
-                    target.low(),
-                    FLAG_OVERRIDE);
+            return advertiseToAllNodes(out, ourMac, target.high(), target.low());
         }
         long ethDestination =
                 ns.sourceLinkLayerAddress().orElse(ns.ethernetSource()).bits();
-        return writeAdvertisement(
-                out,
-                ethDestination,
-                ourMac.bits(),
-                ns.source().high(),
-                ns.source().low(),
-                target.high(),
-                target.low(),
-                FLAG_SOLICITED | FLAG_OVERRIDE);
+        return advertiseToSoliciter(
+                out, ourMac, ethDestination, ns.source().high(), ns.source().low(), target.high(), target.low());
     }
 
     /** An unsolicited advertisement (RFC 4861 section 7.2.6): to ff02::1, Override set, Solicited clear. */
     public static int encodeUnsolicitedAdvertisement(MemorySegment out, IpAddress target, MacAddress ourMac) {
         requireV6(target);
+        return advertiseToAllNodes(out, ourMac, target.high(), target.low());
+    }
+
+    /** To ff02::1 with Override set and Solicited clear: unsolicited, or the answer to duplicate address detection. */
+    private static int advertiseToAllNodes(MemorySegment out, MacAddress ourMac, long targetHigh, long targetLow) {
         return writeAdvertisement(
                 out,
                 MacAddress.ALL_NODES.bits(),
                 ourMac.bits(),
                 ALL_NODES_HIGH,
                 ALL_NODES_LOW,
-                target.high(),
-                target.low(),
+                targetHigh,
+                targetLow,
                 FLAG_OVERRIDE);
+    }
+
+    /** Back to the soliciter's address and Ethernet address, with Solicited and Override set. */
+    private static int advertiseToSoliciter(
+            MemorySegment out,
+            MacAddress ourMac,
+            long ethDestination,
+            long soliciterHigh,
+            long soliciterLow,
+            long targetHigh,
+            long targetLow) {
+        return writeAdvertisement(
+                out,
+                ethDestination,
+                ourMac.bits(),
+                soliciterHigh,
+                soliciterLow,
+                targetHigh,
+                targetLow,
+                FLAG_SOLICITED | FLAG_OVERRIDE);
     }
 
     /**
