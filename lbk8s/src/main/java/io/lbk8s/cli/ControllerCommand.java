@@ -8,29 +8,20 @@ import io.lbk8s.election.ElectionSettings;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 @Command(
         name = "controller",
         mixinStandardHelpOptions = true,
         description = "Assign addresses from the configured pools to LoadBalancer Services.")
-final class ControllerCommand implements Callable<Integer> {
+final class ControllerCommand extends ClusterCommand {
     private static final Logger log = LoggerFactory.getLogger(ControllerCommand.class);
-
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    KubeOptions kube;
 
     @Option(
             names = {"-n", "--namespace"},

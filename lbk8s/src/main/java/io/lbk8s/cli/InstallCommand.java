@@ -16,12 +16,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 @Command(
         name = "install",
@@ -32,19 +28,13 @@ import picocli.CommandLine.Spec;
             "Running it again with the same flags changes nothing; flags you leave out take their defaults "
                     + "(only the pool keeps its addresses)."
         })
-final class InstallCommand implements Callable<Integer> {
+final class InstallCommand extends ClusterCommand {
 
     enum DryRun {
         none,
         client,
         server
     }
-
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    KubeOptions kube;
 
     @Option(
             names = {"-n", "--namespace"},

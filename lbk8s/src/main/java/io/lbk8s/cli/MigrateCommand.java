@@ -8,12 +8,8 @@ import io.lbk8s.migrate.Migrator;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 @Command(
         name = "migrate",
@@ -26,14 +22,8 @@ import picocli.CommandLine.Spec;
                     + "a result lbk8s would reject, an API error); 2 done, but some configuration could not be converted "
                     + "(BGP; listed on stderr)."
         })
-final class MigrateCommand implements Callable<Integer> {
+final class MigrateCommand extends ClusterCommand {
     static final int LEFT_OUT = 2;
-
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    KubeOptions kube;
 
     @Option(
             names = {"-n", "--namespace"},

@@ -13,7 +13,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
@@ -21,24 +20,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 @Command(
         name = "speaker",
         mixinStandardHelpOptions = true,
         description = "Answer ARP and NDP for the Service addresses this node leads (run on every node).")
-final class SpeakerCommand implements Callable<Integer> {
+final class SpeakerCommand extends ClusterCommand {
     private static final Logger log = LoggerFactory.getLogger(SpeakerCommand.class);
     private static final Duration MAX_HOLD = Membership.Settings.DEFAULTS.maxHold();
-
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    KubeOptions kube;
 
     @Option(names = "--node", description = "This node's name (default: $NODE_NAME).")
     String node;

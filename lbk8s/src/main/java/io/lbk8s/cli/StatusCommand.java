@@ -9,15 +9,11 @@ import io.lbk8s.install.StatusReport;
 import io.lbk8s.install.StatusText;
 import java.io.PrintWriter;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 @Command(
         name = "status",
@@ -27,14 +23,8 @@ import picocli.CommandLine.Spec;
                     + "pool and announcing node.",
             "Says why a pending Service is pending. `status svc/NAME -n NS` explains one Service."
         })
-final class StatusCommand implements Callable<Integer> {
+final class StatusCommand extends ClusterCommand {
     private static final Pattern SERVICE = Pattern.compile("(?:svc|service|services)/([a-z0-9]([-a-z0-9.]*[a-z0-9])?)");
-
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    KubeOptions kube;
 
     @Parameters(arity = "0..1", paramLabel = "svc/NAME", description = "One Service to explain.")
     String target;

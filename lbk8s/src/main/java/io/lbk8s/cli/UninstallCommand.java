@@ -4,12 +4,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.lbk8s.install.InstallValues;
 import io.lbk8s.install.Uninstaller;
 import java.io.PrintWriter;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 @Command(
         name = "uninstall",
@@ -19,13 +15,7 @@ import picocli.CommandLine.Spec;
             "Your own IPAddressPools and L2Advertisements stay, and with them the CRDs and the namespace, unless --purge.",
             "CRDs and a namespace that install did not make (MetalLB's, yours) always stay."
         })
-final class UninstallCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    KubeOptions kube;
-
+final class UninstallCommand extends ClusterCommand {
     @Option(
             names = {"-n", "--namespace"},
             defaultValue = InstallValues.DEFAULT_NAMESPACE,

@@ -1,8 +1,6 @@
 package io.lbk8s.cli;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.util.Properties;
+import io.lbk8s.version.BuildVersion;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -14,15 +12,7 @@ import picocli.CommandLine.Command;
 final class VersionCommand implements Runnable {
 
     static String version() {
-        try (InputStream in = VersionCommand.class.getResourceAsStream("version.properties")) {
-            Properties properties = new Properties();
-            if (in != null) {
-                properties.load(in);
-            }
-            return properties.getProperty("version", "unknown");
-        } catch (IOException e) {
-            return "unknown";
-        }
+        return BuildVersion.read().orElse("unknown");
     }
 
     @Override

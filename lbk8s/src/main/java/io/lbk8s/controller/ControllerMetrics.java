@@ -2,8 +2,8 @@ package io.lbk8s.controller;
 
 import io.lbk8s.ipam.FailureReason;
 import io.lbk8s.ipam.PoolUsage;
+import io.lbk8s.metrics.Meters;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
@@ -13,49 +13,44 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 
 /** The controller's Prometheus metrics (names as exported: lbk8s_pool_addresses{pool} and so on). */
 final class ControllerMetrics {
-    private final MeterRegistry registry;
+    private final Meters meters;
     private final MultiGauge poolTotal;
     private final MultiGauge poolInUse;
     private final MultiGauge poolExcluded;
-    private final AtomicInteger configValid = new AtomicInteger();
-    private final AtomicInteger servicesAssigned = new AtomicInteger();
-    private final AtomicInteger addressConflicts = new AtomicInteger();
+    private final AtomicInteger configValid;
+    private final AtomicInteger servicesAssigned;
+    private final AtomicInteger addressConflicts;
 
     ControllerMetrics(MeterRegistry registry) {
-        this.registry = registry;
-        poolTotal = MultiGauge.builder("lbk8s.pool.addresses")
-                .description("Addresses a pool can hand out")
-                .register(registry);
-        poolInUse = MultiGauge.builder("lbk8s.pool.addresses.in.use")
-                .description("Addresses of a pool held by Services")
-                .register(registry);
-        poolExcluded = MultiGauge.builder("lbk8s.pool.excluded.addresses")
-                .description("Addresses of a pool not given to any Service: a node's, its gateway's, the API server's, "
-                        + "its subnet's network or broadcast address (the pool's AddressesExcluded Event says which)")
-                .register(registry);
-        Gauge.builder("lbk8s.config.valid", configValid, AtomicInteger::get)
-                .description("1 when the last configuration read was valid, 0 when some object of it was refused")
-                .register(registry);
-        Gauge.builder("lbk8s.services.assigned", servicesAssigned, AtomicInteger::get)
-                .description("LoadBalancer Services holding addresses")
-                .register(registry);
-        Gauge.builder("lbk8s.address.conflicts", addressConflicts, AtomicInteger::get)
-                .description(
-                        "Pool addresses another host answers for, as the speakers report them (live AddressConflicts)")
-                .register(registry);
+        meters = new Meters(registry);
+        poolTotal = meters.gauges("lbk8s.pool.addresses", "Addresses a pool can hand out");
+        poolInUse = meters.gauges("lbk8s.pool.addresses.in.use", "Addresses of a pool held by Services");
+        poolExcluded = meters.gauges(
+                "lbk8s.pool.excluded.addresses",
+                "Addresses of a pool not given to any Service: a node's, its gateway's, the API server's, "
+                        + "its subnet's network or broadcast address (the pool's AddressesExcluded Event says which)");
+        configValid = meters.gauge(
+                "lbk8s.config.valid",
+                "1 when the last configuration read was valid, 0 when some object of it was refused");
+        servicesAssigned = meters.gauge("lbk8s.services.assigned", "LoadBalancer Services holding addresses");
+        addressConflicts = meters.gauge(
+                "lbk8s.address.conflicts",
+                "Pool addresses another host answers for, as the speakers report them (live AddressConflicts)");
         for (FailureReason reason : FailureReason.values()) {
             failureCounter(reason.name());
         }
     }
 
     private Counter failureCounter(String reason) {
-        return Counter.builder("lbk8s.allocation.failures")
-                .tag("reason", reason)
-                .description("Allocation attempts that left a Service without an address")
-                .register(registry);
+        return meters.counter(
+                "lbk8s.allocation.failures",
+                "Allocation attempts that left a Service without an address",
+                "reason",
+                reason);
     }
 
     void failure(String reason) {
@@ -86,25 +81,17 @@ final class ControllerMetrics {
         }
         pools.keySet().retainAll(usage.stream().map(PoolUsage::pool).collect(java.util.stream.Collectors.toSet()));
         if (!before.equals(pools.keySet())) {
-            poolTotal.register(
-                    pools.entrySet().stream()
-                            .map(e -> MultiGauge.Row.of(
-                                    Tags.of("pool", e.getKey()), e.getValue().total(), AtomicLong::get))
-                            .toList(),
-                    true);
-            poolInUse.register(
-                    pools.entrySet().stream()
-                            .map(e -> MultiGauge.Row.of(
-                                    Tags.of("pool", e.getKey()), e.getValue().inUse(), AtomicLong::get))
-                            .toList(),
-                    true);
-            poolExcluded.register(
-                    pools.entrySet().stream()
-                            .map(e -> MultiGauge.Row.of(
-                                    Tags.of("pool", e.getKey()), e.getValue().excluded(), AtomicLong::get))
-                            .toList(),
-                    true);
+            poolTotal.register(rows(PoolFigures::total), true);
+            poolInUse.register(rows(PoolFigures::inUse), true);
+            poolExcluded.register(rows(PoolFigures::excluded), true);
         }
         servicesAssigned.set(assigned);
+    }
+
+    /** One row a pool, reading the given figure. */
+    private List<MultiGauge.Row<AtomicLong>> rows(Function<PoolFigures, AtomicLong> figure) {
+        return pools.entrySet().stream()
+                .map(e -> MultiGauge.Row.of(Tags.of("pool", e.getKey()), figure.apply(e.getValue()), AtomicLong::get))
+                .toList();
     }
 }

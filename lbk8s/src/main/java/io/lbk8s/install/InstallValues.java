@@ -1,6 +1,7 @@
 package io.lbk8s.install;
 
 import io.lbk8s.peers.PeerSettings;
+import io.lbk8s.version.BuildVersion;
 import java.util.List;
 import java.util.Optional;
 
@@ -48,7 +49,7 @@ public record InstallValues(
     public static InstallValues defaults() {
         return new InstallValues(
                 DEFAULT_NAMESPACE,
-                IMAGE_REPOSITORY + ":" + Version.current(),
+                IMAGE_REPOSITORY + ":" + BuildVersion.read().orElse("latest"),
                 "IfNotPresent",
                 EXAMPLE_ADDRESSES,
                 "default",

@@ -1,7 +1,7 @@
 package io.lbk8s.peers;
 
+import io.lbk8s.metrics.Meters;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * how punctual its own thread is (a late thread is what makes detectors flap).
  */
 final class PeerMetrics {
-    private final MeterRegistry registry;
+    private final Meters meters;
     private final Counter sent;
     private final Counter sentBytes;
     private final Counter received;
@@ -31,50 +31,41 @@ final class PeerMetrics {
     private final Map<String, Counter> suspicions = new ConcurrentHashMap<>();
     private final Map<String, Counter> failures = new ConcurrentHashMap<>();
     private final MultiGauge peerStates;
-    private final AtomicInteger ready = new AtomicInteger();
-    private final AtomicInteger realtime = new AtomicInteger();
+    private final AtomicInteger ready;
+    private final AtomicInteger realtime;
 
     PeerMetrics(MeterRegistry registry) {
-        this.registry = registry;
-        sent = Counter.builder("lbk8s.peers.messages.sent")
-                .description("Messages sent to peer speakers")
-                .register(registry);
-        sentBytes = Counter.builder("lbk8s.peers.bytes.sent")
-                .description("UDP payload bytes sent to peer speakers")
-                .register(registry);
-        received = Counter.builder("lbk8s.peers.messages.received")
-                .description("Authentic, live messages received from peer speakers")
-                .register(registry);
-        receivedBytes = Counter.builder("lbk8s.peers.bytes.received")
-                .description("UDP payload bytes received on the peer port, dropped or not")
-                .register(registry);
-        sendErrors = Counter.builder("lbk8s.peers.send.errors")
-                .description("Messages the kernel refused to send (no route, link down)")
-                .register(registry);
-        stalls = Counter.builder("lbk8s.peers.stalls")
-                .description(
-                        "Times the detector's thread did not run long enough for its peers to declare this node dead (frozen, starved)")
-                .register(registry);
+        meters = new Meters(registry);
+        sent = meters.counter("lbk8s.peers.messages.sent", "Messages sent to peer speakers");
+        sentBytes = meters.counter("lbk8s.peers.bytes.sent", "UDP payload bytes sent to peer speakers");
+        received =
+                meters.counter("lbk8s.peers.messages.received", "Authentic, live messages received from peer speakers");
+        receivedBytes = meters.counter(
+                "lbk8s.peers.bytes.received", "UDP payload bytes received on the peer port, dropped or not");
+        sendErrors =
+                meters.counter("lbk8s.peers.send.errors", "Messages the kernel refused to send (no route, link down)");
+        stalls = meters.counter(
+                "lbk8s.peers.stalls",
+                "Times the detector's thread did not run long enough for its peers to declare this node dead (frozen, starved)");
         lateness = Timer.builder("lbk8s.peers.wake.lateness")
                 .description("How late the detector's thread woke up")
                 .register(registry);
         for (PeerCodec.Drop drop : PeerCodec.Drop.values()) {
             dropped.put(
                     drop,
-                    Counter.builder("lbk8s.peers.dropped")
-                            .description("Datagrams dropped on the peer port, by reason")
-                            .tag("reason", drop.name().toLowerCase(Locale.ROOT).replace('_', '-'))
-                            .register(registry));
+                    meters.counter(
+                            "lbk8s.peers.dropped",
+                            "Datagrams dropped on the peer port, by reason",
+                            "reason",
+                            drop.name().toLowerCase(Locale.ROOT).replace('_', '-')));
         }
-        peerStates = MultiGauge.builder("lbk8s.peers.peer.state")
-                .description("1 for each peer speaker and what the detector says of it")
-                .register(registry);
-        Gauge.builder("lbk8s.peers.ready", ready, AtomicInteger::get)
-                .description("1 while the detector lets this node announce, 0 while starting, resuming or held back")
-                .register(registry);
-        Gauge.builder("lbk8s.peers.realtime", realtime, AtomicInteger::get)
-                .description("1 when the detector's thread runs under real-time scheduling (SCHED_FIFO)")
-                .register(registry);
+        peerStates =
+                meters.gauges("lbk8s.peers.peer.state", "1 for each peer speaker and what the detector says of it");
+        ready = meters.gauge(
+                "lbk8s.peers.ready",
+                "1 while the detector lets this node announce, 0 while starting, resuming or held back");
+        realtime = meters.gauge(
+                "lbk8s.peers.realtime", "1 when the detector's thread runs under real-time scheduling (SCHED_FIFO)");
     }
 
     void sent(int bytes) {
@@ -136,10 +127,11 @@ final class PeerMetrics {
     }
 
     private Counter counter(Map<String, Counter> map, String name, String help, String peer, String how) {
-        return map.computeIfAbsent(peer + "/" + how, k -> {
-            Counter.Builder builder = Counter.builder(name).description(help).tag("peer", peer);
-            return (how == null ? builder : builder.tag("how", how)).register(registry);
-        });
+        return map.computeIfAbsent(
+                peer + "/" + how,
+                k -> how == null
+                        ? meters.counter(name, help, "peer", peer)
+                        : meters.counter(name, help, "peer", peer, "how", how));
     }
 
     void snapshot(Membership.Snapshot snapshot) {

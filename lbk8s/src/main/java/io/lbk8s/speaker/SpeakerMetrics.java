@@ -1,13 +1,13 @@
 package io.lbk8s.speaker;
 
 import io.lbk8s.address.IpAddress;
+import io.lbk8s.metrics.Meters;
 import io.lbk8s.net.AddressCounters;
 import io.lbk8s.net.L2Listener;
 import io.lbk8s.net.frame.ArpPacket;
 import io.lbk8s.net.link.PacketSocket;
 import io.lbk8s.service.ServiceKey;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
@@ -43,11 +43,11 @@ final class SpeakerMetrics implements L2Listener {
 
     private record Key(String iface, IpAddress ip) {}
 
-    private final MeterRegistry registry;
+    private final Meters meters;
     private final String node;
     private final Map<Kind, Map<Key, Counter>> counters = new ConcurrentHashMap<>();
     private final MultiGauge announced;
-    private final AtomicInteger announcedAddresses = new AtomicInteger();
+    private final AtomicInteger announcedAddresses;
     private final Counter takeovers;
     private final Counter deferrals;
     private final MultiGauge conflicts;
@@ -56,28 +56,22 @@ final class SpeakerMetrics implements L2Listener {
     private final Map<List<String>, Counter> dropped = new ConcurrentHashMap<>();
 
     SpeakerMetrics(MeterRegistry registry, String node) {
-        this.registry = registry;
+        this.meters = new Meters(registry);
         this.node = node;
         for (Kind kind : Kind.values()) {
             counters.put(kind, new ConcurrentHashMap<>());
         }
-        announced = MultiGauge.builder("lbk8s.speaker.announced")
-                .description("1 for each address and Service this node announces")
-                .register(registry);
-        Gauge.builder("lbk8s.speaker.announced.addresses", announcedAddresses, AtomicInteger::get)
-                .description("Addresses this node answers for")
-                .register(registry);
-        takeovers = Counter.builder("lbk8s.speaker.takeovers")
-                .description(
-                        "Addresses this node started answering for (at start, on a new Service, or taken from a node that failed or left)")
-                .register(registry);
-        deferrals = Counter.builder("lbk8s.speaker.takeovers.deferred")
-                .description("Times this node did not take an address because another MAC answered the probe for it")
-                .register(registry);
-        conflicts = MultiGauge.builder("lbk8s.speaker.address.conflicts")
-                .description(
-                        "1 for each address another host (a MAC that is no speaker's) answers for, as this node saw it")
-                .register(registry);
+        announced = meters.gauges("lbk8s.speaker.announced", "1 for each address and Service this node announces");
+        announcedAddresses = meters.gauge("lbk8s.speaker.announced.addresses", "Addresses this node answers for");
+        takeovers = meters.counter(
+                "lbk8s.speaker.takeovers",
+                "Addresses this node started answering for (at start, on a new Service, or taken from a node that failed or left)");
+        deferrals = meters.counter(
+                "lbk8s.speaker.takeovers.deferred",
+                "Times this node did not take an address because another MAC answered the probe for it");
+        conflicts = meters.gauges(
+                "lbk8s.speaker.address.conflicts",
+                "1 for each address another host (a MAC that is no speaker's) answers for, as this node saw it");
     }
 
     /** Whether another host answers for {@code ip} now. */
@@ -129,12 +123,14 @@ final class SpeakerMetrics implements L2Listener {
         String protocol = etherType == ArpPacket.ETHERTYPE ? "arp" : "ndp";
         dropped.computeIfAbsent(
                         List.of(iface, protocol),
-                        k -> Counter.builder("lbk8s.speaker.requests.dropped")
-                                .description(
-                                        "ARP requests and neighbor solicitations the kernel dropped because the responder's receive"
-                                                + " queue was full (they went unanswered)")
-                                .tags("interface", iface, "protocol", protocol)
-                                .register(registry))
+                        k -> meters.counter(
+                                "lbk8s.speaker.requests.dropped",
+                                "ARP requests and neighbor solicitations the kernel dropped because the responder's receive"
+                                        + " queue was full (they went unanswered)",
+                                "interface",
+                                iface,
+                                "protocol",
+                                protocol))
                 .increment(counted.drops());
     }
 
@@ -147,10 +143,7 @@ final class SpeakerMetrics implements L2Listener {
         return counters.get(kind)
                 .computeIfAbsent(
                         new Key(iface, ip),
-                        k -> Counter.builder(kind.name)
-                                .description(kind.help)
-                                .tags("interface", k.iface(), "ip", k.ip().toString())
-                                .register(registry));
+                        k -> meters.counter(kind.name, kind.help, "interface", k.iface(), "ip", k.ip().toString()));
     }
 
     void plan(NodePlan plan) {

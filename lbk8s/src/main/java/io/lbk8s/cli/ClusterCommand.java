@@ -1,0 +1,15 @@
+package io.lbk8s.cli;
+
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/** A command that talks to the cluster: kubectl's connection options, and its own spec for output and errors. */
+abstract class ClusterCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    KubeOptions kube;
+}
