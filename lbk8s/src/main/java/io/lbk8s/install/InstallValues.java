@@ -4,6 +4,7 @@ import io.lbk8s.peers.PeerSettings;
 import io.lbk8s.version.BuildVersion;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * Everything the rendered manifests depend on; the same knobs as the Helm chart's values.yaml.
@@ -65,182 +66,102 @@ public record InstallValues(
     }
 
     public InstallValues withNamespace(String value) {
-        return new InstallValues(
-                value,
-                image,
-                imagePullPolicy,
-                addresses,
-                poolName,
-                lbClass,
-                ignoreExcludeLb,
-                speakerNetAdmin,
-                speakerArpInKernel,
-                metricsPort,
-                peerPort,
-                controllerReplicas,
-                controllerResources,
-                speakerResources);
+        return copyWith(copy -> copy.namespace = value);
     }
 
     public InstallValues withImage(String value) {
-        return new InstallValues(
-                namespace,
-                value,
-                imagePullPolicy,
-                addresses,
-                poolName,
-                lbClass,
-                ignoreExcludeLb,
-                speakerNetAdmin,
-                speakerArpInKernel,
-                metricsPort,
-                peerPort,
-                controllerReplicas,
-                controllerResources,
-                speakerResources);
+        return copyWith(copy -> copy.image = value);
     }
 
     public InstallValues withAddresses(List<String> value) {
-        return new InstallValues(
-                namespace,
-                image,
-                imagePullPolicy,
-                value,
-                poolName,
-                lbClass,
-                ignoreExcludeLb,
-                speakerNetAdmin,
-                speakerArpInKernel,
-                metricsPort,
-                peerPort,
-                controllerReplicas,
-                controllerResources,
-                speakerResources);
+        return copyWith(copy -> copy.addresses = value);
     }
 
     public InstallValues withPoolName(String value) {
-        return new InstallValues(
-                namespace,
-                image,
-                imagePullPolicy,
-                addresses,
-                value,
-                lbClass,
-                ignoreExcludeLb,
-                speakerNetAdmin,
-                speakerArpInKernel,
-                metricsPort,
-                peerPort,
-                controllerReplicas,
-                controllerResources,
-                speakerResources);
+        return copyWith(copy -> copy.poolName = value);
     }
 
     public InstallValues withLbClass(Optional<String> value) {
-        return new InstallValues(
-                namespace,
-                image,
-                imagePullPolicy,
-                addresses,
-                poolName,
-                value,
-                ignoreExcludeLb,
-                speakerNetAdmin,
-                speakerArpInKernel,
-                metricsPort,
-                peerPort,
-                controllerReplicas,
-                controllerResources,
-                speakerResources);
+        return copyWith(copy -> copy.lbClass = value);
     }
 
     public InstallValues withIgnoreExcludeLb(boolean value) {
-        return new InstallValues(
-                namespace,
-                image,
-                imagePullPolicy,
-                addresses,
-                poolName,
-                lbClass,
-                value,
-                speakerNetAdmin,
-                speakerArpInKernel,
-                metricsPort,
-                peerPort,
-                controllerReplicas,
-                controllerResources,
-                speakerResources);
+        return copyWith(copy -> copy.ignoreExcludeLb = value);
     }
 
     public InstallValues withSpeakerNetAdmin(boolean value) {
-        return new InstallValues(
-                namespace,
-                image,
-                imagePullPolicy,
-                addresses,
-                poolName,
-                lbClass,
-                ignoreExcludeLb,
-                value,
-                speakerArpInKernel,
-                metricsPort,
-                peerPort,
-                controllerReplicas,
-                controllerResources,
-                speakerResources);
+        return copyWith(copy -> copy.speakerNetAdmin = value);
     }
 
     public InstallValues withSpeakerArpInKernel(boolean value) {
-        return new InstallValues(
-                namespace,
-                image,
-                imagePullPolicy,
-                addresses,
-                poolName,
-                lbClass,
-                ignoreExcludeLb,
-                speakerNetAdmin,
-                value,
-                metricsPort,
-                peerPort,
-                controllerReplicas,
-                controllerResources,
-                speakerResources);
+        return copyWith(copy -> copy.speakerArpInKernel = value);
     }
 
     public InstallValues withPeerPort(int value) {
-        return new InstallValues(
-                namespace,
-                image,
-                imagePullPolicy,
-                addresses,
-                poolName,
-                lbClass,
-                ignoreExcludeLb,
-                speakerNetAdmin,
-                speakerArpInKernel,
-                metricsPort,
-                value,
-                controllerReplicas,
-                controllerResources,
-                speakerResources);
+        return copyWith(copy -> copy.peerPort = value);
     }
 
     public InstallValues withControllerReplicas(int value) {
-        return new InstallValues(
-                namespace,
-                image,
-                imagePullPolicy,
-                addresses,
-                poolName,
-                lbClass,
-                ignoreExcludeLb,
-                speakerNetAdmin,
-                speakerArpInKernel,
-                metricsPort,
-                peerPort,
-                value,
-                controllerResources,
-                speakerResources);
+        return copyWith(copy -> copy.controllerReplicas = value);
+    }
+
+    /** The one copy every wither makes: all components as they are, but for what {@code change} sets. */
+    private InstallValues copyWith(Consumer<Copy> change) {
+        Copy copy = new Copy(this);
+        change.accept(copy);
+        return copy.values();
+    }
+
+    /** The components, each settable: a record's components are final. */
+    private static final class Copy {
+        private String namespace;
+        private String image;
+        private String imagePullPolicy;
+        private List<String> addresses;
+        private String poolName;
+        private Optional<String> lbClass;
+        private boolean ignoreExcludeLb;
+        private boolean speakerNetAdmin;
+        private boolean speakerArpInKernel;
+        private int metricsPort;
+        private int peerPort;
+        private int controllerReplicas;
+        private Resources controllerResources;
+        private Resources speakerResources;
+
+        private Copy(InstallValues from) {
+            namespace = from.namespace;
+            image = from.image;
+            imagePullPolicy = from.imagePullPolicy;
+            addresses = from.addresses;
+            poolName = from.poolName;
+            lbClass = from.lbClass;
+            ignoreExcludeLb = from.ignoreExcludeLb;
+            speakerNetAdmin = from.speakerNetAdmin;
+            speakerArpInKernel = from.speakerArpInKernel;
+            metricsPort = from.metricsPort;
+            peerPort = from.peerPort;
+            controllerReplicas = from.controllerReplicas;
+            controllerResources = from.controllerResources;
+            speakerResources = from.speakerResources;
+        }
+
+        private InstallValues values() {
+            return new InstallValues(
+                    namespace,
+                    image,
+                    imagePullPolicy,
+                    addresses,
+                    poolName,
+                    lbClass,
+                    ignoreExcludeLb,
+                    speakerNetAdmin,
+                    speakerArpInKernel,
+                    metricsPort,
+                    peerPort,
+                    controllerReplicas,
+                    controllerResources,
+                    speakerResources);
+        }
     }
 }

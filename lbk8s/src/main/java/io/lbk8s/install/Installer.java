@@ -329,17 +329,7 @@ public final class Installer {
 
     private List<GenericKubernetesResource> list(
             io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext context, String namespace) {
-        try {
-            return client.genericKubernetesResources(context)
-                    .inNamespace(namespace)
-                    .list()
-                    .getItems();
-        } catch (KubernetesClientException e) {
-            if (e.getCode() == 404) {
-                return List.of(); // the CRDs are not installed yet
-            }
-            throw e;
-        }
+        return CustomResources.list(client, context, namespace).orElse(List.of()); // the CRDs are not installed yet
     }
 
     private static <T> T get(java.util.function.Supplier<T> read) {

@@ -31,6 +31,8 @@ import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
+import io.fabric8.kubernetes.api.model.rbac.Subject;
+import io.fabric8.kubernetes.api.model.rbac.SubjectBuilder;
 import io.lbk8s.kube.PeerKeySecret;
 import io.lbk8s.peers.PeerSettings;
 import java.security.SecureRandom;
@@ -147,11 +149,7 @@ public final class Manifests {
         Map<String, String> app = Map.of("app", "whoami");
         return List.of(
                 new DeploymentBuilder()
-                        .withNewMetadata()
-                        .withName("whoami")
-                        .withNamespace("default")
-                        .withLabels(app)
-                        .endMetadata()
+                        .withMetadata(exampleMetadata(app))
                         .withNewSpec()
                         .withReplicas(2)
                         .withNewSelector()
@@ -176,11 +174,7 @@ public final class Manifests {
                         .endSpec()
                         .build(),
                 new ServiceBuilder()
-                        .withNewMetadata()
-                        .withName("whoami")
-                        .withNamespace("default")
-                        .withLabels(app)
-                        .endMetadata()
+                        .withMetadata(exampleMetadata(app))
                         .withNewSpec()
                         .withType("LoadBalancer")
                         .withSelector(app)
@@ -191,6 +185,15 @@ public final class Manifests {
                         .endPort()
                         .endSpec()
                         .build());
+    }
+
+    /** A new object each call: the Deployment and the Service must not share one that a caller may change. */
+    private static ObjectMeta exampleMetadata(Map<String, String> app) {
+        return new ObjectMetaBuilder()
+                .withName("whoami")
+                .withNamespace("default")
+                .withLabels(app)
+                .build();
     }
 
     // ---- the objects ----
@@ -226,11 +229,7 @@ public final class Manifests {
         return new ClusterRoleBindingBuilder()
                 .withMetadata(meta(name, null, component))
                 .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", name)
-                .addNewSubject()
-                .withKind("ServiceAccount")
-                .withName(name)
-                .withNamespace(values.namespace())
-                .endSubject()
+                .withSubjects(serviceAccountSubject(name, values.namespace()))
                 .build();
     }
 
@@ -245,11 +244,16 @@ public final class Manifests {
         return new RoleBindingBuilder()
                 .withMetadata(meta(name, values.namespace(), component))
                 .withNewRoleRef("rbac.authorization.k8s.io", "Role", name)
-                .addNewSubject()
+                .withSubjects(serviceAccountSubject(name, values.namespace()))
+                .build();
+    }
+
+    /** Who a binding grants its role to: the component's own ServiceAccount, named like the role. */
+    private static Subject serviceAccountSubject(String name, String namespace) {
+        return new SubjectBuilder()
                 .withKind("ServiceAccount")
                 .withName(name)
-                .withNamespace(values.namespace())
-                .endSubject()
+                .withNamespace(namespace)
                 .build();
     }
 

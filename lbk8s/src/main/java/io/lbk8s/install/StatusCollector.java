@@ -173,17 +173,8 @@ public final class StatusCollector {
     }
 
     private List<GenericKubernetesResource> list(ResourceDefinitionContext context, String namespace) {
-        try {
-            return client.genericKubernetesResources(context)
-                    .inNamespace(namespace)
-                    .list()
-                    .getItems();
-        } catch (KubernetesClientException e) {
-            if (e.getCode() == 404) {
-                throw new InstallProblem("the metallb.io CRDs are not installed (" + context.getPlural()
-                        + " not found): run lbk8s install first");
-            }
-            throw e;
-        }
+        return CustomResources.list(client, context, namespace)
+                .orElseThrow(() -> new InstallProblem("the metallb.io CRDs are not installed (" + context.getPlural()
+                        + " not found): run lbk8s install first"));
     }
 }

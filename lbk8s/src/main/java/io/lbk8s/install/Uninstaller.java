@@ -194,17 +194,7 @@ public final class Uninstaller {
     }
 
     private List<GenericKubernetesResource> listOrEmpty(ResourceDefinitionContext context, String namespace) {
-        try {
-            return client.genericKubernetesResources(context)
-                    .inNamespace(namespace)
-                    .list()
-                    .getItems();
-        } catch (KubernetesClientException e) {
-            if (e.getCode() == 404) {
-                return List.of();
-            }
-            throw e;
-        }
+        return CustomResources.list(client, context, namespace).orElse(List.of());
     }
 
     private static Result report(Consumer<String> say, Result result) {
