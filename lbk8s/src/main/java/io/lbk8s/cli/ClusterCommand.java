@@ -1,5 +1,6 @@
 package io.lbk8s.cli;
 
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -12,4 +13,11 @@ abstract class ClusterCommand implements Callable<Integer> {
 
     @Mixin
     KubeOptions kube;
+
+    /** The roles' namespace: the flag, else the Pod's own (the manifests set POD_NAMESPACE), else lbk8s-system. */
+    static String roleNamespace(String flag) {
+        return Optional.ofNullable(flag)
+                .or(() -> Optional.ofNullable(System.getenv("POD_NAMESPACE")))
+                .orElse("lbk8s-system");
+    }
 }

@@ -74,9 +74,7 @@ final class ControllerCommand extends ClusterCommand {
     @Override
     public Integer call() throws Exception {
         Optional<Candidacy> candidacy = candidacy(); // bad flags are refused before anything connects
-        String ns = Optional.ofNullable(namespace)
-                .or(() -> Optional.ofNullable(System.getenv("POD_NAMESPACE")))
-                .orElse("lbk8s-system");
+        String ns = roleNamespace(namespace);
         var registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         var settings = new ControllerSettings(ns, Optional.ofNullable(lbClass).filter(s -> !s.isBlank()));
         KubernetesClient client = kube.client();

@@ -186,9 +186,7 @@ final class SpeakerCommand extends ClusterCommand {
                         () -> new ParameterException(
                                 spec.commandLine(),
                                 "the speaker needs its node's name: pass --node or set NODE_NAME (the DaemonSet sets it from spec.nodeName)"));
-        String ns = Optional.ofNullable(namespace)
-                .or(() -> Optional.ofNullable(System.getenv("POD_NAMESPACE")))
-                .orElse("lbk8s-system");
+        String ns = roleNamespace(namespace);
         Optional<String> pod = Optional.ofNullable(podName)
                 .or(() -> Optional.ofNullable(System.getenv("POD_NAME")))
                 .filter(s -> !s.isBlank());

@@ -14,6 +14,7 @@ import io.lbk8s.config.ConfigProblem;
 import io.lbk8s.config.ConfigResult;
 import io.lbk8s.install.RangeChoice.KnownNetwork;
 import io.lbk8s.kube.ConfigResources;
+import io.lbk8s.kube.CustomResources;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -329,7 +330,8 @@ public final class Installer {
 
     private List<GenericKubernetesResource> list(
             io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext context, String namespace) {
-        return CustomResources.list(client, context, namespace).orElse(List.of()); // the CRDs are not installed yet
+        return CustomResources.listIfInstalled(client, context, namespace)
+                .orElse(List.of()); // the CRDs are not installed yet
     }
 
     private static <T> T get(java.util.function.Supplier<T> read) {

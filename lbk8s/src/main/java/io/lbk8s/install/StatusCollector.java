@@ -18,6 +18,7 @@ import io.lbk8s.kube.ClusterAddresses;
 import io.lbk8s.kube.ClusterNames;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.ConfigurationStates;
+import io.lbk8s.kube.CustomResources;
 import io.lbk8s.kube.IpAddressClaims;
 import io.lbk8s.kube.MisplacedResources;
 import io.lbk8s.kube.ServiceL2Statuses;
@@ -173,7 +174,7 @@ public final class StatusCollector {
     }
 
     private List<GenericKubernetesResource> list(ResourceDefinitionContext context, String namespace) {
-        return CustomResources.list(client, context, namespace)
+        return CustomResources.listIfInstalled(client, context, namespace)
                 .orElseThrow(() -> new InstallProblem("the metallb.io CRDs are not installed (" + context.getPlural()
                         + " not found): run lbk8s install first"));
     }

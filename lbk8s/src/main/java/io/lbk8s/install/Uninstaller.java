@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.lbk8s.kube.ConfigResources;
+import io.lbk8s.kube.CustomResources;
 import io.lbk8s.kube.IpAddressClaims;
 import java.util.ArrayList;
 import java.util.List;
@@ -194,7 +195,7 @@ public final class Uninstaller {
     }
 
     private List<GenericKubernetesResource> listOrEmpty(ResourceDefinitionContext context, String namespace) {
-        return CustomResources.list(client, context, namespace).orElse(List.of());
+        return CustomResources.listIfInstalled(client, context, namespace).orElse(List.of());
     }
 
     private static Result report(Consumer<String> say, Result result) {

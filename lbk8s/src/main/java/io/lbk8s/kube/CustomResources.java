@@ -3,15 +3,19 @@ package io.lbk8s.kube;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * The two families of custom resources lbk8s reads and writes: MetalLB's own kinds (namespaced, {@code metallb.io/v1beta1}),
  * which users and MetalLB's tools already know, and lbk8s's per-address kinds (cluster-scoped, {@code lbk8s.io/v1alpha1}).
  */
-final class CustomResources {
+public final class CustomResources {
     private CustomResources() {}
 
     static ResourceDefinitionContext metallb(String kind, String plural) {
@@ -51,6 +55,36 @@ final class CustomResources {
         }
         current.getAdditionalProperties().put("status", status);
         resources.resource(current).updateStatus();
+    }
+
+    /** The namespace's objects of the context's kind; empty when its CRD is not installed (the API answers 404). */
+    public static Optional<List<GenericKubernetesResource>> listIfInstalled(
+            KubernetesClient client, ResourceDefinitionContext context, String namespace) {
+        return ifInstalled(() -> client.genericKubernetesResources(context)
+                .inNamespace(namespace)
+                .list()
+                .getItems());
+    }
+
+    /** The objects of the context's kind in every namespace; empty when its CRD is not installed. */
+    public static Optional<List<GenericKubernetesResource>> listEverywhereIfInstalled(
+            KubernetesClient client, ResourceDefinitionContext context) {
+        return ifInstalled(() -> client.genericKubernetesResources(context)
+                .inAnyNamespace()
+                .list()
+                .getItems());
+    }
+
+    private static Optional<List<GenericKubernetesResource>> ifInstalled(
+            Supplier<List<GenericKubernetesResource>> list) {
+        try {
+            return Optional.of(list.get());
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == 404) {
+                return Optional.empty();
+            }
+            throw e;
+        }
     }
 
     private static ResourceDefinitionContext context(

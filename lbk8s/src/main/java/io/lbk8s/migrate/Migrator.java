@@ -11,6 +11,7 @@ import io.lbk8s.config.ConfigSources;
 import io.lbk8s.config.MisplacedConfig;
 import io.lbk8s.install.InstallProblem;
 import io.lbk8s.kube.ConfigResources;
+import io.lbk8s.kube.CustomResources;
 import io.lbk8s.kube.MisplacedResources;
 import java.util.ArrayList;
 import java.util.List;
@@ -76,17 +77,8 @@ public final class Migrator {
     }
 
     private List<GenericKubernetesResource> list(ResourceDefinitionContext context) {
-        try {
-            return client.genericKubernetesResources(context)
-                    .inAnyNamespace()
-                    .list()
-                    .getItems();
-        } catch (KubernetesClientException e) {
-            if (e.getCode() == 404) {
-                return List.of(); // no CRD, so none of these anywhere (a cluster with only the legacy ConfigMap)
-            }
-            throw e;
-        }
+        // no CRD, so none of these anywhere (a cluster with only the legacy ConfigMap)
+        return CustomResources.listEverywhereIfInstalled(client, context).orElse(List.of());
     }
 
     public static GenericKubernetesResource object(String target, Manifest m) {
