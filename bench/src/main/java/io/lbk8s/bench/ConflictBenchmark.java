@@ -108,19 +108,7 @@ public final class ConflictBenchmark {
                 must(foreign.run(
                         Duration.ofSeconds(5), "ip", "addr", "add", ip.getHostAddress() + "/24", "dev", "eth0"));
                 var arping = CompletableFuture.supplyAsync(
-                        () -> foreign.run(
-                                Duration.ofSeconds(5),
-                                "arping",
-                                "-U",
-                                "-c",
-                                "1",
-                                "-w",
-                                "1",
-                                "-I",
-                                "eth0",
-                                "-s",
-                                ip.getHostAddress(),
-                                ip.getHostAddress()),
+                        () -> foreign.gratuitousArp(ip),
                         task -> Thread.ofPlatform().daemon().start(task));
                 long seen = awaitEvent(sandbox, name, "claimed " + ip.getHostAddress());
                 must(arping.join());

@@ -218,21 +218,7 @@ class AddressConflictIT {
         try (ArpWatch watch = ArpWatch.start(network, network.logDirectory().resolve("conflict-arp.log"))) {
             foreignTakes(ip);
             long before = Sandbox.nowMicros();
-            var arping = CompletableFuture.supplyAsync(
-                    () -> foreign.run(
-                            Duration.ofSeconds(5),
-                            "arping",
-                            "-U",
-                            "-c",
-                            "1",
-                            "-w",
-                            "1",
-                            "-I",
-                            "eth0",
-                            "-s",
-                            ip.getHostAddress(),
-                            ip.getHostAddress()),
-                    OWN_THREAD);
+            var arping = CompletableFuture.supplyAsync(() -> foreign.gratuitousArp(ip), OWN_THREAD);
             awaitEvent(
                     "claimed",
                     "Warning",

@@ -75,6 +75,24 @@ public final class TestClient {
         return m.find() ? Optional.of(m.group(1).toLowerCase(Locale.ROOT)) : Optional.empty();
     }
 
+    /** Announces {@code ip} as this host's with one gratuitous ARP request (sender and target {@code ip}). */
+    public CommandResult gratuitousArp(InetAddress ip) {
+        String address = Addressing.text(ip);
+        return run(
+                Duration.ofSeconds(5),
+                Tool.ARPING.path(),
+                "-U",
+                "-c",
+                "1",
+                "-w",
+                "1",
+                "-I",
+                interfaceName,
+                "-s",
+                address,
+                address);
+    }
+
     /**
      * Every distinct MAC that answered ARP for {@code ip} during {@code window} (one broadcast request
      * per second, the first at once): more than one means two nodes claim the address.
