@@ -6,7 +6,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** Registers a role's meters, each with its help text: the one way lbk8s declares a counter or a gauge. */
+/**
+ * Registers a role's counters, untagged gauges and gauge families, each with its help text. Meters that read an object (a queue's depth,
+ * a watch's state) or time something are built where that object is (QueueMeters, Watches, ElectionMetrics).
+ */
 public final class Meters {
     private final MeterRegistry registry;
 
