@@ -7,8 +7,9 @@ import io.micrometer.core.instrument.MultiGauge;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Registers a role's counters, untagged gauges and gauge families, each with its help text. Meters that read an object (a queue's depth,
- * a watch's state) or time something are built where that object is (QueueMeters, Watches, ElectionMetrics).
+ * Registers a role's counters, untagged gauges and gauge families, each with its help text. Meters that read an
+ * object (a queue's depth, a watch's state) or time something are built where that object is (QueueMeters, Watches,
+ * ElectionMetrics).
  */
 public final class Meters {
     private final MeterRegistry registry;
