@@ -25,9 +25,6 @@ public final class Main implements Runnable {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
-        if ("json".equalsIgnoreCase(System.getenv("LOG_FORMAT"))) {
-            System.setProperty("logback.configurationFile", "logback-json.xml");
-        }
         System.exit(run(args));
     }
 

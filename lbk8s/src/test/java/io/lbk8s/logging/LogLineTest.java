@@ -5,13 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.joran.JoranConfigurator;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.LoggingEvent;
 import ch.qos.logback.classic.spi.ThrowableProxy;
 import ch.qos.logback.core.OutputStreamAppender;
 import ch.qos.logback.core.encoder.Encoder;
-import ch.qos.logback.core.joran.spi.JoranException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.stream.Stream;
@@ -21,7 +19,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.slf4j.event.KeyValuePair;
 
-/** The text log format of the shipped logback.xml: one line per record, whatever the record holds. */
+/** The roles' text log format: one line per record, whatever the record holds. */
 class LogLineTest {
     private static final String FORGED =
             "\n2026-12-03T00:00:00Z level=INFO logger=Controller msg=\"configuration valid: 7 pool(s)\"";
@@ -44,14 +42,14 @@ class LogLineTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource
-    void messages(String what, String message, String expected) throws JoranException {
+    void messages(String what, String message, String expected) {
         String line = render(event(message));
         assertThat(line).endsWith(expected + System.lineSeparator());
         assertOneLine(line);
     }
 
     @Test
-    void stackTraceStaysOnTheLineOfItsRecord() throws JoranException {
+    void stackTraceStaysOnTheLineOfItsRecord() {
         LoggingEvent event = event("reconcile failed");
         event.setThrowableProxy(new ThrowableProxy(new IllegalStateException("boom" + FORGED)));
         String line = render(event);
@@ -62,7 +60,7 @@ class LogLineTest {
     }
 
     @Test
-    void keyValuePairsAreEscapedToo() throws JoranException {
+    void keyValuePairsAreEscapedToo() {
         LoggingEvent event = event("assigned");
         event.setKeyValuePairs(List.of(new KeyValuePair("pool", "a" + FORGED)));
         String line = render(event);
@@ -72,7 +70,7 @@ class LogLineTest {
     }
 
     @Test
-    void withoutKeyValuePairsOneSpaceSeparatesLoggerAndMessage() throws JoranException {
+    void withoutKeyValuePairsOneSpaceSeparatesLoggerAndMessage() {
         assertThat(render(event("hello"))).contains(" level=INFO  logger=Controller msg=\"hello\"");
     }
 
@@ -93,13 +91,11 @@ class LogLineTest {
         return event;
     }
 
-    /** The record as the shipped logback.xml's console appender would write it. */
+    /** The record as the roles' console appender writes it (LogSetup's text format). */
     @SuppressWarnings("unchecked")
-    private static String render(LoggingEvent event) throws JoranException {
+    private static String render(LoggingEvent event) {
         LoggerContext context = new LoggerContext();
-        JoranConfigurator configurator = new JoranConfigurator();
-        configurator.setContext(context);
-        configurator.doConfigure(LogLineTest.class.getResource("/logback.xml"));
+        LogSetup.apply(context, false, null);
         Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
         var appender = (OutputStreamAppender<ILoggingEvent>) root.getAppender("OUT");
         Encoder<ILoggingEvent> encoder = appender.getEncoder();
