@@ -1,5 +1,6 @@
 package io.lbk8s.testkit;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -188,6 +189,30 @@ public final class TestApiServer implements AutoCloseable {
             }
         }
         return created;
+    }
+
+    /**
+     * Creates the objects of a YAML or JSON file (several documents allowed), in their order, as {@code kubectl
+     * create -f} would; objects with a status get it written too, since a create ignores it. Returns how many.
+     */
+    public int createObjects(Path file) throws IOException {
+        int created = 0;
+        try (InputStream in = Files.newInputStream(file)) {
+            for (HasMetadata item : client().load(in).items()) {
+                HasMetadata made = client().resource(item).create();
+                if (hasStatus(item)) {
+                    item.getMetadata().setResourceVersion(made.getMetadata().getResourceVersion());
+                    client().resource(item).updateStatus();
+                }
+                created++;
+            }
+        }
+        return created;
+    }
+
+    private static boolean hasStatus(HasMetadata item) {
+        var tree = Serialization.jsonMapper().valueToTree(item);
+        return tree.has("status") && !tree.get("status").isEmpty();
     }
 
     /** Writes a kubeconfig for this server (usable by kubectl and {@code Config.fromKubeconfig}); returns file. */

@@ -9,7 +9,8 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * Runs a {@link TestApiServer} as a process:
- * {@code --address A --port P [--kubeconfig FILE] [--crds DIR] [--request-log FILE] [--no-stdin]}.
+ * {@code --address A --port P [--kubeconfig FILE] [--crds DIR] [--seed FILE] [--request-log FILE] [--no-stdin]}:
+ * {@code --seed} creates the objects of a YAML file once the CRDs are there.
  * Prints {@code READY <url>} on stdout once serving, then runs until SIGTERM/SIGINT or until stdin
  * reaches end of file (unless stdin is /dev/null or {@code --no-stdin} is given). Logs go to stderr.
  */
@@ -17,13 +18,15 @@ public final class TestApiServerMain {
 
     private TestApiServerMain() {}
 
-    record Options(InetAddress address, int port, Path kubeconfig, Path crds, boolean watchStdin, Path requestLog) {
+    record Options(
+            InetAddress address, int port, Path kubeconfig, Path crds, Path seed, boolean watchStdin, Path requestLog) {
 
         static Options parse(String[] args) throws IOException {
             InetAddress address = InetAddress.getLoopbackAddress();
             int port = 0;
             Path kubeconfig = null;
             Path crds = null;
+            Path seed = null;
             Path requestLog = null;
             boolean watchStdin = true;
             for (int i = 0; i < args.length; i++) {
@@ -41,13 +44,14 @@ public final class TestApiServerMain {
                     case "--port" -> port = Integer.parseInt(value);
                     case "--kubeconfig" -> kubeconfig = Path.of(value);
                     case "--crds" -> crds = Path.of(value);
+                    case "--seed" -> seed = Path.of(value);
                     case "--request-log" -> requestLog = Path.of(value);
                     case "--no-stdin" -> watchStdin = false;
                     case "--help", "-h" -> throw new IllegalArgumentException("usage");
                     default -> throw new IllegalArgumentException("unknown option " + name);
                 }
             }
-            return new Options(address, port, kubeconfig, crds, watchStdin, requestLog);
+            return new Options(address, port, kubeconfig, crds, seed, watchStdin, requestLog);
         }
     }
 
@@ -61,7 +65,7 @@ public final class TestApiServerMain {
         } catch (IllegalArgumentException e) {
             System.err.println(
                     (e.getMessage().equals("usage") ? "" : e.getMessage() + "\n")
-                            + "usage: test-api-server --address A --port P [--kubeconfig FILE] [--crds DIR] [--request-log FILE] [--no-stdin]");
+                            + "usage: test-api-server --address A --port P [--kubeconfig FILE] [--crds DIR] [--seed FILE] [--request-log FILE] [--no-stdin]");
             System.exit(2);
             return;
         }
@@ -92,12 +96,15 @@ public final class TestApiServerMain {
         System.exit(0);
     }
 
-    /** Starts the server, creates CRDs, writes the kubeconfig, prints READY; the caller closes it. */
+    /** Starts the server, creates CRDs and seed objects, writes the kubeconfig, prints READY; the caller closes it. */
     static TestApiServer run(Options options, PrintStream out) throws IOException {
         TestApiServer server = TestApiServer.start(options.address(), options.port());
         try {
             if (options.crds() != null) {
                 server.createCrds(options.crds());
+            }
+            if (options.seed() != null) {
+                server.createObjects(options.seed());
             }
             if (options.kubeconfig() != null) {
                 server.writeKubeconfig(options.kubeconfig());
