@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
             StatusCommand.class,
             MigrateCommand.class,
             VersionCommand.class,
+            AotTrainingCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class Main implements Runnable {
