@@ -33,7 +33,7 @@ record Invocation(String executable) {
         return executable.startsWith(PLUGIN_PREFIX);
     }
 
-    /** What the user types: {@code kubectl lbk8s} for the plugin (kubectl's rule: the first dash is a space). */
+    /** What the user types: {@code kubectl lbk8s} for the plugin (kubectl's rule: a dash in the name is a space). */
     String commandName() {
         return kubectlPlugin() ? "kubectl " + executable.substring(PLUGIN_PREFIX.length()) : executable;
     }
