@@ -8,15 +8,36 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Duration;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
-/** kubectl's connection options; without them, the usual chain: in-cluster service account, then KUBECONFIG. */
+/**
+ * kubectl's connection options, spelt as kubectl spells them: kubectl hands a plugin none of its own flags, so
+ * {@code kubectl lbk8s status --context prod} is read here. Without {@code --kubeconfig}, the usual chain: in-cluster
+ * service account, then {@code KUBECONFIG} (a list separated by colons, merged as kubectl merges it), then
+ * ~/.kube/config.
+ */
 final class KubeOptions {
-    @Option(names = "--kubeconfig", description = "Path to a kubeconfig file.")
+    @Option(names = "--kubeconfig", description = "Path to a kubeconfig file (default: $KUBECONFIG, ~/.kube/config).")
     Path kubeconfig;
 
     @Option(names = "--context", description = "The kubeconfig context to use.")
     String context;
+
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec command;
+
+    Duration requestTimeout;
+
+    @Option(
+            names = "--request-timeout",
+            paramLabel = "DURATION",
+            description = "How long to wait for one API request, like 30s or 1m; 0: no limit (default: 10s).")
+    void requestTimeout(String text) {
+        requestTimeout = DurationFlags.parse(command, "--request-timeout", text);
+    }
 
     /** The client; a kubeconfig that cannot be read ends the command with an IllegalArgumentException's sentence. */
     KubernetesClient client() {
@@ -34,6 +55,9 @@ final class KubeOptions {
             }
         } else {
             config = Config.autoConfigure(context);
+        }
+        if (requestTimeout != null) {
+            config.setRequestTimeout((int) Math.min(requestTimeout.toMillis(), Integer.MAX_VALUE));
         }
         return new KubernetesClientBuilder().withConfig(config).build();
     }

@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
             StatusCommand.class,
             MigrateCommand.class,
             VersionCommand.class,
+            CompletionCommand.class,
             AotTrainingCommand.class,
             CommandLine.HelpCommand.class
         })
@@ -30,7 +31,8 @@ public final class Main implements Runnable {
     }
 
     static int run(String... args) {
-        CommandLine cli = commandLine();
+        CommandLine cli =
+                commandLine().setCommandName(Invocation.fromEnvironment().commandName());
         try {
             return cli.execute(args);
         } finally {

@@ -1,0 +1,59 @@
+package io.lbk8s.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The script {@code lbk8s completion bash} prints, sourced by bash, completes what a user types. */
+class CompletionCommandTest {
+    @TempDir
+    Path dir;
+
+    /**
+     * What bash offers for {@code line} (the last word is being completed): the script is sourced, then its
+     * completion function is called as bash's {@code complete -F} calls it, with the words of the line.
+     */
+    List<String> complete(String commandName, String line) throws IOException, InterruptedException {
+        CliRun script = KubectlFlagsTest.run(commandName, "completion", "bash");
+        assertThat(script.code()).as(script.err()).isZero();
+        Path file = Files.writeString(dir.resolve("completion.bash"), script.out());
+        String program = """
+                source "$1"
+                read -r -a COMP_WORDS <<<"$2"
+                [[ "$2" == *" " ]] && COMP_WORDS+=("")
+                COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+                COMP_LINE=$2
+                COMP_POINT=${#COMP_LINE}
+                function=$(complete -p "${COMP_WORDS[0]}" | sed -n 's/.* -F \\([^ ]*\\) .*/\\1/p')
+                "$function" 2>/dev/null
+                printf '%s\\n' "${COMPREPLY[@]}"
+                """;
+        Path out = dir.resolve("out");
+        Process bash = new ProcessBuilder("bash", "--norc", "--noprofile", "-c", program, "bash", file.toString(), line)
+                .redirectErrorStream(true)
+                .redirectOutput(out.toFile())
+                .start();
+        assertThat(bash.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(bash.exitValue()).as(Files.readString(out)).isZero();
+        return Files.readAllLines(out).stream().filter(s -> !s.isEmpty()).toList();
+    }
+
+    @Test
+    void completesSubcommandsFlagsAndValues() throws Exception {
+        assertThat(complete("lbk8s", "lbk8s st")).containsExactly("status");
+        assertThat(complete("lbk8s", "lbk8s status --req")).containsExactly("--request-timeout");
+        assertThat(complete("lbk8s", "lbk8s status -o ")).containsExactlyInAnyOrder("yaml", "json");
+        assertThat(complete("lbk8s", "lbk8s completion ")).containsExactlyInAnyOrder("bash", "zsh");
+    }
+
+    @Test
+    void theKubectlPluginsScriptCompletesKubectlLbk8s() throws Exception {
+        assertThat(complete("kubectl lbk8s", "kubectl-lbk8s sta")).containsExactly("status");
+    }
+}
