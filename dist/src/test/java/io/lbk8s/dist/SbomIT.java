@@ -132,23 +132,14 @@ class SbomIT {
         }
     }
 
-    static JsonNode component(JsonNode bom, String name) {
-        for (JsonNode component : bom.path("components")) {
-            if (name.equals(component.path("name").asString())) {
-                return component;
-            }
-        }
-        throw new AssertionError("no component " + name);
-    }
-
     /** The jar itself, in the version the build made, and the runtime as the runtime itself reports it. */
     static void assertListsJarAndRuntime(JsonNode bom, Path home) {
-        JsonNode jar = component(bom, "lbk8s");
+        JsonNode jar = ComposeSbomTest.component(bom, "lbk8s");
         assertThat(jar.path("version").asString()).isEqualTo(VERSION);
         assertThat(jar.path("purl").asString()).startsWith("pkg:maven/io.lbk8s/lbk8s@");
 
         String java = home.resolve("runtime/bin/java").toString();
-        JsonNode runtime = component(bom, "temurin");
+        JsonNode runtime = ComposeSbomTest.component(bom, "temurin");
         String version = runtime.path("version").asString();
         assertThat(runtime.path("publisher").asString()).isEqualTo("Eclipse Adoptium");
         assertThat(Cmd.run(RUN, List.of(java, "--version")).ok().out())
@@ -224,7 +215,7 @@ class SbomIT {
                 .out();
         Matcher debian = Pattern.compile("\\((\\w+) GLIBC ([^)]+)\\)").matcher(banner);
         assertThat(debian.find()).as(banner).isTrue();
-        JsonNode libc6 = component(bom, "libc6");
+        JsonNode libc6 = ComposeSbomTest.component(bom, "libc6");
         assertThat(libc6.path("version").asString()).isEqualTo(debian.group(2));
         assertThat(libc6.path("purl").asString())
                 .startsWith("pkg:deb/" + debian.group(1).toLowerCase() + "/libc6@");
