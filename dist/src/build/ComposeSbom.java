@@ -8,6 +8,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.SerializationFeature;
@@ -190,12 +192,26 @@ public class ComposeSbom {
         return properties;
     }
 
+    static final Set<String> OPTIONS = Set.of(
+            "jar-bom",
+            "jdk-release",
+            "runtime-release",
+            "version",
+            "out",
+            "distribution",
+            "image",
+            "libc6-status",
+            "distro");
+
     static Map<String, String> options(String[] args) {
         Map<String, String> options = new HashMap<>();
         for (int i = 0; i < args.length; i += 2) {
             if (!args[i].startsWith("--") || i + 1 >= args.length) {
                 fail("usage: see ComposeSbom.java's comment (at "
                         + Arrays.toString(List.of(args).subList(i, args.length).toArray()) + ")");
+            }
+            if (!OPTIONS.contains(args[i].substring(2))) {
+                fail("unknown option " + args[i] + " (known: --" + String.join(", --", new TreeSet<>(OPTIONS)) + ")");
             }
             options.put(args[i].substring(2), args[i + 1]);
         }

@@ -228,6 +228,13 @@ class ComposeSbomTest {
     }
 
     @Test
+    void refusesAnUnknownOption() throws IOException {
+        Cmd cmd = compose(JAR_BOM, JDK_RELEASE, RUNTIME_RELEASE, "--distribution", "x", "--libc-status", "typo");
+        assertThat(cmd.exit()).isEqualTo(1);
+        assertThat(cmd.err()).contains("unknown option --libc-status").contains("--libc6-status");
+    }
+
+    @Test
     void refusesAMissingInput() throws IOException {
         Cmd cmd = compose(JAR_BOM, JDK_RELEASE, null, "--distribution", "lbk8s-linux-x64");
         assertThat(cmd.exit()).isEqualTo(1);
