@@ -148,4 +148,25 @@ class ImageIT {
         assertThat(version.exit()).as("%s", version).isZero();
         assertThat(version.out()).startsWith("lbk8s ");
     }
+
+    @Test
+    void sbomCopiesOutOfTheImage() throws Exception {
+        requireOrSkip(
+                !"offline=true".equals(System.getProperty("lbk8s.maven")),
+                "offline build (-o): no SBOM in the image (cyclonedx-maven-plugin's makeBom runs only online)");
+        // the image has no shell: docker cp from a container that is created, never started
+        String container = "lbk8s-sbom-" + ProcessHandle.current().pid();
+        engine.docker(RUN, "create", "--name", container, IMAGE).ok();
+        Path out = Files.createTempDirectory("lbk8s-sbom");
+        try {
+            engine.docker(RUN, "cp", container + ":/opt/lbk8s/sbom.cdx.json", out.toString())
+                    .ok();
+            assertThat(Files.readString(out.resolve("sbom.cdx.json")))
+                    .isEqualTo(Files.readString(Path.of(System.getProperty("lbk8s.target"), "lbk8s-image.cdx.json")));
+        } finally {
+            engine.docker(RUN, "rm", "--force", container);
+            Files.deleteIfExists(out.resolve("sbom.cdx.json"));
+            Files.deleteIfExists(out);
+        }
+    }
 }
