@@ -56,22 +56,25 @@ class ObservabilityIT {
 
         List<TestNode> alive =
                 cluster.network.nodes().stream().filter(n -> !n.equals(leader)).toList();
-        Sandbox.poll("the surviving speakers to show the dead, the unheard and the answers", SOON, () -> {
-            String text = scrape(cluster, alive);
-            return text.contains("state=\"dead\"")
-                    && text.contains("state=\"not-heard\"")
-                    && text.contains("lbk8s_layer2_responses_sent_total{")
-                    && text.contains("lbk8s_service_address{");
-        });
-        String text = scrape(cluster, alive);
+        String[] scraped = {""};
+        Sandbox.poll(
+                "the surviving speakers to show the announcement, the answers, the dead and the unheard", SOON, () -> {
+                    scraped[0] = scrape(cluster, alive);
+                    return scraped[0].contains("lbk8s_speaker_announced{")
+                            && scraped[0].contains("lbk8s_layer2_responses_sent_total{")
+                            && scraped[0].contains("state=\"dead\"")
+                            && scraped[0].contains("state=\"not-heard\"")
+                            && scraped[0].contains("lbk8s_service_address{");
+                });
+        String text = scraped[0];
         Files.writeString(cluster.logs.resolve("metrics.txt"), text); // for a person to read
-        ScrapedMetrics scraped = ScrapedMetrics.parse(text);
+        ScrapedMetrics metrics = ScrapedMetrics.parse(text);
 
         List<String> problems = new ArrayList<>();
-        ObservabilityFiles.alerts().forEach((alert, expr) -> problems.addAll(scraped.problems("alert " + alert, expr)));
+        ObservabilityFiles.alerts().forEach((alert, expr) -> problems.addAll(metrics.problems("alert " + alert, expr)));
         ObservabilityFiles.dashboardQueries()
-                .forEach((panel, expr) -> problems.addAll(scraped.problems("dashboard panel " + panel, expr)));
-        ObservabilityFiles.testSeries().forEach(series -> problems.addAll(seriesProblems(scraped, series)));
+                .forEach((panel, expr) -> problems.addAll(metrics.problems("dashboard panel " + panel, expr)));
+        ObservabilityFiles.testSeries().forEach(series -> problems.addAll(seriesProblems(metrics, series)));
         assertThat(problems)
                 .as("what /metrics does not export (it is in " + cluster.logs + "/metrics.txt)")
                 .isEmpty();
