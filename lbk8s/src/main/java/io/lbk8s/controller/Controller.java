@@ -309,6 +309,7 @@ public final class Controller implements AutoCloseable {
         long now = System.nanoTime();
         if (allocator != null && (queue.depth() == 0 || now - lastMetricsUpdate > 500_000_000L)) {
             metrics.usage(allocator.usage(), allocator.assignedCount());
+            metrics.assignments(allocator.assignments());
             lastMetricsUpdate = now;
         }
     }

@@ -1,12 +1,15 @@
 package io.lbk8s.controller;
 
+import io.lbk8s.ipam.Assignment;
 import io.lbk8s.ipam.FailureReason;
 import io.lbk8s.ipam.PoolUsage;
 import io.lbk8s.metrics.Meters;
+import io.lbk8s.service.ServiceKey;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -24,6 +27,8 @@ final class ControllerMetrics {
     private final AtomicInteger configValid;
     private final AtomicInteger servicesAssigned;
     private final AtomicInteger addressConflicts;
+    private final MultiGauge serviceAddresses;
+    private Map<ServiceKey, Assignment> lastAssignments = Map.of();
 
     ControllerMetrics(MeterRegistry registry) {
         meters = new Meters(registry);
@@ -40,6 +45,10 @@ final class ControllerMetrics {
         addressConflicts = meters.gauge(
                 "lbk8s.address.conflicts",
                 "Pool addresses another host answers for, as the speakers report them (live AddressConflicts)");
+        serviceAddresses = meters.gauges(
+                "lbk8s.service.address",
+                "1 for each address a Service holds, with its pool (the speakers' lbk8s_speaker_announced says who"
+                        + " answers for it)");
         for (FailureReason reason : FailureReason.values()) {
             failureCounter(reason.name());
         }
@@ -86,6 +95,25 @@ final class ControllerMetrics {
             poolExcluded.register(rows(PoolFigures::excluded), true);
         }
         servicesAssigned.set(assigned);
+    }
+
+    /**
+     * One row an address held; registered again only when the assignments changed, since this runs after every pass
+     * of the queue.
+     */
+    void assignments(Map<ServiceKey, Assignment> assignments) {
+        if (assignments.equals(lastAssignments)) {
+            return;
+        }
+        lastAssignments = Map.copyOf(assignments);
+        List<MultiGauge.Row<?>> rows = new ArrayList<>();
+        for (Assignment a : assignments.values()) {
+            for (var ip : a.ips()) {
+                rows.add(MultiGauge.Row.of(
+                        Tags.of("ip", ip.toString(), "service", a.service().toString(), "pool", a.pool()), 1));
+            }
+        }
+        serviceAddresses.register(rows, true);
     }
 
     /** One row a pool, reading the given figure. */

@@ -27,6 +27,7 @@ final class PeerMetrics {
     private final Counter sendErrors;
     private final Counter stalls;
     private final Timer lateness;
+    private final Timer silence;
     private final Map<PeerCodec.Drop, Counter> dropped = new ConcurrentHashMap<>();
     private final Map<String, Counter> suspicions = new ConcurrentHashMap<>();
     private final Map<String, Counter> failures = new ConcurrentHashMap<>();
@@ -49,6 +50,10 @@ final class PeerMetrics {
                 "Times the detector's thread did not run long enough for its peers to declare this node dead (frozen, starved)");
         lateness = Timer.builder("lbk8s.peers.wake.lateness")
                 .description("How late the detector's thread woke up")
+                .register(registry);
+        silence = Timer.builder("lbk8s.peers.failure.silence")
+                .description("How long a peer had been silent when this node declared it failed: the detection part"
+                        + " of a failover, before this node takes its addresses")
                 .register(registry);
         for (PeerCodec.Drop drop : PeerCodec.Drop.values()) {
             dropped.put(
@@ -107,7 +112,10 @@ final class PeerMetrics {
                                 s.peer(),
                                 null)
                         .increment();
-            case Membership.Event.Silent s -> failure(s.peer(), "silent");
+            case Membership.Event.Silent s -> {
+                failure(s.peer(), "silent");
+                silence.record(s.silentNanos(), TimeUnit.NANOSECONDS);
+            }
             case Membership.Event.Left l -> failure(l.peer(), "left");
             case Membership.Event.Restarted r -> failure(r.peer(), "restarted");
             case Membership.Event.Stalled s -> stalls.increment();

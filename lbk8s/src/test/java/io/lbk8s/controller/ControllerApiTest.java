@@ -579,10 +579,18 @@ class ControllerApiTest {
         lb.awaitIp("web");
         System.gc(); // gauges hold their values weakly: the figures must survive a collection
         await().atMost(Duration.ofSeconds(5))
+                .untilAsserted(
+                        () -> assertThat(lb.metrics())
+                                .contains("lbk8s_pool_addresses{pool=\"default\"} 21.0")
+                                .contains("lbk8s_pool_addresses_in_use{pool=\"default\"} 1.0")
+                                .contains("lbk8s_services_assigned 1.0")
+                                .contains(
+                                        "lbk8s_service_address{ip=\"10.5.0.200\",pool=\"default\",service=\"default/web\"} 1.0"));
+        lb.client.services().inNamespace("default").withName("web").delete();
+        await().atMost(Duration.ofSeconds(5))
                 .untilAsserted(() -> assertThat(lb.metrics())
-                        .contains("lbk8s_pool_addresses{pool=\"default\"} 21.0")
-                        .contains("lbk8s_pool_addresses_in_use{pool=\"default\"} 1.0")
-                        .contains("lbk8s_services_assigned 1.0"));
+                        .contains("lbk8s_services_assigned 0.0")
+                        .doesNotContain("lbk8s_service_address{"));
     }
 
     @Test

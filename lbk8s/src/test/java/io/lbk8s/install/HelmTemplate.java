@@ -39,7 +39,7 @@ import tools.jackson.dataformat.yaml.YAMLWriteFeature;
  *       {@code b64enc}, {@code sha256sum} (hex), {@code randBytes N} (base64 of N bytes from a SecureRandom),
  *       {@code dig KEY... DEFAULT DICT}, and {@code lookup APIVERSION KIND NAMESPACE NAME}, which finds what the
  *       {@link Lookup} given to {@link Chart#render} holds: by default nothing (an empty map), as in
- *       {@code helm template}</li>
+ *       {@code helm template}; and {@code .Files.Get NAME}, a file of the chart as it is</li>
  * </ul>
  * Stricter than Helm on purpose: a missing value ({@code .Values.tpyo}) is an error rather than an empty string.
  * Truthiness is Go's: false, 0, "", nil, and empty lists and maps are false.
@@ -95,6 +95,7 @@ final class HelmTemplate {
             Map<String, Object> root = new LinkedHashMap<>();
             root.put("Values", merge(defaults, overrides));
             root.put("Release", Map.of("Name", releaseName, "Namespace", namespace, "Service", "Helm"));
+            root.put("Files", new ChartFiles(dir));
             root.put(
                     "Chart",
                     Map.of(
@@ -120,6 +121,24 @@ final class HelmTemplate {
                     .filter(e -> e.getKey().endsWith(".yaml"))
                     .map(e -> "---\n# Source: lbk8s/templates/" + e.getKey() + "\n" + e.getValue() + "\n")
                     .collect(Collectors.joining());
+        }
+    }
+
+    /**
+     * The chart's {@code .Files}: {@code Get} returns a file's text as it is, untemplated. Stricter than Helm, which
+     * returns an empty string for a file that is not there.
+     */
+    record ChartFiles(Path dir) {
+        String get(String name, String text) {
+            Path file = dir.resolve(name).normalize();
+            if (!file.startsWith(dir.normalize()) || !Files.isRegularFile(file)) {
+                throw new IllegalArgumentException("no file " + name + " in the chart: " + text);
+            }
+            try {
+                return Files.readString(file);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
     }
 
@@ -343,7 +362,14 @@ final class HelmTemplate {
                     args.add(piped);
                 }
                 String head = words.getFirst();
-                if (head.startsWith(".")
+                if (head.endsWith(".Files.Get")) {
+                    if (!(operand(head.substring(0, head.length() - ".Get".length()), dot, vars, text)
+                            instanceof ChartFiles files)) {
+                        throw new IllegalArgumentException("not the chart's Files: " + text);
+                    }
+                    arity("Files.Get", args, 1, text);
+                    piped = files.get(args.getFirst().toString(), text);
+                } else if (head.startsWith(".")
                         || head.startsWith("$")
                         || head.startsWith("\"")
                         || Character.isDigit(head.charAt(0))

@@ -23,7 +23,9 @@ import java.util.regex.Pattern;
  * Each run logs to its own file, {@code <name>-<run>.log}. It dies with the JVM that started it.
  */
 public final class ControllerReplica implements AutoCloseable {
-    private static final Pattern METRICS_PORT = Pattern.compile("metrics on port (\\d+)");
+    /** How a controller's log says the port of its /metrics (with --metrics-port 0). */
+    static final Pattern METRICS_PORT = Pattern.compile("metrics on port (\\d+)");
+
     private static final HttpClient HTTP =
             HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
 

@@ -40,6 +40,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.regex.Matcher;
 
 /**
  * A sandbox cluster: lbk8s as it runs in a cluster, on a real layer-2 network of namespaces: the test API server as a process on the
@@ -384,6 +385,17 @@ public final class Sandbox implements AutoCloseable {
 
     public Optional<String> metrics(TestNode node) {
         return httpGet(URI.create("http://" + node.ipv4().getHostAddress() + ":" + METRICS_PORT + "/metrics"));
+    }
+
+    /** The controller's /metrics as {@link #metrics} answers, once its log has said the port (empty before). */
+    public Optional<String> controllerMetrics() {
+        Matcher port;
+        try {
+            port = ControllerReplica.METRICS_PORT.matcher(Files.readString(logs.resolve("controller.log")));
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+        return port.find() ? httpGet(URI.create("http://127.0.0.1:" + port.group(1) + "/metrics")) : Optional.empty();
     }
 
     private Optional<String> httpGet(URI uri) {
