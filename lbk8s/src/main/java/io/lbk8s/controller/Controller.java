@@ -181,6 +181,7 @@ public final class Controller implements AutoCloseable {
         services = watches.inform(
                 "services",
                 client.services().inAnyNamespace(),
+                ServiceMapping.readFieldsStore(client.getKubernetesSerialization()),
                 handler(s -> queue.add(new Work.ServiceChanged(ServiceMapping.keyOf(s)))));
         // what no Service may get: the nodes' addresses, their subnets' and gateways (from the speakers), the API
         // server
