@@ -37,6 +37,7 @@ import io.lbk8s.ipam.Outcome;
 import io.lbk8s.kube.AddressConflicts;
 import io.lbk8s.kube.ClusterAddresses;
 import io.lbk8s.kube.ClusterNames;
+import io.lbk8s.kube.CompactServiceStore;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.ConfigurationStates;
 import io.lbk8s.kube.EventRecorder;
@@ -181,7 +182,7 @@ public final class Controller implements AutoCloseable {
         services = watches.inform(
                 "services",
                 client.services().inAnyNamespace(),
-                ServiceMapping.readFieldsStore(client.getKubernetesSerialization()),
+                new CompactServiceStore(),
                 handler(s -> queue.add(new Work.ServiceChanged(ServiceMapping.keyOf(s)))));
         // what no Service may get: the nodes' addresses, their subnets' and gateways (from the speakers), the API
         // server

@@ -4,9 +4,6 @@ import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.ServiceSpec;
-import io.fabric8.kubernetes.client.informers.cache.ItemStore;
-import io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.service.ServiceKey;
 import io.lbk8s.service.ServiceView;
@@ -19,36 +16,6 @@ import java.util.Optional;
 /** Copies the fields lbk8s decides on out of a fabric8 Service, tolerating every field being absent. */
 public final class ServiceMapping {
     private ServiceMapping() {}
-
-    /**
-     * Every field of a Service that {@link #view} and {@link #statusIps} read, with the uid that claims and Events
-     * name; a {@link ReducedStateItemStore} adds the namespace, name and resourceVersion. The whole status is kept, so
-     * that what lbk8s does not write (conditions, host names) is seen as it is.
-     */
-    static final List<String> READ_FIELDS = List.of(
-            "metadata.uid",
-            "metadata.annotations",
-            "metadata.labels",
-            "spec.type",
-            "spec.loadBalancerClass",
-            "spec.loadBalancerIP",
-            "spec.ipFamilies",
-            "spec.ipFamilyPolicy",
-            "spec.ports",
-            "spec.externalTrafficPolicy",
-            "spec.selector",
-            "status");
-
-    /**
-     * An informer's cache of Services that keeps only {@link #READ_FIELDS}: a full fabric8 Service (its managed fields,
-     * cluster IPs, every nested object's map of unknown properties) is several times their size, which at thousands of
-     * Services is most of the controller's heap. What it returns is rebuilt from those fields: never write it back
-     * whole (see {@link ServiceStatusPatch}).
-     */
-    public static ItemStore<Service> readFieldsStore(KubernetesSerialization serialization) {
-        return new ReducedStateItemStore<>(
-                ReducedStateItemStore.NAME_KEY_STATE, Service.class, serialization, READ_FIELDS.toArray(String[]::new));
-    }
 
     public static ServiceKey keyOf(Service service) {
         return new ServiceKey(
