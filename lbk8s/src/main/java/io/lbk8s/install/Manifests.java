@@ -76,7 +76,7 @@ public final class Manifests {
      * The controller's: the speaker's, a heap of a quarter of the memory limit with the same generation sizes and free
      * ratios. Its Services cache keeps only what it reads ({@link io.lbk8s.kube.CompactServiceStore}): after a full
      * collection it holds 37 MiB with 10,000 Services (58 MiB before). A heap left at half grows with the garbage of
-     * assigning them to all of its 128 MiB whatever it keeps (224 MiB resident); with a quarter, 161-162 MiB
+     * assigning them to all of its 128 MiB whatever it keeps (224 MiB resident); with a quarter, 161-163 MiB
      * (DeployedRolesBenchmark).
      */
     public static final String CONTROLLER_JVM_OPTIONS = SPEAKER_JVM_OPTIONS;
