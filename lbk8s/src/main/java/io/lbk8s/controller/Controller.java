@@ -3,12 +3,10 @@ package io.lbk8s.controller;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -39,12 +37,14 @@ import io.lbk8s.ipam.Outcome;
 import io.lbk8s.kube.AddressConflicts;
 import io.lbk8s.kube.ClusterAddresses;
 import io.lbk8s.kube.ClusterNames;
+import io.lbk8s.kube.CompactServiceStore;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.ConfigurationStates;
 import io.lbk8s.kube.EventRecorder;
 import io.lbk8s.kube.Informers;
 import io.lbk8s.kube.IpAddressClaims;
 import io.lbk8s.kube.ServiceMapping;
+import io.lbk8s.kube.ServiceStatusPatch;
 import io.lbk8s.kube.Watches;
 import io.lbk8s.reconcile.QueueMeters;
 import io.lbk8s.reconcile.RateLimitedQueue;
@@ -182,6 +182,7 @@ public final class Controller implements AutoCloseable {
         services = watches.inform(
                 "services",
                 client.services().inAnyNamespace(),
+                new CompactServiceStore(),
                 handler(s -> queue.add(new Work.ServiceChanged(ServiceMapping.keyOf(s)))));
         // what no Service may get: the nodes' addresses, their subnets' and gateways (from the speakers), the API
         // server
@@ -1033,25 +1034,7 @@ public final class Controller implements AutoCloseable {
     }
 
     private void writeStatus(Service service, List<String> ips) {
-        List<LoadBalancerIngress> ingress = ips.stream()
-                .map(ip -> {
-                    var entry = new LoadBalancerIngress();
-                    entry.setIp(ip);
-                    entry.setIpMode("VIP");
-                    return entry;
-                })
-                .toList();
-        Service updated = new ServiceBuilder(service)
-                .editOrNewStatus()
-                .withNewLoadBalancer()
-                .withIngress(ingress)
-                .endLoadBalancer()
-                .endStatus()
-                .build();
-        client.services()
-                .inNamespace(service.getMetadata().getNamespace())
-                .resource(updated)
-                .updateStatus();
+        ServiceStatusPatch.write(client, service, ips);
     }
 
     @Override

@@ -24,7 +24,11 @@ final class SaidWarnings {
     List<Warning> unsaid(ServiceKey key, String uid, List<Warning> warnings) {
         Said before = said.get(key);
         Set<Warning> known = before != null && before.uid().equals(uid) ? before.warnings() : Set.of();
-        said.put(key, new Said(uid, Set.copyOf(warnings)));
+        if (warnings.isEmpty()) {
+            said.remove(key); // as good as said with none, and most Services have none: nothing kept for them
+        } else {
+            said.put(key, new Said(uid, Set.copyOf(warnings)));
+        }
         return warnings.stream().filter(w -> !known.contains(w)).toList();
     }
 

@@ -60,7 +60,7 @@ public final class Rbac {
     public static final List<Rule> CONTROLLER_CLUSTER = List.of(
             // patch: the pool annotation; get: a read of one Service that RbacTest saw in the controller's writes
             new Rule("", List.of("services"), List.of("get", "list", "watch", "patch")),
-            new Rule("", List.of("services/status"), List.of("update")),
+            new Rule("", List.of("services/status"), List.of("patch")), // the ingress only: ServiceStatusPatch
             new Rule("", List.of("namespaces"), INFORM), // pools' serviceAllocation selects namespaces by label
             new Rule("", List.of("events"), List.of("create")),
             // configuration it does not read, to tell a Service without a pool where its pools are: MetalLB's

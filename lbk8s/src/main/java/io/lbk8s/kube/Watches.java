@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.cache.ItemStore;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -44,7 +45,21 @@ public final class Watches implements AutoCloseable {
      */
     public <T> SharedIndexInformer<T> inform(
             String what, Informable<T> source, ResourceEventHandler<? super T> handler) {
-        SharedIndexInformer<T> informer = resilient(what, source, handler);
+        return inform(what, source, Optional.empty(), handler);
+    }
+
+    /**
+     * As {@link #inform(String, Informable, ResourceEventHandler)}, its cache kept in {@code store} (e.g. a
+     * {@link io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore} that keeps only the fields read).
+     */
+    public <T> SharedIndexInformer<T> inform(
+            String what, Informable<T> source, ItemStore<T> store, ResourceEventHandler<? super T> handler) {
+        return inform(what, source, Optional.of(store), handler);
+    }
+
+    private <T> SharedIndexInformer<T> inform(
+            String what, Informable<T> source, Optional<ItemStore<T>> store, ResourceEventHandler<? super T> handler) {
+        SharedIndexInformer<T> informer = resilient(what, source, store, handler);
         informer.addEventHandler(Informers.onAnyChange(any -> update(c -> c.answered(System.nanoTime()))));
         watched.add(new Watched(what, informer));
         return informer;
@@ -53,7 +68,13 @@ public final class Watches implements AutoCloseable {
     /** As {@link #inform}, for one object or set of objects that is not part of readiness (e.g. a Secret). */
     public static <T> SharedIndexInformer<T> resilient(
             String what, Informable<T> source, ResourceEventHandler<? super T> handler) {
+        return resilient(what, source, Optional.empty(), handler);
+    }
+
+    private static <T> SharedIndexInformer<T> resilient(
+            String what, Informable<T> source, Optional<ItemStore<T>> store, ResourceEventHandler<? super T> handler) {
         SharedIndexInformer<T> informer = source.runnableInformer(0);
+        store.ifPresent(informer::itemStore);
         informer.exceptionHandler((started, failure) -> {
             if (started) {
                 log.warn("the watch of {} failed ({}); listing and watching again", what, failure.getMessage());

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.ServiceStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
 import java.util.List;
@@ -122,6 +123,50 @@ class ControllerApiTest {
                         .orElse(true));
         assertThat(lb.awaitEvent("default", "web", "AllocationFailed").getMessage())
                 .contains("no address pool");
+    }
+
+    @Test
+    void writingTheAddressKeepsEverythingElseTheServiceHolds() throws Exception {
+        lb = ControllerHarness.started();
+        lb.service(
+                "default",
+                "web",
+                b -> b.editMetadata()
+                        .addToFinalizers("example.com/keep")
+                        .addToLabels("team", "a")
+                        .endMetadata()
+                        .editSpec()
+                        .withSessionAffinity("ClientIP")
+                        .endSpec());
+        Service before = lb.get("default", "web");
+        before.setStatus(new ServiceStatusBuilder()
+                .addNewCondition()
+                .withType("example.com/Checked")
+                .withStatus("True")
+                .withReason("Checked")
+                .withMessage("another controller's condition")
+                .withLastTransitionTime("2026-01-01T00:00:00Z")
+                .endCondition()
+                .build());
+        lb.client.services().inNamespace("default").resource(before).updateStatus();
+
+        lb.pool("only", "10.0.0.10/32");
+        assertThat(lb.awaitIp("web")).isEqualTo("10.0.0.10");
+        Service after = lb.get("default", "web");
+        assertThat(after.getMetadata().getFinalizers()).containsExactly("example.com/keep");
+        assertThat(after.getMetadata().getLabels()).containsEntry("team", "a");
+        assertThat(after.getSpec().getSessionAffinity()).isEqualTo("ClientIP");
+        assertThat(after.getStatus().getConditions())
+                .singleElement()
+                .satisfies(c -> assertThat(c.getMessage()).isEqualTo("another controller's condition"));
+        assertThat(after.getStatus().getLoadBalancer().getIngress())
+                .singleElement()
+                .satisfies(i -> assertThat(i.getIpMode()).isEqualTo("VIP"));
+
+        lb.deletePool("only");
+        await().atMost(ControllerHarness.PATIENCE)
+                .until(() -> lb.ips("default", "web").isEmpty());
+        assertThat(lb.get("default", "web").getStatus().getConditions()).hasSize(1);
     }
 
     @Test

@@ -29,6 +29,13 @@ class SaidWarningsTest {
     }
 
     @Test
+    void warningsThatAllWentAwayAreSaidAgainWhenTheyComeBack() {
+        said.unsaid(WEB, "uid-1", List.of(POOL, SHARED));
+        assertThat(said.unsaid(WEB, "uid-1", List.of())).isEmpty();
+        assertThat(said.unsaid(WEB, "uid-1", List.of(POOL))).containsExactly(POOL);
+    }
+
+    @Test
     void aServiceCreatedAgainOrForgottenHearsEverythingAfresh() {
         said.unsaid(WEB, "uid-1", List.of(POOL));
         assertThat(said.unsaid(WEB, "uid-2", List.of(POOL))).containsExactly(POOL);

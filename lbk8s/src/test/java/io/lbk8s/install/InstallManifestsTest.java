@@ -219,11 +219,11 @@ class InstallManifestsTest {
     }
 
     @Test
-    void theControllersHeapIsHalfItsMemoryLimitSoThatARaisedLimitGivesItMore() throws Exception {
+    void theControllersHeapIsAQuarterOfItsMemoryLimitSoThatARaisedLimitGivesItMore() throws Exception {
         // the JVM's own sizing keeps about 126 MiB from 256Mi up to 512Mi
-        assertThat(maxHeap("controller", "256Mi")).isEqualTo(128L << 20);
-        assertThat(maxHeap("controller", "512Mi")).isEqualTo(256L << 20);
-        assertThat(maxHeap("controller", "1Gi")).isEqualTo(512L << 20);
+        assertThat(maxHeap("controller", "256Mi")).isEqualTo(64L << 20);
+        assertThat(maxHeap("controller", "512Mi")).isEqualTo(128L << 20);
+        assertThat(maxHeap("controller", "1Gi")).isEqualTo(256L << 20);
     }
 
     @Test

@@ -221,7 +221,7 @@ class RbacTest {
             assertThat(unused).as("rules no call used").isEmpty();
             assertThat(calls.stream().map(Call::withoutName).toList())
                     .contains(
-                            new Call("update", "", "services/status", true),
+                            new Call("patch", "", "services/status", true),
                             new Call("patch", "", "services", true),
                             new Call("create", "", "events", true),
                             new Call("update", "", "pods/status", true),
