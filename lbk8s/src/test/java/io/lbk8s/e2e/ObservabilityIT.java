@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.lbk8s.metrics.ObservabilityFiles;
 import io.lbk8s.metrics.PromQl;
@@ -156,21 +155,7 @@ class ObservabilityIT {
         Pod pod = cluster.client
                 .pods()
                 .inNamespace(Sandbox.NAMESPACE)
-                .resource(new PodBuilder()
-                        .withNewMetadata()
-                        .withName("speaker-" + UNHEARD)
-                        .withNamespace(Sandbox.NAMESPACE)
-                        .withLabels(Sandbox.SPEAKER_LABELS)
-                        .endMetadata()
-                        .withNewSpec()
-                        .withNodeName(UNHEARD)
-                        .withHostNetwork(true)
-                        .addNewContainer()
-                        .withName("speaker")
-                        .withImage("lbk8s:test")
-                        .endContainer()
-                        .endSpec()
-                        .build())
+                .resource(Sandbox.speakerPod(UNHEARD))
                 .create();
         pod.setStatus(new PodStatusBuilder()
                 .withPhase("Running")

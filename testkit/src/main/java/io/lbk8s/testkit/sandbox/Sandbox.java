@@ -271,29 +271,31 @@ public final class Sandbox implements AutoCloseable {
         });
     }
 
+    /** The speaker Pod of a node as the DaemonSet makes it (host network), with no status yet. */
+    public static Pod speakerPod(String nodeName) {
+        return new PodBuilder()
+                .withNewMetadata()
+                .withName("speaker-" + nodeName)
+                .withNamespace(NAMESPACE)
+                .withLabels(SPEAKER_LABELS)
+                .endMetadata()
+                .withNewSpec()
+                .withNodeName(nodeName)
+                .withHostNetwork(true)
+                .addNewContainer()
+                .withName("speaker")
+                .withImage("lbk8s:test")
+                .endContainer()
+                .endSpec()
+                .build();
+    }
+
     public static String podName(TestNode node) {
-        return "speaker-" + node.name();
+        return speakerPod(node.name()).getMetadata().getName();
     }
 
     private void createSpeakerPod(TestNode node) {
-        client.pods()
-                .inNamespace(NAMESPACE)
-                .resource(new PodBuilder()
-                        .withNewMetadata()
-                        .withName(podName(node))
-                        .withNamespace(NAMESPACE)
-                        .withLabels(SPEAKER_LABELS)
-                        .endMetadata()
-                        .withNewSpec()
-                        .withNodeName(node.name())
-                        .withHostNetwork(true)
-                        .addNewContainer()
-                        .withName("speaker")
-                        .withImage("lbk8s:test")
-                        .endContainer()
-                        .endSpec()
-                        .build())
-                .create();
+        client.pods().inNamespace(NAMESPACE).resource(speakerPod(node.name())).create();
         setSpeakerPodReady(node, false);
     }
 
