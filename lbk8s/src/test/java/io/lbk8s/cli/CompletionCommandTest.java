@@ -7,10 +7,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The script {@code lbk8s completion bash} prints, sourced by bash, completes what a user types. */
+/** The script {@code lbk8s completion bash|zsh} prints, sourced by bash or zsh, completes what a user types. */
 class CompletionCommandTest {
     @TempDir
     Path dir;
@@ -42,6 +43,57 @@ class CompletionCommandTest {
         assertThat(bash.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(bash.exitValue()).as(Files.readString(out)).isZero();
         return Files.readAllLines(out).stream().filter(s -> !s.isEmpty()).toList();
+    }
+
+    /**
+     * What zsh offers for {@code line}: the script, sourced by zsh, loads bashcompinit itself; its function is then
+     * called as bashcompinit's {@code _bash_complete} calls it (arrays from 0, the words of the line). zsh's own
+     * matching, not the function, keeps the candidates that start with what was typed, so callers check containment.
+     */
+    List<String> completeInZsh(String line) throws IOException, InterruptedException {
+        CliRun script = KubectlFlagsTest.run("lbk8s", "completion", "zsh");
+        assertThat(script.code()).as(script.err()).isZero();
+        Path file = Files.writeString(dir.resolve("completion.zsh"), script.out());
+        String function = script.out()
+                .lines()
+                .filter(l -> l.startsWith("complete -F "))
+                .map(l -> l.split(" ")[2])
+                .findFirst()
+                .orElseThrow();
+        String program = """
+                source "$1"
+                setopt ksharrays
+                COMP_WORDS=(${=2})
+                [[ "$2" == *" " ]] && COMP_WORDS+=("")
+                COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
+                COMP_LINE=$2
+                COMP_POINT=${#COMP_LINE}
+                "$3" 2>/dev/null
+                print -l -- "${COMPREPLY[@]}"
+                """;
+        String zsh = Stream.of("/usr/bin/zsh", "/bin/zsh")
+                .filter(p -> Files.isExecutable(Path.of(p)))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError(
+                        "zsh not found: install the Debian package zsh" + " (bin/prerequisites test does)"));
+        Path out = dir.resolve("zsh-out");
+        Process process = new ProcessBuilder(zsh, "-f", "-c", program, "zsh", file.toString(), line, function)
+                .redirectErrorStream(true)
+                .redirectOutput(out.toFile())
+                .start();
+        assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(process.exitValue()).as(Files.readString(out)).isZero();
+        return Files.readAllLines(out).stream().filter(s -> !s.isEmpty()).toList();
+    }
+
+    @Test
+    void completesInZshToo() throws Exception {
+        assertThat(completeInZsh("lbk8s st")).contains("status").doesNotContain("--request-timeout");
+        assertThat(completeInZsh("lbk8s status --req"))
+                .contains("--request-timeout")
+                .doesNotContain("status", "install");
+        assertThat(completeInZsh("lbk8s status -o ")).containsExactlyInAnyOrder("yaml", "json");
+        assertThat(completeInZsh("lbk8s completion ")).containsExactlyInAnyOrder("bash", "zsh");
     }
 
     @Test
