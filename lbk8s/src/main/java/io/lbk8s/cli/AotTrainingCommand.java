@@ -15,10 +15,11 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * The image build's training run for the AOT cache (dist/src/build/assemble): both roles in one JVM, against a test
- * API server seeded with a pool, a node and a Service, until both answer /readyz, the controller counts the seeded Service as
- * assigned and both have served /metrics, then exit so that the JVM writes the cache. One JVM, since a cache comes from one run: trained on the controller alone,
- * the speaker's classes and the decoding of real objects stayed out of it. Hidden: not for users.
+ * The image build's training run for the AOT cache (dist/src/build/assemble): both roles in one JVM, against a test API
+ * server seeded with a pool, a node and a Service, until both answer /readyz, the controller counts the seeded Service
+ * as assigned and both have served /metrics, then exit so that the JVM writes the cache. One JVM, since a cache comes
+ * from one run: trained on the controller alone, the speaker's classes and the decoding of real objects stayed out of
+ * it. Hidden: not for users.
  */
 @Command(name = "aot-training", hidden = true, description = "Run both roles briefly to train the AOT cache.")
 final class AotTrainingCommand implements Callable<Integer> {

@@ -12,9 +12,9 @@ import java.util.Map;
 /**
  * Writes a Service's {@code status.loadBalancer.ingress} and nothing else: a JSON merge patch of the status
  * subresource. A PUT of the whole object would carry the controller's cached copy, which keeps only the fields lbk8s
- * reads ({@link CompactServiceStore}), and kube-apiserver's status strategy resets the spec but not the metadata (finalizers, owner references
- * would be lost). The patch states the resourceVersion the decision was made on: a stale cache gets 409 Conflict,
- * as a PUT would.
+ * reads ({@link CompactServiceStore}), and kube-apiserver's status strategy resets the spec but not the metadata
+ * (finalizers, owner references would be lost). The patch states the resourceVersion the decision was made on: a stale
+ * cache gets 409 Conflict, as a PUT would.
  */
 public final class ServiceStatusPatch {
     private static final KubernetesSerialization JSON = new KubernetesSerialization();
