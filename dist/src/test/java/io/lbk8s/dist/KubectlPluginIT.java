@@ -14,8 +14,11 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -51,6 +54,10 @@ class KubectlPluginIT {
         krewBin = Files.createDirectories(temp.resolve("krew/bin"));
         Files.createSymbolicLink(
                 krewBin.resolve("kubectl-lbk8s"), store.resolve(platform().get("bin")));
+        // krew links only the manifest's bin; the completion executable is linked by hand, as the docs say
+        Files.createSymbolicLink(
+                krewBin.resolve("kubectl_complete-lbk8s"),
+                store.resolve(platform().get("bin")).resolveSibling("kubectl_complete-lbk8s"));
 
         server = TestApiServer.start();
         server.createCrds(Path.of("..", "deploy", "crds"));
@@ -152,6 +159,19 @@ class KubectlPluginIT {
         Cmd wrong = kubectl("lbk8s", "statsu");
         assertThat(wrong.exit()).isEqualTo(2);
         assertThat(wrong.err()).contains("did you mean status or").endsWith("(see kubectl lbk8s --help)\n");
+    }
+
+    @Test
+    void kubectlCompletesTheWordsOfKubectlLbk8s() {
+        String version = kubectl("version", "--client").ok().out();
+        Matcher minor = Pattern.compile("v1\\.(\\d+)\\.").matcher(version);
+        assertThat(minor.find()).as(version).isTrue();
+        Assumptions.assumeTrue(
+                Integer.parseInt(minor.group(1)) >= 26, "kubectl completes plugins from 1.26 on: " + version);
+        // what kubectl's bash and zsh completion ask it for `kubectl lbk8s st<TAB>` and `kubectl lbk8s status -o <TAB>`
+        assertThat(kubectl("__complete", "lbk8s", "st").ok().out().lines()).containsExactly("status", ":4");
+        assertThat(kubectl("__complete", "lbk8s", "status", "-o", "").ok().out().lines())
+                .containsExactly("json", "yaml", ":4");
     }
 
     @Test

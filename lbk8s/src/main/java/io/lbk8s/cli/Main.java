@@ -1,5 +1,6 @@
 package io.lbk8s.cli;
 
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -31,9 +32,15 @@ public final class Main implements Runnable {
     }
 
     static int run(String... args) {
-        CommandLine cli =
-                commandLine().setCommandName(Invocation.fromEnvironment().commandName());
+        Invocation invocation = Invocation.fromEnvironment();
+        CommandLine cli = commandLine().setCommandName(invocation.commandName());
         try {
+            if (invocation.kubectlCompletion()) {
+                return KubectlCompletion.print(cli, List.of(args), cli.getOut());
+            }
+            if (args.length > 0 && args[0].equals(KubectlCompletion.COMMAND)) {
+                return KubectlCompletion.print(cli, List.of(args).subList(1, args.length), cli.getOut());
+            }
             return cli.execute(args);
         } finally {
             cli.getOut().flush();
