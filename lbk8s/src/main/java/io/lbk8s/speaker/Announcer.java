@@ -122,6 +122,7 @@ final class Announcer implements AutoCloseable {
      * silent that long before this one answers.
      */
     synchronized void apply(NodePlan plan, Set<IpAddress> fromFailedNodes) {
+        long applying = System.nanoTime();
         Map<Integer, Set<IpAddress>> next = new HashMap<>();
         Map<Integer, LinkInfo> links = new HashMap<>();
         for (NodePlan.Announced announced : plan.announced().values()) {
@@ -196,6 +197,9 @@ final class Announcer implements AutoCloseable {
                         }
                     }
                     burst(responder, ip);
+                    if (fromFailedNodes.contains(ip)) {
+                        metrics.failoverTakeover(System.nanoTime() - applying);
+                    }
                 }
             }
         }

@@ -11,10 +11,12 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -50,6 +52,7 @@ final class SpeakerMetrics implements L2Listener {
     private final AtomicInteger announcedAddresses;
     private final Counter takeovers;
     private final Counter deferrals;
+    private final Timer failoverTakeover;
     private final MultiGauge conflicts;
     private final java.util.Set<IpAddress> inConflict = ConcurrentHashMap.newKeySet();
     /** By interface and protocol. */
@@ -69,6 +72,11 @@ final class SpeakerMetrics implements L2Listener {
         deferrals = meters.counter(
                 "lbk8s.speaker.takeovers.deferred",
                 "Times this node did not take an address because another MAC answered the probe for it");
+        failoverTakeover = Timer.builder("lbk8s.speaker.failover.takeover")
+                .description("From applying a plan that gives this node an address of a node the detector declared"
+                        + " failed to the first gratuitous ARP or unsolicited NA for it: the takeover part of a failover,"
+                        + " after the detection (lbk8s_peers_failure_silence_seconds)")
+                .register(registry);
         conflicts = meters.gauges(
                 "lbk8s.speaker.address.conflicts",
                 "1 for each address another host (a MAC that is no speaker's) answers for, as this node saw it");
@@ -86,6 +94,11 @@ final class SpeakerMetrics implements L2Listener {
 
     void takeover() {
         takeovers.increment();
+    }
+
+    /** An address of a failed node announced {@code nanos} after the plan that gave it was applied. */
+    void failoverTakeover(long nanos) {
+        failoverTakeover.record(nanos, TimeUnit.NANOSECONDS);
     }
 
     void takeoverDeferred() {

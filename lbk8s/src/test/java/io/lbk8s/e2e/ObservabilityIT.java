@@ -66,6 +66,13 @@ class ObservabilityIT {
                             && scraped[0].contains("lbk8s_service_address{");
                 });
         String text = scraped[0];
+        // the survivor that took the dead node's address timed its takeover
+        assertThat(text.lines()
+                        .filter(l -> l.startsWith("lbk8s_speaker_failover_takeover_seconds_count"))
+                        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+                        .sum())
+                .as("failover takeovers timed by the surviving speakers")
+                .isGreaterThanOrEqualTo(1);
         Files.writeString(cluster.logs.resolve("metrics.txt"), text); // for a person to read
         ScrapedMetrics metrics = ScrapedMetrics.parse(text);
 
