@@ -49,8 +49,10 @@ class ObservabilityIT {
         addSpeakerNobodyHears(cluster);
         cluster.speaker(leader).kill();
         assertThat(cluster.speaker(leader).waitFor(Duration.ofSeconds(10))).isPresent();
-        cluster.setSpeakerPodReady(leader, false); // what the kubelet does when the readiness probe fails
+        // the survivors' detectors notice the silence and one takes the address; the kubelet marks the Pod not ready
+        // only later (its readiness probe fails after seconds), so the test does that after the takeover
         TestNode next = awaitServedByAnother(cluster, leader);
+        cluster.setSpeakerPodReady(leader, false);
         assertThat(web.client().arping(web.ip(), Duration.ofSeconds(2))).hasValue(next.mac());
 
         List<TestNode> alive =
