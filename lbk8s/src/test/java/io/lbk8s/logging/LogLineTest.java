@@ -8,8 +8,8 @@ import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.LoggingEvent;
 import ch.qos.logback.classic.spi.ThrowableProxy;
+import ch.qos.logback.classic.util.LogbackMDCAdapter;
 import ch.qos.logback.core.OutputStreamAppender;
-import ch.qos.logback.core.encoder.Encoder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.stream.Stream;
@@ -81,7 +81,7 @@ class LogLineTest {
                 .doesNotContain("\u001b");
     }
 
-    private static LoggingEvent event(String message) {
+    static LoggingEvent event(String message) {
         LoggingEvent event = new LoggingEvent();
         event.setLoggerName("io.lbk8s.controller.Controller");
         event.setLevel(Level.INFO);
@@ -92,15 +92,20 @@ class LogLineTest {
     }
 
     /** The record as the roles' console appender writes it (LogSetup's text format). */
-    @SuppressWarnings("unchecked")
     private static String render(LoggingEvent event) {
+        return render(event, false);
+    }
+
+    /** The record as the roles' console appender writes it, in the text or the JSON format. */
+    @SuppressWarnings("unchecked")
+    static String render(LoggingEvent event, boolean json) {
         LoggerContext context = new LoggerContext();
-        LogSetup.apply(context, false, null);
-        Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
-        var appender = (OutputStreamAppender<ILoggingEvent>) root.getAppender("OUT");
-        Encoder<ILoggingEvent> encoder = appender.getEncoder();
+        context.setMDCAdapter(new LogbackMDCAdapter()); // the JSON encoder reads the MDC, as a started context has
+        LogSetup.apply(context, json, null);
+        var appender = (OutputStreamAppender<ILoggingEvent>)
+                context.getLogger(Logger.ROOT_LOGGER_NAME).getAppender("OUT");
         event.setLoggerContext(context);
-        String line = new String(encoder.encode(event), StandardCharsets.UTF_8);
+        String line = new String(appender.getEncoder().encode(event), StandardCharsets.UTF_8);
         context.stop();
         return line;
     }

@@ -5,11 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.classic.spi.LoggingEvent;
-import ch.qos.logback.classic.util.LogbackMDCAdapter;
-import ch.qos.logback.core.OutputStreamAppender;
-import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -54,22 +49,7 @@ class LogSetupTest {
         assertThat(render(false, "hello")).contains(" level=INFO  logger=Controller msg=\"hello\"");
     }
 
-    @SuppressWarnings("unchecked")
     private static String render(boolean json, String message) {
-        LoggerContext context = new LoggerContext();
-        context.setMDCAdapter(new LogbackMDCAdapter()); // the JSON encoder reads the MDC, as a started context has
-        LogSetup.apply(context, json, null);
-        LoggingEvent event = new LoggingEvent();
-        event.setLoggerName("io.lbk8s.controller.Controller");
-        event.setLevel(Level.INFO);
-        event.setMessage(message);
-        event.setTimeStamp(0);
-        event.setThreadName("test");
-        event.setLoggerContext(context);
-        var appender = (OutputStreamAppender<ILoggingEvent>)
-                context.getLogger(Logger.ROOT_LOGGER_NAME).getAppender("OUT");
-        String line = new String(appender.getEncoder().encode(event), StandardCharsets.UTF_8);
-        context.stop();
-        return line;
+        return LogLineTest.render(LogLineTest.event(message), json);
     }
 }
