@@ -35,13 +35,18 @@ class CompletionCommandTest {
                 "$function" 2>/dev/null
                 printf '%s\\n' "${COMPREPLY[@]}"
                 """;
+        return nonEmptyLines("bash", "--norc", "--noprofile", "-c", program, "bash", file.toString(), line);
+    }
+
+    /** What a shell printed, its empty lines left out; it must finish well and within 30 s. */
+    List<String> nonEmptyLines(String... command) throws IOException, InterruptedException {
         Path out = dir.resolve("out");
-        Process bash = new ProcessBuilder("bash", "--norc", "--noprofile", "-c", program, "bash", file.toString(), line)
+        Process shell = new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(out.toFile())
                 .start();
-        assertThat(bash.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        assertThat(bash.exitValue()).as(Files.readString(out)).isZero();
+        assertThat(shell.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(shell.exitValue()).as(Files.readString(out)).isZero();
         return Files.readAllLines(out).stream().filter(s -> !s.isEmpty()).toList();
     }
 
@@ -75,15 +80,8 @@ class CompletionCommandTest {
                 .filter(p -> Files.isExecutable(Path.of(p)))
                 .findFirst()
                 .orElseThrow(() -> new AssertionError(
-                        "zsh not found: install the Debian package zsh" + " (bin/prerequisites test does)"));
-        Path out = dir.resolve("zsh-out");
-        Process process = new ProcessBuilder(zsh, "-f", "-c", program, "zsh", file.toString(), line, function)
-                .redirectErrorStream(true)
-                .redirectOutput(out.toFile())
-                .start();
-        assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        assertThat(process.exitValue()).as(Files.readString(out)).isZero();
-        return Files.readAllLines(out).stream().filter(s -> !s.isEmpty()).toList();
+                        "zsh not found: install the Debian package zsh (bin/prerequisites test does)"));
+        return nonEmptyLines(zsh, "-f", "-c", program, "zsh", file.toString(), line, function);
     }
 
     @Test
