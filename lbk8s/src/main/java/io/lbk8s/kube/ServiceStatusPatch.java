@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,8 +16,6 @@ import java.util.Map;
  * cache gets 409 Conflict, as a PUT would.
  */
 public final class ServiceStatusPatch {
-    private static final KubernetesSerialization JSON = new KubernetesSerialization();
-
     private ServiceStatusPatch() {}
 
     /** Shows {@code ips} (none: the ingress list is removed) on the version of {@code service} that was read. */
@@ -29,11 +26,12 @@ public final class ServiceStatusPatch {
                 .subresource("status")
                 .patch(
                         PatchContext.of(PatchType.JSON_MERGE),
-                        body(service.getMetadata().getResourceVersion(), ips));
+                        client.getKubernetesSerialization()
+                                .asJson(body(service.getMetadata().getResourceVersion(), ips)));
     }
 
-    /** The patch: a merge patch replaces a list whole, and a null removes it. */
-    static String body(String resourceVersion, List<String> ips) {
+    /** The patch, written with the client's own serializer: a merge patch replaces a list whole, and a null removes it. */
+    private static Map<String, Object> body(String resourceVersion, List<String> ips) {
         Map<String, Object> loadBalancer = new LinkedHashMap<>();
         loadBalancer.put(
                 "ingress",
@@ -44,6 +42,6 @@ public final class ServiceStatusPatch {
                                 .toList());
         Map<String, Object> metadata = new LinkedHashMap<>();
         metadata.put("resourceVersion", resourceVersion);
-        return JSON.asJson(Map.of("metadata", metadata, "status", Map.of("loadBalancer", loadBalancer)));
+        return Map.of("metadata", metadata, "status", Map.of("loadBalancer", loadBalancer));
     }
 }
