@@ -6,7 +6,11 @@ public record ConfigOrigin(Kind kind, String namespace, String name) {
     public enum Kind {
         IPAddressPool,
         L2Advertisement,
-        ConfigMap
+        ConfigMap,
+        BGPPeer,
+        BGPAdvertisement,
+        Community,
+        BFDProfile
     }
 
     @Override

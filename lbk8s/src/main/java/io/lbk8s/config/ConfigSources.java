@@ -9,12 +9,28 @@ import java.util.Map;
  * ConfigMap's {@code config.yaml} text.
  */
 public record ConfigSources(
-        List<RawObject> ipAddressPools, List<RawObject> l2Advertisements, List<RawConfigMap> configMaps) {
+        List<RawObject> ipAddressPools,
+        List<RawObject> l2Advertisements,
+        List<RawConfigMap> configMaps,
+        List<RawObject> bgpPeers,
+        List<RawObject> bgpAdvertisements,
+        List<RawObject> communities,
+        List<RawObject> bfdProfiles) {
 
     public ConfigSources {
         ipAddressPools = List.copyOf(ipAddressPools);
         l2Advertisements = List.copyOf(l2Advertisements);
         configMaps = List.copyOf(configMaps);
+        bgpPeers = List.copyOf(bgpPeers);
+        bgpAdvertisements = List.copyOf(bgpAdvertisements);
+        communities = List.copyOf(communities);
+        bfdProfiles = List.copyOf(bfdProfiles);
+    }
+
+    /** Layer-2 sources only. */
+    public ConfigSources(
+            List<RawObject> ipAddressPools, List<RawObject> l2Advertisements, List<RawConfigMap> configMaps) {
+        this(ipAddressPools, l2Advertisements, configMaps, List.of(), List.of(), List.of(), List.of());
     }
 
     /**

@@ -699,6 +699,8 @@ public final class Controller implements AutoCloseable {
             case IPAddressPool -> pools.map(i -> i.getStore().getByKey(key));
             case L2Advertisement -> l2Advertisements.map(i -> i.getStore().getByKey(key));
             case ConfigMap -> Optional.ofNullable(configMaps.getStore().getByKey(key));
+            // TODO(bgp-config): the controller watches the BGP kinds too, to put their problems on them
+            case BGPPeer, BGPAdvertisement, Community, BFDProfile -> Optional.empty();
         };
     }
 

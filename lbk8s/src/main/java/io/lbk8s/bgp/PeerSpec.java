@@ -1,0 +1,46 @@
+package io.lbk8s.bgp;
+
+import io.lbk8s.address.IpAddress;
+import io.lbk8s.bfd.BfdSettings;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * Everything one node needs to hold a session with one peer: what a BGPPeer says, with its password read from its
+ * Secret and its BFDProfile resolved. Two specs with the same {@code name} are the same session; a changed spec
+ * restarts it.
+ *
+ * @param peerAsn       the peer's AS; empty with {@code dynamicAsn}, which accepts what the peer's OPEN says
+ * @param dynamicAsn    for an empty {@code peerAsn}: {@code INTERNAL} (the peer's AS must equal ours) or
+ *                      {@code EXTERNAL} (it must differ)
+ * @param keepaliveTime empty means a third of the negotiated hold time
+ * @param routerId      empty means the node's own IPv4 address on the session
+ * @param password      TCP MD5 signature key (RFC 2385); empty means none
+ * @param bfd           run BFD with the peer and drop the session when BFD says it is down
+ */
+public record PeerSpec(
+        String name,
+        IpAddress address,
+        int port,
+        long myAsn,
+        OptionalLong peerAsn,
+        Optional<DynamicAsn> dynamicAsn,
+        Optional<IpAddress> sourceAddress,
+        Optional<IpAddress> routerId,
+        Duration holdTime,
+        Optional<Duration> keepaliveTime,
+        Duration connectTime,
+        Optional<String> password,
+        boolean ebgpMultiHop,
+        boolean gracefulRestart,
+        boolean dualStack,
+        Optional<BfdSettings> bfd) {
+
+    public enum DynamicAsn {
+        INTERNAL,
+        EXTERNAL
+    }
+
+    public static final int PORT = 179;
+}
