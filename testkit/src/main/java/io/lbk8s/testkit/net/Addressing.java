@@ -88,6 +88,69 @@ record Addressing(int octet) {
         return "02:1b:8a:00:01:f1";
     }
 
+    /** The router's LAN address, {@code .1} / {@code ::1}: the nodes' gateway, as on a real LAN. */
+    InetAddress routerIpv4() {
+        return literal(ipv4Prefix() + "1");
+    }
+
+    InetAddress routerIpv6() {
+        return literal(ipv6Prefix() + "1");
+    }
+
+    String routerMac() {
+        return "02:1b:8a:00:00:a1";
+    }
+
+    String routerPortMac() {
+        return "02:1b:8a:00:01:a1";
+    }
+
+    /** The router's uplink MAC; its address is {@code .1} of {@link #remoteIpv4Subnet()}. */
+    String routerUplinkMac() {
+        return "02:1b:8a:00:00:a2";
+    }
+
+    /**
+     * The remote client's subnet: {@code 198.19.X.0/24} (the other half of RFC 2544's 198.18.0.0/15) and
+     * {@code fd00:1b9:X::/64}. It exists only on the veth between router and remote client, never on the host, so it
+     * cannot collide with a host route.
+     */
+    String remoteIpv4Prefix() {
+        return "198.19." + octet + ".";
+    }
+
+    String remoteIpv6Prefix() {
+        return "fd00:1b9:" + octet + "::";
+    }
+
+    String remoteIpv4Subnet() {
+        return remoteIpv4Prefix() + "0/24";
+    }
+
+    String remoteIpv6Subnet() {
+        return remoteIpv6Prefix() + "/64";
+    }
+
+    InetAddress routerUplinkIpv4() {
+        return literal(remoteIpv4Prefix() + "1");
+    }
+
+    InetAddress routerUplinkIpv6() {
+        return literal(remoteIpv6Prefix() + "1");
+    }
+
+    InetAddress remoteIpv4() {
+        return literal(remoteIpv4Prefix() + "100");
+    }
+
+    InetAddress remoteIpv6() {
+        return literal(remoteIpv6Prefix() + "100");
+    }
+
+    String remoteMac() {
+        return "02:1b:8a:00:00:c2";
+    }
+
     InetAddress hostIpv4() {
         return literal(ipv4Prefix() + "254");
     }

@@ -11,7 +11,8 @@ import java.util.stream.Stream;
 record Names(String id) {
 
     static final Pattern ID = Pattern.compile("[0-9a-f]{4}");
-    static final Pattern NAMESPACE = Pattern.compile("lbk8s-([0-9a-f]{4})-(br|client|foreign|node-[0-9]{1,2})");
+    static final Pattern NAMESPACE =
+            Pattern.compile("lbk8s-([0-9a-f]{4})-(br|client|foreign|router|remote|node-[0-9]{1,2})");
     static final Pattern HOST_LEG = Pattern.compile("lbk8s([0-9a-f]{4})h");
 
     /** Inside node and client namespaces; the bridge namespace names its ports after the peer. */
@@ -21,6 +22,10 @@ record Names(String id) {
     static final String HOST_PORT = "host";
     static final String CLIENT_PORT = "client";
     static final String FOREIGN_PORT = "foreign";
+    static final String ROUTER_PORT = "router";
+
+    /** The router's second leg, towards the remote client; its first leg is {@link #INTERFACE} on the LAN. */
+    static final String ROUTER_UPLINK = "eth1";
 
     Names {
         if (!ID.matcher(id).matches()) {
@@ -42,6 +47,16 @@ record Names(String id) {
 
     String foreignNamespace() {
         return "lbk8s-" + id + "-foreign";
+    }
+
+    /** The upstream router, with one leg on the LAN and one towards the remote client. */
+    String routerNamespace() {
+        return "lbk8s-" + id + "-router";
+    }
+
+    /** A client on another subnet that reaches the LAN only through the router, as a user on the internet. */
+    String remoteNamespace() {
+        return "lbk8s-" + id + "-remote";
     }
 
     /** The host end of the host leg, in the machine's own namespace: 10 characters, under IFNAMSIZ. */

@@ -56,6 +56,8 @@ public final class TestNetwork implements AutoCloseable {
     private final List<TestNode> nodes;
     private final TestClient client;
     private volatile TestClient foreignHost;
+    private volatile UpstreamRouter router;
+    private final List<BgpRouter> bgpRouters = new CopyOnWriteArrayList<>();
     private final Path logDirectory;
     private final boolean ownsLogDirectory;
     private final List<NamespacedProcess> processes = new CopyOnWriteArrayList<>();
@@ -243,18 +245,61 @@ public final class TestNetwork implements AutoCloseable {
         return foreignHost;
     }
 
+    /**
+     * The upstream router with a remote client behind it (see {@link UpstreamRouter}); created on the first call,
+     * removed with the network. Creating it also gives every node a route to the remote client's subnet through it.
+     */
+    public synchronized UpstreamRouter router() throws IOException {
+        ensureOpen();
+        if (router == null) {
+            new Topology(names, addressing, nodes.size()).addRouter();
+            router = new UpstreamRouter(this, names, addressing);
+        }
+        return router;
+    }
+
+    /**
+     * A real BGP implementation on a node, as a stand-in for a speaker (e.g. to compare lbk8s with GoBGP); it programs
+     * no FIB. Stopped by {@link BgpRouter#close()} or with the network.
+     */
+    public BgpRouter startSpeaker(TestNode node, RouterKind kind, RouterConfig config) {
+        return startRouter(node.namespace(), kind, config, false);
+    }
+
+    /** Why {@code kind} cannot run here (a missing package); empty when it can. */
+    public static Optional<String> missingPrerequisites(RouterKind kind) {
+        return RouterTool.missingFor(kind);
+    }
+
+    BgpRouter startRouter(String namespace, RouterKind kind, RouterConfig config, boolean programsFib) {
+        ensureOpen();
+        RouterTool.missingFor(kind).ifPresent(missing -> {
+            throw new IllegalStateException("cannot start " + kind + ": " + missing);
+        });
+        BgpRouter started = switch (kind) {
+            case FRR -> FrrRouter.start(this, namespace, config);
+            case BIRD -> throw new UnsupportedOperationException("BIRD is not wired in yet");
+            case GOBGP -> GobgpRouter.start(this, namespace, config, programsFib);
+        };
+        bgpRouters.add(started);
+        return started;
+    }
+
     /** {@code lbk8s-<id>-br}, where {@code br0} is. */
     public String bridgeNamespace() {
         return names.bridgeNamespace();
     }
 
-    /** Every namespace of this network: nodes, client, bridge, and the foreign host once there is one. */
+    /** Every namespace of this network: nodes, client, bridge, and the foreign host and router once there are. */
     public List<String> namespaces() {
-        if (foreignHost == null) {
-            return names.namespaces(nodes.size());
-        }
         List<String> all = new ArrayList<>(names.namespaces(nodes.size()));
-        all.addFirst(names.foreignNamespace());
+        if (foreignHost != null) {
+            all.addFirst(names.foreignNamespace());
+        }
+        if (router != null) {
+            all.addFirst(names.remoteNamespace());
+            all.addFirst(names.routerNamespace());
+        }
         return List.copyOf(all);
     }
 
@@ -484,6 +529,8 @@ public final class TestNetwork implements AutoCloseable {
             // running from the hook itself
         }
         List<String> problems = new ArrayList<>();
+        // Before the processes: each router removes what its daemons leave outside the namespaces (FRR's /var/tmp/frr).
+        bgpRouters.forEach(BgpRouter::close);
         stopProcesses();
         try {
             Leftovers.remove(id());

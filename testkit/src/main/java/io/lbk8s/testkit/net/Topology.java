@@ -27,6 +27,19 @@ record Topology(Names names, Addressing addressing, int nodeCount) {
             "net.ipv6.conf.all.accept_dad=0", "net.ipv6.conf.default.accept_dad=0",
             "net.ipv6.conf.all.keep_addr_on_down=1", "net.ipv6.conf.default.keep_addr_on_down=1");
 
+    /**
+     * A router forwards; rp_filter off because with ECMP a reply may leave by another path than the request came; the
+     * multipath hash includes the ports, so that separate connections to one address spread over its next hops as they
+     * do on a real router (the default hashes addresses only, and one client would always reach the same node).
+     */
+    private static final List<String> ROUTER_SYSCTLS = List.of(
+            "net.ipv4.ip_forward=1",
+            "net.ipv6.conf.all.forwarding=1",
+            "net.ipv4.conf.all.rp_filter=0",
+            "net.ipv4.conf.default.rp_filter=0",
+            "net.ipv4.fib_multipath_hash_policy=1",
+            "net.ipv6.fib_multipath_hash_policy=1");
+
     void build() throws IOException {
         List<String> namespaces = names.namespaces(nodeCount);
         ip(null, namespaces.stream().map(ns -> "netns add " + ns).toList());
@@ -58,6 +71,53 @@ record Topology(Names names, Addressing addressing, int nodeCount) {
         ip(null, List.of(vethPair(port, portMac, namespace, mac)));
         ip(names.bridgeNamespace(), List.of("link set " + port + " master " + Names.BRIDGE + " up"));
         configureEnd(namespace, ipv4, ipv6);
+    }
+
+    /**
+     * The upstream router and the remote client behind it, after the rest was built: the router's eth0 on a new port
+     * of the bridge, its eth1 on a veth of its own to the remote client, whose default route is the router. Each node
+     * gets a route to the remote subnet through the router, as a server's default gateway would give it, so replies to
+     * the remote client find their way back.
+     */
+    void addRouter() throws IOException {
+        String router = names.routerNamespace();
+        String remote = names.remoteNamespace();
+        ip(null, List.of("netns add " + router, "netns add " + remote));
+        sysctl(router, HOST_LIKE_SYSCTLS);
+        sysctl(router, ROUTER_SYSCTLS);
+        sysctl(remote, HOST_LIKE_SYSCTLS);
+        ip(
+                null,
+                List.of(
+                        vethPair(Names.ROUTER_PORT, addressing.routerPortMac(), router, addressing.routerMac()),
+                        "link add " + Names.ROUTER_UPLINK + " netns " + router + " address "
+                                + addressing.routerUplinkMac() + " type veth peer name " + Names.INTERFACE + " netns "
+                                + remote + " address " + addressing.remoteMac()));
+        ip(names.bridgeNamespace(), List.of("link set " + Names.ROUTER_PORT + " master " + Names.BRIDGE + " up"));
+        configureEnd(router, addressing.routerIpv4(), addressing.routerIpv6());
+        ip(
+                router,
+                List.of(
+                        "link set " + Names.ROUTER_UPLINK + " up",
+                        "address add " + Addressing.text(addressing.routerUplinkIpv4()) + "/24 dev "
+                                + Names.ROUTER_UPLINK,
+                        "address add " + Addressing.text(addressing.routerUplinkIpv6()) + "/64 dev "
+                                + Names.ROUTER_UPLINK + " nodad"));
+        configureEnd(remote, addressing.remoteIpv4(), addressing.remoteIpv6());
+        ip(
+                remote,
+                List.of(
+                        "route add default via " + Addressing.text(addressing.routerUplinkIpv4()),
+                        "route add default via " + Addressing.text(addressing.routerUplinkIpv6())));
+        for (int node = 1; node <= nodeCount; node++) {
+            ip(
+                    names.nodeNamespace(node),
+                    List.of(
+                            "route add " + addressing.remoteIpv4Subnet() + " via "
+                                    + Addressing.text(addressing.routerIpv4()),
+                            "route add " + addressing.remoteIpv6Subnet() + " via "
+                                    + Addressing.text(addressing.routerIpv6())));
+        }
     }
 
     /**

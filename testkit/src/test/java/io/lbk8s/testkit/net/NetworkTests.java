@@ -26,6 +26,17 @@ final class NetworkTests {
         Assumptions.abort("test network skipped: " + missing.get());
     }
 
+    static void assumeRouter(RouterKind kind) {
+        Optional<String> missing = TestNetwork.missingPrerequisites(kind);
+        if (missing.isEmpty()) {
+            return;
+        }
+        if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+            fail("CI=true, but " + kind + " cannot run here: " + missing.get());
+        }
+        Assumptions.abort(kind + " skipped: " + missing.get());
+    }
+
     static void assumeTool(String command, String debianPackage) {
         if (Tool.find(command).isPresent()) {
             return;

@@ -1,0 +1,154 @@
+package io.lbk8s.testkit.net;
+
+import io.lbk8s.testkit.TempFiles;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * FRR 8.4 as a router: zebra (which programs the namespace's FIB), bgpd and bfdd from {@code /usr/lib/frr}, each with
+ * its own config file, pid file and vty socket in the run's directory, queried with {@code vtysh --vty_socket}.
+ */
+public final class FrrRouter implements BgpRouter {
+
+    static final Path DAEMONS = Path.of("/usr/lib/frr");
+
+    /**
+     * Root, with the frrvty group: FRR refuses to start as a user outside its vty group, and as its own frr user it
+     * could not reach the run's directory (a private temporary directory).
+     */
+    private static final List<String> RUN_AS = List.of("-u", "root", "-g", "frrvty");
+
+    /** FRR keeps a crash-log buffer per daemon process there and does not always remove it on exit. */
+    private static final Path CRASHLOG_DIRECTORY = Path.of("/var/tmp/frr");
+
+    private final RouterDaemons daemons;
+    private final RouterConfig config;
+    private volatile boolean closed;
+
+    private FrrRouter(RouterDaemons daemons, RouterConfig config) {
+        this.daemons = daemons;
+        this.config = config;
+    }
+
+    static FrrRouter start(TestNetwork network, String namespace, RouterConfig config) {
+        RouterDaemons daemons = RouterDaemons.in(network, namespace, RouterKind.FRR);
+        FrrRouter router = new FrrRouter(daemons, config);
+        try {
+            String hostname = namespace;
+            daemons.write("zebra.conf", FrrConfig.zebra(hostname));
+            daemons.write("bfdd.conf", FrrConfig.bfdd(config, hostname));
+            daemons.write("bgpd.conf", FrrConfig.bgpd(config, hostname));
+            daemons.start("zebra", router.daemon("zebra"));
+            router.awaitFile(daemons.file("zserv.api"));
+            List<String> bfdd = new ArrayList<>(router.daemon("bfdd"));
+            bfdd.addAll(List.of("--bfdctl", daemons.file("bfdd.sock").toString()));
+            daemons.start("bfdd", bfdd);
+            daemons.start("bgpd", router.daemon("bgpd"));
+            daemons.awaitAnswer(router.vtyshCommand("show bgp summary json"));
+            daemons.awaitAnswer(router.vtyshCommand("show bfd peers json"));
+            return router;
+        } catch (RuntimeException e) {
+            router.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public RouterKind kind() {
+        return RouterKind.FRR;
+    }
+
+    @Override
+    public String namespace() {
+        return daemons.namespace();
+    }
+
+    @Override
+    public RouterConfig config() {
+        return config;
+    }
+
+    /** Any vtysh command, e.g. {@code show bgp summary}; its output. */
+    public String vtysh(String... commands) {
+        return daemons.cli(vtyshCommand(commands));
+    }
+
+    @Override
+    public List<RouterSession> sessions() {
+        return FrrJson.sessions(RouterDaemons.json(vtysh("show bgp neighbors json")));
+    }
+
+    @Override
+    public List<RibPath> routes(String prefix) {
+        String family = prefix.contains(":") ? "ipv6" : "ipv4";
+        return FrrJson.paths(prefix, RouterDaemons.json(vtysh("show bgp " + family + " unicast " + prefix + " json")));
+    }
+
+    @Override
+    public List<RouterBfdPeer> bfdPeers() {
+        return FrrJson.bfdPeers(RouterDaemons.json(vtysh("show bfd peers json")));
+    }
+
+    @Override
+    public List<Path> logs() {
+        return daemons.logs();
+    }
+
+    @Override
+    public boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        List<Long> pids =
+                daemons.processes().stream().map(NamespacedProcess::pid).toList();
+        daemons.stopAll();
+        for (String daemon : List.of("zebra", "bgpd", "bfdd")) {
+            pids.forEach(pid -> TempFiles.deleteRecursively(CRASHLOG_DIRECTORY.resolve(daemon + "." + pid)));
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "FRR[" + namespace() + " AS" + config.asn() + "]";
+    }
+
+    private List<String> vtyshCommand(String... commands) {
+        List<String> command = new ArrayList<>(List.of(
+                RouterTool.VTYSH.path(), "--vty_socket", daemons.directory().toString()));
+        for (String c : commands) {
+            command.add("-c");
+            command.add(c);
+        }
+        return command;
+    }
+
+    /** Foreground (no -d), so the network tracks and stops it; logs to stdout, which goes to its log file. */
+    private List<String> daemon(String name) {
+        List<String> command = new ArrayList<>(List.of(DAEMONS.resolve(name).toString()));
+        command.addAll(RUN_AS);
+        command.addAll(List.of(
+                "-f", daemons.file(name + ".conf").toString(),
+                "-i", daemons.file(name + ".pid").toString(),
+                "--vty_socket", daemons.directory().toString(),
+                "-z", daemons.file("zserv.api").toString(),
+                "-P", "0", // no vty on TCP: vtysh uses the socket directory
+                "--log", "stdout"));
+        return command;
+    }
+
+    private void awaitFile(Path file) {
+        Poll.until(
+                "FRR's " + file.getFileName() + " created",
+                () -> Files.exists(file),
+                b -> b,
+                RouterDaemons.START_TIMEOUT);
+    }
+}

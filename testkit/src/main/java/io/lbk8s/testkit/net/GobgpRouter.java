@@ -1,0 +1,162 @@
+package io.lbk8s.testkit.net;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * GoBGP 3.10 in a namespace: gobgpd with its gRPC API on the namespace's own loopback, queried and driven with the
+ * {@code gobgp} CLI. As the upstream router, a {@link GobgpFibSync} copies its best paths into the namespace's FIB,
+ * because gobgpd programs no FIB itself and its zebra client (zapi 6 as of FRR 8.1) cannot talk to FRR 8.4's zebra.
+ * On a node it stands in for a speaker: {@link #announce} and {@link #withdraw}.
+ */
+public final class GobgpRouter implements BgpRouter {
+
+    /** Each namespace has its own loopback, so every instance can use gobgpd's default port. */
+    static final String API = "127.0.0.1:50051";
+
+    private final RouterDaemons daemons;
+    private final RouterConfig config;
+    private volatile GobgpFibSync fibSync;
+    private volatile boolean closed;
+
+    private GobgpRouter(RouterDaemons daemons, RouterConfig config) {
+        this.daemons = daemons;
+        this.config = config;
+    }
+
+    /** {@code programsFib}: copy best paths into the namespace's FIB, as a router would; off for a node's speaker. */
+    static GobgpRouter start(TestNetwork network, String namespace, RouterConfig config, boolean programsFib) {
+        RouterDaemons daemons = RouterDaemons.in(network, namespace, RouterKind.GOBGP);
+        GobgpRouter router = new GobgpRouter(daemons, config);
+        try {
+            Path toml = daemons.write("gobgpd.toml", GobgpConfig.toml(config));
+            daemons.start(
+                    "gobgpd",
+                    List.of(
+                            RouterTool.GOBGPD.path(),
+                            "-f",
+                            toml.toString(),
+                            "-t",
+                            "toml",
+                            "--api-hosts",
+                            API,
+                            "--pprof-disable",
+                            "--log-plain",
+                            "-l",
+                            "info"));
+            daemons.awaitAnswer(router.gobgpCommand(List.of("global")));
+            if (programsFib) {
+                router.fibSync = GobgpFibSync.start(router, namespace);
+            }
+            return router;
+        } catch (RuntimeException e) {
+            router.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public RouterKind kind() {
+        return RouterKind.GOBGP;
+    }
+
+    @Override
+    public String namespace() {
+        return daemons.namespace();
+    }
+
+    @Override
+    public RouterConfig config() {
+        return config;
+    }
+
+    /** Any gobgp CLI command against this instance, e.g. {@code gobgp("neighbor")}; its output. */
+    public String gobgp(String... arguments) {
+        return daemons.cli(gobgpCommand(List.of(arguments)));
+    }
+
+    @Override
+    public List<RouterSession> sessions() {
+        return GobgpJson.sessions(RouterDaemons.json(gobgp("neighbor", "-j")), GobgpLog.lastErrors(daemons.logs()));
+    }
+
+    @Override
+    public List<RibPath> routes(String prefix) {
+        return GobgpJson.paths(prefix, RouterDaemons.json(gobgp("global", "rib", "-a", family(prefix), prefix, "-j")));
+    }
+
+    /** Every path in its table of one family ({@code ipv4} or {@code ipv6}), by prefix. */
+    List<RibPath> allRoutes(String family) {
+        return GobgpJson.paths(null, RouterDaemons.json(gobgp("global", "rib", "-a", family, "-j")));
+    }
+
+    /** GoBGP has no BFD. */
+    @Override
+    public List<RouterBfdPeer> bfdPeers() {
+        return List.of();
+    }
+
+    /** Originates {@code prefix} (e.g. {@code 198.18.7.200/32}) to every peer, next hop itself. */
+    public void announce(String prefix) {
+        announce(prefix, List.of(), OptionalLong.empty());
+    }
+
+    /** As {@link #announce(String)}, with standard communities ({@code 64500:100}) and, for iBGP, a LOCAL_PREF. */
+    public void announce(String prefix, List<String> communities, OptionalLong localPref) {
+        List<String> command = new ArrayList<>(List.of("global", "rib", "add", "-a", family(prefix), prefix));
+        if (!communities.isEmpty()) {
+            command.add("community");
+            command.add(String.join(",", communities));
+        }
+        localPref.ifPresent(p -> {
+            command.add("local-pref");
+            command.add(Long.toString(p));
+        });
+        gobgp(command.toArray(String[]::new));
+    }
+
+    public void withdraw(String prefix) {
+        gobgp("global", "rib", "del", "-a", family(prefix), prefix);
+    }
+
+    @Override
+    public List<Path> logs() {
+        return daemons.logs();
+    }
+
+    @Override
+    public boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        GobgpFibSync sync = fibSync;
+        if (sync != null) {
+            sync.close();
+        }
+        daemons.stopAll();
+    }
+
+    @Override
+    public String toString() {
+        return "GoBGP[" + namespace() + " AS" + config.asn() + "]";
+    }
+
+    private List<String> gobgpCommand(List<String> arguments) {
+        String[] hostPort = API.split(":");
+        List<String> command = new ArrayList<>(List.of(RouterTool.GOBGP.path(), "-u", hostPort[0], "-p", hostPort[1]));
+        command.addAll(arguments);
+        return command;
+    }
+
+    static String family(String prefix) {
+        return prefix.contains(":") ? "ipv6" : "ipv4";
+    }
+}
