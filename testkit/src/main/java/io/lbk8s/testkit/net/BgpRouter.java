@@ -11,7 +11,7 @@ import java.util.function.Predicate;
  * router ({@link UpstreamRouter#start}) or, in testkit's own tests, as a stand-in speaker on a node. Every query runs the
  * implementation's own CLI and reads its output, so a test sees what an operator of that router would see.
  */
-public sealed interface BgpRouter extends AutoCloseable permits FrrRouter, GobgpRouter {
+public sealed interface BgpRouter extends AutoCloseable permits FrrRouter, BirdRouter, GobgpRouter {
 
     RouterKind kind();
 

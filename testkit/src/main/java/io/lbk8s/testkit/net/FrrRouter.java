@@ -20,9 +20,6 @@ public final class FrrRouter implements BgpRouter {
      */
     private static final List<String> RUN_AS = List.of("-u", "root", "-g", "frrvty");
 
-    /** FRR keeps a crash-log buffer per daemon process there and does not always remove it on exit. */
-    private static final Path CRASHLOG_DIRECTORY = Path.of("/var/tmp/frr");
-
     private final RouterDaemons daemons;
     private final RouterConfig config;
     private volatile boolean closed;
@@ -41,9 +38,9 @@ public final class FrrRouter implements BgpRouter {
             daemons.write("bfdd.conf", FrrConfig.bfdd(config, hostname));
             daemons.write("bgpd.conf", FrrConfig.bgpd(config, hostname));
             daemons.start("zebra", router.daemon("zebra"));
-            router.awaitFile(daemons.file("zserv.api"));
+            router.awaitFile(daemons.runFile("zserv.api"));
             List<String> bfdd = new ArrayList<>(router.daemon("bfdd"));
-            bfdd.addAll(List.of("--bfdctl", daemons.file("bfdd.sock").toString()));
+            bfdd.addAll(List.of("--bfdctl", daemons.runFile("bfdd.sock").toString()));
             daemons.start("bfdd", bfdd);
             daemons.start("bgpd", router.daemon("bgpd"));
             daemons.awaitAnswer(router.vtyshCommand("show bgp summary json"));
@@ -110,8 +107,9 @@ public final class FrrRouter implements BgpRouter {
         List<Long> pids =
                 daemons.processes().stream().map(NamespacedProcess::pid).toList();
         daemons.stopAll();
+        // FRR keeps a crash-log buffer per daemon process there and does not always remove it on exit
         for (String daemon : List.of("zebra", "bgpd", "bfdd")) {
-            pids.forEach(pid -> TempFiles.deleteRecursively(CRASHLOG_DIRECTORY.resolve(daemon + "." + pid)));
+            pids.forEach(pid -> TempFiles.deleteRecursively(Leftovers.FRR_CRASH_LOGS.resolve(daemon + "." + pid)));
         }
     }
 
@@ -122,7 +120,7 @@ public final class FrrRouter implements BgpRouter {
 
     private List<String> vtyshCommand(String... commands) {
         List<String> command = new ArrayList<>(List.of(
-                RouterTool.VTYSH.path(), "--vty_socket", daemons.directory().toString()));
+                RouterTool.VTYSH.path(), "--vty_socket", daemons.runDirectory().toString()));
         for (String c : commands) {
             command.add("-c");
             command.add(c);
@@ -136,9 +134,9 @@ public final class FrrRouter implements BgpRouter {
         command.addAll(RUN_AS);
         command.addAll(List.of(
                 "-f", daemons.file(name + ".conf").toString(),
-                "-i", daemons.file(name + ".pid").toString(),
-                "--vty_socket", daemons.directory().toString(),
-                "-z", daemons.file("zserv.api").toString(),
+                "-i", daemons.runFile(name + ".pid").toString(),
+                "--vty_socket", daemons.runDirectory().toString(),
+                "-z", daemons.runFile("zserv.api").toString(),
                 "-P", "0", // no vty on TCP: vtysh uses the socket directory
                 "--log", "stdout"));
         return command;

@@ -12,8 +12,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The last warning gobgpd logged per neighbor: its API keeps no last error, its log does ("received notification",
- * "sent notification", with the code and subcode).
+ * The last warning gobgpd logged per neighbor, as {@code sent notification: as number mismatch expected 64513, received
+ * 64512}: its API keeps no last error, its log does.
  */
 final class GobgpLog {
 
@@ -21,6 +21,9 @@ final class GobgpLog {
     private static final Pattern WARNING = Pattern.compile("level=(?:warning|error) msg=\"([^\"]*)\"(.*)$");
 
     private static final Pattern KEY = Pattern.compile("\\bKey=([0-9a-fA-F:.]+)");
+
+    /** What gobgpd says went wrong: {@code Data="as number mismatch expected 64513, received 64512"}. */
+    private static final Pattern DATA = Pattern.compile("\\bData=\"([^\"]*)\"");
 
     private GobgpLog() {}
 

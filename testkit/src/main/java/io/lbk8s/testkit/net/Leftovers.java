@@ -1,17 +1,23 @@
 package io.lbk8s.testkit.net;
 
+import io.lbk8s.testkit.TempFiles;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.SortedSet;
 import java.util.TreeSet;
+import java.util.stream.Stream;
 
 /** Finds and removes what networks left on the machine, by id; used by close() and removeStale(). */
 final class Leftovers {
 
     private static final Duration PROCESS_EXIT = Duration.ofSeconds(3);
+
+    static final Path FRR_CRASH_LOGS = Path.of("/var/tmp/frr");
 
     private Leftovers() {}
 
@@ -115,8 +121,25 @@ final class Leftovers {
         for (List<Long> pids = pidsIn(namespace);
                 !pids.isEmpty() && System.nanoTime() < deadline;
                 pids = pidsIn(namespace)) {
+            List<Path> crashLogs = pids.stream().flatMap(Leftovers::frrCrashLog).toList();
             pids.forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
             sleep(Duration.ofMillis(20));
+            crashLogs.forEach(TempFiles::deleteRecursively);
+        }
+    }
+
+    /**
+     * An FRR daemon keeps a crash-log buffer in {@code /var/tmp/frr/<daemon>.<pid>}, outside any namespace; a killed one
+     * cannot remove it. Read before the kill, while {@code /proc/<pid>/comm} still names the daemon.
+     */
+    private static Stream<Path> frrCrashLog(long pid) {
+        try {
+            String daemon = Files.readString(Path.of("/proc", Long.toString(pid), "comm"))
+                    .strip();
+            Path crashLog = FRR_CRASH_LOGS.resolve(daemon + "." + pid);
+            return Files.isDirectory(crashLog) ? Stream.of(crashLog) : Stream.empty();
+        } catch (IOException | RuntimeException gone) {
+            return Stream.empty();
         }
     }
 

@@ -1,5 +1,6 @@
 package io.lbk8s.testkit.net;
 
+import io.lbk8s.testkit.TempFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -7,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
@@ -22,24 +24,30 @@ final class RouterDaemons {
     private final TestNetwork network;
     private final String namespace;
     private final Path directory;
+    private final Path runDirectory;
     private final List<NamespacedProcess> processes = new ArrayList<>();
 
-    private RouterDaemons(TestNetwork network, String namespace, Path directory) {
+    private RouterDaemons(TestNetwork network, String namespace, Path directory, Path runDirectory) {
         this.network = network;
         this.namespace = namespace;
         this.directory = directory;
+        this.runDirectory = runDirectory;
     }
 
     /**
-     * A fresh directory for one run of one router in {@code namespace}, under the network's log directory (so it goes
-     * with the network): configs, pid files, sockets and logs. A second run in the same namespace gets its own.
+     * Fresh directories for one run of one router in {@code namespace}: configs and logs under the network's log
+     * directory (kept when the test keeps its logs), sockets and pid files in a short one under the temporary
+     * directory, because a Unix socket's path must fit in 108 bytes. A second run in the same namespace gets its own.
      */
     static RouterDaemons in(TestNetwork network, String namespace, RouterKind kind) {
+        String name = namespace + "-" + kind.name().toLowerCase(Locale.ROOT) + "-";
         try {
-            Path parent = Files.createDirectories(network.logDirectory().resolve("routers"));
-            Path directory = Files.createTempDirectory(
-                    parent, namespace + "-" + kind.name().toLowerCase() + "-");
-            return new RouterDaemons(network, namespace, directory);
+            Path parent = Files.createDirectories(
+                    network.logDirectory().toAbsolutePath().resolve("routers"));
+            Path directory = Files.createTempDirectory(parent, name);
+            // named like the network's temporary logs, so removeStale() finds it after a crash
+            Path runDirectory = Files.createTempDirectory(TestNetwork.TEMPORARY_LOGS_PREFIX + network.id() + "-run-");
+            return new RouterDaemons(network, namespace, directory, runDirectory);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -55,6 +63,15 @@ final class RouterDaemons {
 
     Path file(String name) {
         return directory.resolve(name);
+    }
+
+    /** Where sockets and pid files go. */
+    Path runDirectory() {
+        return runDirectory;
+    }
+
+    Path runFile(String name) {
+        return runDirectory.resolve(name);
     }
 
     Path write(String name, String content) {
@@ -82,7 +99,16 @@ final class RouterDaemons {
 
     /** Runs a CLI command in the namespace; its stdout, or an exception with what it printed. */
     String cli(List<String> command) {
-        CommandResult result = Shell.run(CLI_TIMEOUT, Shell.inNamespace(namespace, command));
+        return check(command, Shell.run(CLI_TIMEOUT, Shell.inNamespace(namespace, command)));
+    }
+
+    /** Runs a CLI command in the namespace; a non-zero exit is a result. */
+    CommandResult run(List<String> command) {
+        return Shell.run(CLI_TIMEOUT, Shell.inNamespace(namespace, command));
+    }
+
+    /** The stdout of a command that succeeded; an exception with what it printed otherwise. */
+    String check(List<String> command, CommandResult result) {
         if (!result.ok()) {
             throw new IllegalStateException("`" + Shell.commandLine(command) + "` in " + namespace
                     + (result.timedOut() ? " timed out" : " exited with " + result.exitCode()) + ": "
@@ -118,5 +144,6 @@ final class RouterDaemons {
     void stopAll() {
         processes.forEach(NamespacedProcess::terminate);
         processes.forEach(p -> p.stop(STOP_GRACE));
+        TempFiles.deleteRecursively(runDirectory);
     }
 }

@@ -42,7 +42,7 @@ public final class TestNetwork implements AutoCloseable {
 
     public static final int DEFAULT_NODE_COUNT = 3;
     public static final int BACKEND_PORT = 8080;
-    private static final String TEMPORARY_LOGS_PREFIX = "lbk8s-testnet-";
+    static final String TEMPORARY_LOGS_PREFIX = "lbk8s-testnet-";
 
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(10);
     private static final Duration STOP_GRACE = Duration.ofSeconds(2);
@@ -278,7 +278,7 @@ public final class TestNetwork implements AutoCloseable {
         });
         BgpRouter started = switch (kind) {
             case FRR -> FrrRouter.start(this, namespace, config);
-            case BIRD -> throw new UnsupportedOperationException("BIRD is not wired in yet");
+            case BIRD -> BirdRouter.start(this, namespace, config, programsFib);
             case GOBGP -> GobgpRouter.start(this, namespace, config, programsFib);
         };
         bgpRouters.add(started);

@@ -94,6 +94,10 @@ public final class UpstreamRouter {
         return (FrrRouter) start(RouterKind.FRR, config);
     }
 
+    public BirdRouter startBird(RouterConfig config) {
+        return (BirdRouter) start(RouterKind.BIRD, config);
+    }
+
     public GobgpRouter startGobgp(RouterConfig config) {
         return (GobgpRouter) start(RouterKind.GOBGP, config);
     }

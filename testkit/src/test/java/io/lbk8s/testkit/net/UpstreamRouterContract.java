@@ -229,6 +229,7 @@ abstract class UpstreamRouterContract {
     static void announce(BgpRouter speaker, String prefix, List<String> communities, OptionalLong localPref) {
         switch (speaker) {
             case GobgpRouter gobgp -> gobgp.announce(prefix, communities, localPref);
+            case BirdRouter bird -> bird.announce(prefix, communities, localPref);
             default -> throw new IllegalArgumentException(speaker + " cannot announce");
         }
     }
@@ -236,6 +237,7 @@ abstract class UpstreamRouterContract {
     static void withdraw(BgpRouter speaker, String prefix) {
         switch (speaker) {
             case GobgpRouter gobgp -> gobgp.withdraw(prefix);
+            case BirdRouter bird -> bird.withdraw(prefix);
             default -> throw new IllegalArgumentException(speaker + " cannot withdraw");
         }
     }

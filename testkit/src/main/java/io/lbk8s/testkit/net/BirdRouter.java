@@ -1,0 +1,167 @@
+package io.lbk8s.testkit.net;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * BIRD 2.0 in a namespace: one bird daemon with its config, control socket and pid file in the run's directories,
+ * queried with {@code birdc -s}. As the router, its kernel protocol programs the FIB (ECMP with {@code merge paths}) and
+ * its bfd protocol runs BFD; on a node it stands in for a speaker ({@link #announce}, {@link #withdraw}).
+ */
+public final class BirdRouter implements BgpRouter {
+
+    private final RouterDaemons daemons;
+    private final RouterConfig config;
+    private final List<Announcement> announced = new ArrayList<>();
+    private volatile boolean closed;
+
+    /** A route a node's BIRD originates. */
+    public record Announcement(String prefix, List<String> communities, OptionalLong localPref) {
+        public Announcement {
+            communities = List.copyOf(communities);
+        }
+    }
+
+    private BirdRouter(RouterDaemons daemons, RouterConfig config) {
+        this.daemons = daemons;
+        this.config = config;
+    }
+
+    /** {@code router}: import paths and program the FIB; otherwise a node's speaker exporting its announcements. */
+    static BirdRouter start(TestNetwork network, String namespace, RouterConfig config, boolean router) {
+        RouterDaemons daemons = RouterDaemons.in(network, namespace, RouterKind.BIRD);
+        BirdRouter bird = new BirdRouter(daemons, config);
+        try {
+            bird.writeAnnounced();
+            Path conf = daemons.write("bird.conf", BirdConfig.render(config, router, daemons.directory()));
+            daemons.start(
+                    "bird",
+                    List.of(
+                            RouterTool.BIRD.path(),
+                            "-f",
+                            "-c",
+                            conf.toString(),
+                            "-s",
+                            daemons.runFile("bird.ctl").toString(),
+                            "-P",
+                            daemons.runFile("bird.pid").toString()));
+            daemons.awaitAnswer(bird.birdcCommand("show status"));
+            return bird;
+        } catch (RuntimeException e) {
+            bird.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public RouterKind kind() {
+        return RouterKind.BIRD;
+    }
+
+    @Override
+    public String namespace() {
+        return daemons.namespace();
+    }
+
+    @Override
+    public RouterConfig config() {
+        return config;
+    }
+
+    /** Any birdc command, e.g. {@code birdc("show", "protocols")}; its output. */
+    public String birdc(String... words) {
+        return daemons.cli(birdcCommand(String.join(" ", words)));
+    }
+
+    @Override
+    public List<RouterSession> sessions() {
+        return BirdText.sessions(birdc("show", "protocols", "all"));
+    }
+
+    @Override
+    public List<RibPath> routes(String prefix) {
+        List<String> command = birdcCommand("show route " + prefix + " all");
+        CommandResult result = daemons.run(command);
+        if (result.stdout().contains("Network not found")) {
+            return List.of(); // birdc's way of saying there is no route, with exit code 1
+        }
+        return BirdText.paths(prefix, daemons.check(command, result));
+    }
+
+    @Override
+    public List<RouterBfdPeer> bfdPeers() {
+        if (config.peers().stream().noneMatch(p -> p.bfd().isPresent())) {
+            return List.of(); // no bfd protocol configured: birdc would say so as an error
+        }
+        return BirdText.bfdPeers(birdc("show", "bfd", "sessions"));
+    }
+
+    /** Originates {@code prefix} to every peer of its family, next hop itself. */
+    public void announce(String prefix) {
+        announce(prefix, List.of(), OptionalLong.empty());
+    }
+
+    /** As {@link #announce(String)}, with standard communities ({@code 64500:100}) and, for iBGP, a LOCAL_PREF. */
+    public synchronized void announce(String prefix, List<String> communities, OptionalLong localPref) {
+        announced.removeIf(a -> a.prefix().equals(prefix));
+        announced.add(new Announcement(prefix, communities, localPref));
+        reconfigure();
+    }
+
+    public synchronized void withdraw(String prefix) {
+        announced.removeIf(a -> a.prefix().equals(prefix));
+        reconfigure();
+    }
+
+    @Override
+    public List<Path> logs() {
+        return daemons.logs();
+    }
+
+    @Override
+    public boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        daemons.stopAll(); // bird removes its kernel routes on SIGTERM
+    }
+
+    @Override
+    public String toString() {
+        return "BIRD[" + namespace() + " AS" + config.asn() + "]";
+    }
+
+    private void reconfigure() {
+        writeAnnounced();
+        String reply = birdc("configure");
+        if (!reply.contains("Reconfigured") && !reply.contains("Reconfiguration in progress")) {
+            throw new IllegalStateException("birdc configure in " + namespace() + ": " + reply.strip());
+        }
+    }
+
+    private void writeAnnounced() {
+        for (String family : List.of("ipv4", "ipv6")) {
+            boolean ipv6 = family.equals("ipv6");
+            daemons.write(
+                    BirdConfig.ANNOUNCED + "." + family,
+                    BirdConfig.announced(announced.stream()
+                            .filter(a -> a.prefix().contains(":") == ipv6)
+                            .toList()));
+        }
+    }
+
+    private List<String> birdcCommand(String command) {
+        List<String> words = new ArrayList<>(List.of(
+                RouterTool.BIRDC.path(), "-s", daemons.runFile("bird.ctl").toString()));
+        words.addAll(List.of(command.split(" ")));
+        return words;
+    }
+}
