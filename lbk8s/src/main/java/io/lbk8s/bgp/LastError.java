@@ -20,13 +20,15 @@ public final class LastError {
             return ": \"" + n.shutdownCommunication().get() + "\"";
         }
         if (n.code() == 2 && n.subcode() == 2) {
-            // FRR, BIRD and GoBGP put the AS they refused in the data, which is ours unless a router rewrote it
-            String said = "we said AS " + myAsn;
-            return switch (data.length) {
-                case 2 -> ": it refuses AS " + (ByteBuffer.wrap(data).getShort() & 0xFFFF) + ", " + said;
-                case 4 -> ": it refuses AS " + (ByteBuffer.wrap(data).getInt() & 0xFFFF_FFFFL) + ", " + said;
-                default -> ": it expects another AS than ours, " + said;
+            // BIRD puts the AS it refused in the data (captured: 0000fdeb); the AS it expects is in its config only
+            long refused = switch (data.length) {
+                case 2 -> ByteBuffer.wrap(data).getShort() & 0xFFFF;
+                case 4 -> ByteBuffer.wrap(data).getInt() & 0xFFFF_FFFFL;
+                default -> myAsn;
             };
+            return refused == myAsn
+                    ? ": it expects another AS than ours, " + myAsn + " (compare the router's neighbor AS with myASN)"
+                    : ": it refuses AS " + refused + ", we said AS " + myAsn;
         }
         if (n.code() == 2 && n.subcode() == 6) {
             return ": it does not accept our hold time";
