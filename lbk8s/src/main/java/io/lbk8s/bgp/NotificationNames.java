@@ -57,6 +57,13 @@ final class NotificationNames {
                     case 11 -> "Malformed AS_PATH";
                     default -> null;
                 };
+            case 5 ->
+                switch (subcode) {
+                    case 1 -> "Unexpected Message in OpenSent State";
+                    case 2 -> "Unexpected Message in OpenConfirm State";
+                    case 3 -> "Unexpected Message in Established State";
+                    default -> null;
+                };
             case 6 ->
                 switch (subcode) {
                     case 1 -> "Maximum Number of Prefixes Reached";

@@ -136,7 +136,6 @@ echo "== states"; in_ns gobgp neighbor || true; in_ns birdc -s "$tmp/bird.ctl" s
 kill "${pids[0]}"; sleep 1
 python3 "$here/pcap-to-hex.py" "$tmp/bgp.pcap" \
   "10.0.0.1=GoBGP $(gobgpd --version | awk '{print $3}')" \
-  "10.0.0.2=BIRD $(bird --version 2>&1 | awk '{print $3}')" "fd00::2=BIRD $(bird --version 2>&1 | awk '{print $3}')" \
-  "10.0.0.3=FRR $(/usr/lib/frr/bgpd -v | awk '/version/{print $3; exit}')" \
-  "fd00::3=FRR $(/usr/lib/frr/bgpd -v | awk '/version/{print $3; exit}')" >"$here/real-messages.txt"
+  "10.0.0.2=BIRD $(bird --version 2>&1 | awk '{print $3}')" \
+  "10.0.0.3=FRR $(/usr/lib/frr/bgpd -v | awk '/version/{print $3; exit}')" >"$here/real-messages.txt"
 for f in gobgpd bird frr; do echo "== $f"; tail -5 "$tmp/$f.log"; done

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Reads a pcap of BGP over the loopback and prints one line per BGP message, in the order sent:
-'<sender> | <sender address> -> <receiver address> | <TYPE> | <hex>'. Arguments after the file name: address=name."""
+'<sender> | <sender address> -> <receiver address> | <TYPE> | <hex>'. Arguments after the file name: router id=name.
+The sender is named by the BGP identifier of the OPEN on the same TCP stream: on a loopback the kernel picks the
+destination's address as the source of a connection, so addresses do not tell who sent."""
 import ipaddress, struct, sys
 
 TYPES = {1: "OPEN", 2: "UPDATE", 3: "NOTIFICATION", 4: "KEEPALIVE", 5: "ROUTE-REFRESH"}
@@ -31,7 +33,7 @@ while pos + 16 <= len(data):
         streams[key][seq] = payload
         order.append((key, seq))
 # Emit messages in capture order of the segment that completes them.
-buffers, done = {k: b"" for k in streams}, set()
+buffers, done, senders = {k: b"" for k in streams}, set(), {}
 for key, seq in order:
     if (key, seq) in done:
         continue
@@ -41,5 +43,7 @@ for key, seq in order:
     while len(buf) >= 19 and len(buf) >= struct.unpack(">H", buf[16:18])[0]:
         length = struct.unpack(">H", buf[16:18])[0]
         message, buf = buf[:length], buf[length:]
-        print(f"{names.get(key[0], key[0])} | {key[0]} -> {key[2]} | {TYPES.get(message[18], message[18])} | {message.hex()}")
+        if message[18] == 1:
+            senders[key] = names.get(str(ipaddress.ip_address(message[24:28])), "?")
+        print(f"{senders.get(key, '?')} | {key[0]} -> {key[2]} | {TYPES.get(message[18], message[18])} | {message.hex()}")
     buffers[key] = buf
