@@ -1,0 +1,39 @@
+package io.lbk8s.bgp;
+
+import io.lbk8s.address.IpAddress;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * What an established session decides its UPDATEs by.
+ *
+ * @param localAddress        this node's end of the session: the next hop of routes of its family
+ * @param otherFamilyNextHop  this node's address of the other family on the same interface, for dual-stack peers
+ * @param ipv6LinkLocal       this node's link-local IPv6 address on that interface, sent after the global IPv6 next
+ *                            hop (RFC 2545 3) when known
+ * @param families            the families both sides announced in their OPENs
+ */
+public record SessionContext(
+        long myAsn,
+        boolean internal,
+        boolean fourOctetAs,
+        Set<Family> families,
+        IpAddress localAddress,
+        Optional<IpAddress> otherFamilyNextHop,
+        Optional<IpAddress> ipv6LinkLocal,
+        boolean dualStack) {
+    public SessionContext {
+        families = Set.copyOf(families);
+    }
+
+    /** The next hop for routes of {@code family}; empty when such routes do not go on this session. */
+    public Optional<IpAddress> nextHop(Family family) {
+        if (!families.contains(family)) {
+            return Optional.empty();
+        }
+        if (family.ipFamily() == localAddress.family()) {
+            return Optional.of(localAddress);
+        }
+        return dualStack ? otherFamilyNextHop.filter(a -> a.family() == family.ipFamily()) : Optional.empty();
+    }
+}

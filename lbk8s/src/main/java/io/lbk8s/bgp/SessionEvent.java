@@ -1,0 +1,37 @@
+package io.lbk8s.bgp;
+
+import java.util.Optional;
+
+/** What can happen to a session (RFC 4271 8.1), timers included, as input to {@link SessionFsm}. */
+public sealed interface SessionEvent {
+
+    record Start() implements SessionEvent {}
+
+    /** @param farewell the NOTIFICATION to send first; empty to just close TCP (graceful restart keeps routes) */
+    record Stop(Optional<Message.Notification> farewell) implements SessionEvent {}
+
+    record TimerExpired(Timer timer) implements SessionEvent {}
+
+    record Connected() implements SessionEvent {}
+
+    /** @param reason one sentence: refused, timed out, closed by the peer */
+    record ConnectionLost(String reason) implements SessionEvent {}
+
+    /** The peer's OPEN, after {@link OpenNegotiation} accepted it. */
+    record OpenAccepted(Negotiated negotiated) implements SessionEvent {}
+
+    /** A received message that is malformed, unacceptable or unexpected: send the NOTIFICATION, drop the session. */
+    record Refused(Message.Notification notification, String reason) implements SessionEvent {}
+
+    /** A well-formed KEEPALIVE, UPDATE, NOTIFICATION or ROUTE-REFRESH (an OPEN comes as OpenAccepted or Refused). */
+    record Received(Message message) implements SessionEvent {}
+
+    /** The speaker changed the routes this peer should have. */
+    record RoutesChanged() implements SessionEvent {}
+
+    enum Timer {
+        CONNECT_RETRY,
+        HOLD,
+        KEEPALIVE
+    }
+}

@@ -1,0 +1,361 @@
+package io.lbk8s.bgp.session;
+
+import io.lbk8s.address.IpAddress;
+import io.lbk8s.address.IpPrefix;
+import io.lbk8s.bgp.AdjRibOut;
+import io.lbk8s.bgp.Decoded;
+import io.lbk8s.bgp.LastError;
+import io.lbk8s.bgp.Message;
+import io.lbk8s.bgp.MessageDecoder;
+import io.lbk8s.bgp.MessageEncoder;
+import io.lbk8s.bgp.Negotiated;
+import io.lbk8s.bgp.OpenNegotiation;
+import io.lbk8s.bgp.PeerSpec;
+import io.lbk8s.bgp.Route;
+import io.lbk8s.bgp.SessionAction;
+import io.lbk8s.bgp.SessionContext;
+import io.lbk8s.bgp.SessionEvent;
+import io.lbk8s.bgp.SessionEvent.Timer;
+import io.lbk8s.bgp.SessionFsm;
+import io.lbk8s.bgp.SessionState;
+import io.lbk8s.bgp.SessionStatus;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One peer's session: a virtual thread runs {@link SessionFsm} on the events it takes from a queue (messages from the
+ * reader thread, timers, the speaker's route changes) and carries out its actions on the connection.
+ */
+final class PeerSession {
+    /** RFC 4271 8's suggested hold time while waiting for the peer's OPEN. */
+    private static final Duration OPEN_HOLD = Duration.ofMinutes(4);
+
+    private sealed interface Input {}
+
+    private record Fsm(SessionEvent event) implements Input {}
+
+    private record Opened(Connection connection, int attempt) implements Input {}
+
+    private record FromPeer(SessionEvent event, int attempt) implements Input {}
+
+    private record OpenFromPeer(Message.Open open, int attempt) implements Input {}
+
+    private final PeerSpec spec;
+    private final Connector connector;
+    private final Clock clock;
+    private final Sessions.Listener listener;
+    private final LinkedBlockingQueue<Input> inputs = new LinkedBlockingQueue<>();
+    private final Map<Timer, Long> deadlines = new EnumMap<>(Timer.class);
+    private final Thread loop;
+
+    private volatile Set<Route> wanted = Set.of();
+    private volatile SessionStatus status;
+    private volatile boolean stopped;
+
+    // owned by the loop thread
+    private SessionState state = SessionState.IDLE;
+    private int attempt;
+    private Connection connection;
+    private Message.Open ourOpen;
+    private Negotiated negotiated;
+    private SessionContext context;
+    private Map<IpPrefix, Route> sent = Map.of();
+
+    PeerSession(PeerSpec spec, Connector connector, Clock clock, Sessions.Listener listener) {
+        this.spec = spec;
+        this.connector = connector;
+        this.clock = clock;
+        this.listener = listener;
+        this.status = new SessionStatus(
+                spec.name(), spec.address(), SessionState.IDLE, clock.instant(), Optional.empty(), 0, Optional.empty());
+        this.loop = Thread.ofVirtual().name("bgp-" + spec.name()).unstarted(this::run);
+    }
+
+    PeerSpec spec() {
+        return spec;
+    }
+
+    SessionStatus status() {
+        return status;
+    }
+
+    void start() {
+        inputs.add(new Fsm(new SessionEvent.Start()));
+        loop.start();
+    }
+
+    void advertise(Set<Route> routes) {
+        wanted = Set.copyOf(routes);
+        inputs.add(new Fsm(new SessionEvent.RoutesChanged()));
+    }
+
+    /** Ends the session, with {@code farewell} first when established; waits a bounded time for the loop to end. */
+    void stop(Optional<Message.Notification> farewell, Duration wait) {
+        inputs.add(new Fsm(new SessionEvent.Stop(farewell)));
+        try {
+            if (!loop.join(wait)) {
+                loop.interrupt();
+                loop.join(wait);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void run() {
+        try {
+            while (!stopped) {
+                Input input = inputs.poll(untilNextDeadline(), TimeUnit.NANOSECONDS);
+                if (input == null) {
+                    expiredTimer().ifPresent(t -> handle(new SessionEvent.TimerExpired(t)));
+                } else {
+                    take(input);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            disconnect();
+        }
+    }
+
+    private void take(Input input) {
+        switch (input) {
+            case Fsm(var event) -> {
+                handle(event);
+                if (event instanceof SessionEvent.Stop) {
+                    stopped = true;
+                }
+            }
+            case Opened(var opened, var from) -> {
+                if (from == attempt && state == SessionState.CONNECT) {
+                    connection = opened;
+                    startReader(opened, from);
+                    handle(new SessionEvent.Connected());
+                } else {
+                    opened.close();
+                }
+            }
+            case FromPeer(var event, var from) -> {
+                if (from == attempt) {
+                    handle(event);
+                }
+            }
+            case OpenFromPeer(var open, var from) -> {
+                if (from == attempt) {
+                    handle(
+                            switch (OpenNegotiation.negotiate(spec, ourOpen, open)) {
+                                case OpenNegotiation.Outcome.Agreed(var n) -> new SessionEvent.OpenAccepted(n);
+                                case OpenNegotiation.Outcome.Refused(var n, var reason) ->
+                                    new SessionEvent.Refused(n, reason);
+                            });
+                }
+            }
+        }
+    }
+
+    private void handle(SessionEvent event) {
+        SessionFsm.Transition transition = SessionFsm.next(state, event);
+        SessionState before = state;
+        state = transition.state();
+        Optional<String> error = status.lastError();
+        for (SessionAction action : transition.actions()) {
+            switch (action) {
+                case SessionAction.Connect _ -> connect();
+                case SessionAction.Disconnect _ -> disconnect();
+                case SessionAction.SendOpen _ -> {
+                    ourOpen = OpenNegotiation.ours(spec, routerId());
+                    send(ourOpen);
+                }
+                case SessionAction.Send(var message) -> send(message);
+                case SessionAction.Arm(var timer) -> arm(timer);
+                case SessionAction.Disarm(var timer) -> deadlines.remove(timer);
+                case SessionAction.Adopt(var n) -> adopt(n);
+                case SessionAction.SendAllRoutes _ -> sendPlan(AdjRibOut.everything(wanted, context));
+                case SessionAction.SendChanges _ -> sendPlan(AdjRibOut.changes(sent, wanted, context));
+                case SessionAction.Failed failed ->
+                    error = Optional.of(LastError.of(spec.address(), spec.myAsn(), failed));
+            }
+        }
+        if (state != before || !error.equals(status.lastError()) || sent.size() != status.advertised()) {
+            status = new SessionStatus(
+                    spec.name(),
+                    spec.address(),
+                    state,
+                    state != before ? clock.instant() : status.since(),
+                    error,
+                    sent.size(),
+                    Optional.empty());
+            listener.changed(status);
+        }
+    }
+
+    private void connect() {
+        int from = ++attempt;
+        InetSocketAddress remote = new InetSocketAddress(address(spec.address()), spec.port());
+        Optional<InetAddress> source = spec.sourceAddress().map(PeerSession::address);
+        Thread.ofVirtual().name("bgp-connect-" + spec.name()).start(() -> {
+            try {
+                inputs.add(new Opened(connector.connect(remote, source, spec.password(), spec.connectTime()), from));
+            } catch (IOException e) {
+                inputs.add(new FromPeer(new SessionEvent.ConnectionLost(e.getMessage()), from));
+            }
+        });
+    }
+
+    private void disconnect() {
+        if (connection != null) {
+            connection.close();
+            connection = null;
+        }
+        attempt++; // whatever the old reader or connect attempt still reports is stale
+        negotiated = null;
+        context = null;
+        sent = Map.of();
+    }
+
+    private void startReader(Connection opened, int from) {
+        Thread.ofVirtual().name("bgp-read-" + spec.name()).start(() -> read(opened, from));
+    }
+
+    /** Reads messages until the connection ends; the four-octet AS choice follows the peer's OPEN. */
+    private void read(Connection opened, int from) {
+        InputStream in = opened.input();
+        boolean fourOctetAs = false;
+        try {
+            while (true) {
+                byte[] header = in.readNBytes(MessageDecoder.HEADER);
+                if (header.length < MessageDecoder.HEADER) {
+                    inputs.add(new FromPeer(new SessionEvent.ConnectionLost("closed the connection"), from));
+                    return;
+                }
+                int length = MessageDecoder.length(header);
+                byte[] message = header;
+                if (length > MessageDecoder.HEADER && length <= MessageDecoder.MAX_LENGTH) {
+                    byte[] rest = in.readNBytes(length - MessageDecoder.HEADER);
+                    message = new byte[length];
+                    System.arraycopy(header, 0, message, 0, header.length);
+                    System.arraycopy(rest, 0, message, header.length, rest.length);
+                }
+                switch (MessageDecoder.decode(message, fourOctetAs)) {
+                    case Decoded.Valid(Message.Open open) -> {
+                        fourOctetAs = open.capability(io.lbk8s.bgp.Capability.FourOctetAs.class)
+                                .isPresent();
+                        inputs.add(new OpenFromPeer(open, from));
+                    }
+                    // routes the peer sends are decoded (checked) and otherwise ignored: we only originate
+                    case Decoded.Valid(var other) -> inputs.add(new FromPeer(new SessionEvent.Received(other), from));
+                    case Decoded.Invalid(var notification, var reason) -> {
+                        inputs.add(new FromPeer(new SessionEvent.Refused(notification, "sent " + reason), from));
+                        return;
+                    }
+                }
+            }
+        } catch (IOException e) {
+            inputs.add(new FromPeer(new SessionEvent.ConnectionLost("broke the connection: " + e.getMessage()), from));
+        }
+    }
+
+    private void adopt(Negotiated agreed) {
+        negotiated = agreed;
+        InetSocketAddress local = connection.local();
+        NodeAddresses around = NodeAddresses.around(local.getAddress());
+        IpAddress localAddress = IpAddress.of(local.getAddress());
+        context = new SessionContext(
+                spec.myAsn(),
+                agreed.internal(),
+                agreed.fourOctetAs(),
+                agreed.families(),
+                localAddress,
+                around.otherFamily(),
+                localAddress.isV4() ? Optional.empty() : around.ipv6LinkLocal(),
+                spec.dualStack());
+    }
+
+    private void sendPlan(AdjRibOut.Plan plan) {
+        for (Message.Update update : plan.updates()) {
+            send(update);
+        }
+        sent = plan.sent();
+        if (!plan.updates().isEmpty() && deadlines.containsKey(Timer.KEEPALIVE)) {
+            arm(Timer.KEEPALIVE); // an UPDATE sent counts as a sign of life (RFC 4271 4.4)
+        }
+    }
+
+    private void send(Message message) {
+        if (connection == null) {
+            return;
+        }
+        try {
+            connection.output().write(MessageEncoder.encode(message, negotiated != null && negotiated.fourOctetAs()));
+            connection.output().flush();
+        } catch (IOException e) {
+            inputs.add(
+                    new FromPeer(new SessionEvent.ConnectionLost("broke the connection: " + e.getMessage()), attempt));
+        }
+    }
+
+    private void arm(Timer timer) {
+        Duration length = switch (timer) {
+            case CONNECT_RETRY -> spec.connectTime();
+            case HOLD -> negotiated == null ? OPEN_HOLD : negotiated.holdTime();
+            case KEEPALIVE -> negotiated == null ? Duration.ZERO : negotiated.keepalive();
+        };
+        if (length.isZero()) {
+            deadlines.remove(timer); // a hold time of 0 means no timers at all (RFC 4271 4.2)
+        } else {
+            deadlines.put(timer, System.nanoTime() + length.toNanos());
+        }
+    }
+
+    private long untilNextDeadline() {
+        long now = System.nanoTime();
+        return deadlines.values().stream()
+                .mapToLong(d -> Math.max(0, d - now))
+                .min()
+                .orElse(TimeUnit.SECONDS.toNanos(60));
+    }
+
+    private Optional<Timer> expiredTimer() {
+        long now = System.nanoTime();
+        for (var entry : deadlines.entrySet()) {
+            if (entry.getValue() - now <= 0) {
+                deadlines.remove(entry.getKey());
+                return Optional.of(entry.getKey());
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The BGPPeer's routerID, else this node's IPv4 address on the session or on its interface. */
+    private IpAddress routerId() {
+        if (spec.routerId().isPresent()) {
+            return spec.routerId().get();
+        }
+        InetAddress local = connection.local().getAddress();
+        IpAddress localAddress = IpAddress.of(local);
+        if (localAddress.isV4()) {
+            return localAddress;
+        }
+        // an IPv6-only node without a routerID: the low 32 bits of its address, as FRR does not but is unique enough
+        return NodeAddresses.around(local).otherFamily().orElse(IpAddress.v4(localAddress.low() & 0xFFFF_FFFFL));
+    }
+
+    private static InetAddress address(IpAddress ip) {
+        try {
+            return InetAddress.getByAddress(ip.toBytes());
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalArgumentException(e); // cannot happen for 4 or 16 bytes
+        }
+    }
+}

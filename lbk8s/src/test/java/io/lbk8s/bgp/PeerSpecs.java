@@ -1,0 +1,72 @@
+package io.lbk8s.bgp;
+
+import io.lbk8s.address.IpAddress;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/** Peer specs as a BGPPeer would give them, for the tests of the pure decisions. */
+final class PeerSpecs {
+    private PeerSpecs() {}
+
+    /** AS 64512 peering with router 10.0.0.1 of AS 64513, hold time 90 s, graceful restart on. */
+    static PeerSpec external() {
+        return new PeerSpec(
+                "router",
+                IpAddress.parse("10.0.0.1").orElseThrow(),
+                PeerSpec.PORT,
+                64512,
+                OptionalLong.of(64513),
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                Duration.ofSeconds(90),
+                Optional.empty(),
+                Duration.ofSeconds(10),
+                Optional.empty(),
+                false,
+                true,
+                false,
+                Optional.empty());
+    }
+
+    static PeerSpec withPeerAsn(PeerSpec s, OptionalLong peerAsn, Optional<PeerSpec.DynamicAsn> dynamic) {
+        return new PeerSpec(
+                s.name(),
+                s.address(),
+                s.port(),
+                s.myAsn(),
+                peerAsn,
+                dynamic,
+                s.sourceAddress(),
+                s.routerId(),
+                s.holdTime(),
+                s.keepaliveTime(),
+                s.connectTime(),
+                s.password(),
+                s.ebgpMultiHop(),
+                s.gracefulRestart(),
+                s.dualStack(),
+                s.bfd());
+    }
+
+    static PeerSpec withKeepalive(PeerSpec s, Duration keepalive) {
+        return new PeerSpec(
+                s.name(),
+                s.address(),
+                s.port(),
+                s.myAsn(),
+                s.peerAsn(),
+                s.dynamicAsn(),
+                s.sourceAddress(),
+                s.routerId(),
+                s.holdTime(),
+                Optional.of(keepalive),
+                s.connectTime(),
+                s.password(),
+                s.ebgpMultiHop(),
+                s.gracefulRestart(),
+                s.dualStack(),
+                s.bfd());
+    }
+}
