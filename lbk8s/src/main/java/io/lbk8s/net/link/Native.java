@@ -15,8 +15,8 @@ import java.lang.invoke.VarHandle;
 import java.util.Map;
 
 /**
- * The few libc calls lbk8s's networking needs (this package's sockets and interfaces, and bpf(2) for the XDP
- * responder and the fence in io.lbk8s.net), bound once. Every call that can fail captures errno, because the JVM may
+ * The few libc calls lbk8s's networking needs (this package's sockets and interfaces, the TCP and UDP sockets of
+ * BGP and BFD, and bpf(2) for the XDP responder and the fence in io.lbk8s.net), bound once. Every call that can fail captures errno, because the JVM may
  * overwrite the thread's errno before Java code could read it. Each wrapper returns the raw result; the caller
  * reads {@link #errno()} right after a negative one, on the same thread.
  */
@@ -39,6 +39,26 @@ public final class Native {
     static final long SIOCGIFFLAGS = 0x8913;
     static final int EINTR = 4;
     static final int EAGAIN = 11;
+    static final int AF_INET6 = 10;
+    static final int SOCK_STREAM = 1;
+    static final int SOCK_NONBLOCK = 0x800;
+    static final int SO_REUSEADDR = 2;
+    static final int SO_ERROR = 4;
+    static final int IPPROTO_IP = 0;
+    static final int IPPROTO_TCP = 6;
+    static final int IPPROTO_IPV6 = 41;
+    static final int IP_TTL = 2;
+    static final int IP_RECVTTL = 12;
+    static final int IPV6_UNICAST_HOPS = 16;
+    static final int IPV6_V6ONLY = 26;
+    static final int IPV6_RECVHOPLIMIT = 51;
+    static final int IPV6_HOPLIMIT = 52;
+    static final int TCP_MD5SIG = 14;
+    static final int F_GETFL = 3;
+    static final int F_SETFL = 4;
+    static final int O_NONBLOCK = 0x800;
+    static final int SHUT_RDWR = 2;
+    static final int EINPROGRESS = 115;
 
     private static final Linker LINKER = Linker.nativeLinker();
     private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
@@ -66,7 +86,33 @@ public final class Native {
     /** recv: return at once (EAGAIN) when nothing is queued. */
     static final int MSG_DONTWAIT = 0x40;
 
+    private static final MethodHandle CONNECT =
+            bind("connect", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle LISTEN = bind("listen", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    private static final MethodHandle ACCEPT4 =
+            bind("accept4", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+    private static final MethodHandle GETSOCKNAME =
+            bind("getsockname", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
+    private static final MethodHandle GETPEERNAME =
+            bind("getpeername", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
+    private static final MethodHandle READ =
+            bind("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+    private static final MethodHandle WRITE =
+            bind("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+    private static final MethodHandle SENDTO =
+            bind("sendto", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle RECVMSG =
+            bind("recvmsg", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle SHUTDOWN = bind("shutdown", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    // fcntl(int, int, ...) is variadic: its third argument must be passed as a variadic one
+    private static final MethodHandle FCNTL = LINKER.downcallHandle(
+            LINKER.defaultLookup().findOrThrow("fcntl"),
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT),
+            CAPTURE_ERRNO,
+            Linker.Option.firstVariadicArg(2));
+
     static final short POLLIN = 0x1;
+    static final short POLLOUT = 0x4;
     private static final MethodHandle POLL =
             bind("poll", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
     // ioctl(int, unsigned long, ...) is variadic: the third argument must be passed as a variadic one.
@@ -123,7 +169,15 @@ public final class Native {
             Map.entry(97, "EAFNOSUPPORT"),
             Map.entry(99, "EADDRNOTAVAIL"),
             Map.entry(100, "ENETDOWN"),
-            Map.entry(105, "ENOBUFS"));
+            Map.entry(101, "ENETUNREACH"),
+            Map.entry(104, "ECONNRESET"),
+            Map.entry(105, "ENOBUFS"),
+            Map.entry(110, "ETIMEDOUT"),
+            Map.entry(111, "ECONNREFUSED"),
+            Map.entry(113, "EHOSTUNREACH"),
+            Map.entry(115, "EINPROGRESS"),
+            Map.entry(32, "EPIPE"),
+            Map.entry(98, "EADDRINUSE"));
 
     private Native() {}
 
@@ -221,6 +275,94 @@ public final class Native {
     static int poll(MemorySegment fds, int count, int timeoutMillis) {
         try {
             return (int) POLL.invokeExact(STATE.get(), fds, (long) count, timeoutMillis);
+        } catch (Throwable t) {
+            throw linkageFailure(t);
+        }
+    }
+
+    static int connect(int fd, MemorySegment address, int length) {
+        try {
+            return (int) CONNECT.invokeExact(STATE.get(), fd, address, length);
+        } catch (Throwable t) {
+            throw linkageFailure(t);
+        }
+    }
+
+    static int listen(int fd, int backlog) {
+        try {
+            return (int) LISTEN.invokeExact(STATE.get(), fd, backlog);
+        } catch (Throwable t) {
+            throw linkageFailure(t);
+        }
+    }
+
+    static int accept(int fd, MemorySegment address, MemorySegment length, int flags) {
+        try {
+            return (int) ACCEPT4.invokeExact(STATE.get(), fd, address, length, flags);
+        } catch (Throwable t) {
+            throw linkageFailure(t);
+        }
+    }
+
+    static int getsockname(int fd, MemorySegment address, MemorySegment length) {
+        try {
+            return (int) GETSOCKNAME.invokeExact(STATE.get(), fd, address, length);
+        } catch (Throwable t) {
+            throw linkageFailure(t);
+        }
+    }
+
+    static int getpeername(int fd, MemorySegment address, MemorySegment length) {
+        try {
+            return (int) GETPEERNAME.invokeExact(STATE.get(), fd, address, length);
+        } catch (Throwable t) {
+            throw linkageFailure(t);
+        }
+    }
+
+    static long read(int fd, MemorySegment buffer, long length) {
+        try {
+            return (long) READ.invokeExact(STATE.get(), fd, buffer, length);
+        } catch (Throwable t) {
+            throw linkageFailure(t);
+        }
+    }
+
+    static long write(int fd, MemorySegment buffer, long length) {
+        try {
+            return (long) WRITE.invokeExact(STATE.get(), fd, buffer, length);
+        } catch (Throwable t) {
+            throw linkageFailure(t);
+        }
+    }
+
+    static long sendto(int fd, MemorySegment buffer, long length, int flags, MemorySegment to, int toLength) {
+        try {
+            return (long) SENDTO.invokeExact(STATE.get(), fd, buffer, length, flags, to, toLength);
+        } catch (Throwable t) {
+            throw linkageFailure(t);
+        }
+    }
+
+    static long recvmsg(int fd, MemorySegment message, int flags) {
+        try {
+            return (long) RECVMSG.invokeExact(STATE.get(), fd, message, flags);
+        } catch (Throwable t) {
+            throw linkageFailure(t);
+        }
+    }
+
+    static int shutdown(int fd, int how) {
+        try {
+            return (int) SHUTDOWN.invokeExact(STATE.get(), fd, how);
+        } catch (Throwable t) {
+            throw linkageFailure(t);
+        }
+    }
+
+    static int fcntl(int fd, int command, int argument) {
+        try {
+            return (int) FCNTL.invokeExact(STATE.get(), fd, command, argument);
         } catch (Throwable t) {
             throw linkageFailure(t);
         }
