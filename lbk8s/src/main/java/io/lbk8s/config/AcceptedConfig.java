@@ -14,7 +14,8 @@ import java.util.function.Function;
  * object whose current version is refused, the version this component accepted last, if any. One bad object then
  * never blocks the others, and editing a pool into something invalid never takes away the addresses it gave out.
  *
- * <p>The unit is the object: an IPAddressPool, an L2Advertisement, or the lbk8s ConfigMap as a whole. Conflicts
+ * <p>The unit is the object: an IPAddressPool, an L2Advertisement, a BGPPeer, a BGPAdvertisement, a Community, a
+ * BFDProfile, or the lbk8s ConfigMap as a whole. Conflicts
  * between objects (overlaps, a pool name defined twice) are blamed on the object that is not established (new or
  * changed since it was last accepted), then on the one created later; see {@link ConfigParser}.
  *
@@ -109,20 +110,21 @@ public final class AcceptedConfig {
     private static ConfigSources substitute(
             ConfigSources now, Set<ConfigOrigin> refused, Map<ConfigOrigin, Object> before) {
         return new ConfigSources(
-                substitute(
-                        now.ipAddressPools(),
-                        o -> origin(ConfigOrigin.Kind.IPAddressPool, o),
-                        refused,
-                        before,
-                        ConfigSources.RawObject.class),
-                substitute(
-                        now.l2Advertisements(),
-                        o -> origin(ConfigOrigin.Kind.L2Advertisement, o),
-                        refused,
-                        before,
-                        ConfigSources.RawObject.class),
-                substitute(
-                        now.configMaps(), AcceptedConfig::origin, refused, before, ConfigSources.RawConfigMap.class));
+                substitute(now.ipAddressPools(), ConfigOrigin.Kind.IPAddressPool, refused, before),
+                substitute(now.l2Advertisements(), ConfigOrigin.Kind.L2Advertisement, refused, before),
+                substitute(now.configMaps(), AcceptedConfig::origin, refused, before, ConfigSources.RawConfigMap.class),
+                substitute(now.bgpPeers(), ConfigOrigin.Kind.BGPPeer, refused, before),
+                substitute(now.bgpAdvertisements(), ConfigOrigin.Kind.BGPAdvertisement, refused, before),
+                substitute(now.communities(), ConfigOrigin.Kind.Community, refused, before),
+                substitute(now.bfdProfiles(), ConfigOrigin.Kind.BFDProfile, refused, before));
+    }
+
+    private static List<ConfigSources.RawObject> substitute(
+            List<ConfigSources.RawObject> objects,
+            ConfigOrigin.Kind kind,
+            Set<ConfigOrigin> refused,
+            Map<ConfigOrigin, Object> before) {
+        return substitute(objects, o -> origin(kind, o), refused, before, ConfigSources.RawObject.class);
     }
 
     private static <T> List<T> substitute(
@@ -148,6 +150,10 @@ public final class AcceptedConfig {
         sources.ipAddressPools().forEach(o -> versions.put(origin(ConfigOrigin.Kind.IPAddressPool, o), o));
         sources.l2Advertisements().forEach(o -> versions.put(origin(ConfigOrigin.Kind.L2Advertisement, o), o));
         sources.configMaps().forEach(c -> versions.put(origin(c), c));
+        sources.bgpPeers().forEach(o -> versions.put(origin(ConfigOrigin.Kind.BGPPeer, o), o));
+        sources.bgpAdvertisements().forEach(o -> versions.put(origin(ConfigOrigin.Kind.BGPAdvertisement, o), o));
+        sources.communities().forEach(o -> versions.put(origin(ConfigOrigin.Kind.Community, o), o));
+        sources.bfdProfiles().forEach(o -> versions.put(origin(ConfigOrigin.Kind.BFDProfile, o), o));
         return versions;
     }
 

@@ -69,4 +69,71 @@ final class ConfigFields {
     /** The L2Advertisement spec fields the parser knows, those it reads and those it refuses. */
     static final List<Field> L2_KNOWN_FIELDS =
             Stream.concat(L2_SPEC_FIELDS.stream(), L2_REFUSED_FIELDS.stream()).toList();
+
+    static final List<Field> BGP_PEER_SPEC_FIELDS = List.of(
+            new Field("myASN", FieldType.INTEGER),
+            new Field("peerASN", FieldType.INTEGER),
+            new Field("dynamicASN", FieldType.STRING),
+            new Field("peerAddress", FieldType.STRING),
+            new Field("sourceAddress", FieldType.STRING),
+            new Field("peerPort", FieldType.INTEGER),
+            new Field("holdTime", FieldType.STRING),
+            new Field("keepaliveTime", FieldType.STRING),
+            new Field("connectTime", FieldType.STRING),
+            new Field("routerID", FieldType.STRING),
+            new Field("nodeSelectors", FieldType.SELECTOR_LIST),
+            new Field("password", FieldType.STRING),
+            new Field("passwordSecret", FieldType.OBJECT),
+            new Field("bfdProfile", FieldType.STRING),
+            new Field("ebgpMultiHop", FieldType.BOOLEAN),
+            new Field("enableGracefulRestart", FieldType.BOOLEAN),
+            new Field("dualStackAddressFamily", FieldType.BOOLEAN),
+            new Field("disableMP", FieldType.BOOLEAN));
+
+    /**
+     * BGPPeer fields of MetalLB's FRR mode that lbk8s does not implement: ignoring them would peer from the wrong
+     * place (another VRF) or with nobody (unnumbered peering has no peerAddress).
+     */
+    static final List<Field> BGP_PEER_REFUSED_FIELDS =
+            List.of(new Field("interface", FieldType.STRING), new Field("vrf", FieldType.STRING));
+
+    static final List<Field> BGP_PEER_KNOWN_FIELDS = Stream.concat(
+                    BGP_PEER_SPEC_FIELDS.stream(), BGP_PEER_REFUSED_FIELDS.stream())
+            .toList();
+
+    /** A Kubernetes SecretReference, as BGPPeer's passwordSecret holds it. */
+    static final List<Field> SECRET_REFERENCE_FIELDS =
+            List.of(new Field("name", FieldType.STRING), new Field("namespace", FieldType.STRING));
+
+    static final List<Field> BGP_ADVERTISEMENT_SPEC_FIELDS = List.of(
+            new Field("aggregationLength", FieldType.INTEGER),
+            new Field("aggregationLengthV6", FieldType.INTEGER),
+            new Field("localPref", FieldType.INTEGER),
+            new Field("communities", FieldType.STRING_LIST),
+            new Field("ipAddressPools", FieldType.STRING_LIST),
+            new Field("ipAddressPoolSelectors", FieldType.SELECTOR_LIST),
+            new Field("nodeSelectors", FieldType.SELECTOR_LIST),
+            new Field("peers", FieldType.STRING_LIST));
+
+    /** BGPAdvertisement fields MetalLB has and lbk8s does not implement, refused as for L2Advertisements. */
+    static final List<Field> BGP_ADVERTISEMENT_REFUSED_FIELDS =
+            List.of(new Field("serviceSelectors", FieldType.SELECTOR_LIST));
+
+    static final List<Field> BGP_ADVERTISEMENT_KNOWN_FIELDS = Stream.concat(
+                    BGP_ADVERTISEMENT_SPEC_FIELDS.stream(), BGP_ADVERTISEMENT_REFUSED_FIELDS.stream())
+            .toList();
+
+    static final List<Field> COMMUNITY_SPEC_FIELDS = List.of(new Field("communities", FieldType.OBJECT_LIST));
+
+    static final List<Field> COMMUNITY_ALIAS_FIELDS =
+            List.of(new Field("name", FieldType.STRING), new Field("value", FieldType.STRING));
+
+    static final List<Field> BFD_PROFILE_SPEC_FIELDS = List.of(
+            new Field("receiveInterval", FieldType.INTEGER),
+            new Field("transmitInterval", FieldType.INTEGER),
+            new Field("detectMultiplier", FieldType.INTEGER),
+            new Field("echoInterval", FieldType.INTEGER),
+            new Field("echoMode", FieldType.BOOLEAN),
+            new Field("passiveMode", FieldType.BOOLEAN),
+            new Field("minimumTtl", FieldType.INTEGER));
 }

@@ -1,8 +1,10 @@
 package io.lbk8s.config;
 
+import io.lbk8s.bgp.Community;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -116,7 +118,64 @@ public final class ConfigParser {
         advertisements.sort(Comparator.comparing(L2Advertisement::name)
                 .thenComparing(a -> String.valueOf(a.origin().namespace())));
 
-        return new ConfigResult(new Config(pools, advertisements), problems);
+        Bgp bgp = parseBgp(sources, established, byName.keySet(), pools, problems);
+        return new ConfigResult(
+                new Config(pools, advertisements, bgp.peers, bgp.advertisements, bgp.bfdProfiles), problems);
+    }
+
+    private record Bgp(List<BgpPeer> peers, List<BgpAdvertisement> advertisements, List<BfdProfile> bfdProfiles) {}
+
+    /** BFDProfiles first, then Community aliases and BGPPeers, which name them, then BGPAdvertisements. */
+    private static Bgp parseBgp(
+            ConfigSources sources,
+            Set<ConfigOrigin> established,
+            Set<String> poolNames,
+            List<AddressPool> pools,
+            List<ConfigProblem> problems) {
+        List<BfdProfile> bfdProfiles = new ArrayList<>();
+        for (ConfigSources.RawObject raw : sorted(sources.bfdProfiles(), BY_NAMESPACE_AND_NAME)) {
+            BfdProfileParser.parse(raw, problems).ifPresent(bfdProfiles::add);
+        }
+        Set<String> bfdNames = new HashSet<>();
+        bfdProfiles.forEach(p -> bfdNames.add(p.name()));
+
+        Map<String, Community> aliases = CommunityParser.aliases(
+                sorted(sources.communities(), definitionOrder(ConfigOrigin.Kind.Community, established)), problems);
+
+        List<BgpPeer> peers = new ArrayList<>();
+        for (ConfigSources.RawObject raw :
+                sorted(sources.bgpPeers(), definitionOrder(ConfigOrigin.Kind.BGPPeer, established))) {
+            BgpPeerParser.parse(raw, bfdNames, problems)
+                    .filter(peer -> PeerConflicts.isFirst(peer, peers, problems))
+                    .ifPresent(peers::add);
+        }
+        Set<String> peerNames = new HashSet<>();
+        peers.forEach(p -> peerNames.add(p.name()));
+
+        BgpAdvertisementParser.Context context =
+                new BgpAdvertisementParser.Context(poolNames, pools, peerNames, aliases);
+        List<BgpAdvertisement> advertisements = new ArrayList<>();
+        for (ConfigSources.RawObject raw : sorted(sources.bgpAdvertisements(), BY_NAMESPACE_AND_NAME)) {
+            BgpAdvertisementParser.parse(raw, context, problems).ifPresent(advertisements::add);
+        }
+        Comparator<ConfigOrigin> byOrigin =
+                Comparator.comparing((ConfigOrigin o) -> o.name()).thenComparing(o -> String.valueOf(o.namespace()));
+        peers.sort(Comparator.comparing(BgpPeer::origin, byOrigin));
+        advertisements.sort(Comparator.comparing(BgpAdvertisement::origin, byOrigin));
+        bfdProfiles.sort(Comparator.comparing(BfdProfile::origin, byOrigin));
+        return new Bgp(peers, advertisements, bfdProfiles);
+    }
+
+    /**
+     * The order in which objects of one kind are defined, for conflicts between them: established objects first,
+     * then by creation time (none: not created yet, last), then namespace and name.
+     */
+    private static Comparator<ConfigSources.RawObject> definitionOrder(
+            ConfigOrigin.Kind kind, Set<ConfigOrigin> established) {
+        return Comparator.comparing((ConfigSources.RawObject o) ->
+                        !established.contains(new ConfigOrigin(kind, o.namespace(), o.name())))
+                .thenComparing(o -> o.createdAt().isEmpty() ? "~" : o.createdAt()) // '~' sorts after any time
+                .thenComparing(BY_NAMESPACE_AND_NAME);
     }
 
     private static <T> List<T> sorted(List<T> list, Comparator<? super T> order) {

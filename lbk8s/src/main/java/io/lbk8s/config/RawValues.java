@@ -30,7 +30,21 @@ final class RawValues {
     }
 
     static Integer integer(ProblemScope scope, String path, Object value) {
-        BigInteger integral = switch (value) {
+        BigInteger integral = integral(value);
+        if (integral == null) {
+            scope.error(path + ": expected an integer, got " + describe(value));
+            return null;
+        }
+        if (integral.bitLength() > 31) {
+            scope.error(path + ": " + integral + " is out of range for a 32-bit integer");
+            return null;
+        }
+        return integral.intValue();
+    }
+
+    /** The whole number a parsed JSON number stands for (YAML may give 3.0 for 3), or null for anything else. */
+    private static BigInteger integral(Object value) {
+        return switch (value) {
             case Integer i -> BigInteger.valueOf(i);
             case Long l -> BigInteger.valueOf(l);
             case Short s -> BigInteger.valueOf(s);
@@ -43,15 +57,34 @@ final class RawValues {
             when f == Math.rint(f) && !f.isInfinite() -> BigDecimal.valueOf(f).toBigIntegerExact();
             default -> null;
         };
+    }
+
+    /** A string field; null means absent. A value of another type is reported and read as absent. */
+    static String string(ProblemScope scope, Map<?, ?> map, String path, String key) {
+        Object value = map.get(key);
+        if (value == null || value instanceof String) {
+            return (String) value;
+        }
+        scope.error(path + ": expected a string, got " + describe(value));
+        return null;
+    }
+
+    /**
+     * A whole number from {@code min} to {@code max} (up to 64 bits, for AS numbers and other unsigned 32-bit
+     * fields); out of range or of the wrong type is reported and read as null. {@code range} words the bounds for
+     * the message: "path: 70000 is out of range; {@code range}".
+     */
+    static Long whole(ProblemScope scope, String path, Object value, long min, long max, String range) {
+        BigInteger integral = integral(value);
         if (integral == null) {
             scope.error(path + ": expected an integer, got " + describe(value));
             return null;
         }
-        if (integral.bitLength() > 31) {
-            scope.error(path + ": " + integral + " is out of range for a 32-bit integer");
+        if (integral.compareTo(BigInteger.valueOf(min)) < 0 || integral.compareTo(BigInteger.valueOf(max)) > 0) {
+            scope.error(path + ": " + integral + " is out of range; " + range);
             return null;
         }
-        return integral.intValue();
+        return integral.longValue();
     }
 
     /**

@@ -35,6 +35,7 @@ import io.lbk8s.ipam.Exclusions;
 import io.lbk8s.ipam.FailureReason;
 import io.lbk8s.ipam.Outcome;
 import io.lbk8s.kube.AddressConflicts;
+import io.lbk8s.kube.BgpConfigInformers;
 import io.lbk8s.kube.ClusterAddresses;
 import io.lbk8s.kube.ClusterNames;
 import io.lbk8s.kube.CompactServiceStore;
@@ -114,6 +115,7 @@ public final class Controller implements AutoCloseable {
     private SharedIndexInformer<ConfigMap> configMaps;
     private Optional<SharedIndexInformer<GenericKubernetesResource>> pools = Optional.empty();
     private Optional<SharedIndexInformer<GenericKubernetesResource>> l2Advertisements = Optional.empty();
+    private BgpConfigInformers bgp = BgpConfigInformers.NONE;
     private SharedIndexInformer<Node> nodes;
     private SharedIndexInformer<Pod> speakerPods;
     private SharedIndexInformer<EndpointSlice> apiServerSlices;
@@ -179,6 +181,7 @@ public final class Controller implements AutoCloseable {
                 handler(c -> settling.changed()));
         pools = customResources(ConfigResources.IP_ADDRESS_POOLS);
         l2Advertisements = customResources(ConfigResources.L2_ADVERTISEMENTS);
+        bgp = BgpConfigInformers.start(watches, client, ns, handler(r -> settling.changed()));
         services = watches.inform(
                 "services",
                 client.services().inAnyNamespace(),
@@ -364,7 +367,8 @@ public final class Controller implements AutoCloseable {
                 pools.map(i -> i.getStore().list()).orElse(List.of()),
                 l2Advertisements.map(i -> i.getStore().list()).orElse(List.of()),
                 Optional.ofNullable(
-                        configMaps.getStore().getByKey(settings.namespace() + "/" + ConfigResources.CONFIG_MAP_NAME))));
+                        configMaps.getStore().getByKey(settings.namespace() + "/" + ConfigResources.CONFIG_MAP_NAME)),
+                bgp.objects()));
         accepted = outcome.next();
         ConfigResult result = outcome.result();
         for (ConfigProblem problem : result.problems()) {
@@ -388,7 +392,7 @@ public final class Controller implements AutoCloseable {
                             message));
         }
         refusedPools = outcome.unused().stream()
-                .filter(o -> o.kind() != ConfigOrigin.Kind.L2Advertisement)
+                .filter(o -> o.kind() == ConfigOrigin.Kind.IPAddressPool || o.kind() == ConfigOrigin.Kind.ConfigMap)
                 .collect(Collectors.toUnmodifiableSet());
         metrics.configValid(result.valid());
         List<String> errorMessages = result.problems().stream()
@@ -405,7 +409,7 @@ public final class Controller implements AutoCloseable {
                                 : " (kept at their last accepted version: " + describe(outcome.kept()) + ")");
         configState = "configuration " + (result.valid() ? "valid" : "in use") + ": "
                 + config.pools().size() + " pool(s), "
-                + config.l2Advertisements().size() + " L2Advertisement(s)" + refused;
+                + config.l2Advertisements().size() + " L2Advertisement(s)" + bgpCounts(config) + refused;
         if (result.valid()) {
             log.info("{}", configState);
         } else {
@@ -699,9 +703,18 @@ public final class Controller implements AutoCloseable {
             case IPAddressPool -> pools.map(i -> i.getStore().getByKey(key));
             case L2Advertisement -> l2Advertisements.map(i -> i.getStore().getByKey(key));
             case ConfigMap -> Optional.ofNullable(configMaps.getStore().getByKey(key));
-            // TODO(bgp-config): the controller watches the BGP kinds too, to put their problems on them
-            case BGPPeer, BGPAdvertisement, Community, BFDProfile -> Optional.empty();
+            case BGPPeer, BGPAdvertisement, Community, BFDProfile ->
+                bgp.object(origin).map(o -> o);
         };
+    }
+
+    /** ", 2 BGPPeer(s), 1 BGPAdvertisement(s)" when BGP is configured; nothing for a layer-2 configuration. */
+    private static String bgpCounts(Config config) {
+        if (config.bgpPeers().isEmpty() && config.bgpAdvertisements().isEmpty()) {
+            return "";
+        }
+        return ", " + config.bgpPeers().size() + " BGPPeer(s), "
+                + config.bgpAdvertisements().size() + " BGPAdvertisement(s)";
     }
 
     // ---- services ----

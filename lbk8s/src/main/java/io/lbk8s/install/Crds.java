@@ -18,6 +18,10 @@ public final class Crds {
     public static final List<String> FILES = List.of(
             "metallb.io_ipaddresspools.yaml",
             "metallb.io_l2advertisements.yaml",
+            "metallb.io_bfdprofiles.yaml",
+            "metallb.io_communities.yaml",
+            "metallb.io_bgppeers.yaml",
+            "metallb.io_bgpadvertisements.yaml",
             "metallb.io_servicel2statuses.yaml",
             "metallb.io_configurationstates.yaml",
             "lbk8s.io_ipaddressclaims.yaml",

@@ -55,6 +55,9 @@ public final class Rbac {
     private static final String LBK8S = "lbk8s.io";
     private static final String COORDINATION = "coordination.k8s.io";
     private static final List<String> INFORM = List.of("list", "watch");
+    /** MetalLB's BGP configuration kinds, read by both roles in the install namespace. */
+    private static final List<String> BGP_CONFIG =
+            List.of("bgppeers", "bgpadvertisements", "communities", "bfdprofiles");
 
     /** Every Service's address is the controller's to write; Events go to the Service's namespace. */
     public static final List<Rule> CONTROLLER_CLUSTER = List.of(
@@ -82,6 +85,7 @@ public final class Rbac {
             new Rule(COORDINATION, List.of("leases"), List.of("create")),
             new Rule("", List.of("configmaps"), INFORM),
             new Rule(METALLB, List.of("ipaddresspools", "l2advertisements"), INFORM),
+            new Rule(METALLB, BGP_CONFIG, INFORM), // validated like the pools, problems reported on them
             new Rule(METALLB, List.of("configurationstates"), List.of("get", "create")),
             new Rule(METALLB, List.of("configurationstates/status"), List.of("update")),
             // the speakers' Pods, whose annotation says their node's subnets and gateways: never a Service's address
@@ -104,6 +108,7 @@ public final class Rbac {
             new Rule("", List.of("pods/status"), List.of("update")), // marks its own Pod not ready at shutdown
             new Rule("", List.of("configmaps"), INFORM),
             new Rule(METALLB, List.of("ipaddresspools", "l2advertisements"), INFORM),
+            new Rule(METALLB, BGP_CONFIG, INFORM),
             // at start, the configuration objects the controller uses, so a refused edit is judged alike
             new Rule(METALLB, List.of("configurationstates"), List.of("get"), List.of(ConfigurationStates.CONTROLLER)),
             new Rule(METALLB, List.of("servicel2statuses"), List.of("list", "get", "create", "delete")),

@@ -69,7 +69,7 @@ public final class StatusCollector {
                 .getItems();
         return new StatusReport.Inputs(
                 controllersView(systemNamespace)
-                        .accept(ConfigResources.sources(pools, l2, configMap))
+                        .accept(ConfigResources.sources(pools, l2, configMap, bgpObjects(systemNamespace)))
                         .result(),
                 services,
                 list(ServiceL2Statuses.CONTEXT, systemNamespace),
@@ -171,6 +171,19 @@ public final class StatusCollector {
                 .accepted()
                 .map(AcceptedConfig::of)
                 .orElse(AcceptedConfig.NONE);
+    }
+
+    /** The BGP objects; none where their CRDs are missing (installed before lbk8s had BGP). */
+    private ConfigResources.BgpObjects bgpObjects(String namespace) {
+        return new ConfigResources.BgpObjects(
+                listIfInstalled(ConfigResources.BGP_PEERS, namespace),
+                listIfInstalled(ConfigResources.BGP_ADVERTISEMENTS, namespace),
+                listIfInstalled(ConfigResources.COMMUNITIES, namespace),
+                listIfInstalled(ConfigResources.BFD_PROFILES, namespace));
+    }
+
+    private List<GenericKubernetesResource> listIfInstalled(ResourceDefinitionContext context, String namespace) {
+        return CustomResources.listIfInstalled(client, context, namespace).orElse(List.of());
     }
 
     private List<GenericKubernetesResource> list(ResourceDefinitionContext context, String namespace) {

@@ -52,8 +52,7 @@ public final class Uninstaller {
         // pools and advertisements install made, whatever their names; with --purge also the user's, but only those
         // that go anyway with install's namespace or CRD: never MetalLB's in a namespace and under CRDs install kept
         boolean namespaceOurs = ours(client.namespaces().withName(namespace).get());
-        for (ResourceDefinitionContext context :
-                List.of(ConfigResources.L2_ADVERTISEMENTS, ConfigResources.IP_ADDRESS_POOLS)) {
+        for (ResourceDefinitionContext context : ConfigResources.KINDS) {
             boolean goesWithOurs = namespaceOurs
                     || ours(client.apiextensions()
                             .v1()
@@ -121,8 +120,9 @@ public final class Uninstaller {
         if (!Applier.Objects.managedByInstall(current)) {
             return new Result(display, Action.kept, "not made by lbk8s install");
         }
-        long left = listOrEmpty(ConfigResources.IP_ADDRESS_POOLS, name).size()
-                + listOrEmpty(ConfigResources.L2_ADVERTISEMENTS, name).size()
+        long left = ConfigResources.KINDS.stream()
+                        .mapToLong(kind -> listOrEmpty(kind, name).size())
+                        .sum()
                 + (client.configMaps()
                                         .inNamespace(name)
                                         .withName(ConfigResources.CONFIG_MAP_NAME)
@@ -179,8 +179,7 @@ public final class Uninstaller {
     /** The user's pools and advertisements in any namespace: what deleting the CRDs would destroy. */
     private long userConfigAnywhere() {
         long count = 0;
-        for (ResourceDefinitionContext context :
-                List.of(ConfigResources.IP_ADDRESS_POOLS, ConfigResources.L2_ADVERTISEMENTS)) {
+        for (ResourceDefinitionContext context : ConfigResources.KINDS) {
             try {
                 count += client.genericKubernetesResources(context).inAnyNamespace().list().getItems().stream()
                         .filter(o -> !Applier.Objects.managedByInstall(o))

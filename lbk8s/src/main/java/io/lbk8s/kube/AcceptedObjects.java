@@ -27,6 +27,11 @@ final class AcceptedObjects {
         out.put(
                 "configMaps",
                 accepted.configMaps().stream().map(AcceptedObjects::configMap).toList());
+        // BGP kinds only when there are some, so that a layer-2 record reads as it did before BGP
+        putIfAny(out, "bgpPeers", accepted.bgpPeers());
+        putIfAny(out, "bgpAdvertisements", accepted.bgpAdvertisements());
+        putIfAny(out, "communities", accepted.communities());
+        putIfAny(out, "bfdProfiles", accepted.bfdProfiles());
         return out;
     }
 
@@ -42,9 +47,19 @@ final class AcceptedObjects {
                     list(map.get("configMaps")).stream()
                             .map(c -> new ConfigSources.RawConfigMap(
                                     text(c, "namespace"), text(c, "name"), text(c, "configYaml"), text(c, "createdAt")))
-                            .toList()));
+                            .toList(),
+                    objects(map.get("bgpPeers")),
+                    objects(map.get("bgpAdvertisements")),
+                    objects(map.get("communities")),
+                    objects(map.get("bfdProfiles"))));
         } catch (ClassCastException | NullPointerException e) {
             return Optional.empty();
+        }
+    }
+
+    private static void putIfAny(Map<String, Object> out, String key, List<ConfigSources.RawObject> objects) {
+        if (!objects.isEmpty()) {
+            out.put(key, objects.stream().map(AcceptedObjects::object).toList());
         }
     }
 

@@ -26,10 +26,39 @@ public final class ConfigResources {
     public static final ResourceDefinitionContext L2_ADVERTISEMENTS =
             CustomResources.metallb("L2Advertisement", "l2advertisements");
 
+    public static final ResourceDefinitionContext BGP_PEERS = CustomResources.metallb("v1beta2", "BGPPeer", "bgppeers");
+    public static final ResourceDefinitionContext BGP_ADVERTISEMENTS =
+            CustomResources.metallb("BGPAdvertisement", "bgpadvertisements");
+    public static final ResourceDefinitionContext COMMUNITIES = CustomResources.metallb("Community", "communities");
+    public static final ResourceDefinitionContext BFD_PROFILES = CustomResources.metallb("BFDProfile", "bfdprofiles");
+
+    /** Every configuration kind, those that name others first: the order to delete them in. */
+    public static final List<ResourceDefinitionContext> KINDS =
+            List.of(L2_ADVERTISEMENTS, BGP_ADVERTISEMENTS, IP_ADDRESS_POOLS, BGP_PEERS, COMMUNITIES, BFD_PROFILES);
+
+    /** The BGP objects as read from the API (from informers' stores or a list). */
+    public record BgpObjects(
+            Collection<GenericKubernetesResource> peers,
+            Collection<GenericKubernetesResource> advertisements,
+            Collection<GenericKubernetesResource> communities,
+            Collection<GenericKubernetesResource> bfdProfiles) {
+
+        public static final BgpObjects NONE = new BgpObjects(List.of(), List.of(), List.of(), List.of());
+    }
+
+    /** Layer-2 objects only: for callers that judge pools (the installer). */
     public static ConfigSources sources(
             Collection<GenericKubernetesResource> pools,
             Collection<GenericKubernetesResource> l2Advertisements,
             Optional<ConfigMap> configMap) {
+        return sources(pools, l2Advertisements, configMap, BgpObjects.NONE);
+    }
+
+    public static ConfigSources sources(
+            Collection<GenericKubernetesResource> pools,
+            Collection<GenericKubernetesResource> l2Advertisements,
+            Optional<ConfigMap> configMap,
+            BgpObjects bgp) {
         return new ConfigSources(
                 raw(pools),
                 raw(l2Advertisements),
@@ -39,7 +68,11 @@ public final class ConfigResources {
                                 cm.getMetadata().getName(),
                                 cm.getData() == null ? null : cm.getData().get(CONFIG_MAP_KEY),
                                 cm.getMetadata().getCreationTimestamp())))
-                        .orElse(List.of()));
+                        .orElse(List.of()),
+                raw(bgp.peers()),
+                raw(bgp.advertisements()),
+                raw(bgp.communities()),
+                raw(bgp.bfdProfiles()));
     }
 
     private static List<ConfigSources.RawObject> raw(Collection<GenericKubernetesResource> resources) {

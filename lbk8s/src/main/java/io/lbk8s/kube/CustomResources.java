@@ -22,6 +22,11 @@ public final class CustomResources {
         return context("metallb.io", "v1beta1", kind, plural, true);
     }
 
+    /** A MetalLB kind at another version: BGPPeer is read at v1beta2, its storage version, as MetalLB reads it. */
+    static ResourceDefinitionContext metallb(String version, String kind, String plural) {
+        return context("metallb.io", version, kind, plural, true);
+    }
+
     static ResourceDefinitionContext lbk8s(String kind, String plural) {
         return context("lbk8s.io", "v1alpha1", kind, plural, false);
     }

@@ -20,6 +20,7 @@ import io.lbk8s.config.Config;
 import io.lbk8s.config.ConfigProblem;
 import io.lbk8s.health.HealthServer.Readiness;
 import io.lbk8s.kube.AddressConflicts;
+import io.lbk8s.kube.BgpConfigInformers;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.ConfigurationStates;
 import io.lbk8s.kube.EventRecorder;
@@ -99,6 +100,7 @@ public final class Speaker implements AutoCloseable {
     private SharedIndexInformer<ConfigMap> configMaps;
     private Optional<SharedIndexInformer<GenericKubernetesResource>> pools = Optional.empty();
     private Optional<SharedIndexInformer<GenericKubernetesResource>> l2Advertisements = Optional.empty();
+    private BgpConfigInformers bgpConfig = BgpConfigInformers.NONE;
     private Optional<SharedIndexInformer<GenericKubernetesResource>> addressConflicts = Optional.empty();
 
     // Owned by the reconcile thread.
@@ -187,6 +189,7 @@ public final class Speaker implements AutoCloseable {
                 handler());
         pools = customResources(ConfigResources.IP_ADDRESS_POOLS);
         l2Advertisements = customResources(ConfigResources.L2_ADVERTISEMENTS);
+        bgpConfig = BgpConfigInformers.start(watches, client, settings.configNamespace(), handler());
         endpointSlices = watches.inform(
                 "endpointslices", client.discovery().v1().endpointSlices().inAnyNamespace(), handler());
         services = watches.inform("services", client.services().inAnyNamespace(), handler());
@@ -444,7 +447,8 @@ public final class Speaker implements AutoCloseable {
                 l2Advertisements.map(i -> i.getStore().list()).orElse(List.of()),
                 Optional.ofNullable(configMaps
                         .getStore()
-                        .getByKey(settings.configNamespace() + "/" + ConfigResources.CONFIG_MAP_NAME))));
+                        .getByKey(settings.configNamespace() + "/" + ConfigResources.CONFIG_MAP_NAME)),
+                bgpConfig.objects()));
         accepted = outcome.next();
         config = outcome.result().config();
         String verdict = "configuration " + (outcome.result().valid() ? "valid" : "in use") + ": "

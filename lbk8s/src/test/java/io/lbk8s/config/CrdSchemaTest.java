@@ -93,11 +93,24 @@ class CrdSchemaTest {
     }
 
     static Map<String, Object> schema(String file) {
-        return at(version(crd(file)), "schema", "openAPIV3Schema");
+        return at(storageVersion(crd(file)), "schema", "openAPIV3Schema");
+    }
+
+    /** The version the API server stores: the only one, except BGPPeer's (v1beta2, beside a deprecated v1beta1). */
+    static Map<String, Object> storageVersion(Map<String, Object> crd) {
+        return list(at(crd, "spec").get("versions")).stream()
+                .map(CrdSchemaTest::map)
+                .filter(v -> Boolean.TRUE.equals(v.get("storage")))
+                .findFirst()
+                .orElseThrow();
     }
 
     static final String POOLS = "metallb.io_ipaddresspools.yaml";
     static final String L2 = "metallb.io_l2advertisements.yaml";
+    static final String BGP_PEERS = "metallb.io_bgppeers.yaml";
+    static final String BGP_ADVERTISEMENTS = "metallb.io_bgpadvertisements.yaml";
+    static final String COMMUNITIES = "metallb.io_communities.yaml";
+    static final String BFD_PROFILES = "metallb.io_bfdprofiles.yaml";
 
     // --- identity, names, printer columns --------------------------------------------------------------------------
 
@@ -124,7 +137,31 @@ class CrdSchemaTest {
                         List.of(
                                 "IPAddressPools string .spec.ipAddressPools",
                                         "IPAddressPool Selectors string .spec.ipAddressPoolSelectors",
-                                "Interfaces string .spec.interfaces", "Node Selectors string .spec.nodeSelectors")));
+                                "Interfaces string .spec.interfaces", "Node Selectors string .spec.nodeSelectors")),
+                argumentSet(
+                        "BGPAdvertisement",
+                        BGP_ADVERTISEMENTS,
+                        "bgpadvertisements.metallb.io",
+                        "BGPAdvertisement",
+                        "bgpadvertisements",
+                        "bgpadvertisement",
+                        List.of(
+                                "IPAddressPools string .spec.ipAddressPools",
+                                "IPAddressPool Selectors string .spec.ipAddressPoolSelectors",
+                                "Peers string .spec.peers",
+                                "Node Selectors string .spec.nodeSelectors")),
+                argumentSet(
+                        "BFDProfile",
+                        BFD_PROFILES,
+                        "bfdprofiles.metallb.io",
+                        "BFDProfile",
+                        "bfdprofiles",
+                        "bfdprofile",
+                        List.of(
+                                "Passive Mode boolean .spec.passiveMode",
+                                "Transmit Interval integer .spec.transmitInterval",
+                                "Receive Interval integer .spec.receiveInterval",
+                                "Multiplier integer .spec.detectMultiplier")));
     }
 
     @ParameterizedTest
@@ -173,7 +210,45 @@ class CrdSchemaTest {
                         "L2Advertisement spec",
                         L2,
                         List.of("spec"),
-                        concat(ConfigFields.L2_SPEC_FIELDS, ConfigFields.L2_REFUSED_FIELDS)));
+                        concat(ConfigFields.L2_SPEC_FIELDS, ConfigFields.L2_REFUSED_FIELDS)),
+                argumentSet("BGPPeer spec", BGP_PEERS, List.of("spec"), ConfigFields.BGP_PEER_KNOWN_FIELDS),
+                argumentSet(
+                        "BGPPeer spec.passwordSecret",
+                        BGP_PEERS,
+                        List.of("spec", "passwordSecret"),
+                        ConfigFields.SECRET_REFERENCE_FIELDS),
+                argumentSet(
+                        "BGPAdvertisement spec",
+                        BGP_ADVERTISEMENTS,
+                        List.of("spec"),
+                        ConfigFields.BGP_ADVERTISEMENT_KNOWN_FIELDS),
+                argumentSet("Community spec", COMMUNITIES, List.of("spec"), ConfigFields.COMMUNITY_SPEC_FIELDS),
+                argumentSet("BFDProfile spec", BFD_PROFILES, List.of("spec"), ConfigFields.BFD_PROFILE_SPEC_FIELDS));
+    }
+
+    /**
+     * MetalLB serves BGPPeer at v1beta1 and v1beta2 and stores v1beta2, converting with a webhook; lbk8s has none, so
+     * the API server only relabels, and both versions must have the same schema for an object to read alike.
+     */
+    @Test
+    void bgpPeerServesBothVersionsWithOneSchemaAndStoresV1beta2() {
+        List<Map<String, Object>> versions = list(at(crd(BGP_PEERS), "spec").get("versions")).stream()
+                .map(CrdSchemaTest::map)
+                .toList();
+        assertThat(versions)
+                .map(v -> v.get("name") + " served=" + v.get("served") + " storage=" + v.get("storage") + " deprecated="
+                        + v.getOrDefault("deprecated", false))
+                .containsExactly(
+                        "v1beta1 served=true storage=false deprecated=true",
+                        "v1beta2 served=true storage=true deprecated=false");
+        assertThat(versions.get(0).get("schema")).isEqualTo(versions.get(1).get("schema"));
+        assertThat(at(crd(BGP_PEERS), "spec")).doesNotContainKey("conversion"); // None: no webhook to run
+    }
+
+    @Test
+    void communityAliasesHoldANameAndAValue() {
+        Map<String, Object> items = at(schema(COMMUNITIES), "properties", "spec", "properties", "communities", "items");
+        assertFields("communities[]", at(items, "properties"), ConfigFields.COMMUNITY_ALIAS_FIELDS);
     }
 
     /** Exactly the parser's fields, each with the parser's type: nothing the parser misses, nothing it reads in vain. */

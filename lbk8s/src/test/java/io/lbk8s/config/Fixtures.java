@@ -28,7 +28,8 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * ConfigResult result = ConfigParser.parse(sources);
  * }</pre>
  *
- * <p>Understood documents: {@code metallb.io/v1beta1} {@code IPAddressPool} and {@code L2Advertisement} (their
+ * <p>Understood documents: {@code metallb.io/v1beta1} {@code IPAddressPool}, {@code L2Advertisement},
+ * {@code BGPAdvertisement}, {@code Community} and {@code BFDProfile}, {@code metallb.io/v1beta2} {@code BGPPeer} (their
  * {@code spec} is passed on exactly as written, maps/lists/scalars, so malformed specs reach the parser), and
  * {@code v1} {@code ConfigMap} (its {@code data."config.yaml"} text, null when absent). Empty documents are skipped;
  * anything else throws {@link IllegalArgumentException}, since a fixture the helper cannot read is a broken test. A
@@ -62,6 +63,10 @@ public final class Fixtures {
         List<ConfigSources.RawObject> pools = new ArrayList<>();
         List<ConfigSources.RawObject> advertisements = new ArrayList<>();
         List<ConfigSources.RawConfigMap> configMaps = new ArrayList<>();
+        List<ConfigSources.RawObject> bgpPeers = new ArrayList<>();
+        List<ConfigSources.RawObject> bgpAdvertisements = new ArrayList<>();
+        List<ConfigSources.RawObject> communities = new ArrayList<>();
+        List<ConfigSources.RawObject> bfdProfiles = new ArrayList<>();
         List<Object> documents = new ArrayList<>();
         try (JsonParser parser = YAML.createParser(manifests)) {
             while (parser.nextToken() != null) {
@@ -90,6 +95,18 @@ public final class Fixtures {
                 case "metallb.io/v1beta1 L2Advertisement" ->
                     advertisements.add(new ConfigSources.RawObject(
                             namespace, name, labels(metadata), manifest.get("spec"), createdAt));
+                case "metallb.io/v1beta2 BGPPeer" ->
+                    bgpPeers.add(new ConfigSources.RawObject(
+                            namespace, name, labels(metadata), manifest.get("spec"), createdAt));
+                case "metallb.io/v1beta1 BGPAdvertisement" ->
+                    bgpAdvertisements.add(new ConfigSources.RawObject(
+                            namespace, name, labels(metadata), manifest.get("spec"), createdAt));
+                case "metallb.io/v1beta1 Community" ->
+                    communities.add(new ConfigSources.RawObject(
+                            namespace, name, labels(metadata), manifest.get("spec"), createdAt));
+                case "metallb.io/v1beta1 BFDProfile" ->
+                    bfdProfiles.add(new ConfigSources.RawObject(
+                            namespace, name, labels(metadata), manifest.get("spec"), createdAt));
                 case "v1 ConfigMap" -> {
                     Map<?, ?> data = manifest.get("data") instanceof Map<?, ?> d ? d : Map.of();
                     Object text = data.get("config.yaml");
@@ -99,7 +116,8 @@ public final class Fixtures {
                 default -> throw new IllegalArgumentException("unsupported manifest " + apiVersion + " " + kind);
             }
         }
-        return new ConfigSources(pools, advertisements, configMaps);
+        return new ConfigSources(
+                pools, advertisements, configMaps, bgpPeers, bgpAdvertisements, communities, bfdProfiles);
     }
 
     /** All the objects of several sources together, in the order given. */
@@ -107,12 +125,21 @@ public final class Fixtures {
         List<ConfigSources.RawObject> pools = new ArrayList<>();
         List<ConfigSources.RawObject> advertisements = new ArrayList<>();
         List<ConfigSources.RawConfigMap> configMaps = new ArrayList<>();
+        List<ConfigSources.RawObject> bgpPeers = new ArrayList<>();
+        List<ConfigSources.RawObject> bgpAdvertisements = new ArrayList<>();
+        List<ConfigSources.RawObject> communities = new ArrayList<>();
+        List<ConfigSources.RawObject> bfdProfiles = new ArrayList<>();
         for (ConfigSources source : sources) {
             pools.addAll(source.ipAddressPools());
             advertisements.addAll(source.l2Advertisements());
             configMaps.addAll(source.configMaps());
+            bgpPeers.addAll(source.bgpPeers());
+            bgpAdvertisements.addAll(source.bgpAdvertisements());
+            communities.addAll(source.communities());
+            bfdProfiles.addAll(source.bfdProfiles());
         }
-        return new ConfigSources(pools, advertisements, configMaps);
+        return new ConfigSources(
+                pools, advertisements, configMaps, bgpPeers, bgpAdvertisements, communities, bfdProfiles);
     }
 
     private static Map<String, String> labels(Map<?, ?> metadata) {
