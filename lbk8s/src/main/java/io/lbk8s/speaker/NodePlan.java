@@ -74,8 +74,8 @@ public record NodePlan(Map<IpAddress, Announced> announced, List<Problem> proble
                             linksByIp.put(led.ip(), links);
                         }
                     }
-                    case Announcement.Led _ -> {
-                        /* another node announces it */
+                    case Announcement.Led _, Announcement.BgpOnly _ -> {
+                        /* another node announces it, or layer 2 does not */
                     }
                     case Announcement.Unannounced(IpAddress ip, String reason) -> {
                         boolean mine = LeaderChoice.reporterOf(service.ips().getFirst(), in.nodes())
