@@ -19,6 +19,8 @@ public final class Crds {
             "metallb.io_ipaddresspools.yaml",
             "metallb.io_l2advertisements.yaml",
             "metallb.io_servicel2statuses.yaml",
+            "metallb.io_servicebgpstatuses.yaml",
+            "metallb.io_bgpsessionstates.yaml",
             "metallb.io_configurationstates.yaml",
             "lbk8s.io_ipaddressclaims.yaml",
             "lbk8s.io_addressconflicts.yaml");

@@ -138,6 +138,16 @@ public record NodePlan(Map<IpAddress, Announced> announced, List<Problem> proble
         return kept.size() == announced.size() ? this : new NodePlan(kept, more);
     }
 
+    /** This plan with {@code more} problems (those of BGP), each said once. */
+    public NodePlan reporting(List<Problem> more) {
+        if (more.isEmpty()) {
+            return this;
+        }
+        List<Problem> all = new ArrayList<>(problems);
+        all.addAll(more);
+        return new NodePlan(announced, all.stream().distinct().toList());
+    }
+
     /** This plan without {@code addresses}, and without problems about them. */
     public NodePlan without(Set<IpAddress> addresses) {
         if (addresses.stream().noneMatch(announced::containsKey)) {
