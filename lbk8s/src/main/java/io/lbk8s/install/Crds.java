@@ -23,6 +23,8 @@ public final class Crds {
             "metallb.io_bgppeers.yaml",
             "metallb.io_bgpadvertisements.yaml",
             "metallb.io_servicel2statuses.yaml",
+            "metallb.io_servicebgpstatuses.yaml",
+            "metallb.io_bgpsessionstates.yaml",
             "metallb.io_configurationstates.yaml",
             "lbk8s.io_ipaddressclaims.yaml",
             "lbk8s.io_addressconflicts.yaml");

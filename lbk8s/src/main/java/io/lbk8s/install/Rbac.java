@@ -113,6 +113,14 @@ public final class Rbac {
             new Rule(METALLB, List.of("configurationstates"), List.of("get"), List.of(ConfigurationStates.CONTROLLER)),
             new Rule(METALLB, List.of("servicel2statuses"), List.of("list", "get", "create", "delete")),
             new Rule(METALLB, List.of("servicel2statuses/status"), List.of("update")),
+            // BGP mode: each node's sessions and the Services it advertises, MetalLB's status kinds
+            new Rule(
+                    METALLB,
+                    List.of("servicebgpstatuses", "bgpsessionstates"),
+                    List.of("list", "get", "create", "delete")),
+            new Rule(METALLB, List.of("servicebgpstatuses/status", "bgpsessionstates/status"), List.of("update")),
+            // BGPPeers' passwordSecrets, each watched by name; their names are the user's, so no resourceNames here
+            new Rule("", List.of("secrets"), List.of("list", "watch")),
             // the failure detector's key Secret: read (and watched, for key rotation) by name only; created by the
             // first speaker that finds it missing (kubectl apply of deploy/lbk8s.yaml makes none)
             new Rule("", List.of("secrets"), List.of("list", "watch"), List.of(Manifests.PEER_SECRET)),

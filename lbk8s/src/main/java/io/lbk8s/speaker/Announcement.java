@@ -21,6 +21,12 @@ public sealed interface Announcement {
         }
     }
 
+    /**
+     * No L2Advertisement selects the pool of {@code ip} but a BGPAdvertisement does: it is not announced in layer 2,
+     * and whether it is advertised, and where, is BGP's to say ({@link BgpPlan}).
+     */
+    record BgpOnly(IpAddress ip) implements Announcement {}
+
     /** Nobody announces {@code ip}; {@code reason} is a sentence for the Service's Warning event. */
     record Unannounced(IpAddress ip, String reason) implements Announcement {}
 }

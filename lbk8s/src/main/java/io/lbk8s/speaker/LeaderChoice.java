@@ -61,10 +61,14 @@ public final class LeaderChoice {
                 .filter(a -> a.selects(pool.get()))
                 .toList();
         if (advertisements.isEmpty()) {
+            if (config.bgpAdvertisements().stream().anyMatch(a -> a.selects(pool.get()))) {
+                return new Announcement.BgpOnly(ip);
+            }
             return new Announcement.Unannounced(
                     ip,
                     "no L2Advertisement selects pool " + Quoted.of(pool.get().name()) + ", so no node announces " + ip
-                            + "; create one (an empty spec selects every pool)");
+                            + "; create one (an empty spec selects every pool)"
+                            + (config.bgpPeers().isEmpty() ? "" : ", or a BGPAdvertisement to announce it over BGP"));
         }
         Optional<String> noEndpoint = service.endpoints().whyNoNode(ip, service.localTrafficPolicy());
         if (noEndpoint.isPresent()) {
@@ -82,12 +86,11 @@ public final class LeaderChoice {
             }
         }
         if (eligible.isEmpty()) {
-            return new Announcement.Unannounced(ip, noEligibleNode(ip, excludedBy, nodes.size()));
+            return new Announcement.Unannounced(ip, noEligibleNode(ip, "announce " + ip, excludedBy, nodes.size()));
         }
         NodeState leader = eligible.stream()
                 .min(Comparator.comparingInt((NodeState n) -> -preferenceWeight(n, advertisements))
-                        .thenComparing(
-                                (a, b) -> Arrays.compareUnsigned(hash(a.name(), hashKey), hash(b.name(), hashKey))))
+                        .thenComparing(hashOrder(hashKey)))
                 .orElseThrow();
         List<L2Advertisement> applying = advertisements.stream()
                 .filter(a -> a.allowsNode(leader.labels()))
@@ -103,12 +106,35 @@ public final class LeaderChoice {
     public static Optional<String> reporterOf(IpAddress hashKey, Collection<NodeState> nodes) {
         return nodes.stream()
                 .filter(n -> n.speakerReady() && n.liveness().eligible())
-                .min((a, b) -> Arrays.compareUnsigned(hash(a.name(), hashKey), hash(b.name(), hashKey)))
+                .min(hashOrder(hashKey))
                 .map(NodeState::name);
     }
 
     private static String whyNotEligible(
             NodeState node, ServiceState service, List<L2Advertisement> advertisements, Options options) {
+        Optional<String> unfit = whyUnfit(node, options);
+        if (unfit.isPresent()) {
+            return unfit.get();
+        }
+        if (advertisements.stream().noneMatch(a -> a.allowsNode(node.labels()))) {
+            return "is not selected by the nodeSelectors of "
+                    + names(advertisements.stream().map(L2Advertisement::name).toList());
+        }
+        if (!service.endpoints().allows(node.name(), service.localTrafficPolicy())) {
+            return "has no ready endpoint of the Service (externalTrafficPolicy: Local)";
+        }
+        return null;
+    }
+
+    /**
+     * Why {@code node} may announce nothing at all, whatever the address, in layer 2 and BGP alike: its speaker, the
+     * failure detector's verdict, its conditions, the exclusion label.
+     */
+    static Optional<String> whyUnfit(NodeState node, Options options) {
+        return Optional.ofNullable(unfitReason(node, options));
+    }
+
+    private static String unfitReason(NodeState node, Options options) {
         if (!node.speakerReady()) {
             return "has no ready speaker";
         }
@@ -130,27 +156,21 @@ public final class LeaderChoice {
         if (node.excluded() && !options.ignoreExcludeLabel()) {
             return "carries the label " + NodeState.EXCLUDE_LABEL;
         }
-        if (advertisements.stream().noneMatch(a -> a.allowsNode(node.labels()))) {
-            return "is not selected by the nodeSelectors of " + names(advertisements);
-        }
-        if (!service.endpoints().allows(node.name(), service.localTrafficPolicy())) {
-            return "has no ready endpoint of the Service (externalTrafficPolicy: Local)";
-        }
         return null;
     }
 
-    private static String noEligibleNode(IpAddress ip, Map<String, List<String>> excludedBy, int nodeCount) {
+    /** The sentence for an address no node may announce, grouping the nodes by why: {@code excludedBy} why -> nodes. */
+    static String noEligibleNode(IpAddress ip, String action, Map<String, List<String>> excludedBy, int nodeCount) {
         if (nodeCount == 0) {
             return "no node runs a ready speaker, so no node announces " + ip;
         }
         if (excludedBy.size() == 1) {
             String why = excludedBy.keySet().iterator().next();
-            return "no node can announce " + ip + ": every node (" + String.join(", ", excludedBy.get(why)) + ") "
-                    + why;
+            return "no node can " + action + ": every node (" + String.join(", ", excludedBy.get(why)) + ") " + why;
         }
         List<String> parts = new ArrayList<>();
         excludedBy.forEach((why, names) -> names.forEach(name -> parts.add(name + " " + why)));
-        return "no node can announce " + ip + ": " + String.join("; ", parts);
+        return "no node can " + action + ": " + String.join("; ", parts);
     }
 
     private static int preferenceWeight(NodeState node, List<L2Advertisement> advertisements) {
@@ -163,11 +183,13 @@ public final class LeaderChoice {
         return total;
     }
 
-    private static String names(List<L2Advertisement> advertisements) {
-        return advertisements.stream()
-                .map(a -> Quoted.of(a.name()))
-                .reduce((a, b) -> a + ", " + b)
-                .orElse("");
+    static String names(List<String> names) {
+        return names.stream().map(Quoted::of).reduce((a, b) -> a + ", " + b).orElse("");
+    }
+
+    /** The nodes in the order of {@code hashKey}'s hash, the order that picks a leader among equals. */
+    static Comparator<NodeState> hashOrder(IpAddress hashKey) {
+        return (a, b) -> Arrays.compareUnsigned(hash(a.name(), hashKey), hash(b.name(), hashKey));
     }
 
     static byte[] hash(String node, IpAddress hashKey) {

@@ -74,8 +74,8 @@ public record NodePlan(Map<IpAddress, Announced> announced, List<Problem> proble
                             linksByIp.put(led.ip(), links);
                         }
                     }
-                    case Announcement.Led _ -> {
-                        /* another node announces it */
+                    case Announcement.Led _, Announcement.BgpOnly _ -> {
+                        /* another node announces it, or layer 2 does not */
                     }
                     case Announcement.Unannounced(IpAddress ip, String reason) -> {
                         boolean mine = LeaderChoice.reporterOf(service.ips().getFirst(), in.nodes())
@@ -136,6 +136,16 @@ public record NodePlan(Map<IpAddress, Announced> announced, List<Problem> proble
             }
         }
         return kept.size() == announced.size() ? this : new NodePlan(kept, more);
+    }
+
+    /** This plan with {@code more} problems (those of BGP), each said once. */
+    public NodePlan reporting(List<Problem> more) {
+        if (more.isEmpty()) {
+            return this;
+        }
+        List<Problem> all = new ArrayList<>(problems);
+        all.addAll(more);
+        return new NodePlan(announced, all.stream().distinct().toList());
     }
 
     /** This plan without {@code addresses}, and without problems about them. */

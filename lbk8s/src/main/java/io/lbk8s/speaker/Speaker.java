@@ -2,6 +2,7 @@ package io.lbk8s.speaker;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
@@ -21,10 +22,12 @@ import io.lbk8s.config.ConfigProblem;
 import io.lbk8s.health.HealthServer.Readiness;
 import io.lbk8s.kube.AddressConflicts;
 import io.lbk8s.kube.BgpConfigInformers;
+import io.lbk8s.kube.BgpSessionStates;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.ConfigurationStates;
 import io.lbk8s.kube.EventRecorder;
 import io.lbk8s.kube.Informers;
+import io.lbk8s.kube.ServiceBgpStatuses;
 import io.lbk8s.kube.ServiceL2Statuses;
 import io.lbk8s.kube.ServiceMapping;
 import io.lbk8s.kube.Watches;
@@ -64,13 +67,15 @@ import org.slf4j.LoggerFactory;
 /**
  * The speaker's imperative shell: informers on Services, EndpointSlices, Nodes, speaker Pods and the configuration
  * feed one queue, and so does the failure detector among speakers ({@link PeerWatch}) when it judges a node anew; a
- * single thread recomputes this node's {@link NodePlan} and hands it to the {@link Announcer}, then tells users what
- * happened (Events, ServiceL2Status objects, metrics).
+ * single thread recomputes this node's {@link NodePlan} and hands it to the {@link Announcer}, and its {@link BgpPlan}
+ * to the {@link BgpAdvertiser}, then tells users what happened (Events, ServiceL2Status objects, metrics).
  */
 public final class Speaker implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Speaker.class);
     private static final String COMPONENT = "lbk8s-speaker";
     private static final String PLAN = "plan";
+    /** A BGP session's status changed: reported without planning again. */
+    private static final String SESSIONS = "bgp-sessions";
     /** Interfaces and their addresses change without an API event; look again this often. */
     private static final Duration RELOOK = Duration.ofSeconds(5);
     /**
@@ -90,6 +95,8 @@ public final class Speaker implements AutoCloseable {
     private final NodeNetworkAnnotation nodeNetworkAnnotation;
     private final MeterRegistry registry;
     private final Fence fence;
+    private final BgpAdvertiser bgp;
+    private final PasswordSecrets passwords;
     private final RateLimitedQueue<String> queue = new RateLimitedQueue<>(RetryPolicy.DEFAULT);
     private final Watches watches = new Watches();
 
@@ -120,7 +127,13 @@ public final class Speaker implements AutoCloseable {
     private volatile boolean stopping;
     private volatile Thread worker;
 
+    /** A speaker without BGP sessions: BGPPeers are planned for and reported, but no session connects. */
     public Speaker(KubernetesClient client, SpeakerSettings settings, MeterRegistry registry) {
+        this(client, settings, registry, BgpSessionsFactory.UNAVAILABLE);
+    }
+
+    public Speaker(
+            KubernetesClient client, SpeakerSettings settings, MeterRegistry registry, BgpSessionsFactory bgpSessions) {
         this.client = client;
         this.settings = settings;
         this.events = new EventRecorder(client, COMPONENT, settings.node());
@@ -173,6 +186,15 @@ public final class Speaker implements AutoCloseable {
                 conflicts,
                 () -> queue.add(PLAN));
         this.nodeNetworkAnnotation = new NodeNetworkAnnotation(client, settings.podNamespace(), settings.podName());
+        this.bgp = new BgpAdvertiser(
+                settings.node(),
+                bgpSessions.start(() -> queue.add(SESSIONS)),
+                metrics,
+                events,
+                this::nodeObject,
+                new BgpSessionStates(client, settings.podNamespace(), settings.node()),
+                new ServiceBgpStatuses(client, settings.podNamespace(), settings.node()));
+        this.passwords = new PasswordSecrets(client, settings.configNamespace(), () -> queue.add(PLAN));
     }
 
     public void start() {
@@ -288,7 +310,7 @@ public final class Speaker implements AutoCloseable {
 
     /** Plans on each change, and after {@link #RELOOK} without one (which also bounds a failed plan's backoff). */
     private void runQueue() {
-        new ReconcileLoop<>(queue, key -> reconcileSafely(), RELOOK, idle -> {
+        new ReconcileLoop<>(queue, this::reconcileSafely, RELOOK, idle -> {
                     if (idle) {
                         queue.add(PLAN);
                     }
@@ -296,12 +318,16 @@ public final class Speaker implements AutoCloseable {
                 .run(() -> true);
     }
 
-    private ReconcileResult reconcileSafely() {
+    private ReconcileResult reconcileSafely(String key) {
         if (stopping) {
             return ReconcileResult.DONE;
         }
         try {
-            reconcile();
+            if (SESSIONS.equals(key)) {
+                bgp.sessionsChanged();
+            } else {
+                reconcile();
+            }
             return ReconcileResult.DONE;
         } catch (RuntimeException | IOException e) {
             log.error("planning announcements failed, will retry", e);
@@ -346,6 +372,7 @@ public final class Speaker implements AutoCloseable {
                 links,
                 settings.excludedInterfaces());
         NodePlan next = withhold(NodePlan.compute(inputs), network, published);
+        BgpPlan bgpPlan = BgpPlan.compute(inputs, passwords.passwords(inputs.config()));
         if (stopping) {
             return;
         }
@@ -363,12 +390,13 @@ public final class Speaker implements AutoCloseable {
                 .map(h -> NodePlan.takenFromFailedNodes(planInputs, plan, next, h::failedSilently))
                 .orElse(Set.of());
         announcer.apply(next, fromFailed);
+        bgp.apply(bgpPlan, failedNodes(nodeStates));
         plan = next;
         planInputs = inputs;
         probeAhead(withSpeaker);
         // A speaker that hears none of its peers cannot tell a dead cluster from its own cut link: it reports nothing.
         // what users see (ServiceL2Status, Events, metrics) leaves out what another host makes this node withhold
-        NodePlan shown = next.without(announcer.inConflict());
+        NodePlan shown = next.without(announcer.inConflict()).reporting(bgpPlan.problems());
         tellUsers(shown, heard.map(Membership.Snapshot::isolated).orElse(false), nodeStates);
         heard.ifPresent(h -> watch.get()
                 .tellUsers(
@@ -505,15 +533,26 @@ public final class Speaker implements AutoCloseable {
         warnedServices = warnedNow;
         if (!now.equals(announcedServices)) {
             // the objects a failed node left behind go; a live node's are its own to remove
-            statuses.publish(
-                    now,
-                    nodeStates.stream()
-                            .filter(n -> !n.speakerReady() || !n.ready() || n.liveness() == Liveness.DEAD)
-                            .map(NodeState::name)
-                            .collect(Collectors.toSet()));
+            statuses.publish(now, failedNodes(nodeStates));
         }
         announcedServices = now;
         metrics.plan(next);
+    }
+
+    /** The nodes whose status objects the others remove: they could not remove their own. */
+    private static Set<String> failedNodes(List<NodeState> nodeStates) {
+        return nodeStates.stream()
+                .filter(n -> !n.speakerReady() || !n.ready() || n.liveness() == Liveness.DEAD)
+                .map(NodeState::name)
+                .collect(Collectors.toSet());
+    }
+
+    /** This node's Node object, where the BGP sessions' Events go. */
+    private Optional<HasMetadata> nodeObject() {
+        SharedIndexInformer<Node> informer = nodes;
+        return informer == null
+                ? Optional.empty()
+                : Optional.ofNullable(informer.getStore().getByKey(settings.node()));
     }
 
     private static String describeInterfaces(NodePlan plan, ServiceKey service) {
@@ -538,12 +577,14 @@ public final class Speaker implements AutoCloseable {
     public void shutdown() {
         stopping = true;
         announcer.withdrawAll();
+        bgp.endSessions();
         log.info(
                 "stopped answering for {} address(es); handing over",
                 plan.announced().size());
         peers.ifPresent(PeerWatch::leave);
         markPodNotReady();
         statuses.withdraw(1_000);
+        bgp.withdrawStatuses(1_000);
     }
 
     private void markPodNotReady() {
@@ -608,6 +649,8 @@ public final class Speaker implements AutoCloseable {
         lookahead.close();
         conflicts.close();
         announcer.close();
+        bgp.close();
+        passwords.close();
         nodeNetworkAnnotation.close();
         statuses.close();
         events.close();

@@ -24,7 +24,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * lbk8s_layer2_responses_sent_total, lbk8s_layer2_gratuitous_sent_total, lbk8s_speaker_announced{ip,service,node}
  * and lbk8s_speaker_announced_addresses; lbk8s_speaker_address_conflicts{address,node}, 1 for each address another
  * host answers for, as this node saw it; and lbk8s_speaker_requests_dropped_total{interface,protocol}, the requests
- * the kernel dropped because a responder's receive queue was full (they went unanswered).
+ * the kernel dropped because a responder's receive queue was full (they went unanswered). In BGP mode:
+ * lbk8s_bgp_session_up{peer}, lbk8s_bgp_advertised_routes{peer} and lbk8s_bgp_session_transitions_total{peer}.
  */
 final class SpeakerMetrics implements L2Listener {
     private enum Kind {
@@ -55,6 +56,9 @@ final class SpeakerMetrics implements L2Listener {
     private final Timer failoverTakeover;
     private final MultiGauge conflicts;
     private final java.util.Set<IpAddress> inConflict = ConcurrentHashMap.newKeySet();
+    private final MultiGauge bgpSessionUp;
+    private final MultiGauge bgpAdvertisedRoutes;
+    private final Map<String, Counter> bgpTransitions = new ConcurrentHashMap<>();
     /** By interface and protocol. */
     private final Map<List<String>, Counter> dropped = new ConcurrentHashMap<>();
 
@@ -77,6 +81,10 @@ final class SpeakerMetrics implements L2Listener {
                         + " failed to the first gratuitous ARP or unsolicited NA for it: the takeover part of a failover,"
                         + " after the detection (lbk8s_peers_failure_silence_seconds)")
                 .register(registry);
+        bgpSessionUp = meters.gauges(
+                "lbk8s.bgp.session.up", "1 for each BGPPeer this node's session with is Established, 0 for the others");
+        bgpAdvertisedRoutes = meters.gauges(
+                "lbk8s.bgp.advertised.routes", "Routes this node has sent each BGPPeer and not withdrawn");
         conflicts = meters.gauges(
                 "lbk8s.speaker.address.conflicts",
                 "1 for each address another host (a MAC that is no speaker's) answers for, as this node saw it");
@@ -169,5 +177,31 @@ final class SpeakerMetrics implements L2Listener {
         }
         announced.register(rows, true);
         announcedAddresses.set(plan.announced().size());
+    }
+
+    /** What this node's BGP sessions say now: one row per peer, peers no longer held disappear. */
+    void bgpSessions(List<io.lbk8s.bgp.SessionStatus> sessions) {
+        List<MultiGauge.Row<?>> up = new ArrayList<>();
+        List<MultiGauge.Row<?>> routes = new ArrayList<>();
+        for (io.lbk8s.bgp.SessionStatus session : sessions) {
+            Tags peer = Tags.of("peer", session.peer());
+            up.add(MultiGauge.Row.of(peer, session.state() == io.lbk8s.bgp.SessionState.ESTABLISHED ? 1 : 0));
+            routes.add(MultiGauge.Row.of(peer, session.advertised()));
+        }
+        bgpSessionUp.register(up, true);
+        bgpAdvertisedRoutes.register(routes, true);
+    }
+
+    /** The session with {@code peer} changed state. */
+    void bgpTransition(String peer) {
+        bgpTransitions
+                .computeIfAbsent(
+                        peer,
+                        p -> meters.counter(
+                                "lbk8s.bgp.session.transitions",
+                                "Changes of state of this node's BGP session with each BGPPeer (RFC 4271's states)",
+                                "peer",
+                                p))
+                .increment();
     }
 }

@@ -494,6 +494,7 @@ class LeaderChoiceTest {
                     switch (a) {
                         case Announcement.Led led -> led.ip() + " -> " + led.node();
                         case Announcement.Unannounced silent -> silent.ip() + " silent: " + silent.reason();
+                        case Announcement.BgpOnly bgp -> bgp.ip() + " over BGP only";
                     });
         }
         return lines;

@@ -189,4 +189,48 @@ class NodePlanTest {
         assertThat(plan.without(Set.of(ip("10.0.0.1"))).announced()).containsOnlyKeys(ip("10.0.0.200"));
         assertThat(plan.without(Set.of(ip("10.9.9.9")))).isSameAs(plan);
     }
+
+    @Test
+    void aPoolAdvertisedOverBgpOnlyIsNoLayer2Problem() {
+        Config bgpOnly = BgpFixtures.withBgp(
+                config(POOL),
+                List.of(BgpFixtures.peer("tor", "10.0.0.254")),
+                List.of(BgpFixtures.Adv.of("all")),
+                List.of());
+        List<ServiceState> services = List.of(service("a", "10.0.0.1"));
+        for (NodeState n : THREE) {
+            NodePlan p = plan(n.name(), bgpOnly, services, THREE, LINKS);
+            assertThat(p.announced()).as(n.name()).isEmpty();
+            assertThat(p.problems()).as(n.name()).isEmpty();
+        }
+    }
+
+    @Test
+    void aPoolWithBothIsAnnouncedBothWays() {
+        Config both = BgpFixtures.withBgp(
+                config(POOL, LeaderChoiceTest.EVERYWHERE),
+                List.of(BgpFixtures.peer("tor", "10.0.0.254")),
+                List.of(BgpFixtures.Adv.of("all")),
+                List.of());
+        List<ServiceState> services = List.of(service("a", "10.0.0.1"));
+        assertThat(plan("node-3", both, services, THREE, LINKS).announced()).containsOnlyKeys(ip("10.0.0.1"));
+        assertThat(BgpFixtures.render(both, services, THREE))
+                .containsExactly(
+                        "node-1 -> tor: 10.0.0.1/32", "node-2 -> tor: 10.0.0.1/32", "node-3 -> tor: 10.0.0.1/32");
+    }
+
+    @Test
+    void aPoolNeitherKindSelectsIsReportedWithBothRemedies() {
+        Config neither = BgpFixtures.withBgp(
+                config(POOL),
+                List.of(BgpFixtures.peer("tor", "10.0.0.254")),
+                List.of(BgpFixtures.Adv.of("other").pools("elsewhere")),
+                List.of());
+        NodePlan reporter = plan("node-3", neither, List.of(service("a", "10.0.0.1")), THREE, LINKS);
+        assertThat(reporter.problems())
+                .extracting(NodePlan.Problem::reason)
+                .containsExactly(
+                        "no L2Advertisement selects pool \"lan\", so no node announces 10.0.0.1; create one (an"
+                                + " empty spec selects every pool), or a BGPAdvertisement to announce it over BGP");
+    }
 }

@@ -105,8 +105,13 @@ public final class OneNodeCluster implements AutoCloseable {
 
     /** A speaker for {@code node-1} with its own client and metrics in {@code registry}, not started. */
     public Speaker speaker(int peerPort, MeterRegistry registry) {
+        return speaker(peerPort, registry, BgpSessionsFactory.UNAVAILABLE);
+    }
+
+    /** A speaker for {@code node-1} whose BGP sessions {@code bgp} starts, not started. */
+    public Speaker speaker(int peerPort, MeterRegistry registry, BgpSessionsFactory bgp) {
         KubernetesClient speakerClient = server.newClient();
-        Speaker speaker = new Speaker(speakerClient, settings(peerPort), registry);
+        Speaker speaker = new Speaker(speakerClient, settings(peerPort), registry, bgp);
         started.add(speakerClient);
         started.add(speaker);
         return speaker;

@@ -1,0 +1,119 @@
+package io.lbk8s.speaker;
+
+import io.lbk8s.address.IpAddress;
+import io.lbk8s.config.AddressPool;
+import io.lbk8s.config.BgpAdvertisement;
+import io.lbk8s.config.Config;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Which nodes advertise an address of a Service over BGP: unlike layer 2, not one leader but every node that
+ * qualifies, and the router spreads the traffic over them (ECMP). A node qualifies when it could announce anything
+ * at all ({@link LeaderChoice#whyUnfit}), a BGPAdvertisement selecting the address's pool allows it and targets a
+ * BGPPeer the node peers with, and, with {@code externalTrafficPolicy: Local}, it holds a ready endpoint. Every
+ * speaker computes this alike from the same objects.
+ */
+public final class BgpChoice {
+    private BgpChoice() {}
+
+    public sealed interface Decision {}
+
+    /** No BGPAdvertisement selects the address's pool (or it is in no pool): BGP has nothing to say of it. */
+    public record NotBgp() implements Decision {}
+
+    /**
+     * @param advertisements the BGPAdvertisements that select the pool
+     * @param nodes          the nodes that advertise it, in the address's hash order
+     */
+    public record Advertised(IpAddress ip, AddressPool pool, List<BgpAdvertisement> advertisements, List<String> nodes)
+            implements Decision {
+        public Advertised {
+            advertisements = List.copyOf(advertisements);
+            nodes = List.copyOf(nodes);
+        }
+    }
+
+    /** A BGPAdvertisement selects the pool, yet no node advertises {@code ip}; {@code reason} says why. */
+    public record Unadvertised(IpAddress ip, String reason) implements Decision {}
+
+    public static Decision decide(
+            Config config,
+            ServiceState service,
+            IpAddress ip,
+            Collection<NodeState> nodes,
+            LeaderChoice.Options options) {
+        Optional<AddressPool> pool =
+                config.pools().stream().filter(p -> p.contains(ip)).findFirst();
+        if (pool.isEmpty()) {
+            return new NotBgp(); // layer 2's choice says so already
+        }
+        List<BgpAdvertisement> advertisements = config.bgpAdvertisements().stream()
+                .filter(a -> a.selects(pool.get()))
+                .toList();
+        if (advertisements.isEmpty()) {
+            return new NotBgp();
+        }
+        Optional<String> noEndpoint = service.endpoints().whyNoNode(ip, service.localTrafficPolicy());
+        if (noEndpoint.isPresent()) {
+            return new Unadvertised(ip, noEndpoint.get());
+        }
+        Map<String, List<String>> excludedBy = new LinkedHashMap<>();
+        List<NodeState> eligible = new ArrayList<>();
+        for (NodeState node :
+                nodes.stream().sorted(Comparator.comparing(NodeState::name)).toList()) {
+            Optional<String> why = whyNot(config, node, service, advertisements, options);
+            if (why.isEmpty()) {
+                eligible.add(node);
+            } else {
+                excludedBy.computeIfAbsent(why.get(), k -> new ArrayList<>()).add(node.name());
+            }
+        }
+        if (eligible.isEmpty()) {
+            return new Unadvertised(
+                    ip, LeaderChoice.noEligibleNode(ip, "advertise " + ip + " over BGP", excludedBy, nodes.size()));
+        }
+        List<String> inHashOrder = eligible.stream()
+                .sorted(LeaderChoice.hashOrder(service.ips().getFirst()))
+                .map(NodeState::name)
+                .toList();
+        return new Advertised(ip, pool.get(), advertisements, inHashOrder);
+    }
+
+    private static Optional<String> whyNot(
+            Config config,
+            NodeState node,
+            ServiceState service,
+            List<BgpAdvertisement> advertisements,
+            LeaderChoice.Options options) {
+        Optional<String> unfit = LeaderChoice.whyUnfit(node, options);
+        if (unfit.isPresent()) {
+            return unfit;
+        }
+        List<BgpAdvertisement> allowing =
+                advertisements.stream().filter(a -> a.allowsNode(node.labels())).toList();
+        if (allowing.isEmpty()) {
+            return Optional.of("is not selected by the nodeSelectors of "
+                    + LeaderChoice.names(
+                            advertisements.stream().map(BgpAdvertisement::name).toList()));
+        }
+        boolean peersWithATarget = config.bgpPeers().stream()
+                .filter(p -> BgpPeering.peers(p, node, options))
+                .anyMatch(p -> allowing.stream().anyMatch(a -> a.toPeer(p.name())));
+        if (!peersWithATarget) {
+            return Optional.of("peers with none of the BGPPeers that "
+                    + LeaderChoice.names(
+                            allowing.stream().map(BgpAdvertisement::name).toList())
+                    + " advertise to");
+        }
+        if (!service.endpoints().allows(node.name(), service.localTrafficPolicy())) {
+            return Optional.of("has no ready endpoint of the Service (externalTrafficPolicy: Local)");
+        }
+        return Optional.empty();
+    }
+}

@@ -1,0 +1,199 @@
+package io.lbk8s.speaker;
+
+import io.lbk8s.address.IpAddress;
+import io.lbk8s.address.IpFamily;
+import io.lbk8s.address.IpPrefix;
+import io.lbk8s.bgp.Community;
+import io.lbk8s.bgp.PeerSpec;
+import io.lbk8s.bgp.Route;
+import io.lbk8s.config.BgpAdvertisement;
+import io.lbk8s.service.ServiceKey;
+import io.lbk8s.text.Quoted;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * What one node tells its BGP peers, given the whole cluster's state: the BGP half of the speaker's decisions, pure
+ * and computed from the same inputs as the {@link NodePlan}.
+ *
+ * @param peering   the sessions this node holds
+ * @param routes    for each of those peers, by name, the routes it should have from this node (empty: none)
+ * @param services  the Services this node advertises, with the peers each is advertised to
+ * @param problems  sentences for Warning events on Services, each reported by one agreed node
+ */
+public record BgpPlan(
+        BgpPeering peering,
+        Map<String, Set<Route>> routes,
+        Map<ServiceKey, Set<String>> services,
+        List<NodePlan.Problem> problems) {
+
+    public static final BgpPlan EMPTY = new BgpPlan(BgpPeering.NONE, Map.of(), Map.of(), List.of());
+
+    public BgpPlan {
+        routes = Map.copyOf(routes);
+        services = Map.copyOf(services);
+        problems = List.copyOf(problems);
+    }
+
+    /**
+     * @param passwords the {@code password} of each Secret a BGPPeer names, by Secret name
+     */
+    public static BgpPlan compute(NodePlan.Inputs in, Map<String, String> passwords) {
+        if (in.config().bgpPeers().isEmpty() && in.config().bgpAdvertisements().isEmpty()) {
+            return EMPTY;
+        }
+        Optional<NodeState> me =
+                in.nodes().stream().filter(n -> n.name().equals(in.node())).findFirst();
+        BgpPeering peering = me.map(n -> BgpPeering.of(in.config(), n, in.options(), passwords))
+                .orElse(BgpPeering.NONE);
+        Map<String, Map<IpPrefix, RouteDraft>> drafts = new TreeMap<>();
+        peering.peers().forEach(p -> drafts.put(p.name(), new TreeMap<>(Comparator.comparing(IpPrefix::toString))));
+        Map<ServiceKey, Set<String>> services = new TreeMap<>();
+        List<NodePlan.Problem> problems = new ArrayList<>();
+        for (ServiceState service : in.services()) {
+            for (IpAddress ip : service.ips()) {
+                switch (BgpChoice.decide(in.config(), service, ip, in.nodes(), in.options())) {
+                    case BgpChoice.NotBgp _ -> {}
+                    case BgpChoice.Unadvertised(IpAddress unadvertised, String reason) -> {
+                        if (LeaderChoice.reporterOf(service.ips().getFirst(), in.nodes())
+                                .map(in.node()::equals)
+                                .orElse(false)) {
+                            problems.add(new NodePlan.Problem(service.key(), unadvertised, reason));
+                        }
+                    }
+                    case BgpChoice.Advertised advertised
+                    when advertised.nodes().contains(in.node()) -> {
+                        // one node says what is wrong with the configuration, the first that advertises
+                        boolean reporter = advertised.nodes().getFirst().equals(in.node());
+                        for (BgpAdvertisement advertisement : advertised.advertisements()) {
+                            if (!advertisement.allowsNode(me.orElseThrow().labels())) {
+                                continue;
+                            }
+                            for (PeerSpec peer : peering.peers()) {
+                                if (!advertisement.toPeer(peer.name())) {
+                                    continue;
+                                }
+                                Optional<String> unsendable = unsendable(ip, peer);
+                                if (unsendable.isPresent()) {
+                                    if (reporter) {
+                                        problems.add(new NodePlan.Problem(service.key(), ip, unsendable.get()));
+                                    }
+                                    continue;
+                                }
+                                drafts.get(peer.name())
+                                        .computeIfAbsent(prefix(ip, advertisement), RouteDraft::new)
+                                        .add(advertisement, service.key(), ip, reporter);
+                                services.computeIfAbsent(service.key(), k -> new TreeSet<>())
+                                        .add(peer.name());
+                            }
+                        }
+                    }
+                    case BgpChoice.Advertised _ -> {
+                        /* other nodes advertise it, this one does not qualify */
+                    }
+                }
+            }
+        }
+        Map<String, Set<Route>> routes = new TreeMap<>();
+        drafts.forEach((peer, byPrefix) -> {
+            Set<Route> set = new java.util.LinkedHashSet<>();
+            byPrefix.values().forEach(draft -> {
+                set.add(draft.route());
+                draft.conflict().ifPresent(problems::add);
+            });
+            routes.put(peer, Set.copyOf(set));
+        });
+        return new BgpPlan(
+                peering, routes, services, problems.stream().distinct().toList());
+    }
+
+    /** The prefix a BGPAdvertisement advertises {@code ip} with: the address itself unless it aggregates. */
+    static IpPrefix prefix(IpAddress ip, BgpAdvertisement advertisement) {
+        int length = ip.isV4() ? advertisement.aggregationLength() : advertisement.aggregationLengthV6();
+        return IpPrefix.around(ip, length);
+    }
+
+    /** Why {@code ip} cannot go to {@code peer}: a session carries the family of the peer's address, unless dual-stack. */
+    private static Optional<String> unsendable(IpAddress ip, PeerSpec peer) {
+        IpFamily family = ip.family();
+        if (family == peer.address().family() || peer.dualStack()) {
+            return Optional.empty();
+        }
+        return Optional.of(ip + " is not advertised to BGPPeer " + Quoted.of(peer.name()) + ": its session to "
+                + peer.address() + " carries " + peer.address().family() + " routes only; set"
+                + " dualStackAddressFamily: true on the BGPPeer to send " + family + " routes over it");
+    }
+
+    /**
+     * The advertisements that send one prefix to one peer. Their communities add up; their localPrefs should agree,
+     * and when they do not the highest wins, so that every node sends the same and the router sees one route per
+     * prefix from each node.
+     */
+    private static final class RouteDraft {
+        private final IpPrefix prefix;
+        private final Map<String, OptionalLong> localPrefBy = new TreeMap<>();
+        private final Set<Community> communities = new TreeSet<>(Comparator.comparing(BgpPlan::communityOrder));
+        private ServiceKey firstService;
+        private IpAddress firstIp;
+        private boolean reportedHere;
+
+        RouteDraft(IpPrefix prefix) {
+            this.prefix = prefix;
+        }
+
+        void add(BgpAdvertisement advertisement, ServiceKey service, IpAddress ip, boolean reporter) {
+            localPrefBy.put(advertisement.name(), advertisement.localPref());
+            communities.addAll(advertisement.communities());
+            reportedHere |= reporter;
+            if (firstService == null) {
+                firstService = service;
+                firstIp = ip;
+            }
+        }
+
+        private OptionalLong localPref() {
+            return localPrefBy.values().stream()
+                    .filter(OptionalLong::isPresent)
+                    .mapToLong(OptionalLong::getAsLong)
+                    .max();
+        }
+
+        Route route() {
+            return new Route(prefix, localPref(), List.copyOf(communities));
+        }
+
+        /** The localPrefs that disagree, as a problem for the node that reports this prefix's Services. */
+        Optional<NodePlan.Problem> conflict() {
+            Set<OptionalLong> distinct = Set.copyOf(localPrefBy.values());
+            if (distinct.size() < 2 || !reportedHere) {
+                return Optional.empty();
+            }
+            Map<String, String> shown = new LinkedHashMap<>();
+            localPrefBy.forEach(
+                    (name, pref) -> shown.put(name, pref.isPresent() ? String.valueOf(pref.getAsLong()) : "none"));
+            List<String> parts = new ArrayList<>();
+            shown.forEach((name, pref) -> parts.add(Quoted.of(name) + " " + pref));
+            return Optional.of(new NodePlan.Problem(
+                    firstService,
+                    firstIp,
+                    "BGPAdvertisements give " + prefix + " different localPrefs (" + String.join(", ", parts)
+                            + "); the highest, " + localPref().getAsLong() + ", is sent"));
+        }
+    }
+
+    /** Standard communities before large ones, each in numeric order: the order routes carry them in. */
+    private static String communityOrder(Community community) {
+        return switch (community) {
+            case Community.Standard s -> "0" + String.format("%010d", s.value());
+            case Community.Large l -> "1" + String.format("%010d%010d%010d", l.global(), l.local1(), l.local2());
+        };
+    }
+}
