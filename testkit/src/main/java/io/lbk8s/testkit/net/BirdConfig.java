@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * A {@link RouterConfig} in BIRD 2.0's configuration language. As the router it imports every path from its peers and
- * exports the BGP routes to the kernel ({@code merge paths} for ECMP); as a node's speaker it exports the static
+ * A {@link RouterConfig} in BIRD 2.0's configuration language. As the router it imports every path from its peers,
+ * re-advertises them to the other peers (as FRR and GoBGP do) and exports them to the kernel ({@code merge paths} for ECMP); as a node's speaker it exports the static
  * routes of {@code announced.conf} (which {@link BirdRouter#announce} rewrites) and programs no FIB.
  */
 final class BirdConfig {
@@ -74,7 +74,8 @@ final class BirdConfig {
             String family = peer.ipv6() ? "ipv6" : "ipv4";
             lines.add(
                     router
-                            ? "  " + family + " { import all; export none; };"
+                            // re-advertises what it learned, as FRR and GoBGP do by default
+                            ? "  " + family + " { import all; export where source = RTS_BGP; };"
                             : "  " + family + " { import none; export where proto = \"announced_" + family + "\";"
                                     + " next hop self; };");
             lines.add("}");

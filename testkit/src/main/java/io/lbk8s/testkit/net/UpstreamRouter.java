@@ -153,6 +153,7 @@ public final class UpstreamRouter {
                         "-i",
                         Names.INTERFACE,
                         "-U",
+                        "--immediate-mode", // else packets wait in the kernel's buffer and a stop loses them
                         "-Z",
                         "root", // writes where the test asks, not as tcpdump's own user
                         "-s",

@@ -127,6 +127,29 @@ abstract class UpstreamRouterContract {
     }
 
     @Test
+    void anIpv6AddressAnnouncedOverAnIpv6SessionReachesTheRemoteClient() {
+        RouterConfig config =
+                RouterConfig.of(ROUTER_AS, router.ipv4(), List.of(RouterPeer.at(node(2).ipv6(), NODE_AS)));
+        BgpRouter upstream = router.start(routerKind(), config);
+        RouterConfig speakerConfig = new RouterConfig(
+                NODE_AS, node(2).ipv4(), List.of(RouterPeer.at(router.ipv6(), ROUTER_AS)), false, false);
+        BgpRouter node2 = network.startSpeaker(node(2), speakerKind(), speakerConfig);
+        speakers.add(node2);
+        upstream.awaitEstablished(node(2).ipv6(), SESSION_TIMEOUT);
+        InetAddress address = network.ipv6PoolAddress(0);
+        String vip = host(address);
+
+        announce(node2, vip);
+
+        assertThat(upstream.awaitRoutes(vip, p -> p.size() == 1, "one path", ROUTE_TIMEOUT))
+                .extracting(RibPath::nextHop)
+                .containsExactly(node(2).ipv6());
+        router.awaitFib(vip, r -> !r.isEmpty(), "installed", ROUTE_TIMEOUT);
+        assertThat(router.fibNextHops(vip)).containsExactly(node(2).ipv6());
+        assertThat(router.remoteClient().curl(address, CURL_TIMEOUT)).contains("node-2\n");
+    }
+
+    @Test
     void communitiesAndLocalPrefOfAnIbgpPathAreShown() {
         RouterConfig config =
                 RouterConfig.of(ROUTER_AS, router.ipv4(), List.of(RouterPeer.at(node(1).ipv4(), ROUTER_AS)));
