@@ -69,7 +69,7 @@ public final class ChildJvm implements AutoCloseable {
     }
 
     /** The next line starting with "ok", "error" or "ready"; other lines (JVM warnings) are skipped. */
-    String nextLine(int seconds) throws InterruptedException {
+    public String nextLine(int seconds) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (System.nanoTime() < deadline) {
             String line = lines.poll(100, TimeUnit.MILLISECONDS);
