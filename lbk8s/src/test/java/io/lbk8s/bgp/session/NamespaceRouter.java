@@ -142,12 +142,19 @@ abstract class NamespaceRouter implements AutoCloseable {
                       [neighbors.transport.config]
                         passive-mode = true
                         local-address = "%s"
+                      [neighbors.graceful-restart.config]
+                        enabled = true
+                        helper-only = true
                       [[neighbors.afi-safis]]
                         [neighbors.afi-safis.config]
                           afi-safi-name = "ipv4-unicast"
+                        [neighbors.afi-safis.mp-graceful-restart.config]
+                          enabled = true
                       [[neighbors.afi-safis]]
                         [neighbors.afi-safis.config]
                           afi-safi-name = "ipv6-unicast"
+                        [neighbors.afi-safis.mp-graceful-restart.config]
+                          enabled = true
                     """.formatted(ROUTER_ASN, address(), port, address(), NODE, NODE_ASN, address()));
             spawn(
                     "gobgpd",

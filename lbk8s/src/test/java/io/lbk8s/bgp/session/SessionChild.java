@@ -49,7 +49,7 @@ public final class SessionChild {
                 Duration.ofSeconds(1),
                 Optional.empty(),
                 false,
-                false,
+                args.length > 5 && args[5].equals("graceful-restart"),
                 true,
                 Optional.empty());
         Sessions sessions = Sessions.start(new PlainConnector(), Clock.systemUTC(), s -> {});

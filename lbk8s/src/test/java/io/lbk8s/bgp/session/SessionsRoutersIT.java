@@ -62,6 +62,10 @@ class SessionsRoutersIT {
     }
 
     private static ChildJvm session(NamespaceRouter router, long myAsn) throws Exception {
+        return session(router, myAsn, "");
+    }
+
+    private static ChildJvm session(NamespaceRouter router, long myAsn, String gracefulRestart) throws Exception {
         ChildJvm child = ChildJvm.start(
                 NAMESPACE,
                 SessionChild.class,
@@ -69,7 +73,8 @@ class SessionsRoutersIT {
                 String.valueOf(router.port),
                 String.valueOf(myAsn),
                 String.valueOf(NamespaceRouter.ROUTER_ASN),
-                NamespaceRouter.NODE);
+                NamespaceRouter.NODE,
+                gracefulRestart);
         assertThat(child.nextLine(30)).isEqualTo("ready");
         return child;
     }
@@ -98,6 +103,26 @@ class SessionsRoutersIT {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("routers")
+    void withGracefulRestartTheRouterKeepsOurRoutesAfterClose(String name, RouterFactory factory) throws Exception {
+        try (NamespaceRouter router = factory.make(NAMESPACE)) {
+            router.start();
+            try (ChildJvm node = session(router, NamespaceRouter.NODE_ASN, "graceful-restart")) {
+                assertThat(node.command("advertise " + V4)).isEqualTo("ok");
+                awaitRib(router, false, V4, true, node);
+
+                assertThat(node.command("close")).isEqualTo("ok");
+                Thread.sleep(3000);
+
+                // stale, but still forwarded to us for the restart time (120 s), as a restarting speaker wants
+                assertThat(router.rib(false))
+                        .as(name + "'s table 3 s after close")
+                        .contains(V4);
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("routers")
     void aRouterThatExpectsAnotherAsSaysSoInLastError(String name, RouterFactory factory) throws Exception {
         try (NamespaceRouter router = factory.make(NAMESPACE)) {
             router.start();
@@ -106,10 +131,12 @@ class SessionsRoutersIT {
                 await().atMost(Duration.ofSeconds(20))
                         .pollInterval(Duration.ofMillis(200))
                         .until(() -> node.command("status").contains("NOTIFICATION"));
-                assertThat(node.command("status"))
+                String status = node.command("status");
+                System.out.println(name + ": " + status); // the sentence a user reads, for the report
+                assertThat(status)
                         .contains("error=peer " + router.address()
                                 + " sent NOTIFICATION OPEN Message Error / Bad Peer AS")
-                        .contains("64600");
+                        .contains("it does not accept our AS 64600");
             }
         }
     }
