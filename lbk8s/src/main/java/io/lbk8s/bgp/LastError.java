@@ -27,7 +27,8 @@ public final class LastError {
                 default -> myAsn;
             };
             return refused == myAsn
-                    ? ": it expects another AS than ours, " + myAsn + " (compare the router's neighbor AS with myASN)"
+                    ? ": it does not accept our AS " + myAsn
+                            + " (compare the AS the router expects for this node with the BGPPeer's myASN)"
                     : ": it refuses AS " + refused + ", we said AS " + myAsn;
         }
         if (n.code() == 2 && n.subcode() == 6) {

@@ -146,24 +146,23 @@ class RealMessagesTest {
                 .containsExactly(new Community.Large(65001, 1, 2));
     }
 
+    private static PathAttribute.MpReach firstMpReach(String sender) {
+        return from(
+                        sender,
+                        m -> m instanceof Message.Update u
+                                && u.attribute(PathAttribute.MpReach.class).isPresent())
+                .stream()
+                .map(m -> ((Message.Update) m)
+                        .attribute(PathAttribute.MpReach.class)
+                        .orElseThrow())
+                .findFirst()
+                .orElseThrow();
+    }
+
     @Test
     void ipv6RoutesArriveInMpReachWithTheSendersNextHop() {
-        PathAttribute.MpReach fromGobgp = ((Message.Update) from(
-                                "GoBGP",
-                                m -> m instanceof Message.Update u
-                                        && u.attribute(PathAttribute.MpReach.class)
-                                                .isPresent())
-                        .getFirst())
-                .attribute(PathAttribute.MpReach.class)
-                .orElseThrow();
-        PathAttribute.MpReach fromBird = ((Message.Update) from(
-                                "BIRD",
-                                m -> m instanceof Message.Update u
-                                        && u.attribute(PathAttribute.MpReach.class)
-                                                .isPresent())
-                        .getFirst())
-                .attribute(PathAttribute.MpReach.class)
-                .orElseThrow();
+        PathAttribute.MpReach fromGobgp = firstMpReach("GoBGP");
+        PathAttribute.MpReach fromBird = firstMpReach("BIRD");
 
         assertThat(fromGobgp.nlri()).containsExactly(prefix("2001:db8:1::1/128"));
         assertThat(fromGobgp.nextHop()).hasToString("::ffff:10.0.0.1"); // GoBGP maps its IPv4 session address
@@ -224,8 +223,8 @@ class RealMessagesTest {
                         IpAddress.parse("10.0.0.2").orElseThrow(),
                         65003,
                         new SessionAction.Failed("sent a NOTIFICATION", java.util.Optional.of(badPeerAs))))
-                .isEqualTo("peer 10.0.0.2 sent NOTIFICATION OPEN Message Error / Bad Peer AS: it expects another AS"
-                        + " than ours, 65003 (compare the router's neighbor AS with myASN)");
+                .isEqualTo("peer 10.0.0.2 sent NOTIFICATION OPEN Message Error / Bad Peer AS: it does not accept our"
+                        + " AS 65003 (compare the AS the router expects for this node with the BGPPeer's myASN)");
         assertThat(shutdown.describe()).isEqualTo("Cease / Administrative Shutdown");
         assertThat(shutdown.shutdownCommunication()).hasValue("bird going down");
     }

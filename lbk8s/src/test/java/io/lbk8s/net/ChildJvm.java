@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
  * A JVM started inside a network namespace ({@code ip netns exec}), so that everything it opens, sockets and
  * NetworkInterface views alike, belongs to that namespace. Talks line by line over stdin/stdout.
  */
-final class ChildJvm implements AutoCloseable {
+public final class ChildJvm implements AutoCloseable {
 
     private final Process process;
     private final PrintWriter input;
@@ -37,7 +37,7 @@ final class ChildJvm implements AutoCloseable {
         });
     }
 
-    static ChildJvm start(String namespace, Class<?> main, String... args) throws IOException {
+    public static ChildJvm start(String namespace, Class<?> main, String... args) throws IOException {
         return start(namespace, List.of(), main, args);
     }
 
@@ -63,13 +63,13 @@ final class ChildJvm implements AutoCloseable {
     }
 
     /** Sends one command and returns the child's answer line ("ok ..." or "error ..."), waiting at most 15 s. */
-    String command(String command) throws InterruptedException {
+    public String command(String command) throws InterruptedException {
         input.println(command);
         return nextLine(15);
     }
 
     /** The next line starting with "ok", "error" or "ready"; other lines (JVM warnings) are skipped. */
-    String nextLine(int seconds) throws InterruptedException {
+    public String nextLine(int seconds) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (System.nanoTime() < deadline) {
             String line = lines.poll(100, TimeUnit.MILLISECONDS);
@@ -84,7 +84,7 @@ final class ChildJvm implements AutoCloseable {
     }
 
     /** All output lines so far, for failure messages. */
-    List<String> drain() {
+    public List<String> drain() {
         List<String> out = new ArrayList<>();
         lines.drainTo(out);
         return out;

@@ -28,7 +28,9 @@ record NodeAddresses(Optional<IpAddress> otherFamily, Optional<IpAddress> ipv6Li
                 InetAddress a = address.getAddress();
                 if (a instanceof Inet6Address && a.isLinkLocalAddress()) {
                     linkLocal = linkLocal.or(() -> Optional.of(IpAddress.of(a)));
-                } else if (!a.isLinkLocalAddress() && IpAddress.of(a).family() == other) {
+                } else if (!a.isLinkLocalAddress()
+                        && !a.isLoopbackAddress()
+                        && IpAddress.of(a).family() == other) {
                     otherFamily = otherFamily.or(() -> Optional.of(IpAddress.of(a)));
                 }
             }

@@ -206,7 +206,11 @@ final class PeerSession {
         Optional<InetAddress> source = spec.sourceAddress().map(PeerSession::address);
         Thread.ofVirtual().name("bgp-connect-" + spec.name()).start(() -> {
             try {
-                inputs.add(new Opened(connector.connect(remote, source, spec.password(), spec.connectTime()), from));
+                Connection opened = connector.connect(remote, source, spec.password(), spec.connectTime());
+                inputs.add(new Opened(opened, from));
+                if (stopped) {
+                    opened.close(); // the loop ended while we connected: nobody will take it
+                }
             } catch (IOException e) {
                 inputs.add(new FromPeer(new SessionEvent.ConnectionLost(e.getMessage()), from));
             }

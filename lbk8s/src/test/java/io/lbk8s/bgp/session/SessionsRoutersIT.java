@@ -3,76 +3,120 @@ package io.lbk8s.bgp.session;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.lbk8s.address.IpAddress;
-import io.lbk8s.address.IpPrefix;
-import io.lbk8s.bgp.Community;
-import io.lbk8s.bgp.PeerSpec;
-import io.lbk8s.bgp.Route;
-import io.lbk8s.bgp.SessionState;
-import io.lbk8s.bgp.SessionStatus;
-import java.time.Clock;
+import io.lbk8s.net.ChildJvm;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
-import java.util.OptionalLong;
-import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Our sessions against real GoBGP 3.10, BIRD 2.0.12 and FRR 8.4 on loopback: what each router's own CLI shows. */
+/**
+ * Our sessions ({@link SessionChild}, in a JVM inside the test's namespace) against real GoBGP 3.10, BIRD 2.0.12 and
+ * FRR 8.4 in the same namespace: what each router's own CLI shows. Run under {@code flock /work/netns.lock}.
+ */
 class SessionsRoutersIT {
-    private static final Route V4 = new Route(
-            IpPrefix.parse("198.51.100.10/32").orElseThrow(),
-            OptionalLong.empty(),
-            List.of(new Community.Standard(64512, 100)));
-    private static final Route V6 = Route.of(IpPrefix.parse("2001:db8::10/128").orElseThrow());
+    private static final String NAMESPACE =
+            "lbk8s-bgpit-" + ProcessHandle.current().pid();
+    private static final String V4 = "198.51.100.10/32";
+    private static final String V6 = "2001:db8::10/128";
 
-    static Stream<Arguments> routers() {
-        return Stream.of(
-                Arguments.of("GoBGP", (RouterFactory) LoopbackRouter.Gobgp::new),
-                Arguments.of("BIRD", (RouterFactory) LoopbackRouter.Bird::new),
-                Arguments.of("FRR", (RouterFactory) LoopbackRouter.Frr::new));
+    @BeforeAll
+    static void namespace() throws Exception {
+        ip("netns", "add", NAMESPACE);
+        ip("-n", NAMESPACE, "link", "set", "lo", "up");
+        for (String address : List.of(NamespaceRouter.NODE, "10.255.0.12", "10.255.0.13", "10.255.0.14")) {
+            ip("-n", NAMESPACE, "addr", "add", address + "/32", "dev", "lo");
+        }
+        ip("-n", NAMESPACE, "addr", "add", NamespaceRouter.NODE_V6 + "/128", "dev", "lo", "nodad");
+    }
+
+    @AfterAll
+    static void removeNamespace() throws Exception {
+        ip("netns", "del", NAMESPACE);
+    }
+
+    private static void ip(String... args) throws IOException, InterruptedException {
+        List<String> command = new java.util.ArrayList<>(List.of("ip"));
+        command.addAll(List.of(args));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        if (!process.waitFor(10, TimeUnit.SECONDS) || process.exitValue() != 0) {
+            throw new IOException(
+                    command + ": " + new String(process.getInputStream().readAllBytes()));
+        }
     }
 
     interface RouterFactory {
-        LoopbackRouter make() throws Exception;
+        NamespaceRouter make(String namespace) throws Exception;
+    }
+
+    static Stream<Arguments> routers() {
+        return Stream.of(
+                Arguments.of("GoBGP", (RouterFactory) NamespaceRouter.Gobgp::new),
+                Arguments.of("BIRD", (RouterFactory) NamespaceRouter.Bird::new),
+                Arguments.of("FRR", (RouterFactory) NamespaceRouter.Frr::new));
+    }
+
+    private static ChildJvm session(NamespaceRouter router, long myAsn) throws Exception {
+        return session(router, myAsn, "");
+    }
+
+    private static ChildJvm session(NamespaceRouter router, long myAsn, String gracefulRestart) throws Exception {
+        ChildJvm child = ChildJvm.start(
+                NAMESPACE,
+                SessionChild.class,
+                router.address(),
+                String.valueOf(router.port),
+                String.valueOf(myAsn),
+                String.valueOf(NamespaceRouter.ROUTER_ASN),
+                NamespaceRouter.NODE,
+                gracefulRestart);
+        assertThat(child.nextLine(30)).isEqualTo("ready");
+        return child;
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("routers")
     void routesAppearLeaveAndGoAtOnceOnClose(String name, RouterFactory factory) throws Exception {
-        try (LoopbackRouter router = factory.make()) {
+        try (NamespaceRouter router = factory.make(NAMESPACE)) {
             router.start();
-            List<SessionStatus> seen = new CopyOnWriteArrayList<>();
-            Sessions sessions = Sessions.start(new PlainConnector(), Clock.systemUTC(), seen::add);
-            try {
-                sessions.configure(List.of(spec(router, NODE_ASN_OK)));
-                sessions.advertise("router", Set.of(V4, V6));
-                awaitRib(router, false, "198.51.100.10/32", true);
-                if (!(router instanceof LoopbackRouter.Bird)) {
-                    // BIRD takes the route too but hides it: next hop ::1 does not resolve in its empty IPv6 table
-                    awaitRib(router, true, "2001:db8::10/128", true);
-                }
-                assertThat(sessions.statuses())
-                        .singleElement()
-                        .satisfies(s -> assertThat(s.state()).isEqualTo(SessionState.ESTABLISHED));
-                assertThat(seen)
-                        .extracting(SessionStatus::state)
-                        .contains(SessionState.OPEN_SENT, SessionState.ESTABLISHED);
+            try (ChildJvm node = session(router, NamespaceRouter.NODE_ASN)) {
+                assertThat(node.command("advertise " + V4 + " " + V6)).isEqualTo("ok");
+                awaitRib(router, false, V4, true, node);
+                awaitRib(router, true, V6, true, node);
+                assertThat(node.command("status")).startsWith("ok ESTABLISHED advertised=2");
 
-                sessions.advertise("router", Set.of(V6));
-                awaitRib(router, false, "198.51.100.10/32", false);
-                await().atMost(Duration.ofSeconds(5))
-                        .until(() -> sessions.statuses().getFirst().advertised() == 1);
-            } finally {
-                sessions.close();
+                assertThat(node.command("advertise " + V6)).isEqualTo("ok");
+                awaitRib(router, false, V4, false, node);
+                assertThat(node.command("status")).startsWith("ok ESTABLISHED advertised=1");
+
+                // the hold time is 90 s: gone within 3 s means the router acted on our Cease
+                assertThat(node.command("close")).isEqualTo("ok");
+                awaitRib(router, true, V6, false, Duration.ofSeconds(3), node);
             }
-            // the hold time is 90 s: gone within 3 s means the router acted on our Cease
-            if (!(router instanceof LoopbackRouter.Bird)) {
-                awaitRib(router, true, "2001:db8::10/128", false, Duration.ofSeconds(3));
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("routers")
+    void withGracefulRestartTheRouterKeepsOurRoutesAfterClose(String name, RouterFactory factory) throws Exception {
+        try (NamespaceRouter router = factory.make(NAMESPACE)) {
+            router.start();
+            try (ChildJvm node = session(router, NamespaceRouter.NODE_ASN, "graceful-restart")) {
+                assertThat(node.command("advertise " + V4)).isEqualTo("ok");
+                awaitRib(router, false, V4, true, node);
+
+                assertThat(node.command("close")).isEqualTo("ok");
+                Thread.sleep(3000);
+
+                // stale, but still forwarded to us for the restart time (120 s), as a restarting speaker wants
+                assertThat(router.rib(false))
+                        .as(name + "'s table 3 s after close")
+                        .contains(V4);
             }
         }
     }
@@ -80,49 +124,40 @@ class SessionsRoutersIT {
     @ParameterizedTest(name = "{0}")
     @MethodSource("routers")
     void aRouterThatExpectsAnotherAsSaysSoInLastError(String name, RouterFactory factory) throws Exception {
-        try (LoopbackRouter router = factory.make()) {
+        try (NamespaceRouter router = factory.make(NAMESPACE)) {
             router.start();
-            try (Sessions sessions = Sessions.start(new PlainConnector(), Clock.systemUTC(), s -> {})) {
-                sessions.configure(List.of(spec(router, 64600)));
+            try (ChildJvm node = session(router, 64600)) {
+                // the first attempts may find the router not yet listening
                 await().atMost(Duration.ofSeconds(20))
-                        .until(() -> sessions.statuses().getFirst().lastError().isPresent());
-                assertThat(sessions.statuses().getFirst().lastError().orElseThrow())
-                        .startsWith("peer " + router.address() + " sent NOTIFICATION OPEN Message Error / Bad Peer AS")
-                        .contains("64600");
+                        .pollInterval(Duration.ofMillis(200))
+                        .until(() -> node.command("status").contains("NOTIFICATION"));
+                String status = node.command("status");
+                System.out.println(name + ": " + status); // the sentence a user reads, for the report
+                assertThat(status)
+                        .contains("error=peer " + router.address()
+                                + " sent NOTIFICATION OPEN Message Error / Bad Peer AS")
+                        .contains("it does not accept our AS 64600");
             }
         }
     }
 
-    private static final long NODE_ASN_OK = LoopbackRouter.NODE_ASN;
-
-    private static PeerSpec spec(LoopbackRouter router, long myAsn) {
-        return new PeerSpec(
-                "router",
-                IpAddress.parse(router.address()).orElseThrow(),
-                router.port,
-                myAsn,
-                OptionalLong.of(LoopbackRouter.ROUTER_ASN),
-                Optional.empty(),
-                IpAddress.parse(LoopbackRouter.NODE),
-                Optional.empty(),
-                Duration.ofSeconds(90),
-                Optional.empty(),
-                Duration.ofSeconds(1),
-                Optional.empty(),
-                false,
-                false,
-                true,
-                Optional.empty());
+    private static void awaitRib(NamespaceRouter router, boolean ipv6, String prefix, boolean present, ChildJvm node)
+            throws Exception {
+        awaitRib(router, ipv6, prefix, present, Duration.ofSeconds(20), node);
     }
 
-    private static void awaitRib(LoopbackRouter router, boolean ipv6, String prefix, boolean present) {
-        awaitRib(router, ipv6, prefix, present, Duration.ofSeconds(20));
-    }
-
-    private static void awaitRib(LoopbackRouter router, boolean ipv6, String prefix, boolean present, Duration within) {
-        await().alias(router.name() + (present ? " shows " : " drops ") + prefix)
-                .atMost(within)
-                .pollInterval(Duration.ofMillis(200))
-                .until(() -> router.rib(ipv6).contains(prefix) == present);
+    /** Fails with what the session and the router say, so that a failure explains itself. */
+    private static void awaitRib(
+            NamespaceRouter router, boolean ipv6, String prefix, boolean present, Duration within, ChildJvm node)
+            throws Exception {
+        try {
+            await().atMost(within)
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> router.rib(ipv6).contains(prefix) == present);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError(router.name() + (present ? " does not show " : " still shows ") + prefix
+                    + " after " + within.toSeconds() + " s; session: " + node.command("status") + " " + node.drain()
+                    + "\nrouter's table: " + router.rib(ipv6) + "\nrouter's log: " + router.log());
+        }
     }
 }

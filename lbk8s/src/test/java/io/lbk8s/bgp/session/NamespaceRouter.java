@@ -10,21 +10,24 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A real router (GoBGP, BIRD or FRR's bgpd without zebra) listening passively on a loopback address and a free
- * port, with its config, pid and control socket in a temporary directory, peered with AS 64512 at
- * {@link #NODE}. Not the testkit harness of branch bgp-routers: that one runs routers in namespaces, and the
- * session under test here runs in the test's own JVM.
+ * A real router (GoBGP, BIRD or FRR's bgpd without zebra) in a test namespace, listening passively on an address of
+ * the namespace's loopback and a free port, with its config, pid and control socket in a temporary directory, peered
+ * with AS 64512 at {@link #NODE}. Not in 127.0.0.0/8: GoBGP and FRR refuse loopback next hops. Smaller than testkit's
+ * harness (branch bgp-routers): one namespace, no LAN, and no zebra, which is enough to read the router's table.
  */
-abstract class LoopbackRouter implements AutoCloseable {
-    static final String NODE = "127.0.0.11";
+abstract class NamespaceRouter implements AutoCloseable {
+    static final String NODE = "10.255.0.11";
+    static final String NODE_V6 = "fd00:ff::11";
     static final long NODE_ASN = 64512;
     static final long ROUTER_ASN = 64513;
 
+    final String namespace;
     final Path dir;
     final int port;
     private final List<Process> processes = new ArrayList<>();
 
-    LoopbackRouter() throws IOException {
+    NamespaceRouter(String namespace) throws IOException {
+        this.namespace = namespace;
         dir = Files.createTempDirectory("lbk8s-bgp-router");
         port = freePort();
     }
@@ -39,14 +42,21 @@ abstract class LoopbackRouter implements AutoCloseable {
     /** The router's IPv4 or IPv6 unicast table as the router's own CLI prints it. */
     abstract String rib(boolean ipv6) throws IOException;
 
+    /** A port free on this host; the namespace has nothing listening but what the test starts. */
     static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
         }
     }
 
+    private List<String> inNamespace(String... command) {
+        List<String> all = new ArrayList<>(List.of("ip", "netns", "exec", namespace));
+        all.addAll(List.of(command));
+        return all;
+    }
+
     void spawn(String... command) throws IOException {
-        processes.add(new ProcessBuilder(command)
+        processes.add(new ProcessBuilder(inNamespace(command))
                 .redirectErrorStream(true)
                 .redirectOutput(
                         dir.resolve(Path.of(command[0]).getFileName() + ".log").toFile())
@@ -54,7 +64,9 @@ abstract class LoopbackRouter implements AutoCloseable {
     }
 
     String run(String... command) throws IOException {
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        Process process = new ProcessBuilder(inNamespace(command))
+                .redirectErrorStream(true)
+                .start();
         try {
             if (!process.waitFor(10, TimeUnit.SECONDS)) {
                 process.destroyForcibly();
@@ -65,6 +77,18 @@ abstract class LoopbackRouter implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IOException(e);
         }
+    }
+
+    /** The end of what the router's processes printed. */
+    String log() throws IOException {
+        StringBuilder text = new StringBuilder();
+        try (var files = Files.list(dir)) {
+            for (Path file : files.filter(f -> f.toString().endsWith(".log")).toList()) {
+                String all = Files.readString(file);
+                text.append(all, Math.max(0, all.length() - 3000), all.length());
+            }
+        }
+        return text.toString();
     }
 
     void write(String file, String text) throws IOException {
@@ -85,10 +109,11 @@ abstract class LoopbackRouter implements AutoCloseable {
         }
     }
 
-    static final class Gobgp extends LoopbackRouter {
+    static final class Gobgp extends NamespaceRouter {
         private final int api;
 
-        Gobgp() throws IOException {
+        Gobgp(String namespace) throws IOException {
+            super(namespace);
             api = freePort();
         }
 
@@ -99,7 +124,7 @@ abstract class LoopbackRouter implements AutoCloseable {
 
         @Override
         String address() {
-            return "127.0.0.12";
+            return "10.255.0.12";
         }
 
         @Override
@@ -117,12 +142,19 @@ abstract class LoopbackRouter implements AutoCloseable {
                       [neighbors.transport.config]
                         passive-mode = true
                         local-address = "%s"
+                      [neighbors.graceful-restart.config]
+                        enabled = true
+                        helper-only = true
                       [[neighbors.afi-safis]]
                         [neighbors.afi-safis.config]
                           afi-safi-name = "ipv4-unicast"
+                        [neighbors.afi-safis.mp-graceful-restart.config]
+                          enabled = true
                       [[neighbors.afi-safis]]
                         [neighbors.afi-safis.config]
                           afi-safi-name = "ipv6-unicast"
+                        [neighbors.afi-safis.mp-graceful-restart.config]
+                          enabled = true
                     """.formatted(ROUTER_ASN, address(), port, address(), NODE, NODE_ASN, address()));
             spawn(
                     "gobgpd",
@@ -149,8 +181,10 @@ abstract class LoopbackRouter implements AutoCloseable {
         }
     }
 
-    static final class Bird extends LoopbackRouter {
-        Bird() throws IOException {}
+    static final class Bird extends NamespaceRouter {
+        Bird(String namespace) throws IOException {
+            super(namespace);
+        }
 
         @Override
         String name() {
@@ -159,7 +193,7 @@ abstract class LoopbackRouter implements AutoCloseable {
 
         @Override
         String address() {
-            return "127.0.0.13";
+            return "10.255.0.13";
         }
 
         @Override
@@ -201,8 +235,10 @@ abstract class LoopbackRouter implements AutoCloseable {
         }
     }
 
-    static final class Frr extends LoopbackRouter {
-        Frr() throws IOException {}
+    static final class Frr extends NamespaceRouter {
+        Frr(String namespace) throws IOException {
+            super(namespace);
+        }
 
         @Override
         String name() {
@@ -211,7 +247,7 @@ abstract class LoopbackRouter implements AutoCloseable {
 
         @Override
         String address() {
-            return "127.0.0.14";
+            return "10.255.0.14";
         }
 
         @Override
