@@ -14,8 +14,10 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -206,7 +208,7 @@ public final class BfdSessions implements AutoCloseable {
         final InetSocketAddress destination;
         final Consumer<BfdState> onChange;
         private SessionVariables variables;
-        private java.util.concurrent.ScheduledFuture<?> pending;
+        private ScheduledFuture<?> pending;
         private volatile BfdState state = BfdState.DOWN;
         private volatile Diagnostic diagnostic = Diagnostic.NONE;
 
@@ -260,14 +262,18 @@ public final class BfdSessions implements AutoCloseable {
             }
             if (step.nextDeadlineNanos() != SessionVariables.NEVER && !timer.isShutdown()) {
                 long delay = Math.max(0, step.nextDeadlineNanos() - System.nanoTime());
-                pending = timer.schedule(
-                        () -> apply(new BfdEvent.TimerFired()), delay, java.util.concurrent.TimeUnit.NANOSECONDS);
+                pending = timer.schedule(() -> apply(new BfdEvent.TimerFired()), delay, TimeUnit.NANOSECONDS);
             }
             BfdState after = variables.state();
             state = after;
-            diagnostic = variables.diagnostic();
+            diagnostic = variables.local().diagnostic();
             if (after != before && after != BfdState.ADMIN_DOWN) {
-                log.info("BFD session with {}: {} -> {} ({})", peer, before, after, variables.diagnostic());
+                log.info(
+                        "BFD session with {}: {} -> {} ({})",
+                        peer,
+                        before,
+                        after,
+                        variables.local().diagnostic());
                 callbacks.execute(() -> onChange.accept(after));
             }
         }

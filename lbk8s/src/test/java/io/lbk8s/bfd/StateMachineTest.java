@@ -106,13 +106,13 @@ class StateMachineTest {
 
         Step after = received(step, fromPeer(peer), 3);
         assertThat(after.variables().state()).isEqualTo(to);
-        assertThat(after.variables().diagnostic()).isEqualTo(diagnostic);
+        assertThat(after.variables().local().diagnostic()).isEqualTo(diagnostic);
     }
 
     @Test
     void goingUpSpeedsUpToTheProfilesIntervalThroughAPollSequence() {
         Step up = up();
-        assertThat(up.variables().nextTransmitNanos())
+        assertThat(up.variables().timers().nextTransmitNanos())
                 .as("next packet within 300 ms, not 1 s")
                 .isEqualTo(310 * MS);
 
@@ -123,7 +123,7 @@ class StateMachineTest {
             assertThat(p.desiredMinTxMicros()).isEqualTo(300_000);
         });
         Step confirmed = received(polled, fromPeer(BfdState.UP, false, true), 320);
-        assertThat(confirmed.variables().polling()).isFalse();
+        assertThat(confirmed.variables().local().polling()).isFalse();
         assertThat(timer(confirmed, 610, 0).send())
                 .singleElement()
                 .satisfies(p -> assertThat(p.poll()).isFalse());
@@ -142,15 +142,15 @@ class StateMachineTest {
     @Test
     void aSilentPeerIsDownAfterThreeTimesItsInterval() {
         Step up = received(up(), fromPeer(BfdState.UP), 100);
-        long deadline = up.variables().detectionDeadlineNanos();
+        long deadline = up.variables().timers().detectionDeadlineNanos();
         assertThat(deadline).as("3 x max(300 ms, 300 ms) after the last packet").isEqualTo(1000 * MS);
 
         Step stillUp = timer(up, 999, 0);
         assertThat(stillUp.variables().state()).isEqualTo(BfdState.UP);
         Step down = timer(stillUp, 1000, 0);
         assertThat(down.variables().state()).isEqualTo(BfdState.DOWN);
-        assertThat(down.variables().diagnostic()).isEqualTo(Diagnostic.CONTROL_DETECTION_TIME_EXPIRED);
-        assertThat(down.variables().remoteDiscriminator())
+        assertThat(down.variables().local().diagnostic()).isEqualTo(Diagnostic.CONTROL_DETECTION_TIME_EXPIRED);
+        assertThat(down.variables().remote().discriminator())
                 .as("forgotten, RFC 5880 6.8.1")
                 .isZero();
         Step told = timer(down, down.nextDeadlineNanos() / MS, 0);
@@ -165,7 +165,7 @@ class StateMachineTest {
         BfdPacket slowPeer =
                 new BfdPacket(Diagnostic.NONE, BfdState.DOWN, false, false, false, false, 5, PEER, 0, 2_000_000, 1, 0);
         Step step = received(StateMachine.start(BfdSettings.DEFAULTS, LOCAL, 0, 0), slowPeer, 0);
-        assertThat(step.variables().detectionDeadlineNanos()).isEqualTo(10_000 * MS);
+        assertThat(step.variables().timers().detectionDeadlineNanos()).isEqualTo(10_000 * MS);
     }
 
     @ParameterizedTest(name = "multiplier {0}, random {1}: {2} ms")
@@ -181,7 +181,7 @@ class StateMachineTest {
         BfdPacket quiet =
                 new BfdPacket(Diagnostic.NONE, BfdState.DOWN, false, false, false, false, 3, PEER, 0, 1_000_000, 0, 0);
         Step step = received(StateMachine.start(BfdSettings.DEFAULTS, LOCAL, 0, 0), quiet, 0);
-        assertThat(step.variables().nextTransmitNanos()).isEqualTo(SessionVariables.NEVER);
+        assertThat(step.variables().timers().nextTransmitNanos()).isEqualTo(SessionVariables.NEVER);
         assertThat(timer(step, 2000, 0).send()).isEmpty();
     }
 
@@ -203,12 +203,14 @@ class StateMachineTest {
         Step confirmed = received(timer(up(), 310, 0), fromPeer(BfdState.UP, false, true), 320);
         BfdSettings slower = new BfdSettings(Duration.ofMillis(500), Duration.ofMillis(500), 3, false, 254);
         Step changed = StateMachine.on(confirmed.variables(), new BfdEvent.Reconfigured(slower), 330 * MS, 0);
-        assertThat(changed.variables().polling()).isTrue();
-        assertThat(changed.variables().advertised().desiredMinTxMicros()).isEqualTo(500_000);
+        assertThat(changed.variables().local().polling()).isTrue();
+        assertThat(changed.variables().local().advertised().desiredMinTxMicros())
+                .isEqualTo(500_000);
         assertThat(StateMachine.transmitMicros(changed.variables()))
                 .as("still 300 ms")
                 .isEqualTo(300_000);
-        assertThat(changed.variables().effective().requiredMinRxMicros()).isEqualTo(500_000);
+        assertThat(changed.variables().local().effective().requiredMinRxMicros())
+                .isEqualTo(500_000);
 
         Step done = received(changed, fromPeer(BfdState.UP, false, true), 340);
         assertThat(StateMachine.transmitMicros(done.variables())).isEqualTo(500_000);
