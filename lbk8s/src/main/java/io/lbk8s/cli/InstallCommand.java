@@ -2,6 +2,7 @@ package io.lbk8s.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.lbk8s.install.Applier;
+import io.lbk8s.install.BgpPeerOption;
 import io.lbk8s.install.InstallProblem;
 import io.lbk8s.install.InstallValues;
 import io.lbk8s.install.Installer;
@@ -150,6 +151,14 @@ final class InstallCommand extends ClusterCommand {
     String verifyTimeout;
 
     @Option(
+            names = "--bgp-peer",
+            paramLabel = "PEER",
+            description =
+                    "A BGP router the nodes peer with, ADDRESS,asn=PEER_ASN[,my-asn=MY_ASN][,name=NAME] "
+                            + "(my-asn default 64512); repeatable. Adds a BGPPeer per router and a BGPAdvertisement of the pool.")
+    List<String> bgpPeers = List.of();
+
+    @Option(
             names = "--docker-socket",
             defaultValue = "/var/run/docker.sock",
             description =
@@ -183,7 +192,8 @@ final class InstallCommand extends ClusterCommand {
                 .withSpeakerNetAdmin(speakerNetAdmin)
                 .withSpeakerArpInKernel(speakerArpInKernel)
                 .withPeerPort(peerPort)
-                .withControllerReplicas(controllerReplicas);
+                .withControllerReplicas(controllerReplicas)
+                .withBgpPeers(BgpPeerOption.parseAll(bgpPeers));
         if (image != null) {
             values = values.withImage(image);
         }

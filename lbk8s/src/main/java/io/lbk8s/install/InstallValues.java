@@ -14,6 +14,7 @@ import java.util.function.Consumer;
  * @param speakerArpInKernel also grant CAP_BPF and CAP_NET_ADMIN, so the speaker answers ARP in the kernel (XDP)
  * @param peerPort         the UDP port of the speakers' failure detector (heartbeats between nodes); 0 turns it off
  * @param controllerReplicas how many controllers run: one leads (a Lease), the others stand by to take over
+ * @param bgpPeers         routers the nodes peer with: a BGPPeer each, and a BGPAdvertisement of the pool to them
  */
 public record InstallValues(
         String namespace,
@@ -29,7 +30,8 @@ public record InstallValues(
         int peerPort,
         int controllerReplicas,
         Resources controllerResources,
-        Resources speakerResources) {
+        Resources speakerResources,
+        List<BgpPeerOption> bgpPeers) {
 
     public static final String DEFAULT_NAMESPACE = "lbk8s-system";
     public static final String IMAGE_REPOSITORY = "ghcr.io/lbk8s/lbk8s";
@@ -45,6 +47,7 @@ public record InstallValues(
 
     public InstallValues {
         addresses = List.copyOf(addresses);
+        bgpPeers = List.copyOf(bgpPeers);
     }
 
     public static InstallValues defaults() {
@@ -62,7 +65,8 @@ public record InstallValues(
                 DEFAULT_PEER_PORT,
                 DEFAULT_CONTROLLER_REPLICAS,
                 new Resources("50m", "96Mi", "256Mi"),
-                new Resources("50m", "96Mi", "256Mi"));
+                new Resources("50m", "96Mi", "256Mi"),
+                List.of());
     }
 
     public InstallValues withNamespace(String value) {
@@ -105,6 +109,10 @@ public record InstallValues(
         return copyWith(copy -> copy.controllerReplicas = value);
     }
 
+    public InstallValues withBgpPeers(List<BgpPeerOption> value) {
+        return copyWith(copy -> copy.bgpPeers = value);
+    }
+
     /** The one copy every wither makes: all components as they are, but for what {@code change} sets. */
     private InstallValues copyWith(Consumer<Copy> change) {
         Copy copy = new Copy(this);
@@ -128,6 +136,7 @@ public record InstallValues(
         private int controllerReplicas;
         private Resources controllerResources;
         private Resources speakerResources;
+        private List<BgpPeerOption> bgpPeers;
 
         private Copy(InstallValues from) {
             namespace = from.namespace;
@@ -144,6 +153,7 @@ public record InstallValues(
             controllerReplicas = from.controllerReplicas;
             controllerResources = from.controllerResources;
             speakerResources = from.speakerResources;
+            bgpPeers = from.bgpPeers;
         }
 
         private InstallValues values() {
@@ -161,7 +171,8 @@ public record InstallValues(
                     peerPort,
                     controllerReplicas,
                     controllerResources,
-                    speakerResources);
+                    speakerResources,
+                    bgpPeers);
         }
     }
 }

@@ -126,11 +126,43 @@ public final class Manifests {
         return PeerKeySecret.newKeys(random);
     }
 
-    /** The pool and its L2Advertisement (MetalLB's CRDs); none when no addresses are given. */
+    /**
+     * The pool and its L2Advertisement (MetalLB's CRDs), and with {@code --bgp-peer} a BGPPeer per router and a
+     * BGPAdvertisement of the pool (to every peer, one route per address); none when no addresses are given.
+     */
     public static List<GenericKubernetesResource> pool(InstallValues values) {
         if (values.addresses().isEmpty()) {
             return List.of();
         }
+        List<GenericKubernetesResource> objects = new ArrayList<>(layer2Pool(values));
+        for (BgpPeerOption peer : values.bgpPeers()) {
+            objects.add(new GenericKubernetesResourceBuilder()
+                    .withApiVersion("metallb.io/v1beta2")
+                    .withKind("BGPPeer")
+                    .withMetadata(meta(peer.name(), values.namespace(), null))
+                    .addToAdditionalProperties(
+                            "spec",
+                            ordered(
+                                    "myASN",
+                                    peer.myAsn(),
+                                    "peerASN",
+                                    peer.peerAsn(),
+                                    "peerAddress",
+                                    peer.address().toString()))
+                    .build());
+        }
+        if (!values.bgpPeers().isEmpty()) {
+            objects.add(new GenericKubernetesResourceBuilder()
+                    .withApiVersion("metallb.io/v1beta1")
+                    .withKind("BGPAdvertisement")
+                    .withMetadata(meta(values.poolName(), values.namespace(), null))
+                    .addToAdditionalProperties("spec", ordered("ipAddressPools", List.of(values.poolName())))
+                    .build());
+        }
+        return List.copyOf(objects);
+    }
+
+    private static List<GenericKubernetesResource> layer2Pool(InstallValues values) {
         return List.of(
                 new GenericKubernetesResourceBuilder()
                         .withApiVersion("metallb.io/v1beta1")
@@ -552,9 +584,12 @@ public final class Manifests {
                 .build();
     }
 
-    private static Map<String, Object> ordered(String key, Object value) {
+    /** A map that keeps its keys in the order given, for YAML that reads like the docs: key, value, key, value... */
+    private static Map<String, Object> ordered(Object... keysAndValues) {
         Map<String, Object> map = new LinkedHashMap<>();
-        map.put(key, value);
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            map.put((String) keysAndValues[i], keysAndValues[i + 1]);
+        }
         return map;
     }
 }

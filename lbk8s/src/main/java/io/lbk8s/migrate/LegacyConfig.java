@@ -62,8 +62,9 @@ public final class LegacyConfig {
                 }
             } else if (BGP_ONLY.contains(String.valueOf(key))) {
                 if (!isEmpty(value)) {
-                    leftOut.add(from + ": " + key
-                            + " left out: they are BGP settings, and lbk8s announces with layer 2 only");
+                    leftOut.add(
+                            from + ": " + key
+                                    + " left out: lbk8s migrate does not convert legacy BGP settings; write them as BGPPeer, Community and BFDProfile objects");
                 }
             } else {
                 leftOut.add(from + ": " + Quoted.of(String.valueOf(key))
@@ -86,7 +87,7 @@ public final class LegacyConfig {
                             + (protocol == null
                                     ? " has no protocol"
                                     : " uses protocol " + Quoted.of(String.valueOf(protocol)))
-                            + ", not layer2: left out, lbk8s announces with layer 2 only (move its addresses to a layer2 pool for lbk8s)");
+                            + ", not layer2: left out, lbk8s migrate converts layer2 pools only (write an IPAddressPool and a BGPAdvertisement for it)");
             return;
         }
         Object addresses =

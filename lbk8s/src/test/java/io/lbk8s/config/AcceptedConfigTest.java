@@ -156,4 +156,29 @@ class AcceptedConfigTest {
                 .map(ConfigParserTest::describe)
                 .contains("a: 10.0.2.0/28");
     }
+
+    @Test
+    void aBgpPeerEditedIntoSomethingInvalidKeepsItsAcceptedVersion() {
+        String router = BgpConfigParserTest.peer("router", "{myASN: 64500, peerASN: 64501, peerAddress: 10.0.0.1}");
+        String edited = BgpConfigParserTest.peer("router", "{myASN: 64500, peerASN: 64501, peerAddress: 10.0.0.300}");
+        AcceptedConfig before = AcceptedConfig.NONE.accept(manifests(router)).next();
+
+        AcceptedConfig.Outcome outcome = before.accept(manifests(edited));
+
+        assertThat(outcome.result().problems())
+                .map(ConfigProblem::toString)
+                .containsExactly("ERROR BGPPeer lbk8s-system/router: peerAddress: \"10.0.0.300\" is not an IP address");
+        assertThat(outcome.kept())
+                .containsExactly(new ConfigOrigin(ConfigOrigin.Kind.BGPPeer, "lbk8s-system", "router"));
+        assertThat(outcome.result().config().bgpPeers())
+                .map(p -> p.name() + " " + p.peerAddress())
+                .containsExactly("router 10.0.0.1");
+        // and a speaker starting from the controller's record judges it alike
+        assertThat(AcceptedConfig.of(outcome.next().sources())
+                        .accept(manifests(edited))
+                        .result()
+                        .config()
+                        .bgpPeers())
+                .hasSize(1);
+    }
 }

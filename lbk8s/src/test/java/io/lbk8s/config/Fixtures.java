@@ -88,32 +88,24 @@ public final class Fixtures {
                     metadata.get("namespace") == null ? "default" : String.valueOf(metadata.get("namespace"));
             String createdAt =
                     metadata.get("creationTimestamp") == null ? "" : String.valueOf(metadata.get("creationTimestamp"));
-            switch (apiVersion + " " + kind) {
-                case "metallb.io/v1beta1 IPAddressPool" ->
-                    pools.add(new ConfigSources.RawObject(
-                            namespace, name, labels(metadata), manifest.get("spec"), createdAt));
-                case "metallb.io/v1beta1 L2Advertisement" ->
-                    advertisements.add(new ConfigSources.RawObject(
-                            namespace, name, labels(metadata), manifest.get("spec"), createdAt));
-                case "metallb.io/v1beta2 BGPPeer" ->
-                    bgpPeers.add(new ConfigSources.RawObject(
-                            namespace, name, labels(metadata), manifest.get("spec"), createdAt));
-                case "metallb.io/v1beta1 BGPAdvertisement" ->
-                    bgpAdvertisements.add(new ConfigSources.RawObject(
-                            namespace, name, labels(metadata), manifest.get("spec"), createdAt));
-                case "metallb.io/v1beta1 Community" ->
-                    communities.add(new ConfigSources.RawObject(
-                            namespace, name, labels(metadata), manifest.get("spec"), createdAt));
-                case "metallb.io/v1beta1 BFDProfile" ->
-                    bfdProfiles.add(new ConfigSources.RawObject(
-                            namespace, name, labels(metadata), manifest.get("spec"), createdAt));
-                case "v1 ConfigMap" -> {
-                    Map<?, ?> data = manifest.get("data") instanceof Map<?, ?> d ? d : Map.of();
-                    Object text = data.get("config.yaml");
-                    configMaps.add(new ConfigSources.RawConfigMap(
-                            namespace, name, text == null ? null : String.valueOf(text), createdAt));
-                }
-                default -> throw new IllegalArgumentException("unsupported manifest " + apiVersion + " " + kind);
+            Map<String, List<ConfigSources.RawObject>> customResources = Map.of(
+                    "metallb.io/v1beta1 IPAddressPool", pools,
+                    "metallb.io/v1beta1 L2Advertisement", advertisements,
+                    "metallb.io/v1beta2 BGPPeer", bgpPeers,
+                    "metallb.io/v1beta1 BGPAdvertisement", bgpAdvertisements,
+                    "metallb.io/v1beta1 Community", communities,
+                    "metallb.io/v1beta1 BFDProfile", bfdProfiles);
+            List<ConfigSources.RawObject> ofKind = customResources.get(apiVersion + " " + kind);
+            if (ofKind != null) {
+                ofKind.add(new ConfigSources.RawObject(
+                        namespace, name, labels(metadata), manifest.get("spec"), createdAt));
+            } else if ((apiVersion + " " + kind).equals("v1 ConfigMap")) {
+                Map<?, ?> data = manifest.get("data") instanceof Map<?, ?> d ? d : Map.of();
+                Object text = data.get("config.yaml");
+                configMaps.add(new ConfigSources.RawConfigMap(
+                        namespace, name, text == null ? null : String.valueOf(text), createdAt));
+            } else {
+                throw new IllegalArgumentException("unsupported manifest " + apiVersion + " " + kind);
             }
         }
         return new ConfigSources(

@@ -66,6 +66,20 @@ class HelmChartTest {
             "ignoreExcludeLB", true,
             "image", Map.of("repository", "registry.example/lbk8s", "tag", "dev", "pullPolicy", "Always"),
             "metrics", Map.of("port", 7473),
+            "bgp",
+                    Map.of(
+                            "peers",
+                            List.of(
+                                    Map.of("name", "router", "address", "192.0.2.1", "asn", 64501),
+                                    Map.of(
+                                            "name",
+                                            "v6",
+                                            "address",
+                                            "2001:db8::1",
+                                            "asn",
+                                            4200000000L,
+                                            "myASN",
+                                            64500))),
             "controller", Map.of("replicas", 3, "resources", resources("100m", "128Mi", "512Mi")),
             "speaker",
                     Map.of(
@@ -92,7 +106,9 @@ class HelmChartTest {
             7950,
             3,
             new InstallValues.Resources("100m", "128Mi", "512Mi"),
-            new InstallValues.Resources("20m", "64Mi", "128Mi"));
+            new InstallValues.Resources("20m", "64Mi", "128Mi"),
+            BgpPeerOption.parseAll(
+                    List.of("192.0.2.1,asn=64501,name=router", "2001:db8::1,asn=4200000000,my-asn=64500,name=v6")));
 
     static Map<String, Object> resources(String cpu, String memory, String memoryLimit) {
         return Map.of("requests", Map.of("cpu", cpu, "memory", memory), "limits", Map.of("memory", memoryLimit));

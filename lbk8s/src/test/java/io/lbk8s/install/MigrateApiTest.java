@@ -245,7 +245,7 @@ class MigrateApiTest {
         assertThat(run.err())
                 .isEqualTo(
                         "left out: ConfigMap metallb-system/config: pool \"routed\" uses protocol \"bgp\", not layer2: "
-                                + "left out, lbk8s announces with layer 2 only (move its addresses to a layer2 pool for lbk8s)\n");
+                                + "left out, lbk8s migrate converts layer2 pools only (write an IPAddressPool and a BGPAdvertisement for it)\n");
         assertThat(names(ConfigResources.IP_ADDRESS_POOLS, NS)).containsExactly("default", "legacy");
     }
 }

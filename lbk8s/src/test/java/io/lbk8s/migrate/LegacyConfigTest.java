@@ -64,12 +64,13 @@ class LegacyConfigTest {
                                 "IPAddressPool lan {addresses=[10.0.0.0/28]}",
                                 "L2Advertisement lan {ipAddressPools=[lan]}"),
                         List.of(
-                                FROM + ": peers left out: they are BGP settings, and lbk8s announces with layer 2 only",
                                 FROM
-                                        + ": bgp-communities left out: they are BGP settings, and lbk8s announces with layer 2 only",
+                                        + ": peers left out: lbk8s migrate does not convert legacy BGP settings; write them as BGPPeer, Community and BFDProfile objects",
                                 FROM
-                                        + ": pool \"routed\" uses protocol \"bgp\", not layer2: left out, lbk8s announces with layer 2 only "
-                                        + "(move its addresses to a layer2 pool for lbk8s)")),
+                                        + ": bgp-communities left out: lbk8s migrate does not convert legacy BGP settings; write them as BGPPeer, Community and BFDProfile objects",
+                                FROM
+                                        + ": pool \"routed\" uses protocol \"bgp\", not layer2: left out, lbk8s migrate converts layer2 pools only "
+                                        + "(write an IPAddressPool and a BGPAdvertisement for it)")),
                 argumentSet(
                         "what cannot be read is said, not guessed",
                         """
@@ -83,8 +84,8 @@ class LegacyConfigTest {
                         List.of("IPAddressPool c {addresses=[10.0.3.0/28]}", "L2Advertisement c {ipAddressPools=[c]}"),
                         List.of(
                                 FROM
-                                        + ": pool \"a\" has no protocol, not layer2: left out, lbk8s announces with layer 2 only "
-                                        + "(move its addresses to a layer2 pool for lbk8s)",
+                                        + ": pool \"a\" has no protocol, not layer2: left out, lbk8s migrate converts layer2 pools only "
+                                        + "(write an IPAddressPool and a BGPAdvertisement for it)",
                                 FROM + ": pool \"b\" has no list of addresses: left out",
                                 FROM + ": an address pool without a name left out",
                                 FROM + ": pool \"c\": field \"colour\" left out: not a field of MetalLB's legacy pools",

@@ -135,7 +135,7 @@ class MigrationPlanTest {
                                 "create IPAddressPool legacy {addresses=[10.0.9.0/28]} from ConfigMap metallb-system/config",
                                 "create L2Advertisement legacy {ipAddressPools=[legacy]} from ConfigMap metallb-system/config",
                                 "left out: ConfigMap metallb-system/config: pool \"routed\" uses protocol \"bgp\", not layer2: left out, "
-                                        + "lbk8s announces with layer 2 only (move its addresses to a layer2 pool for lbk8s)",
+                                        + "lbk8s migrate converts layer2 pools only (write an IPAddressPool and a BGPAdvertisement for it)",
                                 "delete: kubectl delete configmap -n metallb-system config")),
                 argumentSet(
                         "lbk8s's own objects are not migrated",
