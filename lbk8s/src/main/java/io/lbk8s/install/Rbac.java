@@ -119,8 +119,6 @@ public final class Rbac {
                     List.of("servicebgpstatuses", "bgpsessionstates"),
                     List.of("list", "get", "create", "delete")),
             new Rule(METALLB, List.of("servicebgpstatuses/status", "bgpsessionstates/status"), List.of("update")),
-            // BGPPeers' passwordSecrets, each watched by name; their names are the user's, so no resourceNames here
-            new Rule("", List.of("secrets"), List.of("list", "watch")),
             // the failure detector's key Secret: read (and watched, for key rotation) by name only; created by the
             // first speaker that finds it missing (kubectl apply of deploy/lbk8s.yaml makes none)
             new Rule("", List.of("secrets"), List.of("list", "watch"), List.of(Manifests.PEER_SECRET)),

@@ -14,6 +14,7 @@ import io.lbk8s.config.MisplacedConfig;
 import io.lbk8s.conflict.AddressConflict;
 import io.lbk8s.ipam.Exclusions;
 import io.lbk8s.kube.AddressConflicts;
+import io.lbk8s.kube.BgpSessionStates;
 import io.lbk8s.kube.ClusterAddresses;
 import io.lbk8s.kube.ClusterNames;
 import io.lbk8s.kube.ConfigResources;
@@ -21,6 +22,7 @@ import io.lbk8s.kube.ConfigurationStates;
 import io.lbk8s.kube.CustomResources;
 import io.lbk8s.kube.IpAddressClaims;
 import io.lbk8s.kube.MisplacedResources;
+import io.lbk8s.kube.ServiceBgpStatuses;
 import io.lbk8s.kube.ServiceL2Statuses;
 import java.time.Instant;
 import java.util.List;
@@ -73,6 +75,8 @@ public final class StatusCollector {
                         .result(),
                 services,
                 list(ServiceL2Statuses.CONTEXT, systemNamespace),
+                list(ServiceBgpStatuses.CONTEXT, systemNamespace),
+                list(BgpSessionStates.CONTEXT, systemNamespace),
                 events,
                 lbClass,
                 serviceNamespace,

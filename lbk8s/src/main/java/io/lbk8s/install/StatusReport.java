@@ -52,7 +52,9 @@ public record StatusReport(
         List<String> configProblems,
         List<SpeakerRow> speakers,
         String configurationNotRead,
-        List<String> conflicts) {
+        List<String> conflicts,
+        List<String> bgpPeers,
+        List<BgpSessionRow> bgpSessions) {
 
     /**
      * Which controller replica leads, and the address claims against the addresses Services show.
@@ -116,6 +118,12 @@ public record StatusReport(
 
     public record Announcement(String node, List<String> interfaces, String object) {}
 
+    /** One node's BGP session with one BGPPeer, as its BGPSessionState says. */
+    public record BgpSessionRow(String node, String peer, String bgp, String bfd) {}
+
+    /** One node advertising a Service over BGP, as its ServiceBGPStatus says: to which BGPPeers. */
+    public record BgpAdvertised(String node, List<String> peers, String object) {}
+
     /** {@code lbk8s status svc/NAME}: the row, and everything behind it. */
     public record ServiceDetail(
             ServiceRow service,
@@ -123,6 +131,7 @@ public record StatusReport(
             String loadBalancerClass,
             Optional<PoolRow> pool,
             List<Announcement> announcements,
+            List<BgpAdvertised> advertised,
             List<EventLine> events) {}
 
     /**
@@ -138,6 +147,8 @@ public record StatusReport(
             ConfigResult config,
             List<Service> services,
             List<GenericKubernetesResource> l2Statuses,
+            List<GenericKubernetesResource> bgpStatuses,
+            List<GenericKubernetesResource> bgpSessionStates,
             List<Event> events,
             Optional<String> lbClass,
             Optional<String> namespace,
@@ -187,7 +198,24 @@ public record StatusReport(
                 .map(c -> c.address() + " " + ConflictExclusions.describe(c).replace(")", ", phase " + c.phase() + ")")
                         + c.service().map(s -> ", held by " + s).orElse(""))
                 .toList();
-        return new StatusReport(controller, pools, rows, problems, speakers, in.configurationNotRead(), conflicts);
+        List<String> bgpPeers = in.config().config().bgpPeers().stream()
+                .map(p -> p.name() + " (" + p.peerAddress() + ", AS "
+                        + (p.peerAsn().isPresent()
+                                ? String.valueOf(p.peerAsn().getAsLong())
+                                : p.dynamicAsn()
+                                        .map(d -> d.name().toLowerCase())
+                                        .orElse("?"))
+                        + ")")
+                .sorted()
+                .toList();
+        List<BgpSessionRow> sessions = in.bgpSessionStates().stream()
+                .map(StatusReport::body)
+                .map(b ->
+                        new BgpSessionRow(text(b, "node"), text(b, "peer"), text(b, "bgpStatus"), text(b, "bfdStatus")))
+                .sorted(Comparator.comparing(BgpSessionRow::node).thenComparing(BgpSessionRow::peer))
+                .toList();
+        return new StatusReport(
+                controller, pools, rows, problems, speakers, in.configurationNotRead(), conflicts, bgpPeers, sessions);
     }
 
     /** Who leads, judged here: the holder of a Lease renewed no longer ago than its duration, by this machine's clock. */
@@ -261,6 +289,10 @@ public record StatusReport(
             List<Announcement> announcements = statusesOf(service, in.l2Statuses()).stream()
                     .map(StatusReport::announcement)
                     .toList();
+            List<BgpAdvertised> advertised = statusesOf(service, in.bgpStatuses()).stream()
+                    .map(StatusReport::advertised)
+                    .sorted(Comparator.comparing(BgpAdvertised::node))
+                    .toList();
             List<EventLine> events = eventsOf(service, in.events()).stream()
                     .map(e -> new EventLine(
                             time(e),
@@ -278,6 +310,7 @@ public record StatusReport(
                     spec == null || spec.getLoadBalancerClass() == null ? "" : spec.getLoadBalancerClass(),
                     pool,
                     announcements,
+                    advertised,
                     events);
         });
     }
@@ -333,9 +366,14 @@ public record StatusReport(
                                 .findFirst())
                         .map(AddressPool::name))
                 .orElse("");
-        List<String> nodes = statusesOf(service, in.l2Statuses()).stream()
-                .map(StatusReport::announcement)
-                .map(Announcement::node)
+        // layer 2's one node, and every node that advertises the Service over BGP
+        List<String> nodes = java.util.stream.Stream.concat(
+                        statusesOf(service, in.l2Statuses()).stream()
+                                .map(StatusReport::announcement)
+                                .map(Announcement::node),
+                        statusesOf(service, in.bgpStatuses()).stream()
+                                .map(StatusReport::advertised)
+                                .map(BgpAdvertised::node))
                 .distinct()
                 .sorted()
                 .toList();
@@ -360,7 +398,8 @@ public record StatusReport(
             state = State.Assigned;
             reason = latestWarning(service, in.events(), "NotAnnounced")
                     .map(Event::getMessage)
-                    .orElse("no node announces it yet (no ServiceL2Status): are the speakers running and ready?");
+                    .orElse("no node announces it yet (no ServiceL2Status or ServiceBGPStatus): are the speakers"
+                            + " running and ready?");
         } else {
             state = State.Announced;
             reason = "";
@@ -384,10 +423,32 @@ public record StatusReport(
     }
 
     @SuppressWarnings("unchecked")
-    private static Announcement announcement(GenericKubernetesResource status) {
-        Map<String, Object> body = status.getAdditionalProperties().get("status") instanceof Map<?, ?> m
+    private static Map<String, Object> body(GenericKubernetesResource status) {
+        return status.getAdditionalProperties().get("status") instanceof Map<?, ?> m
                 ? (Map<String, Object>) m
                 : Map.of();
+    }
+
+    private static String text(Map<String, Object> body, String field) {
+        return Objects.toString(body.get(field), "");
+    }
+
+    private static BgpAdvertised advertised(GenericKubernetesResource status) {
+        Map<String, Object> body = body(status);
+        List<String> peers = new ArrayList<>();
+        if (body.get("peers") instanceof List<?> list) {
+            list.forEach(p -> peers.add(String.valueOf(p)));
+        }
+        String node = Objects.toString(body.getOrDefault(
+                "node",
+                Optional.ofNullable(status.getMetadata().getLabels())
+                        .map(l -> l.get(ServiceL2Statuses.NODE_LABEL))
+                        .orElse("")));
+        return new BgpAdvertised(node, peers, status.getMetadata().getName());
+    }
+
+    private static Announcement announcement(GenericKubernetesResource status) {
+        Map<String, Object> body = body(status);
         String node = Objects.toString(body.getOrDefault(
                 "node",
                 Optional.ofNullable(status.getMetadata().getLabels())

@@ -65,6 +65,7 @@ public final class StatusText {
             out.append(services);
             speakers(report, out);
         }
+        bgp(report, out);
         controller(report.controller(), out);
         return out.toString();
     }
@@ -103,6 +104,21 @@ public final class StatusText {
         out.append(speakers);
     }
 
+    /** The BGPPeers, and each node's session with each, as its BGPSessionState says; nothing without BGP. */
+    private static void bgp(StatusReport report, StringBuilder out) {
+        if (!report.bgpPeers().isEmpty()) {
+            out.append("\nBGP peers: ")
+                    .append(String.join(", ", report.bgpPeers()))
+                    .append('\n');
+        }
+        if (!report.bgpSessions().isEmpty()) {
+            out.append('\n');
+            Table sessions = new Table("BGP SESSION ON", "PEER", "STATE", "BFD");
+            report.bgpSessions().forEach(s -> sessions.row(s.node(), s.peer(), dash(s.bgp()), dash(s.bfd())));
+            out.append(sessions);
+        }
+    }
+
     public static String detail(StatusReport.ServiceDetail d) {
         var s = d.service();
         StringBuilder out = new StringBuilder();
@@ -130,6 +146,17 @@ public final class StatusText {
                             .append(" on ")
                             .append(a.interfaces().isEmpty() ? "-" : String.join(", ", a.interfaces()))
                             .append(" (servicel2status ")
+                            .append(a.object())
+                            .append(")\n"));
+        }
+        if (!d.advertised().isEmpty()) {
+            out.append("Advertised over BGP by:\n");
+            d.advertised()
+                    .forEach(a -> out.append("  ")
+                            .append(a.node())
+                            .append(" to ")
+                            .append(a.peers().isEmpty() ? "-" : String.join(", ", a.peers()))
+                            .append(" (servicebgpstatus ")
                             .append(a.object())
                             .append(")\n"));
         }

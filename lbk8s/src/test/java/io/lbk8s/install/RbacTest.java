@@ -12,7 +12,9 @@ import io.lbk8s.controller.ElectedController;
 import io.lbk8s.election.Candidacy;
 import io.lbk8s.election.ElectionSettings;
 import io.lbk8s.kube.AddressConflicts;
+import io.lbk8s.kube.BgpSessionStates;
 import io.lbk8s.kube.ClusterNames;
+import io.lbk8s.kube.ServiceBgpStatuses;
 import io.lbk8s.kube.ServiceL2Statuses;
 import io.lbk8s.service.ServiceKey;
 import io.lbk8s.speaker.OneNodeCluster;
@@ -158,6 +160,13 @@ class RbacTest {
             var statuses = new ServiceL2Statuses(speakerClient, NS, "node-1");
             statuses.publish(Map.of(new ServiceKey("default", "web"), Set.of("eth0")), Set.of("node-2"));
             statuses.withdraw(3000);
+            // and its BGP status writers, as they run when it advertises to a peer (no BGPPeer here)
+            var bgpStatuses = new ServiceBgpStatuses(speakerClient, NS, "node-1");
+            bgpStatuses.publish(Map.of(new ServiceKey("default", "web"), Set.of("tor")), Set.of("node-2"));
+            bgpStatuses.withdraw(3000);
+            var sessionStates = new BgpSessionStates(speakerClient, NS, "node-1");
+            sessionStates.publish(Map.of("tor", new BgpSessionStates.State("tor", "Established", "N/A")));
+            sessionStates.withdraw(3000);
             // the speaker's AddressConflict writer, as it runs when another host answers for an address: report (get,
             // create), refresh (get, update), clear (delete); nothing answers here
             var conflicts = new AddressConflicts(speakerClient);

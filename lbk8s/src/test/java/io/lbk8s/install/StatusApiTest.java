@@ -11,9 +11,11 @@ import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.lbk8s.cli.CliRun;
+import io.lbk8s.kube.BgpSessionStates;
 import io.lbk8s.kube.ClusterNames;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.IpAddressClaims;
+import io.lbk8s.kube.ServiceBgpStatuses;
 import io.lbk8s.kube.ServiceL2Statuses;
 import io.lbk8s.service.Annotations;
 import io.lbk8s.testkit.TestApiServer;
@@ -304,6 +306,59 @@ class StatusApiTest {
                         .map(l -> l.split(" +")[1])
                         .toList())
                 .containsExactly("api", "other", "queue", "web", "db");
+    }
+
+    @Test
+    void statusShowsEachNodesBgpSessionsAndWhereAServiceIsAdvertised() throws Exception {
+        // api advertised over BGP from two nodes (ECMP), as their speakers write it; node-2's session is not up
+        var api = new io.lbk8s.service.ServiceKey("default", "api");
+        List<AutoCloseable> writers = new java.util.ArrayList<>();
+        for (String node : List.of("lb-k8s-node-1", "lb-k8s-node-2")) {
+            var advertised = new ServiceBgpStatuses(client, NS, node);
+            advertised.publish(Map.of(api, java.util.Set.of("tor")), java.util.Set.of());
+            writers.add(advertised);
+            var sessions = new BgpSessionStates(client, NS, node);
+            sessions.publish(Map.of(
+                    "tor",
+                    new BgpSessionStates.State(
+                            "tor", node.endsWith("1") ? "Established" : "Active", node.endsWith("1") ? "Up" : "N/A")));
+            writers.add(sessions);
+        }
+        org.awaitility.Awaitility.await()
+                .atMost(java.time.Duration.ofSeconds(10))
+                .until(() -> client.genericKubernetesResources(BgpSessionStates.CONTEXT)
+                                        .inNamespace(NS)
+                                        .list()
+                                        .getItems()
+                                        .size()
+                                == 2
+                        && client.genericKubernetesResources(ServiceBgpStatuses.CONTEXT)
+                                        .inNamespace(NS)
+                                        .list()
+                                        .getItems()
+                                        .size()
+                                == 2);
+        for (AutoCloseable writer : writers) {
+            writer.close();
+        }
+
+        CliRun run = lbk8s("status");
+        assertThat(run.code()).as(run.err()).isZero();
+        write("status-bgp.txt", run.out());
+        assertThat(row(run.out(), "default", "api"))
+                .containsExactly(
+                        "default", "api", "10.5.0.201", "lan", "lb-k8s-node-1,lb-k8s-node-2", "Announced", "-");
+        assertThat(run.out())
+                .containsPattern("(?m)^BGP SESSION ON +PEER +STATE +BFD$")
+                .containsPattern("(?m)^lb-k8s-node-1 +tor +Established +Up$")
+                .containsPattern("(?m)^lb-k8s-node-2 +tor +Active +N/A$");
+
+        CliRun detail = lbk8s("status", "svc/api", "-n", "default");
+        assertThat(detail.code()).as(detail.err()).isZero();
+        assertThat(detail.out())
+                .containsPattern("Advertised over BGP by:\n"
+                        + "  lb-k8s-node-1 to tor \\(servicebgpstatus bgp-lb-k8s-node-1-[0-9a-f]{12}\\)\n"
+                        + "  lb-k8s-node-2 to tor \\(servicebgpstatus bgp-lb-k8s-node-2-[0-9a-f]{12}\\)\n");
     }
 
     @Test
