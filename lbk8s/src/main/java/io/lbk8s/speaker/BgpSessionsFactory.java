@@ -1,14 +1,10 @@
 package io.lbk8s.speaker;
 
 import io.lbk8s.bgp.BgpSessions;
-import io.lbk8s.bgp.PeerSpec;
-import io.lbk8s.bgp.Route;
 import io.lbk8s.bgp.SessionStatus;
-import java.util.Collection;
-import java.util.List;
-import java.util.Set;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import io.lbk8s.bgp.session.Md5Connector;
+import io.lbk8s.bgp.session.Sessions;
+import java.time.Clock;
 
 /**
  * Starts this node's BGP sessions for the speaker. {@code statusChanged} is called, from any thread, whenever a
@@ -20,28 +16,7 @@ public interface BgpSessionsFactory {
 
     BgpSessions start(Runnable statusChanged);
 
-    /** Sessions that never connect: what the speaker has until the BGP implementation is plugged in here. */
-    BgpSessionsFactory UNAVAILABLE = statusChanged -> new BgpSessions() {
-        private final Logger log = LoggerFactory.getLogger(BgpSessionsFactory.class);
-        private boolean warned;
-
-        @Override
-        public void configure(Collection<PeerSpec> peers) {
-            if (!peers.isEmpty() && !warned) {
-                warned = true;
-                log.warn("BGPPeers are configured but this build has no BGP sessions; nothing is advertised");
-            }
-        }
-
-        @Override
-        public void advertise(String peer, Set<Route> routes) {}
-
-        @Override
-        public List<SessionStatus> statuses() {
-            return List.of();
-        }
-
-        @Override
-        public void close() {}
-    };
+    /** The real sessions: TCP (signed with TCP MD5 for a peer with a password), BFD where a profile asks for it. */
+    BgpSessionsFactory SESSIONS =
+            statusChanged -> Sessions.start(new Md5Connector(), Clock.systemUTC(), status -> statusChanged.run());
 }

@@ -127,9 +127,9 @@ public final class Speaker implements AutoCloseable {
     private volatile boolean stopping;
     private volatile Thread worker;
 
-    /** A speaker without BGP sessions: BGPPeers are planned for and reported, but no session connects. */
+    /** A speaker with this node's real BGP sessions. */
     public Speaker(KubernetesClient client, SpeakerSettings settings, MeterRegistry registry) {
-        this(client, settings, registry, BgpSessionsFactory.UNAVAILABLE);
+        this(client, settings, registry, BgpSessionsFactory.SESSIONS);
     }
 
     public Speaker(

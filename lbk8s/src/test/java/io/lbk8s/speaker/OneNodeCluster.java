@@ -105,7 +105,7 @@ public final class OneNodeCluster implements AutoCloseable {
 
     /** A speaker for {@code node-1} with its own client and metrics in {@code registry}, not started. */
     public Speaker speaker(int peerPort, MeterRegistry registry) {
-        return speaker(peerPort, registry, BgpSessionsFactory.UNAVAILABLE);
+        return speaker(peerPort, registry, BgpSessionsFactory.SESSIONS);
     }
 
     /** A speaker for {@code node-1} whose BGP sessions {@code bgp} starts, not started. */

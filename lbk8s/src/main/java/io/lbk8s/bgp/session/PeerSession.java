@@ -2,6 +2,8 @@ package io.lbk8s.bgp.session;
 
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.address.IpPrefix;
+import io.lbk8s.bfd.BfdSession;
+import io.lbk8s.bfd.BfdState;
 import io.lbk8s.bgp.AdjRibOut;
 import io.lbk8s.bgp.Decoded;
 import io.lbk8s.bgp.LastError;
@@ -31,12 +33,15 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One peer's session: a virtual thread runs {@link SessionFsm} on the events it takes from a queue (messages from the
  * reader thread, timers, the speaker's route changes) and carries out its actions on the connection.
  */
 final class PeerSession {
+    private static final Logger log = LoggerFactory.getLogger(PeerSession.class);
     /** RFC 4271 8's suggested hold time while waiting for the peer's OPEN. */
     private static final Duration OPEN_HOLD = Duration.ofMinutes(4);
 
@@ -50,10 +55,13 @@ final class PeerSession {
 
     private record OpenFromPeer(Message.Open open, int attempt) implements Input {}
 
+    private record BfdChanged(BfdState state, int attempt) implements Input {}
+
     private final PeerSpec spec;
     private final Connector connector;
     private final Clock clock;
     private final Sessions.Listener listener;
+    private final NodeBfd bfd;
     private final LinkedBlockingQueue<Input> inputs = new LinkedBlockingQueue<>();
     private final Map<Timer, Long> deadlines = new EnumMap<>(Timer.class);
     private final Thread loop;
@@ -66,16 +74,19 @@ final class PeerSession {
     private SessionState state = SessionState.IDLE;
     private int attempt;
     private Connection connection;
+    private Optional<BfdSession> bfdSession = Optional.empty();
+    private Optional<BfdState> bfdState = Optional.empty();
     private Message.Open ourOpen;
     private Negotiated negotiated;
     private SessionContext context;
     private Map<IpPrefix, Route> sent = Map.of();
 
-    PeerSession(PeerSpec spec, Connector connector, Clock clock, Sessions.Listener listener) {
+    PeerSession(PeerSpec spec, Connector connector, Clock clock, Sessions.Listener listener, NodeBfd bfd) {
         this.spec = spec;
         this.connector = connector;
         this.clock = clock;
         this.listener = listener;
+        this.bfd = bfd;
         this.status = new SessionStatus(
                 spec.name(), spec.address(), SessionState.IDLE, clock.instant(), Optional.empty(), 0, Optional.empty());
         this.loop = Thread.ofVirtual().name("bgp-" + spec.name()).unstarted(this::run);
@@ -141,6 +152,7 @@ final class PeerSession {
                 if (from == attempt && state == SessionState.CONNECT) {
                     connection = opened;
                     startReader(opened, from);
+                    watchWithBfd(opened, from);
                     handle(new SessionEvent.Connected());
                 } else {
                     opened.close();
@@ -149,6 +161,18 @@ final class PeerSession {
             case FromPeer(var event, var from) -> {
                 if (from == attempt) {
                     handle(event);
+                }
+            }
+            case BfdChanged(var now, var from) -> {
+                if (from == attempt) {
+                    boolean wasUp = bfdState.equals(Optional.of(BfdState.UP));
+                    bfdState = Optional.of(now);
+                    if (wasUp && now != BfdState.UP) {
+                        // the router drops our routes on its own BFD verdict; we end the session to match it
+                        handle(new SessionEvent.ConnectionLost("went silent: BFD says it is down"));
+                    } else {
+                        handle(new SessionEvent.RoutesChanged()); // reports the BFD state; sends nothing new
+                    }
                 }
             }
             case OpenFromPeer(var open, var from) -> {
@@ -187,7 +211,10 @@ final class PeerSession {
                     error = Optional.of(LastError.of(spec.address(), spec.myAsn(), failed));
             }
         }
-        if (state != before || !error.equals(status.lastError()) || sent.size() != status.advertised()) {
+        if (state != before
+                || !error.equals(status.lastError())
+                || sent.size() != status.advertised()
+                || !bfdState.equals(status.bfd())) {
             status = new SessionStatus(
                     spec.name(),
                     spec.address(),
@@ -195,7 +222,7 @@ final class PeerSession {
                     state != before ? clock.instant() : status.since(),
                     error,
                     sent.size(),
-                    Optional.empty());
+                    bfdState);
             listener.changed(status);
         }
     }
@@ -217,7 +244,33 @@ final class PeerSession {
         });
     }
 
+    /**
+     * With a BFD profile, BFD runs beside the TCP connection, from its local address: a router that stops hearing it
+     * drops this node's routes within the profile's detection time instead of the hold time.
+     */
+    private void watchWithBfd(Connection opened, int from) {
+        if (spec.bfd().isEmpty()) {
+            return;
+        }
+        try {
+            bfdSession = Optional.of(bfd.sessions()
+                    .watch(
+                            IpAddress.of(opened.local().getAddress()),
+                            spec.address(),
+                            spec.bfd().get(),
+                            now -> inputs.add(new BfdChanged(now, from))));
+            bfdState = Optional.of(BfdState.DOWN);
+        } catch (IOException | RuntimeException e) {
+            log.warn(
+                    "BGP peer {}: cannot run BFD ({}); the hold time alone detects a failure",
+                    spec.name(),
+                    e.getMessage());
+        }
+    }
+
     private void disconnect() {
+        bfdSession.ifPresent(BfdSession::close);
+        bfdSession = Optional.empty();
         if (connection != null) {
             connection.close();
             connection = null;

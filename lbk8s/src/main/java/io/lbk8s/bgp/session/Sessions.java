@@ -32,6 +32,7 @@ public final class Sessions implements BgpSessions {
     private final Listener listener;
     private final Map<String, PeerSession> peers = new LinkedHashMap<>();
     private final Map<String, Set<Route>> routes = new HashMap<>();
+    private final NodeBfd bfd = new NodeBfd();
 
     private Sessions(Connector connector, Clock clock, Listener listener) {
         this.connector = connector;
@@ -63,7 +64,7 @@ public final class Sessions implements BgpSessions {
         }
         for (PeerSpec spec : wanted.values()) {
             if (!peers.containsKey(spec.name())) {
-                PeerSession peer = new PeerSession(spec, connector, clock, listener);
+                PeerSession peer = new PeerSession(spec, connector, clock, listener, bfd);
                 peers.put(spec.name(), peer);
                 peer.start();
                 peer.advertise(routes.getOrDefault(spec.name(), Set.of()));
@@ -100,5 +101,6 @@ public final class Sessions implements BgpSessions {
             peer.stop(farewell, STOP_WAIT);
         }
         peers.clear();
+        bfd.close();
     }
 }
