@@ -14,7 +14,7 @@ import java.util.Optional;
  * @param asn       the peer's AS
  * @param password  TCP MD5 password (RFC 2385), empty for none
  * @param bfd       BFD on this session with these timers, empty for none
- * @param holdTime  the hold time the router proposes, empty for the implementation's default (90 s or 180 s)
+ * @param holdTime  the hold time the router proposes, empty for the implementation's default (FRR 180 s, BIRD 240 s, GoBGP 90 s, as their OPENs show)
  */
 public record RouterPeer(
         PeerMatch match, long asn, Optional<String> password, Optional<BfdTimers> bfd, Optional<Duration> holdTime) {

@@ -18,6 +18,12 @@
  *      (port MACs 02:1b:8a:00:01:..), STP off, MLD snooping on, the bridge itself is MLD querier
  *
  *  pools (on no interface): 198.18.X.200-198.18.X.250   fd00:1b8:X::200-fd00:1b8:X::250
+ *
+ *  with TestNetwork.router() (BGP mode):
+ *  namespace lbk8s-ab12-router     eth0 02:1b:8a:00:00:a1  198.18.X.1/24    fd00:1b8:X::1/64   (bridge port "router")
+ *                                  eth1 02:1b:8a:00:00:a2  198.19.X.1/24    fd00:1b9:X::1/64   forwarding on
+ *  namespace lbk8s-ab12-remote     eth0 02:1b:8a:00:00:c2  198.19.X.100/24  fd00:1b9:X::100/64 default via the router
+ *  every node: 198.19.X.0/24 via 198.18.X.1, fd00:1b9:X::/64 via fd00:1b8:X::1
  * </pre>
  *
  * <ul>
@@ -37,6 +43,11 @@
  *   {@code prerouting} (nat) DNATs TCP port 80 of the whole IPv4 and IPv6 pool to that node's own
  *   address, port 8080. A real kube-proxy only DNATs assigned addresses; the pool is the stand-in.
  *   Its empty {@code input} chain is where {@code blockService} puts a reject rule.</li>
+ *   <li>The upstream router runs FRR, BIRD or GoBGP, one at a time ({@link io.lbk8s.testkit.net.UpstreamRouter#start});
+ *   their routes reach its FIB (zebra, BIRD's kernel protocol, or for GoBGP the harness's copy of its RIB), and the
+ *   remote client's packets to a pool address go to a node's MAC with the pool address as destination, where the
+ *   kube-proxy stand-in DNATs them exactly as for a client on the LAN. The multipath hash includes ports, so separate
+ *   connections spread over ECMP next hops.</li>
  *   <li>Backend per node: socat on {@code <node address>:8080} (IPv4 and IPv6) answering
  *   {@code HTTP/1.0 200 OK} with body {@code node-N\n}; logs in {@code logDirectory()}.</li>
  * </ul>

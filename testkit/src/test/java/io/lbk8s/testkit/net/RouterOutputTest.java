@@ -1,0 +1,95 @@
+package io.lbk8s.testkit.net;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+
+/** The pure parts of the router harness: reading the routers' and ip's output, writing their configs. */
+class RouterOutputTest {
+
+    @Test
+    void anEcmpRouteOfIpJsonHasBothNextHopsAndAHostRouteItsPrefixLength() {
+        String json = """
+                [{"dst":"198.18.7.200","nhid":23,"protocol":"bgp","metric":20,"flags":[],
+                  "nexthops":[{"gateway":"198.18.7.11","dev":"eth0","weight":1,"flags":[]},
+                              {"gateway":"198.18.7.12","dev":"eth0","weight":1,"flags":[]}]}]""";
+
+        List<FibRoute> routes = UpstreamRouter.fibRoutes(RouterDaemons.json(json));
+
+        assertThat(routes)
+                .containsExactly(new FibRoute(
+                        "198.18.7.200/32",
+                        List.of(Addressing.literal("198.18.7.11"), Addressing.literal("198.18.7.12")),
+                        "bgp"));
+    }
+
+    @Test
+    void gobgpCommunitiesAreWrittenAsHighColonLow() {
+        assertThat(GobgpJson.community(4227072007L)).isEqualTo("64500:7");
+    }
+
+    @Test
+    void gobgpFibSyncSkipsItsOwnRoutesAndKeepsOnlyTheBestWithoutMultipath() {
+        RibPath viaNode1 = path("198.18.7.11", true);
+        RibPath viaNode2 = path("198.18.7.12", false);
+        RibPath local = path("0.0.0.0", true);
+
+        assertThat(GobgpFibSync.nextHopsByPrefix(List.of(viaNode2, viaNode1, local), true))
+                .isEqualTo(Map.of("198.18.7.200/32", List.of(viaNode1.nextHop(), viaNode2.nextHop())));
+        assertThat(GobgpFibSync.nextHopsByPrefix(List.of(viaNode2, viaNode1), false))
+                .isEqualTo(Map.of("198.18.7.200/32", List.of(viaNode1.nextHop())));
+    }
+
+    @Test
+    void birdShowsProtocolsAsSessionsWithTheirLastError() {
+        String text = """
+                BIRD 2.0.12 ready.
+                Name       Proto      Table      State  Since         Info
+                device1    Device     ---        up     16:00:00.000
+                peer_0     BGP        ---        start  16:00:01.000  Active        Received: Bad peer AS
+                  BGP state:          Active
+                    Neighbor address: 198.18.7.11
+                    Neighbor AS:      64513
+                    Local AS:         64500
+                    Last error:       Received: Bad peer AS
+                peer_1     BGP        ---        up     16:00:02.000  Established
+                  BGP state:          Established
+                    Neighbor address: 198.18.7.12
+                """;
+
+        assertThat(BirdText.sessions(text))
+                .containsExactly(
+                        new RouterSession(Addressing.literal("198.18.7.11"), false, "Active", "Received: Bad peer AS"),
+                        new RouterSession(Addressing.literal("198.18.7.12"), true, "Established", ""));
+    }
+
+    @Test
+    void frrConfigGivesARangesGroupItsAsBeforeTheListenRange() {
+        String config = FrrConfig.bgpd(
+                RouterConfig.of(
+                        64500, Addressing.literal("198.18.7.1"), List.of(RouterPeer.range("198.18.7.0/24", 64512))),
+                "router");
+
+        assertThat(config.indexOf("neighbor range-0 remote-as 64512"))
+                .isPositive()
+                .isLessThan(config.indexOf("bgp listen range 198.18.7.0/24 peer-group range-0"));
+    }
+
+    @Test
+    void gobgpRefusesBfdItDoesNotHave() {
+        RouterConfig config = RouterConfig.of(
+                64500,
+                Addressing.literal("198.18.7.1"),
+                List.of(RouterPeer.at(Addressing.literal("198.18.7.11"), 64512).withBfd(BfdTimers.DEFAULT)));
+
+        assertThatThrownBy(() -> GobgpConfig.toml(config)).hasMessageContaining("GoBGP has no BFD");
+    }
+
+    private static RibPath path(String nextHop, boolean best) {
+        return new RibPath("198.18.7.200/32", Addressing.literal(nextHop), best, OptionalLong.empty(), List.of());
+    }
+}
