@@ -431,16 +431,20 @@ public final class Sandbox implements AutoCloseable {
 
     // ---- what a user does ----
 
-    /** Creates a metallb.io/v1beta1 object (IPAddressPool, L2Advertisement) in the lbk8s namespace, as kubectl would. */
+    /**
+     * Creates a metallb.io object (IPAddressPool, L2Advertisement, BGPAdvertisement...) in the lbk8s namespace, as
+     * kubectl would, in the version MetalLB's documentation writes it: v1beta2 for a BGPPeer, v1beta1 otherwise.
+     */
     public void createMetallb(String kind, String name, String specYaml) {
-        String yaml = "apiVersion: metallb.io/v1beta1\nkind: " + kind + "\nmetadata: {name: " + name + ", namespace: "
-                + NAMESPACE + "}\nspec: " + specYaml + "\n";
+        String version = kind.equals("BGPPeer") ? "v1beta2" : "v1beta1";
+        String yaml = "apiVersion: metallb.io/" + version + "\nkind: " + kind + "\nmetadata: {name: " + name
+                + ", namespace: " + NAMESPACE + "}\nspec: " + specYaml + "\n";
         GenericKubernetesResource resource =
                 client.getKubernetesSerialization().unmarshal(yaml, GenericKubernetesResource.class);
         String plural = kind.toLowerCase(java.util.Locale.ROOT) + "s";
         client.genericKubernetesResources(new ResourceDefinitionContext.Builder()
                         .withGroup("metallb.io")
-                        .withVersion("v1beta1")
+                        .withVersion(version)
                         .withKind(kind)
                         .withPlural(plural)
                         .withNamespaced(true)

@@ -1,0 +1,240 @@
+package io.lbk8s.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.lbk8s.testkit.net.BfdTimers;
+import io.lbk8s.testkit.net.BgpRouter;
+import io.lbk8s.testkit.net.RibPath;
+import io.lbk8s.testkit.net.RouterConfig;
+import io.lbk8s.testkit.net.RouterKind;
+import io.lbk8s.testkit.net.RouterPeer;
+import io.lbk8s.testkit.net.TestNetwork;
+import io.lbk8s.testkit.net.TestNode;
+import io.lbk8s.testkit.net.UpstreamRouter;
+import io.lbk8s.testkit.sandbox.Sandbox;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * BGP mode as a user with a router sees it: three nodes run lbk8s speakers configured by MetalLB's own BGPPeer,
+ * BGPAdvertisement and BFDProfile objects; FRR is the upstream router, with a client behind it on another subnet.
+ * Every check is made on the router (its BGP table and its kernel's routes) or from the remote client with curl.
+ */
+class BgpIT {
+    static final long ROUTER_AS = 64500;
+    static final long NODE_AS = 64512;
+    static final Duration SOON = Duration.ofSeconds(30);
+    static final Duration CURL = Duration.ofSeconds(2);
+
+    static Sandbox cluster;
+    static TestNetwork network;
+    static UpstreamRouter router;
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        E2ePrerequisites.check();
+        cluster = Sandbox.start(Sandbox.REPO.resolve("lbk8s/target/e2e-logs/bgp-" + System.currentTimeMillis()));
+        network = cluster.network;
+        router = network.router();
+        cluster.createMetallb(
+                "BFDProfile", "fast", "{receiveInterval: 300, transmitInterval: 300, detectMultiplier: 3}");
+        cluster.createMetallb(
+                "BGPPeer",
+                "router",
+                "{myASN: " + NODE_AS + ", peerASN: " + ROUTER_AS + ", peerAddress: '" + text(router.ipv4())
+                        + "', bfdProfile: fast, holdTime: 90s}");
+        cluster.createMetallb("IPAddressPool", "bgp", "{addresses: ['" + range(40, 49) + "']}");
+        cluster.createMetallb("BGPAdvertisement", "bgp", "{ipAddressPools: [bgp], communities: ['65000:7']}");
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @AfterEach
+    void stopRouter() {
+        router.running().ifPresent(BgpRouter::close);
+        for (TestNode node : network.nodes()) {
+            network.thaw(node);
+            if (!cluster.speaker(node).isAlive()) {
+                cluster.startSpeaker(node);
+                cluster.awaitSpeakerReadyAndMarkPod(node);
+            }
+        }
+    }
+
+    @Test
+    void everyNodeAdvertisesTheServiceAndTheRouterSpreadsTheRemoteClientsTraffic() {
+        BgpRouter frr = startFrr();
+        InetAddress ip = loadBalancer("web", "Cluster");
+
+        List<RibPath> paths = frr.awaitRoutes(prefix(ip), p -> p.size() == 3, "from all three nodes", SOON);
+        assertThat(paths).extracting(RibPath::nextHop).containsExactlyInAnyOrderElementsOf(nodeAddresses());
+        assertThat(paths).allSatisfy(p -> assertThat(p.communities()).containsExactly("65000:7"));
+        router.awaitFib(
+                prefix(ip), r -> r.size() == 1 && r.getFirst().nextHops().size() == 3, "over 3", SOON);
+
+        Set<String> answered = new HashSet<>();
+        for (int i = 0; i < 60 && answered.size() < 3; i++) {
+            router.remoteClient().curl(ip, CURL).ifPresent(answered::add);
+        }
+        assertThat(answered)
+                .as("nodes that answered the remote client through the router (ECMP)")
+                .isNotEmpty()
+                .allSatisfy(body -> assertThat(body).startsWith("node-"));
+    }
+
+    @Test
+    void withExternalTrafficPolicyLocalOnlyTheNodeWithAReadyEndpointAdvertises() {
+        BgpRouter frr = startFrr();
+        TestNode withEndpoint = network.nodes().get(1);
+        // no selector: the test writes the Service's one endpoint, on node-2, as the EndpointSlice controller would
+        InetAddress ip = loadBalancer("local", "Local", false);
+        OneEndpoint.on(cluster, "local", withEndpoint, true);
+
+        assertThat(frr.awaitRoutes(prefix(ip), p -> p.size() == 1, "from the node with the endpoint", SOON))
+                .extracting(RibPath::nextHop)
+                .containsExactly(withEndpoint.ipv4());
+        assertThat(router.remoteClient().curl(ip, CURL)).contains(withEndpoint.backendBody());
+
+        OneEndpoint.on(cluster, "local", withEndpoint, false);
+        frr.awaitRoutes(prefix(ip), List::isEmpty, "withdrawn once the endpoint is not ready", SOON);
+    }
+
+    @Test
+    void aFrozenNodesRouteLeavesTheRouterWithinAboutASecondThroughBfd() {
+        BgpRouter frr = startFrr();
+        InetAddress ip = loadBalancer("frozen", "Cluster");
+        router.awaitFib(
+                prefix(ip), r -> r.size() == 1 && r.getFirst().nextHops().size() == 3, "over 3", SOON);
+        TestNode victim = network.nodes().getFirst();
+
+        long frozenAt = System.nanoTime();
+        network.freeze(victim);
+        router.awaitFib(
+                prefix(ip),
+                r -> r.size() == 1 && !r.getFirst().nextHops().contains(victim.ipv4()),
+                "without the frozen node",
+                Duration.ofSeconds(5));
+        Duration gone = Duration.ofNanos(System.nanoTime() - frozenAt);
+
+        assertThat(gone).as("frozen node's route gone from the router's FIB").isLessThan(Duration.ofSeconds(3));
+        assertThat(router.fibNextHops(prefix(ip))).hasSize(2).doesNotContain(victim.ipv4());
+        assertThat(router.remoteClient().curl(ip, CURL)).isPresent();
+
+        network.thaw(victim);
+        router.awaitFib(
+                prefix(ip), r -> r.size() == 1 && r.getFirst().nextHops().size() == 3, "back over 3", SOON);
+    }
+
+    @Test
+    void aSpeakerThatStopsWithdrawsAtOnceInsteadOfAfterTheHoldTime() {
+        BgpRouter frr = startFrr();
+        InetAddress ip = loadBalancer("stopping", "Cluster");
+        router.awaitFib(
+                prefix(ip), r -> r.size() == 1 && r.getFirst().nextHops().size() == 3, "over 3", SOON);
+        TestNode leaving = network.nodes().get(1);
+
+        cluster.speaker(leaving).stop(Duration.ofSeconds(10));
+
+        // the hold time is 90 s: the route leaves in seconds only because the speaker said goodbye (Cease)
+        frr.awaitRoutes(
+                prefix(ip),
+                p -> p.size() == 2 && p.stream().noneMatch(r -> r.nextHop().equals(leaving.ipv4())),
+                "without the stopped node",
+                Duration.ofSeconds(5));
+    }
+
+    @Test
+    void aPeerWithTheWrongAsIsReportedOnTheNode() {
+        startFrr();
+        cluster.createMetallb(
+                "BGPPeer",
+                "wrong-as",
+                "{myASN: " + NODE_AS + ", peerASN: 64999, peerAddress: '" + text(router.ipv6()) + "'}");
+        try {
+            Sandbox.poll(
+                    "a BGPSessionDown event that names the AS",
+                    SOON,
+                    () -> network.nodes().stream()
+                            .flatMap(n -> cluster.events("", n.name()).stream())
+                            .map(Event::getMessage)
+                            .anyMatch(m -> m != null && m.contains("64999")));
+        } finally {
+            cluster.client
+                    .genericKubernetesResources("metallb.io/v1beta2", "BGPPeer")
+                    .inNamespace(Sandbox.NAMESPACE)
+                    .withName("wrong-as")
+                    .delete();
+        }
+    }
+
+    private static BgpRouter startFrr() {
+        List<RouterPeer> peers = network.nodes().stream()
+                .flatMap(n -> java.util.stream.Stream.of(
+                        RouterPeer.at(n.ipv4(), NODE_AS).withBfd(BfdTimers.DEFAULT), RouterPeer.at(n.ipv6(), NODE_AS)))
+                .toList();
+        BgpRouter frr = router.start(RouterKind.FRR, RouterConfig.of(ROUTER_AS, router.ipv4(), peers));
+        for (TestNode node : network.nodes()) {
+            frr.awaitEstablished(node.ipv4(), SOON);
+        }
+        return frr;
+    }
+
+    private static InetAddress loadBalancer(String name, String trafficPolicy) {
+        return loadBalancer(name, trafficPolicy, true);
+    }
+
+    private static InetAddress loadBalancer(String name, String trafficPolicy, boolean selector) {
+        cluster.client
+                .services()
+                .resource(new ServiceBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .withNamespace("default")
+                        .withAnnotations(Map.of("metallb.io/address-pool", "bgp"))
+                        .endMetadata()
+                        .withNewSpec()
+                        .withType("LoadBalancer")
+                        .withExternalTrafficPolicy(trafficPolicy)
+                        .withSelector(selector ? Map.of("app", name) : null)
+                        .addNewPort()
+                        .withName("http")
+                        .withPort(80)
+                        .withProtocol("TCP")
+                        .endPort()
+                        .endSpec()
+                        .build())
+                .create();
+        return Sandbox.address(cluster.awaitIngressIps("default", name, 1).getFirst());
+    }
+
+    private static List<InetAddress> nodeAddresses() {
+        return network.nodes().stream().map(TestNode::ipv4).toList();
+    }
+
+    private static String range(int first, int last) {
+        return text(network.ipv4PoolAddress(first)) + "-" + text(network.ipv4PoolAddress(last));
+    }
+
+    private static String prefix(InetAddress ip) {
+        return text(ip) + "/32";
+    }
+
+    private static String text(InetAddress ip) {
+        return ip.getHostAddress();
+    }
+}
