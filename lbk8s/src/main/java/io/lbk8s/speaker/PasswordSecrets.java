@@ -30,6 +30,10 @@ final class PasswordSecrets implements AutoCloseable {
     private final String namespace;
     private final Runnable changed;
     private final Map<String, SharedIndexInformer<Secret>> watched = new HashMap<>();
+    /** Secrets the API refused to show (no grant): asked again only when the BGPPeers name other Secrets. */
+    private final Set<String> refused = new java.util.HashSet<>();
+
+    private Set<String> lastNamed = Set.of();
 
     PasswordSecrets(KubernetesClient client, String namespace, Runnable changed) {
         this.client = client;
@@ -43,6 +47,10 @@ final class PasswordSecrets implements AutoCloseable {
                 .map(BgpPeer::passwordSecret)
                 .flatMap(Optional::stream)
                 .collect(Collectors.toSet());
+        if (!named.equals(lastNamed)) {
+            refused.clear();
+            lastNamed = named;
+        }
         watched.keySet().removeIf(name -> {
             if (!named.contains(name)) {
                 watched.get(name).close();
@@ -62,8 +70,8 @@ final class PasswordSecrets implements AutoCloseable {
 
     private Optional<SharedIndexInformer<Secret>> watch(String name) {
         SharedIndexInformer<Secret> informer = watched.get(name);
-        if (informer != null) {
-            return Optional.of(informer);
+        if (informer != null || refused.contains(name)) {
+            return Optional.ofNullable(informer);
         }
         try {
             informer = Watches.resilient(
@@ -73,7 +81,12 @@ final class PasswordSecrets implements AutoCloseable {
             watched.put(name, informer);
             return Optional.of(informer);
         } catch (KubernetesClientException e) {
-            log.warn("cannot read Secret {}/{}: {}", namespace, name, e.getMessage());
+            refused.add(name);
+            log.warn(
+                    "cannot read Secret {}/{} (the speaker needs list and watch on it by name): {}",
+                    namespace,
+                    name,
+                    e.getMessage());
             return Optional.empty();
         }
     }

@@ -53,52 +53,30 @@ final class BgpFixtures {
     }
 
     static BgpPeer onNodes(BgpPeer p, String label) {
-        return new BgpPeer(
-                p.name(),
-                p.myAsn(),
-                p.peerAsn(),
-                p.dynamicAsn(),
-                p.peerAddress(),
-                p.peerPort(),
-                p.sourceAddress(),
-                p.routerId(),
-                p.holdTime(),
-                p.keepaliveTime(),
-                p.connectTime(),
+        return copy(
+                p,
                 List.of(selector(label)),
                 p.password(),
                 p.passwordSecret(),
                 p.bfdProfile(),
-                p.ebgpMultiHop(),
-                p.enableGracefulRestart(),
-                p.dualStackAddressFamily(),
-                p.origin());
+                p.dualStackAddressFamily());
     }
 
     static BgpPeer dualStack(BgpPeer p) {
-        return new BgpPeer(
-                p.name(),
-                p.myAsn(),
-                p.peerAsn(),
-                p.dynamicAsn(),
-                p.peerAddress(),
-                p.peerPort(),
-                p.sourceAddress(),
-                p.routerId(),
-                p.holdTime(),
-                p.keepaliveTime(),
-                p.connectTime(),
-                p.nodeSelectors(),
-                p.password(),
-                p.passwordSecret(),
-                p.bfdProfile(),
-                p.ebgpMultiHop(),
-                p.enableGracefulRestart(),
-                true,
-                p.origin());
+        return copy(p, p.nodeSelectors(), p.password(), p.passwordSecret(), p.bfdProfile(), true);
     }
 
     static BgpPeer secured(BgpPeer p, Optional<String> password, Optional<String> secret, Optional<String> bfd) {
+        return copy(p, p.nodeSelectors(), password, secret, bfd, p.dualStackAddressFamily());
+    }
+
+    private static BgpPeer copy(
+            BgpPeer p,
+            List<LabelSelector> nodeSelectors,
+            Optional<String> password,
+            Optional<String> secret,
+            Optional<String> bfd,
+            boolean dualStack) {
         return new BgpPeer(
                 p.name(),
                 p.myAsn(),
@@ -111,13 +89,13 @@ final class BgpFixtures {
                 p.holdTime(),
                 p.keepaliveTime(),
                 p.connectTime(),
-                p.nodeSelectors(),
+                nodeSelectors,
                 password,
                 secret,
                 bfd,
                 p.ebgpMultiHop(),
                 p.enableGracefulRestart(),
-                p.dualStackAddressFamily(),
+                dualStack,
                 p.origin());
     }
 
