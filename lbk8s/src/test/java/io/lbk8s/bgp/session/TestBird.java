@@ -1,5 +1,8 @@
 package io.lbk8s.bgp.session;
 
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.lbk8s.net.link.RootRequired;
 import io.lbk8s.testkit.net.CommandResult;
 import io.lbk8s.testkit.net.NamespacedProcess;
 import io.lbk8s.testkit.net.TestNetwork;
@@ -24,6 +27,15 @@ public final class TestBird {
         this.network = network;
         this.socket = socket;
         this.process = process;
+    }
+
+    /** A one-node test network for a router in its client namespace; skips (or fails on CI) without root or tools. */
+    public static TestNetwork network() throws IOException {
+        RootRequired.check();
+        assumeTrue(
+                TestNetwork.missingPrerequisites().isEmpty(),
+                () -> TestNetwork.missingPrerequisites().get());
+        return TestNetwork.create(1);
     }
 
     /** Starts bird with {@code protocols} after a router id and the device protocol; returns once birdc answers. */
