@@ -34,7 +34,7 @@ class BfdWithBirdIT {
 
     @BeforeAll
     static void startBird() throws Exception {
-        network = TestBird.network();
+        network = TestBird.network("/usr/sbin/bird");
         host = network.hostAddress();
         router = network.client().ipv4();
         bird = TestBird.start(

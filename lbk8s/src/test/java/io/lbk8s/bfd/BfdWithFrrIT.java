@@ -39,7 +39,7 @@ class BfdWithFrrIT {
 
     @BeforeAll
     static void startBfdd() throws Exception {
-        network = TestBird.network();
+        network = TestBird.network("/usr/lib/frr/bfdd");
         host = network.hostAddress();
         router = network.client().ipv4();
         // bfdd drops to user frr: its directory must be open to it, which the network's log directory is not

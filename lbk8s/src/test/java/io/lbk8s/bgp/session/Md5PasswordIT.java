@@ -31,7 +31,7 @@ class Md5PasswordIT {
 
     @BeforeAll
     static void startBird() throws Exception {
-        network = TestBird.network();
+        network = TestBird.network("/usr/sbin/bird");
         host = network.hostAddress();
         InetAddress router = network.client().ipv4();
         birdBgp = new InetSocketAddress(router, 179);

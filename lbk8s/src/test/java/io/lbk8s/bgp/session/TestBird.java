@@ -29,9 +29,17 @@ public final class TestBird {
         this.process = process;
     }
 
-    /** A one-node test network for a router in its client namespace; skips (or fails on CI) without root or tools. */
-    public static TestNetwork network() throws IOException {
+    /**
+     * A one-node test network for a router in its client namespace; skips (or fails on CI) without root, the
+     * network tools or {@code router} (an absolute path: /usr/sbin/bird, /usr/lib/frr/bfdd).
+     */
+    public static TestNetwork network(String router) throws IOException {
         RootRequired.check();
+        boolean installed = Files.isExecutable(Path.of(router));
+        if (!installed && "true".equals(System.getenv("CI"))) {
+            throw new IllegalStateException(router + " is missing: bin/prerequisites installs frr and bird2");
+        }
+        assumeTrue(installed, router + " is not installed");
         assumeTrue(
                 TestNetwork.missingPrerequisites().isEmpty(),
                 () -> TestNetwork.missingPrerequisites().get());
