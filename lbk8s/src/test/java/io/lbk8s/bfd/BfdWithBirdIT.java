@@ -1,11 +1,9 @@
 package io.lbk8s.bfd;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.bgp.session.TestBird;
-import io.lbk8s.net.link.RootRequired;
 import io.lbk8s.testkit.net.TestNetwork;
 import java.net.InetAddress;
 import java.time.Duration;
@@ -36,11 +34,7 @@ class BfdWithBirdIT {
 
     @BeforeAll
     static void startBird() throws Exception {
-        RootRequired.check();
-        assumeTrue(
-                TestNetwork.missingPrerequisites().isEmpty(),
-                () -> TestNetwork.missingPrerequisites().get());
-        network = TestNetwork.create(1);
+        network = TestBird.network("/usr/sbin/bird");
         host = network.hostAddress();
         router = network.client().ipv4();
         bird = TestBird.start(
@@ -94,17 +88,11 @@ class BfdWithBirdIT {
         awaitBirdState("Up", Duration.ofSeconds(5));
 
         // a frozen node: its packets stop arriving, nothing says goodbye
-        String ns = network.client().namespace();
-        for (String[] nft : List.of(
-                new String[] {"add", "table", "inet", "bfdtest"},
-                new String[] {"add", "chain", "inet", "bfdtest", "in", "{ type filter hook input priority 0; }"},
-                new String[] {"add", "rule", "inet", "bfdtest", "in", "udp", "dport", "3784", "drop"})) {
-            List<String> command = new java.util.ArrayList<>(List.of("/usr/sbin/nft"));
-            command.addAll(List.of(nft));
-            assertThat(network.run(ns, Duration.ofSeconds(5), command.toArray(String[]::new))
-                            .ok())
-                    .isTrue();
-        }
+        String rules = "add table inet bfdtest; add chain inet bfdtest in { type filter hook input priority 0; };"
+                + " add rule inet bfdtest in udp dport 3784 drop";
+        assertThat(network.run(network.client().namespace(), Duration.ofSeconds(5), "/usr/sbin/nft", rules)
+                        .ok())
+                .isTrue();
         Duration toDown = awaitBirdState("Down", Duration.ofSeconds(5));
         System.out.println("BIRD saw the session Down " + toDown.toMillis() + " ms after our packets stopped");
         assertThat(toDown).isLessThan(Duration.ofMillis(1300));

@@ -259,14 +259,14 @@ public final class TcpSocket implements AutoCloseable {
     }
 
     /** True when {@code events} came within {@code timeout}; false on time-out or a signal. */
-    private static boolean poll(int fd, short events, Duration timeout, Arena arena) throws IOException {
+    static boolean poll(int fd, short events, Duration timeout, Arena arena) throws IOException {
         MemorySegment pollfd = arena.allocate(8, 4); // struct pollfd { int fd; short events, revents; }
         pollfd.set(JAVA_INT, 0, fd);
         pollfd.set(JAVA_SHORT, 4, events);
         int millis = (int) Math.min(Integer.MAX_VALUE, Math.max(0, (timeout.toNanos() + 999_999) / 1_000_000));
         int n = Native.poll(pollfd, 1, millis);
         if (n < 0 && Native.errno() != Native.EINTR) {
-            throw NativeIOException.of("cannot wait on a TCP socket", Native.errno());
+            throw NativeIOException.of("cannot wait on a socket", Native.errno());
         }
         return n > 0; // POLLERR/POLLHUP count too: SO_ERROR or the next call tells what happened
     }

@@ -4,7 +4,6 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -107,16 +106,7 @@ public final class UdpSocket implements AutoCloseable {
     /** The next datagram into {@code buffer} (truncated to it), or empty when none came within {@code timeout}. */
     public Optional<Datagram> receive(byte[] buffer, Duration timeout) throws IOException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment pollfd = arena.allocate(8, 4); // struct pollfd { int fd; short events, revents; }
-            pollfd.set(JAVA_INT, 0, fd);
-            pollfd.set(JAVA_SHORT, 4, Native.POLLIN);
-            int millis = (int) Math.max(1, timeout.toMillis());
-            int ready = Native.poll(pollfd, 1, millis);
-            if (ready <= 0) {
-                int errno = Native.errno();
-                if (ready < 0 && errno != Native.EINTR) {
-                    throw NativeIOException.of("cannot wait on " + description, errno);
-                }
+            if (!TcpSocket.poll(fd, Native.POLLIN, timeout, arena)) {
                 return Optional.empty();
             }
         }

@@ -2,9 +2,7 @@ package io.lbk8s.bgp.session;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.lbk8s.net.link.RootRequired;
 import io.lbk8s.testkit.net.TestNetwork;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -33,11 +31,7 @@ class Md5PasswordIT {
 
     @BeforeAll
     static void startBird() throws Exception {
-        RootRequired.check();
-        assumeTrue(
-                TestNetwork.missingPrerequisites().isEmpty(),
-                () -> TestNetwork.missingPrerequisites().get());
-        network = TestNetwork.create(1);
+        network = TestBird.network("/usr/sbin/bird");
         host = network.hostAddress();
         InetAddress router = network.client().ipv4();
         birdBgp = new InetSocketAddress(router, 179);

@@ -1,5 +1,8 @@
 package io.lbk8s.bgp.session;
 
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.lbk8s.net.link.RootRequired;
 import io.lbk8s.testkit.net.CommandResult;
 import io.lbk8s.testkit.net.NamespacedProcess;
 import io.lbk8s.testkit.net.TestNetwork;
@@ -24,6 +27,23 @@ public final class TestBird {
         this.network = network;
         this.socket = socket;
         this.process = process;
+    }
+
+    /**
+     * A one-node test network for a router in its client namespace; skips (or fails on CI) without root, the
+     * network tools or {@code router} (an absolute path: /usr/sbin/bird, /usr/lib/frr/bfdd).
+     */
+    public static TestNetwork network(String router) throws IOException {
+        RootRequired.check();
+        boolean installed = Files.isExecutable(Path.of(router));
+        if (!installed && "true".equals(System.getenv("CI"))) {
+            throw new IllegalStateException(router + " is missing: bin/prerequisites installs frr and bird2");
+        }
+        assumeTrue(installed, router + " is not installed");
+        assumeTrue(
+                TestNetwork.missingPrerequisites().isEmpty(),
+                () -> TestNetwork.missingPrerequisites().get());
+        return TestNetwork.create(1);
     }
 
     /** Starts bird with {@code protocols} after a router id and the device protocol; returns once birdc answers. */
