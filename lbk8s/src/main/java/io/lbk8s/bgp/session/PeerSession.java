@@ -73,6 +73,7 @@ final class PeerSession {
     // owned by the loop thread
     private SessionState state = SessionState.IDLE;
     private int attempt;
+    private int failuresInARow;
     private Connection connection;
     private Optional<BfdSession> bfdSession = Optional.empty();
     private Optional<BfdState> bfdState = Optional.empty();
@@ -192,6 +193,9 @@ final class PeerSession {
         SessionFsm.Transition transition = SessionFsm.next(state, event);
         SessionState before = state;
         state = transition.state();
+        if (state == SessionState.ESTABLISHED) {
+            failuresInARow = 0;
+        }
         Optional<String> error = status.lastError();
         for (SessionAction action : transition.actions()) {
             switch (action) {
@@ -364,7 +368,7 @@ final class PeerSession {
 
     private void arm(Timer timer) {
         Duration length = switch (timer) {
-            case CONNECT_RETRY -> spec.connectTime();
+            case CONNECT_RETRY -> state == SessionState.CONNECT ? spec.connectTime() : retryDelay();
             case HOLD -> negotiated == null ? OPEN_HOLD : negotiated.holdTime();
             case KEEPALIVE -> negotiated == null ? Duration.ZERO : negotiated.keepalive();
         };
@@ -373,6 +377,17 @@ final class PeerSession {
         } else {
             deadlines.put(timer, System.nanoTime() + length.toNanos());
         }
+    }
+
+    /**
+     * After a failure, try again in 1 s, then 2, 4... up to the BGPPeer's connectTime: a router that restarts is
+     * found again within seconds (we only connect out, so its own attempts cannot bring the session back), and one
+     * that stays away is not asked more often than connectTime says.
+     */
+    private Duration retryDelay() {
+        Duration delay = Duration.ofSeconds(1L << Math.min(failuresInARow, 16));
+        failuresInARow++;
+        return delay.compareTo(spec.connectTime()) < 0 ? delay : spec.connectTime();
     }
 
     private long untilNextDeadline() {
