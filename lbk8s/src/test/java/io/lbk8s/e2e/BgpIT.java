@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.lbk8s.testkit.net.BfdTimers;
 import io.lbk8s.testkit.net.BgpRouter;
 import io.lbk8s.testkit.net.RibPath;
+import io.lbk8s.testkit.net.RouterBfdPeer;
 import io.lbk8s.testkit.net.RouterConfig;
 import io.lbk8s.testkit.net.RouterKind;
 import io.lbk8s.testkit.net.RouterPeer;
@@ -121,6 +122,10 @@ class BgpIT {
         router.awaitFib(
                 prefix(ip), r -> r.size() == 1 && r.getFirst().nextHops().size() == 3, "over 3", SOON);
         TestNode victim = network.nodes().getFirst();
+        Sandbox.poll(
+                "the router's BFD sessions with the three nodes Up",
+                SOON,
+                () -> frr.bfdPeers().stream().filter(RouterBfdPeer::up).count() == 3);
 
         long frozenAt = System.nanoTime();
         network.freeze(victim);
@@ -130,6 +135,7 @@ class BgpIT {
                 "without the frozen node",
                 Duration.ofSeconds(5));
         Duration gone = Duration.ofNanos(System.nanoTime() - frozenAt);
+        System.out.println("BgpIT: the frozen node's route left the router's FIB after " + gone.toMillis() + " ms");
 
         assertThat(gone).as("frozen node's route gone from the router's FIB").isLessThan(Duration.ofSeconds(3));
         assertThat(router.fibNextHops(prefix(ip))).hasSize(2).doesNotContain(victim.ipv4());
