@@ -1,12 +1,15 @@
 package io.lbk8s.controller;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.lbk8s.cli.CliRun;
 import io.lbk8s.kube.ConfigResources;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -43,10 +46,17 @@ class BgpConfigApiTest {
                 Map.of("myASN", 64500, "peerAddress", "10.5.0.2", "bfdProfile", "fsat"));
         create(ConfigResources.BGP_ADVERTISEMENTS, "default", Map.of("ipAddressPools", java.util.List.of("default")));
 
-        assertThat(lb.awaitEvent(NS, "typo", "InvalidConfiguration").getMessage())
-                .isEqualTo("peerASN or dynamicASN is required: peerASN is the peer's AS number; dynamicASN, internal or"
-                        + " external, accepts the AS the peer announces; lbk8s does not use this object until it is"
-                        + " fixed");
+        // one Event per problem, in no promised order
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(lb.events(NS, "typo"))
+                        .filteredOn(e -> "InvalidConfiguration".equals(e.getReason()))
+                        .extracting(Event::getMessage)
+                        .contains(
+                                "peerASN or dynamicASN is required: peerASN is the peer's AS number; dynamicASN,"
+                                        + " internal or external, accepts the AS the peer announces; lbk8s does not"
+                                        + " use this object until it is fixed",
+                                "bfdProfile: BFDProfile \"fsat\" does not exist; lbk8s does not use this object until"
+                                        + " it is fixed"));
         assertThat(lb.awaitEvent(NS, "fast", "ConfigurationWarning").getMessage())
                 .startsWith("echoMode is not supported by lbk8s");
         lb.service("web");
