@@ -25,6 +25,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * BGP mode as a user with a router sees it: three nodes run lbk8s speakers configured by MetalLB's own BGPPeer,
@@ -96,6 +98,83 @@ class BgpIT {
                 .as("nodes that answered the remote client through the router (ECMP)")
                 .isNotEmpty()
                 .allSatisfy(body -> assertThat(body).startsWith("node-"));
+    }
+
+    @ParameterizedTest
+    @EnumSource(
+            value = RouterKind.class,
+            names = {"BIRD", "GOBGP"})
+    void birdAndGobgpAsTheRouterGetTheRouteFromEveryNode(RouterKind kind) {
+        List<RouterPeer> peers = network.nodes().stream()
+                .map(n -> RouterPeer.at(n.ipv4(), NODE_AS))
+                .toList();
+        BgpRouter upstream = router.start(kind, RouterConfig.of(ROUTER_AS, router.ipv4(), peers));
+        for (TestNode node : network.nodes()) {
+            upstream.awaitEstablished(node.ipv4(), SOON);
+        }
+        InetAddress ip = loadBalancer("via-" + kind.name().toLowerCase(java.util.Locale.ROOT), "Cluster");
+
+        assertThat(upstream.awaitRoutes(prefix(ip), p -> p.size() == 3, "from all three nodes", SOON))
+                .extracting(RibPath::nextHop)
+                .containsExactlyInAnyOrderElementsOf(nodeAddresses());
+        router.awaitFib(
+                prefix(ip), r -> r.size() == 1 && r.getFirst().nextHops().size() == 3, "over 3", SOON);
+        assertThat(router.remoteClient().curl(ip, CURL))
+                .hasValueSatisfying(b -> assertThat(b).startsWith("node-"));
+    }
+
+    @Test
+    void anIpv6AddressIsAdvertisedOverAnIpv6SessionAndAnswered() {
+        BgpRouter frr = startFrr();
+        cluster.createMetallb(
+                "BGPPeer",
+                "router-v6",
+                "{myASN: " + NODE_AS + ", peerASN: " + ROUTER_AS + ", peerAddress: '" + text(router.ipv6()) + "'}");
+        cluster.createMetallb(
+                "IPAddressPool",
+                "bgp-v6",
+                "{addresses: ['" + text(network.ipv6PoolAddress(40)) + "/128'], autoAssign: false}");
+        cluster.createMetallb("BGPAdvertisement", "bgp-v6", "{ipAddressPools: [bgp-v6], peers: [router-v6]}");
+        try {
+            for (TestNode node : network.nodes()) {
+                frr.awaitEstablished(node.ipv6(), SOON);
+            }
+            InetAddress ip = loadBalancer("web-v6", "Cluster", true, "bgp-v6", "IPv6");
+            String v6prefix = text(ip) + "/128";
+
+            assertThat(frr.awaitRoutes(v6prefix, p -> p.size() == 3, "from all three nodes", SOON))
+                    .extracting(RibPath::nextHop)
+                    .containsExactlyInAnyOrderElementsOf(
+                            network.nodes().stream().map(TestNode::ipv6).toList());
+            router.awaitFib(v6prefix, r -> !r.isEmpty(), "installed", SOON);
+            assertThat(router.remoteClient().curl(ip, CURL))
+                    .hasValueSatisfying(b -> assertThat(b).startsWith("node-"));
+        } finally {
+            delete("v1beta2", "BGPPeer", "router-v6");
+        }
+    }
+
+    @Test
+    void aPasswordSignsTheSessionsWithTcpMd5() throws InterruptedException {
+        List<RouterPeer> peers = network.nodes().stream()
+                .map(n -> RouterPeer.at(n.ipv4(), NODE_AS).withPassword("s3cret-md5"))
+                .toList();
+        BgpRouter frr = router.start(RouterKind.FRR, RouterConfig.of(ROUTER_AS, router.ipv4(), peers));
+        InetAddress ip = loadBalancer("signed", "Cluster");
+        // the BGPPeer has no password yet: the router, which expects one, never hears our SYNs
+        Thread.sleep(3_000);
+        assertThat(frr.sessions()).noneMatch(io.lbk8s.testkit.net.RouterSession::established);
+
+        setPassword("s3cret-md5");
+        try {
+            for (TestNode node : network.nodes()) {
+                frr.awaitEstablished(node.ipv4(), SOON);
+            }
+            assertThat(frr.awaitRoutes(prefix(ip), p -> p.size() == 3, "from all three nodes", SOON))
+                    .hasSize(3);
+        } finally {
+            setPassword(null);
+        }
     }
 
     @Test
@@ -180,11 +259,7 @@ class BgpIT {
                             .map(Event::getMessage)
                             .anyMatch(m -> m != null && m.contains("64999")));
         } finally {
-            cluster.client
-                    .genericKubernetesResources("metallb.io/v1beta2", "BGPPeer")
-                    .inNamespace(Sandbox.NAMESPACE)
-                    .withName("wrong-as")
-                    .delete();
+            delete("v1beta2", "BGPPeer", "wrong-as");
         }
     }
 
@@ -205,17 +280,23 @@ class BgpIT {
     }
 
     private static InetAddress loadBalancer(String name, String trafficPolicy, boolean selector) {
+        return loadBalancer(name, trafficPolicy, selector, "bgp", "IPv4");
+    }
+
+    private static InetAddress loadBalancer(
+            String name, String trafficPolicy, boolean selector, String pool, String family) {
         cluster.client
                 .services()
                 .resource(new ServiceBuilder()
                         .withNewMetadata()
                         .withName(name)
                         .withNamespace("default")
-                        .withAnnotations(Map.of("metallb.io/address-pool", "bgp"))
+                        .withAnnotations(Map.of("metallb.io/address-pool", pool))
                         .endMetadata()
                         .withNewSpec()
                         .withType("LoadBalancer")
                         .withExternalTrafficPolicy(trafficPolicy)
+                        .withIpFamilies(family)
                         .withSelector(selector ? Map.of("app", name) : null)
                         .addNewPort()
                         .withName("http")
@@ -226,6 +307,33 @@ class BgpIT {
                         .build())
                 .create();
         return Sandbox.address(cluster.awaitIngressIps("default", name, 1).getFirst());
+    }
+
+    private static void delete(String version, String kind, String name) {
+        cluster.client
+                .genericKubernetesResources("metallb.io/" + version, kind)
+                .inNamespace(Sandbox.NAMESPACE)
+                .withName(name)
+                .delete();
+    }
+
+    /** Edits the BGPPeer as {@code kubectl edit} would: the speakers restart their sessions with the new password. */
+    private static void setPassword(String password) {
+        cluster.client
+                .genericKubernetesResources("metallb.io/v1beta2", "BGPPeer")
+                .inNamespace(Sandbox.NAMESPACE)
+                .withName("router")
+                .edit(peer -> {
+                    @SuppressWarnings("unchecked")
+                    Map<String, Object> spec =
+                            (Map<String, Object>) peer.getAdditionalProperties().get("spec");
+                    if (password == null) {
+                        spec.remove("password");
+                    } else {
+                        spec.put("password", password);
+                    }
+                    return peer;
+                });
     }
 
     private static List<InetAddress> nodeAddresses() {
