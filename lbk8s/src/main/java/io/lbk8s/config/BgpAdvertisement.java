@@ -34,15 +34,11 @@ public record BgpAdvertisement(
     }
 
     public boolean selects(AddressPool pool) {
-        if (ipAddressPools.isEmpty() && ipAddressPoolSelectors.isEmpty()) {
-            return true;
-        }
-        return ipAddressPools.contains(pool.name())
-                || ipAddressPoolSelectors.stream().anyMatch(s -> s.matches(pool.labels()));
+        return Selection.selectsPool(ipAddressPools, ipAddressPoolSelectors, pool);
     }
 
     public boolean allowsNode(Map<String, String> nodeLabels) {
-        return nodeSelectors.isEmpty() || nodeSelectors.stream().anyMatch(s -> s.matches(nodeLabels));
+        return Selection.allowsNode(nodeSelectors, nodeLabels);
     }
 
     public boolean toPeer(String peer) {

@@ -43,6 +43,6 @@ public record BgpPeer(
 
     /** Whether a node with these labels holds a session with this peer. */
     public boolean allowsNode(Map<String, String> nodeLabels) {
-        return nodeSelectors.isEmpty() || nodeSelectors.stream().anyMatch(s -> s.matches(nodeLabels));
+        return Selection.allowsNode(nodeSelectors, nodeLabels);
     }
 }

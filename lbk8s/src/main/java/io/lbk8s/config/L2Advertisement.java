@@ -24,16 +24,12 @@ public record L2Advertisement(
     }
 
     public boolean selects(AddressPool pool) {
-        if (ipAddressPools.isEmpty() && ipAddressPoolSelectors.isEmpty()) {
-            return true;
-        }
-        return ipAddressPools.contains(pool.name())
-                || ipAddressPoolSelectors.stream().anyMatch(s -> s.matches(pool.labels()));
+        return Selection.selectsPool(ipAddressPools, ipAddressPoolSelectors, pool);
     }
 
     /** Whether a node with these labels may announce for this advertisement's pools. */
     public boolean allowsNode(java.util.Map<String, String> nodeLabels) {
-        return nodeSelectors.isEmpty() || nodeSelectors.stream().anyMatch(s -> s.matches(nodeLabels));
+        return Selection.allowsNode(nodeSelectors, nodeLabels);
     }
 
     /** The summed weight of the preferences a node with these labels matches; 0 when none. */
