@@ -123,7 +123,7 @@ public final class BgpBenchmark {
             row(
                     "speaker (BGP)",
                     "speaker RSS with " + count + " BGP Services, one peer with BFD (" + first.name() + ")",
-                    ProcessMemory.of(sandbox.speaker(first).pid()).describe());
+                    ProcessMemory.of(javaIn(sandbox.speaker(first).process())).describe());
         } catch (java.io.IOException | IllegalStateException e) {
             row("speaker (BGP)", "speaker RSS", "not measured: " + e.getMessage());
         }
@@ -205,6 +205,16 @@ public final class BgpBenchmark {
                     String.format(Locale.ROOT, "RSS of a JVM running the BGP session with %,d routes", count),
                     ProcessMemory.of(pid).describe());
         }
+    }
+
+    /** The sandbox starts a speaker through a shell that stops it when stdin closes: the JVM is its child. */
+    private static long javaIn(Process process) {
+        return process.toHandle()
+                .descendants()
+                .filter(p -> p.info().command().orElse("").endsWith("java"))
+                .findFirst()
+                .orElse(process.toHandle())
+                .pid();
     }
 
     private static long received(FrrRouter frr) {
