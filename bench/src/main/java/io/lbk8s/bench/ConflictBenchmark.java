@@ -211,7 +211,8 @@ public final class ConflictBenchmark {
                 Locale.ROOT, "%.0f ms / %.0f ms", sorted.get(sorted.size() / 2) / 1000.0, sorted.getLast() / 1000.0);
     }
 
-    private static String percentiles(List<Long> micros) {
+    /** "p50 ms / p99 ms / max ms" of latencies in microseconds. */
+    static String percentiles(List<Long> micros) {
         List<Long> sorted = micros.stream().sorted().toList();
         long p99 = sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(sorted.size() * 0.99) - 1));
         return String.format(
