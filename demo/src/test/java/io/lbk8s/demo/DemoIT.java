@@ -44,13 +44,8 @@ class DemoIT {
     @Test
     void showsEveryStepWithMeasuredFiguresAndLeavesNothingBehind() throws Exception {
         try (DemoProcess demo = DemoProcess.start("full")) {
-            demo.awaitOutput(Pattern.compile("\\(after \\d+ (ms|\\.\\d+ s)\\)"), WHOLE_RUN);
-            Footprint footprint = demo.footprint();
-            int exit = demo.awaitExit(WHOLE_RUN);
-            String out = demo.output();
-            assertThat(exit)
-                    .as("exit code; output:\n%s\nstderr:\n%s", out, demo.errors())
-                    .isZero();
+            Footprint footprint = demo.footprintOnce(Pattern.compile("\\(after \\d+ (ms|\\.\\d+ s)\\)"));
+            String out = demo.awaitSuccess();
 
             String ip4 =
                     group(out, "whoami +LoadBalancer +\\S+ +(198\\.18\\.\\d+\\.2\\d\\d) +80:\\d+/TCP +\\(after \\d+");
@@ -110,13 +105,8 @@ class DemoIT {
         }
         assumeTrue(noFrr.isEmpty(), () -> "BGP demo test skipped: " + noFrr.orElse(""));
         try (DemoProcess demo = DemoProcess.start("bgp", "--bgp")) {
-            demo.awaitOutput(Pattern.compile("whoami +LoadBalancer .*\\(after \\d+"), WHOLE_RUN);
-            Footprint footprint = demo.footprint();
-            int exit = demo.awaitExit(WHOLE_RUN);
-            String out = demo.output();
-            assertThat(exit)
-                    .as("exit code; output:\n%s\nstderr:\n%s", out, demo.errors())
-                    .isZero();
+            Footprint footprint = demo.footprintOnce(Pattern.compile("whoami +LoadBalancer .*\\(after \\d+"));
+            String out = demo.awaitSuccess();
 
             String net = group(out, "NEIGHBOR +NODE +AS +BGP +BFD\\n +(198\\.18\\.\\d+)\\.11 ");
             for (int n = 1; n <= 3; n++) {
@@ -341,6 +331,22 @@ class DemoIT {
                 }
                 Thread.sleep(100);
             }
+        }
+
+        /** Its footprint, seen once {@code midway} is printed (the sandbox is up by then). */
+        Footprint footprintOnce(Pattern midway) throws Exception {
+            awaitOutput(midway, WHOLE_RUN);
+            return footprint();
+        }
+
+        /** Its output, once it has exited 0. */
+        String awaitSuccess() throws Exception {
+            int exit = awaitExit(WHOLE_RUN);
+            String out = output();
+            assertThat(exit)
+                    .as("exit code; output:\n%s\nstderr:\n%s", out, errors())
+                    .isZero();
+            return out;
         }
 
         Footprint footprint() throws IOException {
