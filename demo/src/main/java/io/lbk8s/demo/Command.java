@@ -13,8 +13,9 @@ sealed interface Command {
      * @param plain no colours and no redrawn status line, even on a terminal
      * @param logs  keep the sandbox's logs (and kubeconfig) here; otherwise they go to a temporary directory that is
      *              deleted with the sandbox
+     * @param bgp   show BGP mode (an FRR router in front of the nodes) instead of layer 2
      */
-    record Run(boolean keep, boolean plain, Optional<Path> logs) implements Command {}
+    record Run(boolean keep, boolean plain, Optional<Path> logs, boolean bgp) implements Command {}
 
     /** Remove what a demo killed with SIGKILL left behind. */
     record Clean() implements Command {}
@@ -24,11 +25,14 @@ sealed interface Command {
     record Invalid(String problem) implements Command {}
 
     String USAGE = """
-            usage: demo/run [--keep] [--plain] [--logs DIR]
+            usage: demo/run [--bgp] [--keep] [--plain] [--logs DIR]
                    demo/run --clean
             Builds a sandbox LAN of network namespaces with an embedded Kubernetes API, the lbk8s controller, three nodes
             each with a speaker and a backend, and a client; then shows a Service get an address, the client reach it
             over ARP and NDP, and the traffic move when the leader fails. Needs root. Removes everything at the end.
+              --bgp       BGP mode instead: an FRR router in front of the nodes peers with their speakers (BFD on), a
+                          client behind it reaches the Service over all three (ECMP); a node frozen, then thawed, and a
+                          speaker stopped show how fast the router stops sending traffic their way
               --keep      leave the sandbox running at the end and print how to explore it; Ctrl-C removes it
               --plain     plain output (the default when stdout is not a terminal)
               --logs DIR  keep the logs of every process in DIR (otherwise deleted with the sandbox)
@@ -39,12 +43,14 @@ sealed interface Command {
         boolean keep = false;
         boolean plain = false;
         boolean clean = false;
+        boolean bgp = false;
         Optional<Path> logs = Optional.empty();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--keep" -> keep = true;
                 case "--plain" -> plain = true;
                 case "--clean" -> clean = true;
+                case "--bgp" -> bgp = true;
                 case "-h", "--help" -> {
                     return new Help();
                 }
@@ -59,9 +65,9 @@ sealed interface Command {
                 }
             }
         }
-        if (clean && (keep || logs.isPresent())) {
+        if (clean && (keep || bgp || logs.isPresent())) {
             return new Invalid("--clean takes no other option");
         }
-        return clean ? new Clean() : new Run(keep, plain, logs);
+        return clean ? new Clean() : new Run(keep, plain, logs, bgp);
     }
 }

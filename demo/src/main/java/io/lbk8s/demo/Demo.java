@@ -34,11 +34,14 @@ final class Demo {
     private final Interruption interruption;
     private volatile Sandbox sandbox;
     private final List<FamilyResult> results = new ArrayList<>();
+    private final boolean bgp;
+    private volatile BgpWalkthrough bgpWalkthrough;
 
-    Demo(Console console, Path logs, Interruption interruption) {
+    Demo(Console console, Path logs, Interruption interruption, boolean bgp) {
         this.console = console;
         this.logs = logs;
         this.interruption = interruption;
+        this.bgp = bgp;
     }
 
     /** The sandbox once started, for the teardown; empty while it is being built (it then cleans up itself). */
@@ -48,6 +51,11 @@ final class Demo {
 
     List<FamilyResult> run() throws Exception {
         startSandbox();
+        if (bgp) {
+            bgpWalkthrough = new BgpWalkthrough(console, sandbox, logs, this::createService);
+            bgpWalkthrough.run();
+            return List.of();
+        }
         applyExample();
 
         console.heading("1. The Service gets an address");
@@ -170,9 +178,9 @@ final class Demo {
 
     // ---- step 1: an address ----
 
-    private record Created(String name, InetAddress ip, Duration assignedIn) {}
+    record Created(String name, InetAddress ip, Duration assignedIn) {}
 
-    private Created createService(String name, boolean ipv6) throws InterruptedException {
+    Created createService(String name, boolean ipv6) throws InterruptedException {
         var spec = new ServiceBuilder()
                 .withNewMetadata()
                 .withName(name)
@@ -434,6 +442,9 @@ final class Demo {
 
     /** With --keep: how to look around in the running sandbox. */
     List<String> exploreHints() {
+        if (bgpWalkthrough != null) {
+            return bgpWalkthrough.exploreHints();
+        }
         TestNetwork network = sandbox.network;
         String client = network.client().namespace();
         List<String> lines = new ArrayList<>();

@@ -1,5 +1,6 @@
 package io.lbk8s.demo;
 
+import io.lbk8s.testkit.net.RouterKind;
 import io.lbk8s.testkit.net.TestNetwork;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -36,7 +37,10 @@ public final class DemoMain {
                 yield 2;
             }
             case Command.Clean() -> cannotRun().orElseGet(Clean::run);
-            case Command.Run run -> cannotRun().orElseGet(() -> demo(run));
+            case Command.Run run ->
+                cannotRun()
+                        .or(() -> run.bgp() ? cannotRunBgp() : Optional.empty())
+                        .orElseGet(() -> demo(run));
         };
     }
 
@@ -45,6 +49,14 @@ public final class DemoMain {
         return TestNetwork.missingPrerequisites().map(missing -> {
             System.err.println("demo/run cannot run here: it " + missing.replace("; needs", ", and needs")
                     + ". Run it as root (sudo demo/run) on Linux.");
+            return 2;
+        });
+    }
+
+    private static Optional<Integer> cannotRunBgp() {
+        return TestNetwork.missingPrerequisites(RouterKind.FRR).map(missing -> {
+            System.err.println("demo/run --bgp cannot run here: it " + missing + ". As root, bin/prerequisites bgp"
+                    + " installs it on Debian or Ubuntu.");
             return 2;
         });
     }
@@ -70,9 +82,10 @@ public final class DemoMain {
                             : "Interrupted: stopping the demo and removing the sandbox ...");
         });
         long started = System.nanoTime();
-        console.always("lbk8s demo: a MetalLB-compatible layer-2 load balancer, on a sandbox LAN on this machine"
-                + " (demo/run --help)");
-        Demo demo = new Demo(console, directory, interruption);
+        console.always("lbk8s demo: a MetalLB-compatible "
+                + (options.bgp() ? "load balancer in BGP mode, behind an FRR router" : "layer-2 load balancer")
+                + ", on a sandbox LAN on this machine (demo/run --help)");
+        Demo demo = new Demo(console, directory, interruption, options.bgp());
         int code;
         boolean completed = false;
         try {

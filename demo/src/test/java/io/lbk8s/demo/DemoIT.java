@@ -3,6 +3,7 @@ package io.lbk8s.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.lbk8s.testkit.net.RouterKind;
 import io.lbk8s.testkit.net.TestNetwork;
 import io.lbk8s.testkit.sandbox.Sandbox;
 import java.io.IOException;
@@ -43,13 +44,8 @@ class DemoIT {
     @Test
     void showsEveryStepWithMeasuredFiguresAndLeavesNothingBehind() throws Exception {
         try (DemoProcess demo = DemoProcess.start("full")) {
-            demo.awaitOutput(Pattern.compile("\\(after \\d+ (ms|\\.\\d+ s)\\)"), WHOLE_RUN);
-            Footprint footprint = demo.footprint();
-            int exit = demo.awaitExit(WHOLE_RUN);
-            String out = demo.output();
-            assertThat(exit)
-                    .as("exit code; output:\n%s\nstderr:\n%s", out, demo.errors())
-                    .isZero();
+            Footprint footprint = demo.footprintOnce(Pattern.compile("\\(after \\d+ (ms|\\.\\d+ s)\\)"));
+            String out = demo.awaitSuccess();
 
             String ip4 =
                     group(out, "whoami +LoadBalancer +\\S+ +(198\\.18\\.\\d+\\.2\\d\\d) +80:\\d+/TCP +\\(after \\d+");
@@ -96,6 +92,65 @@ class DemoIT {
                     .containsExactly(leader4, arpMac, leader4, moved4);
             assertThat(row6.group(1)).isEqualTo(leader6);
 
+            assertThat(out).contains("nothing left behind").containsPattern("Done in [\\d.]+ s\\.");
+            footprint.assertGone();
+        }
+    }
+
+    @Test
+    void withBgpShowsTheRoutersEvidenceForEveryStepAndLeavesNothingBehind() throws Exception {
+        Optional<String> noFrr = TestNetwork.missingPrerequisites(RouterKind.FRR);
+        if (noFrr.isPresent() && "true".equals(System.getenv("CI"))) {
+            throw new IllegalStateException("the BGP demo test cannot run: " + noFrr.get());
+        }
+        assumeTrue(noFrr.isEmpty(), () -> "BGP demo test skipped: " + noFrr.orElse(""));
+        try (DemoProcess demo = DemoProcess.start("bgp", "--bgp")) {
+            Footprint footprint = demo.footprintOnce(Pattern.compile("whoami +LoadBalancer .*\\(after \\d+"));
+            String out = demo.awaitSuccess();
+
+            String net = group(out, "NEIGHBOR +NODE +AS +BGP +BFD\\n +(198\\.18\\.\\d+)\\.11 ");
+            for (int n = 1; n <= 3; n++) {
+                assertThat(out)
+                        .containsPattern(Pattern.quote(net + ".1" + n) + " +node-" + n + " +64512 +Established +up\\n");
+            }
+            String ip =
+                    group(out, "whoami +LoadBalancer +\\S+ +(198\\.18\\.\\d+\\.2\\d\\d) +80:\\d+/TCP +\\(after \\d+");
+            String all = "nexthop via " + net + ".11 \\(node-1\\), " + net + ".12 \\(node-2\\), " + net
+                    + ".13 \\(node-3\\) proto bgp";
+            assertThat(out)
+                    .containsPattern("show bgp ipv4 unicast " + Pattern.quote(ip) + "/32': 3 paths")
+                    .containsPattern(
+                            "ip route show " + Pattern.quote(ip) + ": " + all + " \\([\\d.]+ m?s after the Service");
+            String answers = group(
+                    out,
+                    "remote\\$ curl http://" + Pattern.quote(ip)
+                            + "/ \\(20 times, each a new connection\\): answered by ([^\\n]*)\\n");
+            assertThat(answers).as("answers over ECMP").matches("node-\\d x\\d+(, node-\\d x\\d+){1,2}");
+
+            String frozenGone = group(
+                    out,
+                    "ip route show " + Pattern.quote(ip) + ": nexthop via " + net + ".12 \\(node-2\\), " + net
+                            + ".13 \\(node-3\\) proto bgp \\(([\\d.]+ m?s) after the freeze\\)");
+            assertThat(out).contains("'show bfd peers': node-1 down");
+            assertThat(out)
+                    .containsPattern(
+                            "ip route show " + Pattern.quote(ip) + ": " + all + " \\([\\d.]+ m?s after the thaw\\)");
+            assertThat(out)
+                    .containsPattern("ip route show " + Pattern.quote(ip) + ": nexthop via " + net
+                            + ".11 \\(node-1\\), " + net + ".13 \\(node-3\\) proto bgp \\([\\d.]+ m?s after SIGTERM\\)")
+                    .contains("ready, and back in the router's FIB");
+
+            assertThat(out)
+                    .containsPattern("WHAT HAPPENED +WHAT THE ROUTER DID +TIME")
+                    .containsPattern("Service whoami created +routes " + Pattern.quote(ip)
+                            + " over the 3 nodes \\(ECMP\\) +[\\d.]+ m?s")
+                    .containsPattern(
+                            "20 calls from the remote client +answered by " + Pattern.quote(answers) + "; \\d+ failed")
+                    .containsPattern(
+                            "node-1 frozen \\(SIGSTOP\\) +dropped its next hop \\(BFD\\) +" + Pattern.quote(frozenGone))
+                    .containsPattern("node-1 thawed \\(SIGCONT\\) +took it back +[\\d.]+ m?s")
+                    .containsPattern(
+                            "speaker on node-2 stopped \\(SIGTERM\\) +dropped its next hop \\(withdrawn\\) +[\\d.]+ m?s");
             assertThat(out).contains("nothing left behind").containsPattern("Done in [\\d.]+ s\\.");
             footprint.assertGone();
         }
@@ -231,12 +286,14 @@ class DemoIT {
             this.stderr = stderr;
         }
 
-        static DemoProcess start(String name) throws IOException {
+        static DemoProcess start(String name, String... options) throws IOException {
             Path stdout = OUTPUT.resolve(name + ".out");
             Path stderr = OUTPUT.resolve(name + ".err");
             // Maven packaged everything before the integration tests: demo/run must not build (or go online).
-            var builder = new ProcessBuilder(
-                            "setsid", Sandbox.REPO.resolve("demo/run").toString(), "--plain")
+            List<String> command = new ArrayList<>(
+                    List.of("setsid", Sandbox.REPO.resolve("demo/run").toString(), "--plain"));
+            command.addAll(List.of(options));
+            var builder = new ProcessBuilder(command)
                     .directory(Sandbox.REPO.toFile())
                     .redirectOutput(stdout.toFile())
                     .redirectError(stderr.toFile());
@@ -274,6 +331,22 @@ class DemoIT {
                 }
                 Thread.sleep(100);
             }
+        }
+
+        /** Its footprint, seen once {@code midway} is printed (the sandbox is up by then). */
+        Footprint footprintOnce(Pattern midway) throws Exception {
+            awaitOutput(midway, WHOLE_RUN);
+            return footprint();
+        }
+
+        /** Its output, once it has exited 0. */
+        String awaitSuccess() throws Exception {
+            int exit = awaitExit(WHOLE_RUN);
+            String out = output();
+            assertThat(exit)
+                    .as("exit code; output:\n%s\nstderr:\n%s", out, errors())
+                    .isZero();
+            return out;
         }
 
         Footprint footprint() throws IOException {
