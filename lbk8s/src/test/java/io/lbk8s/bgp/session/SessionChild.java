@@ -52,7 +52,7 @@ public final class SessionChild {
                 args.length > 5 && args[5].equals("graceful-restart"),
                 true,
                 Optional.empty());
-        Sessions sessions = Sessions.start(new PlainConnector(), Clock.systemUTC(), s -> {});
+        Sessions sessions = Sessions.start(new Md5Connector(), Clock.systemUTC(), s -> {});
         sessions.configure(List.of(spec));
         System.out.println("ready");
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
