@@ -47,8 +47,11 @@ class BfdSessionsTest {
         BfdSession onA = nodeA.watch(A, B, BfdSettings.DEFAULTS, seenByA::add);
         BfdSession onB = nodeB.watch(B, A, BfdSettings.DEFAULTS, seenByB::add);
 
-        assertThat(next(seenByA, 5)).isIn(BfdState.INIT, BfdState.UP);
-        awaitState(seenByA, BfdState.UP);
+        BfdState firstOnA = next(seenByA, 5);
+        assertThat(firstOnA).isIn(BfdState.INIT, BfdState.UP);
+        if (firstOnA != BfdState.UP) { // A goes straight to Up when B's Init arrives first
+            awaitState(seenByA, BfdState.UP);
+        }
         awaitState(seenByB, BfdState.UP);
         assertThat(onA.state()).isEqualTo(BfdState.UP);
 
@@ -76,8 +79,8 @@ class BfdSessionsTest {
             assertThat(next(seenByB, 3)).isEqualTo(BfdState.DOWN);
             Duration silent = Duration.ofNanos(System.nanoTime() - last);
             assertThat(silent)
-                    .as("3 x 300 ms after the last packet")
-                    .isBetween(Duration.ofMillis(880), Duration.ofMillis(1100));
+                    .as("3 x 300 ms after the last packet, with room for a busy machine")
+                    .isBetween(Duration.ofMillis(880), Duration.ofMillis(1300));
             assertThat(onB.diagnostic()).isEqualTo(Diagnostic.CONTROL_DETECTION_TIME_EXPIRED);
         }
     }
