@@ -11,7 +11,6 @@ import io.lbk8s.install.Manifests;
 import io.lbk8s.install.Reachability;
 import io.lbk8s.install.Rollout;
 import io.lbk8s.install.Verifier;
-import io.lbk8s.text.Durations;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,6 +18,7 @@ import java.util.List;
 import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 
 @Command(
         name = "install",
@@ -173,16 +173,26 @@ final class InstallCommand extends ClusterCommand {
         return run(spec.commandLine().getOut(), spec.commandLine().getErr());
     }
 
+    /** A flag's value install cannot use: exit code 2 and the sentence, like any bad flag, before anything is read. */
+    private ParameterException badFlag(String sentence) {
+        return new ParameterException(spec.commandLine(), sentence);
+    }
+
     private int run(PrintWriter out, PrintWriter err) throws InterruptedException {
-        Duration rolloutTimeout = Durations.parse("--timeout", timeout);
-        Duration addressTimeout = Durations.parse("--verify-timeout", verifyTimeout);
+        Duration rolloutTimeout = DurationFlags.parse(spec, "--timeout", timeout);
+        Duration addressTimeout = DurationFlags.parse(spec, "--verify-timeout", verifyTimeout);
         if (peerPort < 0 || peerPort > 65535) {
-            throw new InstallProblem(
-                    "--peer-port: " + peerPort + " is outside 1-65535 (0 turns the failure detector off)");
+            throw badFlag("--peer-port: " + peerPort + " is outside 1-65535 (0 turns the failure detector off)");
         }
         if (controllerReplicas < 1) {
-            throw new InstallProblem("--controller-replicas: " + controllerReplicas
+            throw badFlag("--controller-replicas: " + controllerReplicas
                     + " is below 1 (without a controller no Service gets " + "an address)");
+        }
+        List<BgpPeerOption> peers;
+        try {
+            peers = BgpPeerOption.parseAll(bgpPeers);
+        } catch (InstallProblem problem) {
+            throw badFlag(problem.getMessage());
         }
         InstallValues values = InstallValues.defaults()
                 .withNamespace(namespace)
@@ -193,7 +203,7 @@ final class InstallCommand extends ClusterCommand {
                 .withSpeakerArpInKernel(speakerArpInKernel)
                 .withPeerPort(peerPort)
                 .withControllerReplicas(controllerReplicas)
-                .withBgpPeers(BgpPeerOption.parseAll(bgpPeers));
+                .withBgpPeers(peers);
         if (image != null) {
             values = values.withImage(image);
         }
@@ -214,7 +224,7 @@ final class InstallCommand extends ClusterCommand {
             return 0;
         }
         if (dryRun == DryRun.none && spec.commandLine().getParseResult().hasMatchedOption("--output")) {
-            throw new InstallProblem("-o/--output prints manifests and needs --dry-run");
+            throw badFlag("-o/--output prints manifests and needs --dry-run");
         }
         try (KubernetesClient client = kube.client()) {
             Installer installer = new Installer(client, d -> Thread.sleep(d.toMillis()));

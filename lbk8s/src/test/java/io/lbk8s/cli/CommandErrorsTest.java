@@ -46,7 +46,7 @@ class CommandErrorsTest {
             })
     void aBadDurationIsOneSentenceNamingTheFlag(String command) {
         CliRun run = CliRun.of(MISSING, command.split(" "));
-        assertThat(run.code()).isNotZero();
+        assertThat(run.code()).isEqualTo(2);
         assertOneSentence(run);
         assertThat(run.err()).startsWith("error: --").contains(": \"soon\" is not a duration like 90s, 3m or 500ms");
     }

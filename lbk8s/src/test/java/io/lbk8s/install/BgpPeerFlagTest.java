@@ -13,7 +13,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** {@code lbk8s install --bgp-peer}: what a user types, and the sentence (and exit code) a mistake gets. */
+/** {@code lbk8s install --bgp-peer}: what a user types, and the sentence (and exit code 2, as for any bad flag) a mistake gets. */
 class BgpPeerFlagTest {
     /** A client-side dry run reads no cluster. */
     static final Path NO_CLUSTER = Path.of("no-such-kubeconfig");
@@ -62,10 +62,10 @@ class BgpPeerFlagTest {
 
     @ParameterizedTest
     @MethodSource("mistakes")
-    void aMistakeIsOneSentenceAndExitCode1(List<String> peers, String expected) {
+    void aMistakeIsOneSentenceAndExitCode2LikeAnyBadFlag(List<String> peers, String expected) {
         CliRun run = CliRun.of(NO_CLUSTER, args(peers));
-        assertThat(run.code()).isEqualTo(1);
-        assertThat(run.err().strip()).isEqualTo(expected);
+        assertThat(run.code()).isEqualTo(2);
+        assertThat(run.err().strip()).isEqualTo(expected + " (see lbk8s install --help)");
         assertThat(run.out()).isEmpty();
     }
 

@@ -347,18 +347,21 @@ class InstallApiTest {
                 .doesNotContain("Exception")
                 .hasLineCount(1);
         assertThat(lbk8s("install", "--timeout", "soon").err())
-                .isEqualTo("error: --timeout: \"soon\" is not a duration like 90s, 3m or 500ms\n");
+                .isEqualTo(
+                        "error: --timeout: \"soon\" is not a duration like 90s, 3m or 500ms (see lbk8s install --help)\n");
         CliRun port = lbk8s("install", "--peer-port", "65536");
-        assertThat(port.code()).isEqualTo(1);
+        assertThat(port.code()).as("a bad flag").isEqualTo(2);
         assertThat(port.err())
-                .isEqualTo("error: --peer-port: 65536 is outside 1-65535 (0 turns the failure detector off)\n");
+                .isEqualTo(
+                        "error: --peer-port: 65536 is outside 1-65535 (0 turns the failure detector off) (see lbk8s install --help)\n");
         assertThat(lbk8s("install", "--peer-port", "-1", "--dry-run").err())
                 .startsWith("error: --peer-port: -1 is outside");
         CliRun replicas = lbk8s("install", "--controller-replicas", "0", "--dry-run");
-        assertThat(replicas.code()).isEqualTo(1);
+        assertThat(replicas.code()).isEqualTo(2);
         assertThat(replicas.err())
                 .isEqualTo(
-                        "error: --controller-replicas: 0 is below 1 (without a controller no Service gets an address)\n");
+                        "error: --controller-replicas: 0 is below 1 (without a controller no Service gets an address)"
+                                + " (see lbk8s install --help)\n");
         CliRun noApi = new CliRun(0, "", "");
         server.close();
         noApi = lbk8s("status");
@@ -575,7 +578,7 @@ class InstallApiTest {
                 .noneMatch(o -> o instanceof io.fabric8.kubernetes.api.model.Secret);
         // -o without any --dry-run is still refused
         assertThat(lbk8s("install", "-o", "yaml").err())
-                .isEqualTo("error: -o/--output prints manifests and needs --dry-run\n");
+                .isEqualTo("error: -o/--output prints manifests and needs --dry-run (see lbk8s install --help)\n");
     }
 
     @Test
