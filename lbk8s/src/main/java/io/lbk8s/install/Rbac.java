@@ -119,9 +119,11 @@ public final class Rbac {
                     List.of("servicebgpstatuses", "bgpsessionstates"),
                     List.of("list", "get", "create", "delete")),
             new Rule(METALLB, List.of("servicebgpstatuses/status", "bgpsessionstates/status"), List.of("update")),
-            // the failure detector's key Secret: read (and watched, for key rotation) by name only; created by the
-            // first speaker that finds it missing (kubectl apply of deploy/lbk8s.yaml makes none)
-            new Rule("", List.of("secrets"), List.of("list", "watch"), List.of(Manifests.PEER_SECRET)),
+            // Secrets of the install namespace, each watched by name (for rotation): the failure detector's key, and
+            // the Secret a BGPPeer names in passwordSecret, which only the user knows (MetalLB's speaker may read the
+            // Secrets of its namespace too). The key Secret is created by the first speaker that finds it missing
+            // (kubectl apply of deploy/lbk8s.yaml makes none).
+            new Rule("", List.of("secrets"), INFORM),
             new Rule("", List.of("secrets"), List.of("create")));
 
     static List<PolicyRule> policyRules(List<Rule> rules) {
