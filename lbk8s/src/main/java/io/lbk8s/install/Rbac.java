@@ -66,9 +66,19 @@ public final class Rbac {
             new Rule("", List.of("services/status"), List.of("patch")), // the ingress only: ServiceStatusPatch
             new Rule("", List.of("namespaces"), INFORM), // pools' serviceAllocation selects namespaces by label
             new Rule("", List.of("events"), List.of("create")),
-            // configuration it does not read, to tell a Service without a pool where its pools are: MetalLB's
-            // resources in other namespaces, and its legacy ConfigMap, which is read by name only
-            new Rule(METALLB, List.of("ipaddresspools", "l2advertisements"), INFORM),
+            // configuration it does not read, to tell a Service without a pool where its pools are, and a BGP object
+            // that it is not read: MetalLB's resources in other namespaces, and its legacy ConfigMap, which is read by
+            // name only
+            new Rule(
+                    METALLB,
+                    List.of(
+                            "ipaddresspools",
+                            "l2advertisements",
+                            "bgppeers",
+                            "bgpadvertisements",
+                            "communities",
+                            "bfdprofiles"),
+                    INFORM),
             new Rule("", List.of("configmaps"), INFORM, List.of(MisplacedConfig.LEGACY_CONFIG_MAP_NAME)),
             // an IPAddressClaim for every address before it appears in a Service's status (cluster-scoped: named
             // after the address, so that the API server refuses a second claim on it); released with the Service

@@ -110,8 +110,8 @@ class MigrateApiTest {
 
         assertThat(status.code()).isZero();
         assertThat(status.out())
-                .startsWith("No address pools.\nconfiguration not read: found 1 IPAddressPool(s) and "
-                        + "1 L2Advertisement(s) in metallb-system and MetalLB's legacy ConfigMap metallb-system/config, which lbk8s does "
+                .startsWith("No address pools.\nconfiguration not read: found 1 IPAddressPool and "
+                        + "1 L2Advertisement in metallb-system and MetalLB's legacy ConfigMap metallb-system/config, which lbk8s does "
                         + "not read: run \"lbk8s migrate -n lbk8s-system --dry-run\"\n");
     }
 
