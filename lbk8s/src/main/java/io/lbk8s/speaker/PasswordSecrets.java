@@ -30,10 +30,12 @@ final class PasswordSecrets implements AutoCloseable {
     private final KubernetesClient client;
     private final String namespace;
     private final Runnable changed;
+    private final Duration retry;
     private final Map<String, SharedIndexInformer<Secret>> watched = new HashMap<>();
     /**
      * Secrets the API refused to show (e.g. Forbidden: the Role was narrowed by hand), with why and when: asked again
-     * when the BGPPeers name other Secrets, or on a plan {@link #RETRY} later (the grant may have been mended).
+     * when the BGPPeers name other Secrets, or on a plan {@code retry} later (the grant may have been mended; the
+     * speaker plans at least every 5 s).
      */
     private final Map<String, Refusal> refused = new HashMap<>();
 
@@ -44,9 +46,15 @@ final class PasswordSecrets implements AutoCloseable {
     private Set<String> lastNamed = Set.of();
 
     PasswordSecrets(KubernetesClient client, String namespace, Runnable changed) {
+        this(client, namespace, changed, RETRY);
+    }
+
+    /** @param retry how long a refused Secret is not asked for again */
+    PasswordSecrets(KubernetesClient client, String namespace, Runnable changed, Duration retry) {
         this.client = client;
         this.namespace = namespace;
         this.changed = changed;
+        this.retry = retry;
     }
 
     /** The password of each Secret the BGPPeers of {@code config} name, by Secret name; called from one thread. */
@@ -79,7 +87,7 @@ final class PasswordSecrets implements AutoCloseable {
     private Optional<SharedIndexInformer<Secret>> watch(String name) {
         SharedIndexInformer<Secret> informer = watched.get(name);
         Refusal refusal = refused.get(name);
-        if (refusal != null && System.nanoTime() - refusal.atNanos() >= RETRY.toNanos()) {
+        if (refusal != null && System.nanoTime() - refusal.atNanos() >= retry.toNanos()) {
             refused.remove(name);
             refusal = null;
         }

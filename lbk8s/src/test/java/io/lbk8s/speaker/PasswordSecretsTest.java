@@ -10,6 +10,7 @@ import io.lbk8s.config.Config;
 import io.lbk8s.kube.ConfigResources;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -17,6 +18,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /** What a user sees when the Secret a BGPPeer names is missing, or the speaker may not read it. */
@@ -61,11 +63,11 @@ class PasswordSecretsTest {
         }
     }
 
-    @Test
-    void aSecretTheSpeakerMayNotReadIsNamedWithTheGrantItLacks() throws Exception {
-        // an API server that refuses every request, as one does when the speaker's Role was narrowed by hand
+    /** An API server that refuses every request, as one does when the speaker's Role was narrowed by hand. */
+    static HttpServer forbidding(AtomicInteger requests) throws IOException {
         HttpServer forbidding = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         forbidding.createContext("/", exchange -> {
+            requests.incrementAndGet();
             byte[] body = ("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"reason\":\"Forbidden\","
                             + "\"code\":403,\"message\":\"secrets \\\"tor-md5\\\" is forbidden: User"
                             + " \\\"system:serviceaccount:lbk8s-system:lbk8s-speaker\\\" cannot list resource"
@@ -77,30 +79,36 @@ class PasswordSecretsTest {
             exchange.close();
         });
         forbidding.start();
-        Config config = BgpFixtures.withBgp(
-                Config.EMPTY,
-                List.of(BgpFixtures.secured(
-                        BgpFixtures.peer("tor", "10.0.0.254"),
-                        Optional.empty(),
-                        Optional.of("tor-md5"),
-                        Optional.empty())),
-                List.of(),
-                List.of());
-        String url = "http://127.0.0.1:" + forbidding.getAddress().getPort();
-        try (KubernetesClient client = new KubernetesClientBuilder()
-                        .withConfig(new io.fabric8.kubernetes.client.ConfigBuilder(
-                                        io.fabric8.kubernetes.client.Config.empty())
-                                .withMasterUrl(url)
-                                .withRequestRetryBackoffLimit(0)
-                                .build())
-                        .build();
+        return forbidding;
+    }
+
+    static KubernetesClient clientOf(HttpServer server) {
+        return new KubernetesClientBuilder()
+                .withConfig(new io.fabric8.kubernetes.client.ConfigBuilder(io.fabric8.kubernetes.client.Config.empty())
+                        .withMasterUrl("http://127.0.0.1:" + server.getAddress().getPort())
+                        .withRequestRetryBackoffLimit(0)
+                        .build())
+                .build();
+    }
+
+    static final Config PEER_WITH_SECRET = BgpFixtures.withBgp(
+            Config.EMPTY,
+            List.of(BgpFixtures.secured(
+                    BgpFixtures.peer("tor", "10.0.0.254"), Optional.empty(), Optional.of("tor-md5"), Optional.empty())),
+            List.of(),
+            List.of());
+
+    @Test
+    void aSecretTheSpeakerMayNotReadIsNamedWithTheGrantItLacks() throws Exception {
+        HttpServer forbidding = forbidding(new AtomicInteger());
+        try (KubernetesClient client = clientOf(forbidding);
                 PasswordSecrets secrets = new PasswordSecrets(client, OneNodeCluster.NS, () -> {})) {
-            assertThat(secrets.passwords(config)).isEmpty();
+            assertThat(secrets.passwords(PEER_WITH_SECRET)).isEmpty();
             BgpPeering peering = BgpPeering.of(
-                    config,
+                    PEER_WITH_SECRET,
                     LeaderChoiceTest.node(OneNodeCluster.NODE),
                     LeaderChoice.Options.DEFAULT,
-                    secrets.passwords(config),
+                    secrets.passwords(PEER_WITH_SECRET),
                     secrets.unreadable());
 
             assertThat(peering.peers()).isEmpty();
@@ -118,5 +126,25 @@ class PasswordSecretsTest {
                 .filter(e -> "Node".equals(e.getInvolvedObject().getKind()))
                 .map(e -> e.getType() + " " + e.getReason() + ": " + e.getMessage())
                 .toList();
+    }
+
+    @Test
+    void aRefusedSecretIsAskedForAgainOnlyAfterTheRetryDelay() throws Exception {
+        AtomicInteger requests = new AtomicInteger();
+        HttpServer forbidding = forbidding(requests);
+        try (KubernetesClient client = clientOf(forbidding);
+                PasswordSecrets patient = new PasswordSecrets(client, OneNodeCluster.NS, () -> {});
+                PasswordSecrets eager = new PasswordSecrets(client, OneNodeCluster.NS, () -> {}, Duration.ZERO)) {
+            patient.passwords(PEER_WITH_SECRET);
+            patient.passwords(PEER_WITH_SECRET); // a plan 5 s later, say: the refusal stands
+            assertThat(requests.get()).isEqualTo(1);
+            assertThat(patient.unreadable()).containsOnlyKeys("tor-md5");
+
+            eager.passwords(PEER_WITH_SECRET);
+            eager.passwords(PEER_WITH_SECRET); // past the delay: asked again
+            assertThat(requests.get()).isEqualTo(3);
+        } finally {
+            forbidding.stop(0);
+        }
     }
 }
