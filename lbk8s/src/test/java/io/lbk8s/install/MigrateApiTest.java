@@ -280,6 +280,10 @@ class MigrateApiTest {
                 "aliases",
                 Map.of("communities", List.of(Map.of("name", "no-export", "value", "65535:65281"))));
         create(ConfigResources.BFD_PROFILES, "BFDProfile", METALLB, "fast", Map.of("receiveInterval", 300));
+        assertThat(lbk8s("status").out())
+                .contains("configuration not read: found 1 IPAddressPool, 1 L2Advertisement, 1 BGPPeer, "
+                        + "1 BGPAdvertisement, 1 Community and 1 BFDProfile in metallb-system and MetalLB's legacy "
+                        + "ConfigMap metallb-system/config, which lbk8s does not read");
 
         CliRun run = lbk8s("migrate");
 
