@@ -65,7 +65,7 @@ public record BgpPeering(List<PeerSpec> peers, List<String> problems) {
                 if (password.isEmpty()) {
                     // a session without the password would only be refused by the router, and say less about why
                     String why = Optional.ofNullable(unreadable.get(secret))
-                            .map(reason -> "the speaker may not read Secret " + Quoted.of(secret) + " (" + reason + ")")
+                            .map(reason -> "the speaker cannot read Secret " + Quoted.of(secret) + " (" + reason + ")")
                             .orElse("Secret " + Quoted.of(secret) + " is missing or has no key \"password\"");
                     problems.add("BGPPeer " + Quoted.of(peer.name()) + ": " + why + ", so node " + node.name()
                             + " does not connect to " + peer.peerAddress());

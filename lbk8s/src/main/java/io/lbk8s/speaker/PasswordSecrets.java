@@ -1,6 +1,7 @@
 package io.lbk8s.speaker;
 
 import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
@@ -125,7 +126,7 @@ final class PasswordSecrets implements AutoCloseable {
                 ? "the API server did not answer: " + e.getMessage()
                 : "the API server answered " + e.getCode()
                         + Optional.ofNullable(e.getStatus())
-                                .map(s -> s.getMessage())
+                                .map(Status::getMessage)
                                 .map(m -> ": " + m)
                                 .orElse("");
     }

@@ -113,7 +113,7 @@ class PasswordSecretsTest {
 
             assertThat(peering.peers()).isEmpty();
             assertThat(peering.problems())
-                    .containsExactly("BGPPeer \"tor\": the speaker may not read Secret \"tor-md5\" (Forbidden: its Role"
+                    .containsExactly("BGPPeer \"tor\": the speaker cannot read Secret \"tor-md5\" (Forbidden: its Role"
                             + " in lbk8s-system must allow list and watch of Secrets, as lbk8s install and the chart"
                             + " grant), so node node-1 does not connect to 10.0.0.254");
         } finally {
