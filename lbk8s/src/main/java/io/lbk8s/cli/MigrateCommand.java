@@ -15,12 +15,13 @@ import picocli.CommandLine.Option;
         name = "migrate",
         mixinStandardHelpOptions = true,
         description = {
-            "Copy the IPAddressPools and L2Advertisements of other namespaces (MetalLB's metallb-system) into lbk8s's "
-                    + "namespace, and convert MetalLB's legacy ConfigMap (before 0.13) into IPAddressPools and L2Advertisements there.",
+            "Copy the IPAddressPools, L2Advertisements, BGPPeers, BGPAdvertisements, Communities and BFDProfiles of other "
+                    + "namespaces (MetalLB's metallb-system) into lbk8s's namespace, and convert MetalLB's legacy ConfigMap "
+                    + "(before 0.13) into IPAddressPools and L2Advertisements there.",
             "Creates only; never deletes the originals, but prints the command that does once you have checked.",
             "Exit codes: 0 done (or nothing to do); 1 refused, nothing created (a name that would stand for two different specs, "
                     + "a result lbk8s would reject, an API error); 2 done, but some configuration could not be converted "
-                    + "(BGP; listed on stderr)."
+                    + "(the legacy ConfigMap's BGP settings, a BGPPeer's password Secret; listed on stderr)."
         })
 final class MigrateCommand extends ClusterCommand {
     static final int LEFT_OUT = 2;
@@ -57,7 +58,7 @@ final class MigrateCommand extends ClusterCommand {
             var migrator = new Migrator(client);
             MigrationPlan plan = migrator.plan(namespace, Set.copyOf(from), configMaps);
             if (plan.nothingToDo()) {
-                out.println("nothing to migrate: no IPAddressPool or L2Advertisement outside " + namespace
+                out.println("nothing to migrate: no MetalLB object outside " + namespace
                         + " and no MetalLB legacy ConfigMap"
                         + (from.isEmpty() ? "" : " in " + String.join(", ", from)));
                 return 0;

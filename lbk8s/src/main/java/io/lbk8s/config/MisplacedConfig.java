@@ -10,18 +10,41 @@ import java.util.TreeMap;
 import java.util.regex.Pattern;
 
 /**
- * Configuration lbk8s does not read although a user may expect it to: IPAddressPools and L2Advertisements outside
- * lbk8s's namespace (typically MetalLB's {@code metallb-system}), and MetalLB's legacy (before 0.13) ConfigMap,
- * wherever it is. Says what was found and how to move it, so that "no address pool is configured" is not the
- * whole story. Pure.
+ * Configuration lbk8s does not read although a user may expect it to: MetalLB's objects (IPAddressPools,
+ * L2Advertisements and the BGP kinds) outside lbk8s's namespace (typically MetalLB's {@code metallb-system}), and
+ * MetalLB's legacy (before 0.13) ConfigMap, wherever it is. Says what was found and how to move it, so that "no
+ * address pool is configured" is not the whole story. Pure.
  */
 public final class MisplacedConfig {
     private MisplacedConfig() {}
 
     public enum Kind {
-        IPAddressPool,
-        L2Advertisement,
-        LegacyConfigMap
+        IPAddressPool("IPAddressPools"),
+        L2Advertisement("L2Advertisements"),
+        BGPPeer("BGPPeers"),
+        BGPAdvertisement("BGPAdvertisements"),
+        Community("Communities"),
+        BFDProfile("BFDProfiles"),
+        LegacyConfigMap("legacy ConfigMaps");
+
+        private final String plural;
+
+        Kind(String plural) {
+            this.plural = plural;
+        }
+
+        /** "1 BGPPeer", "2 Communities". */
+        String counted(int count) {
+            return count + " " + (count == 1 ? name() : plural);
+        }
+
+        /**
+         * Whether a misplaced object of this kind shows in no Service's trouble: a BGPPeer lbk8s does not read leaves
+         * the Services their addresses (and layer 2, if configured), so it is told on the object itself when found.
+         */
+        public boolean silentWhenMisplaced() {
+            return this == BGPPeer || this == BGPAdvertisement || this == Community || this == BFDProfile;
+        }
     }
 
     /** One object found in the cluster: what it is and where. */
@@ -62,7 +85,7 @@ public final class MisplacedConfig {
     }
 
     /**
-     * "found 2 IPAddressPool(s) and 1 L2Advertisement(s) in metallb-system and MetalLB's legacy ConfigMap
+     * "found 2 IPAddressPools and 1 L2Advertisement in metallb-system and MetalLB's legacy ConfigMap
      * metallb-system/config, which lbk8s does not read: run ...", or empty when nothing is misplaced.
      */
     public static Optional<String> summary(String ownNamespace, List<Found> misplaced) {
@@ -79,20 +102,22 @@ public final class MisplacedConfig {
             }
         }
         List<String> parts = new ArrayList<>();
-        byNamespace.forEach((namespace, counts) -> parts.add(String.join(
-                        " and ",
-                        counts.entrySet().stream()
-                                .map(e -> e.getValue() + " " + e.getKey() + "(s)")
-                                .toList())
+        byNamespace.forEach((namespace, counts) -> parts.add(listed(counts.entrySet().stream()
+                        .map(e -> e.getKey().counted(e.getValue()))
+                        .toList())
                 + " in " + namespace));
         if (!legacy.isEmpty()) {
             parts.add("MetalLB's legacy ConfigMap " + String.join(", ", legacy));
         }
-        String list = parts.size() == 1
+        return Optional.of(
+                "found " + listed(parts) + ", which lbk8s does not read: run \"" + migrateCommand(ownNamespace) + "\"");
+    }
+
+    /** "a", "a and b", "a, b and c". */
+    private static String listed(List<String> parts) {
+        return parts.size() == 1
                 ? parts.getFirst()
                 : String.join(", ", parts.subList(0, parts.size() - 1)) + " and " + parts.getLast();
-        return Optional.of(
-                "found " + list + ", which lbk8s does not read: run \"" + migrateCommand(ownNamespace) + "\"");
     }
 
     /** The allocator's "no address pool is configured", with where lbk8s reads and what it found elsewhere. */
@@ -104,8 +129,9 @@ public final class MisplacedConfig {
     /** The Warning on one misplaced object, written where {@code kubectl describe} shows it. */
     public static String notRead(String ownNamespace, Found found) {
         String what = switch (found.kind()) {
-            case IPAddressPool, L2Advertisement ->
-                "lbk8s reads " + found.kind() + "s only in namespace " + ownNamespace + ", so it does not use this one";
+            case IPAddressPool, L2Advertisement, BGPPeer, BGPAdvertisement, Community, BFDProfile ->
+                "lbk8s reads " + found.kind().plural + " only in namespace " + ownNamespace
+                        + ", so it does not use this one";
             case LegacyConfigMap -> "this is MetalLB's legacy (before 0.13) configuration, which lbk8s does not read";
         };
         return what + ": run \"" + migrateCommand(ownNamespace) + "\" to see it moved into " + ownNamespace;

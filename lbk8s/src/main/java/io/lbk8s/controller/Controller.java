@@ -347,7 +347,10 @@ public final class Controller implements AutoCloseable {
                 services.getStore().list().stream()
                         .filter(s -> name.equals(s.getMetadata().getNamespace()))
                         .forEach(s -> queue.add(new Work.ServiceChanged(ServiceMapping.keyOf(s))));
-            case Work.MisplacedConfigChanged _ -> retryPending(); // their AllocationFailed names what is where
+            case Work.MisplacedConfigChanged _ -> {
+                misplaced.tellSilent();
+                retryPending(); // their AllocationFailed names what is where
+            }
             case Work.ClusterAddressesChanged _ -> {
                 if (allocator != null) {
                     applyExclusions();

@@ -9,13 +9,15 @@ import io.fabric8.kubernetes.client.dsl.Informable;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.lbk8s.config.MisplacedConfig;
 import io.lbk8s.config.MisplacedConfig.Found;
-import io.lbk8s.kube.ConfigResources;
+import io.lbk8s.config.MisplacedConfig.Kind;
 import io.lbk8s.kube.EventRecorder;
 import io.lbk8s.kube.Informers;
 import io.lbk8s.kube.MisplacedResources;
 import io.lbk8s.kube.Watches;
+import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -23,7 +25,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Watches, cluster-wide, the configuration the controller does not read ({@link MisplacedConfig}), so that a Service
- * left without an address for want of a pool is told where the pools it was probably meant to get are. Advisory:
+ * left without an address for want of a pool is told where the pools it was probably meant to get are, and a BGP
+ * object (BGPPeer, BGPAdvertisement, Community, BFDProfile) in another namespace is told at once. Advisory:
  * without the CRDs or the RBAC to list them it says so once and the controller works as before.
  */
 final class MisplacedConfigWatch implements AutoCloseable {
@@ -33,8 +36,9 @@ final class MisplacedConfigWatch implements AutoCloseable {
     private final String namespace;
     private final EventRecorder events;
     private final Runnable onChange;
-    private Optional<SharedIndexInformer<GenericKubernetesResource>> pools = Optional.empty();
-    private Optional<SharedIndexInformer<GenericKubernetesResource>> l2Advertisements = Optional.empty();
+    /** By kind, those whose watch started (none without the CRD or the RBAC). */
+    private final Map<Kind, SharedIndexInformer<GenericKubernetesResource>> resources = new EnumMap<>(Kind.class);
+
     private Optional<SharedIndexInformer<ConfigMap>> configMaps = Optional.empty();
     // Owned by the reconcile thread: the objects already logged (their Events are deduplicated by the recorder).
     private final Set<Found> logged = new HashSet<>();
@@ -47,14 +51,10 @@ final class MisplacedConfigWatch implements AutoCloseable {
     }
 
     void start() {
-        pools = watch(
-                "ipaddresspools.metallb.io in all namespaces",
-                client.genericKubernetesResources(ConfigResources.IP_ADDRESS_POOLS)
-                        .inAnyNamespace());
-        l2Advertisements = watch(
-                "l2advertisements.metallb.io in all namespaces",
-                client.genericKubernetesResources(ConfigResources.L2_ADVERTISEMENTS)
-                        .inAnyNamespace());
+        MisplacedResources.RESOURCES.forEach((kind, context) -> watch(
+                        context.getPlural() + "." + context.getGroup() + " in all namespaces",
+                        client.genericKubernetesResources(context).inAnyNamespace())
+                .ifPresent(informer -> resources.put(kind, informer)));
         configMaps = watch(
                 "ConfigMaps named " + MisplacedConfig.LEGACY_CONFIG_MAP_NAME,
                 MisplacedResources.legacyConfigMaps(client));
@@ -77,35 +77,49 @@ final class MisplacedConfigWatch implements AutoCloseable {
      * object found elsewhere gets a Warning (once) and a log line.
      */
     String noPools(String message) {
-        List<Found> misplaced = MisplacedConfig.misplaced(
-                namespace, MisplacedResources.found(list(pools), list(l2Advertisements), list(configMaps)));
-        for (Found found : misplaced) {
-            String notRead = MisplacedConfig.notRead(namespace, found);
-            object(found).ifPresent(o -> events.record(o, EventRecorder.Type.Warning, "ConfigurationNotRead", notRead));
-            if (logged.add(found)) {
-                log.warn("{}: {}", found, notRead);
-            }
-        }
+        List<Found> misplaced = misplaced();
+        misplaced.forEach(this::tell);
         return MisplacedConfig.noPools(message, namespace, misplaced);
     }
 
-    private static <T> List<T> list(Optional<SharedIndexInformer<T>> informer) {
-        return informer.map(i -> i.getStore().list()).orElse(List.of());
+    /**
+     * Tells each misplaced object whose kind no Service's trouble would name (the BGP kinds) that lbk8s does not read
+     * it: called whenever the objects change.
+     */
+    void tellSilent() {
+        misplaced().stream().filter(f -> f.kind().silentWhenMisplaced()).forEach(this::tell);
+    }
+
+    private List<Found> misplaced() {
+        Map<Kind, List<GenericKubernetesResource>> objects = new EnumMap<>(Kind.class);
+        resources.forEach(
+                (kind, informer) -> objects.put(kind, informer.getStore().list()));
+        return MisplacedConfig.misplaced(
+                namespace,
+                MisplacedResources.found(
+                        objects, configMaps.map(i -> i.getStore().list()).orElse(List.of())));
+    }
+
+    /** A Warning on the object (the recorder keeps it to one), and a log line once. */
+    private void tell(Found found) {
+        String notRead = MisplacedConfig.notRead(namespace, found);
+        object(found).ifPresent(o -> events.record(o, EventRecorder.Type.Warning, "ConfigurationNotRead", notRead));
+        if (logged.add(found)) {
+            log.warn("{}: {}", found, notRead);
+        }
     }
 
     private Optional<HasMetadata> object(Found found) {
         String key = found.namespace() + "/" + found.name();
-        return switch (found.kind()) {
-            case IPAddressPool -> pools.map(i -> i.getStore().getByKey(key));
-            case L2Advertisement -> l2Advertisements.map(i -> i.getStore().getByKey(key));
-            case LegacyConfigMap -> configMaps.map(i -> i.getStore().getByKey(key));
-        };
+        return found.kind() == Kind.LegacyConfigMap
+                ? configMaps.map(i -> i.getStore().getByKey(key))
+                : Optional.ofNullable(resources.get(found.kind()))
+                        .map(i -> i.getStore().getByKey(key));
     }
 
     @Override
     public void close() {
-        pools.ifPresent(SharedIndexInformer::close);
-        l2Advertisements.ifPresent(SharedIndexInformer::close);
+        resources.values().forEach(SharedIndexInformer::close);
         configMaps.ifPresent(SharedIndexInformer::close);
     }
 }

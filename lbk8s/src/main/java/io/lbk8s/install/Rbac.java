@@ -66,9 +66,19 @@ public final class Rbac {
             new Rule("", List.of("services/status"), List.of("patch")), // the ingress only: ServiceStatusPatch
             new Rule("", List.of("namespaces"), INFORM), // pools' serviceAllocation selects namespaces by label
             new Rule("", List.of("events"), List.of("create")),
-            // configuration it does not read, to tell a Service without a pool where its pools are: MetalLB's
-            // resources in other namespaces, and its legacy ConfigMap, which is read by name only
-            new Rule(METALLB, List.of("ipaddresspools", "l2advertisements"), INFORM),
+            // configuration it does not read, to tell a Service without a pool where its pools are, and a BGP object
+            // that it is not read: MetalLB's resources in other namespaces, and its legacy ConfigMap, which is read by
+            // name only
+            new Rule(
+                    METALLB,
+                    List.of(
+                            "ipaddresspools",
+                            "l2advertisements",
+                            "bgppeers",
+                            "bgpadvertisements",
+                            "communities",
+                            "bfdprofiles"),
+                    INFORM),
             new Rule("", List.of("configmaps"), INFORM, List.of(MisplacedConfig.LEGACY_CONFIG_MAP_NAME)),
             // an IPAddressClaim for every address before it appears in a Service's status (cluster-scoped: named
             // after the address, so that the API server refuses a second claim on it); released with the Service
@@ -119,9 +129,11 @@ public final class Rbac {
                     List.of("servicebgpstatuses", "bgpsessionstates"),
                     List.of("list", "get", "create", "delete")),
             new Rule(METALLB, List.of("servicebgpstatuses/status", "bgpsessionstates/status"), List.of("update")),
-            // the failure detector's key Secret: read (and watched, for key rotation) by name only; created by the
-            // first speaker that finds it missing (kubectl apply of deploy/lbk8s.yaml makes none)
-            new Rule("", List.of("secrets"), List.of("list", "watch"), List.of(Manifests.PEER_SECRET)),
+            // Secrets of the install namespace, each watched by name (for rotation): the failure detector's key, and
+            // the Secret a BGPPeer names in passwordSecret, which only the user knows (MetalLB's speaker may read the
+            // Secrets of its namespace too). The key Secret is created by the first speaker that finds it missing
+            // (kubectl apply of deploy/lbk8s.yaml makes none).
+            new Rule("", List.of("secrets"), INFORM),
             new Rule("", List.of("secrets"), List.of("create")));
 
     static List<PolicyRule> policyRules(List<Rule> rules) {

@@ -25,7 +25,9 @@ import io.lbk8s.kube.MisplacedResources;
 import io.lbk8s.kube.ServiceBgpStatuses;
 import io.lbk8s.kube.ServiceL2Statuses;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /** Reads what {@link StatusReport} needs: lbk8s's configuration and statuses, and the Services and their Events. */
@@ -149,16 +151,12 @@ public final class StatusCollector {
     /** What lbk8s does not read, where this user may list it: a user who may not is told nothing rather than stopped. */
     private String notRead(String systemNamespace) {
         try {
+            Map<MisplacedConfig.Kind, List<GenericKubernetesResource>> objects = new LinkedHashMap<>();
+            MisplacedResources.RESOURCES.forEach((kind, context) -> objects.put(
+                    kind,
+                    CustomResources.listEverywhereIfInstalled(client, context).orElse(List.of())));
             var found = MisplacedResources.found(
-                    client.genericKubernetesResources(ConfigResources.IP_ADDRESS_POOLS)
-                            .inAnyNamespace()
-                            .list()
-                            .getItems(),
-                    client.genericKubernetesResources(ConfigResources.L2_ADVERTISEMENTS)
-                            .inAnyNamespace()
-                            .list()
-                            .getItems(),
-                    MisplacedResources.legacyConfigMaps(client).list().getItems());
+                    objects, MisplacedResources.legacyConfigMaps(client).list().getItems());
             return MisplacedConfig.summary(systemNamespace, MisplacedConfig.misplaced(systemNamespace, found))
                     .orElse("");
         } catch (KubernetesClientException e) {

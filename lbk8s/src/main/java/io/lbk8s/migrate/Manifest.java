@@ -7,8 +7,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * An IPAddressPool or L2Advertisement that {@code lbk8s migrate} creates in lbk8s's namespace, and where it comes
- * from ({@code IPAddressPool metallb-system/default}, {@code ConfigMap metallb-system/config}).
+ * A MetalLB object (IPAddressPool, L2Advertisement or a BGP kind) that {@code lbk8s migrate} creates in lbk8s's
+ * namespace, and where it comes from ({@code IPAddressPool metallb-system/default}, {@code ConfigMap
+ * metallb-system/config}).
  */
 public record Manifest(
         ConfigOrigin.Kind kind, String name, Map<String, String> labels, Map<String, Object> spec, String from) {

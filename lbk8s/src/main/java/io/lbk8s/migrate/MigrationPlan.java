@@ -9,8 +9,10 @@ import io.lbk8s.config.ConfigSources.RawConfigMap;
 import io.lbk8s.config.ConfigSources.RawObject;
 import io.lbk8s.text.Quoted;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -18,8 +20,9 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * What {@code lbk8s migrate} does, decided before anything is written: the IPAddressPools and L2Advertisements of
- * other namespaces copied, and MetalLB's legacy ConfigMaps converted ({@link LegacyConfig}), into lbk8s's namespace.
+ * What {@code lbk8s migrate} does, decided before anything is written: MetalLB's objects of other namespaces
+ * (IPAddressPools, L2Advertisements, BGPPeers, BGPAdvertisements, Communities, BFDProfiles) copied, and MetalLB's
+ * legacy ConfigMaps converted ({@link LegacyConfig}, layer 2 only), into lbk8s's namespace.
  * It refuses, creating nothing, when a name would stand for two different specs or when lbk8s would reject the
  * configuration that results. It never deletes: it says how to delete the originals. Pure.
  */
@@ -31,17 +34,38 @@ public record MigrationPlan(
         List<String> deleteCommands) {
 
     /**
+     * The kinds copied, each before the kinds that name it (a pool before its advertisements, a BFDProfile before the
+     * BGPPeer that names it), which is the order they are created in.
+     */
+    public static final List<ConfigOrigin.Kind> KINDS = List.of(
+            ConfigOrigin.Kind.IPAddressPool,
+            ConfigOrigin.Kind.Community,
+            ConfigOrigin.Kind.BFDProfile,
+            ConfigOrigin.Kind.BGPPeer,
+            ConfigOrigin.Kind.L2Advertisement,
+            ConfigOrigin.Kind.BGPAdvertisement);
+
+    /**
      * Everything found in the cluster.
      *
-     * @param pools            IPAddressPools of every namespace (lbk8s's own included: they are the ones already there)
+     * @param objects          MetalLB's objects of every namespace by kind (lbk8s's own included: they are the ones
+     *                         already there); a kind not given has none
      * @param legacyConfigMaps MetalLB's legacy ConfigMaps, each with the text of its {@code config} key
      * @param lbk8sConfig      the lbk8s ConfigMap in lbk8s's namespace, which the result must agree with
      */
     public record Found(
-            List<RawObject> pools,
-            List<RawObject> l2Advertisements,
+            Map<ConfigOrigin.Kind, List<RawObject>> objects,
             List<RawConfigMap> legacyConfigMaps,
-            Optional<RawConfigMap> lbk8sConfig) {}
+            Optional<RawConfigMap> lbk8sConfig) {
+        public Found {
+            objects = Map.copyOf(objects);
+            legacyConfigMaps = List.copyOf(legacyConfigMaps);
+        }
+
+        List<RawObject> of(ConfigOrigin.Kind kind) {
+            return objects.getOrDefault(kind, List.of());
+        }
+    }
 
     public boolean refused() {
         return !refusals.isEmpty();
@@ -57,10 +81,13 @@ public record MigrationPlan(
         List<String> leftOut = new ArrayList<>();
         Map<String, Manifest> wanted = new LinkedHashMap<>();
         Map<String, List<String>> toDelete = new TreeMap<>();
-        for (ConfigOrigin.Kind kind : List.of(ConfigOrigin.Kind.IPAddressPool, ConfigOrigin.Kind.L2Advertisement)) {
-            for (RawObject o : kind == ConfigOrigin.Kind.IPAddressPool ? found.pools() : found.l2Advertisements()) {
+        for (ConfigOrigin.Kind kind : KINDS) {
+            for (RawObject o : found.of(kind)) {
                 if (!o.namespace().equals(target) && from(fromNamespaces, o.namespace())) {
                     Map<String, Object> spec = o.spec() instanceof Map<?, ?> m ? stringKeys(m) : Map.of();
+                    if (kind == ConfigOrigin.Kind.BGPPeer) {
+                        spec = passwordSecretIn(target, o, spec, leftOut);
+                    }
                     want(
                             wanted,
                             new Manifest(kind, o.name(), o.labels(), spec, kind + " " + o.namespace() + "/" + o.name()),
@@ -83,13 +110,9 @@ public record MigrationPlan(
         List<Manifest> create = new ArrayList<>();
         List<Manifest> unchanged = new ArrayList<>();
         for (Manifest m : wanted.values()) {
-            Optional<RawObject> existing = (m.kind() == ConfigOrigin.Kind.IPAddressPool
-                            ? found.pools()
-                            : found.l2Advertisements())
-                    .stream()
-                            .filter(o ->
-                                    o.namespace().equals(target) && o.name().equals(m.name()))
-                            .findFirst();
+            Optional<RawObject> existing = found.of(m.kind()).stream()
+                    .filter(o -> o.namespace().equals(target) && o.name().equals(m.name()))
+                    .findFirst();
             if (existing.isEmpty()) {
                 create.add(m);
             } else if (m.sameSpec(existing.get().spec())) {
@@ -115,7 +138,31 @@ public record MigrationPlan(
     }
 
     private static String resource(ConfigOrigin.Kind kind) {
-        return kind == ConfigOrigin.Kind.IPAddressPool ? "ipaddresspools.metallb.io" : "l2advertisements.metallb.io";
+        String plural = switch (kind) {
+            case Community -> "communities";
+            case ConfigMap -> throw new IllegalArgumentException("not a metallb.io kind: " + kind);
+            default -> kind.name().toLowerCase(Locale.ROOT) + "s";
+        };
+        return plural + ".metallb.io";
+    }
+
+    /**
+     * A BGPPeer's passwordSecret names a Secret of the BGPPeer's namespace, which migrate does not copy (it reads no
+     * Secret): the copy names the Secret of the same name in {@code target}, and the user is told to create it.
+     */
+    private static Map<String, Object> passwordSecretIn(
+            String target, RawObject peer, Map<String, Object> spec, List<String> leftOut) {
+        if (!(spec.get("passwordSecret") instanceof Map<?, ?> reference)
+                || !(reference.get("name") instanceof String name)
+                || name.isEmpty()) {
+            return spec;
+        }
+        Map<String, Object> copy = new LinkedHashMap<>(spec);
+        copy.put("passwordSecret", Map.of("name", name)); // without a namespace: the BGPPeer's own, target
+        leftOut.add("BGPPeer " + peer.namespace() + "/" + peer.name() + ": its passwordSecret " + Quoted.of(name)
+                + " is a Secret in " + peer.namespace() + ", which lbk8s migrate does not copy: create Secret "
+                + Quoted.of(name) + " in " + target + " with the same password (key \"password\")");
+        return copy;
     }
 
     /** Two sources of one name must agree; the first one found is kept. */
@@ -129,15 +176,20 @@ public record MigrationPlan(
 
     /** The errors lbk8s would report on its namespace's configuration once the plan is applied. */
     private static List<String> invalidResult(String target, Found found, List<Manifest> create) {
-        List<RawObject> pools = new ArrayList<>(inTarget(target, found.pools()));
-        List<RawObject> l2 = new ArrayList<>(inTarget(target, found.l2Advertisements()));
+        Map<ConfigOrigin.Kind, List<RawObject>> result = new EnumMap<>(ConfigOrigin.Kind.class);
+        KINDS.forEach(kind -> result.put(kind, new ArrayList<>(inTarget(target, found.of(kind)))));
         for (Manifest m : create) {
-            RawObject o = new RawObject(target, m.name(), m.labels(), m.spec());
-            (m.kind() == ConfigOrigin.Kind.IPAddressPool ? pools : l2).add(o);
+            result.get(m.kind()).add(new RawObject(target, m.name(), m.labels(), m.spec()));
         }
-        ConfigResult result = ConfigParser.parse(
-                new ConfigSources(pools, l2, found.lbk8sConfig().stream().toList()));
-        return result.problems().stream()
+        ConfigResult parsed = ConfigParser.parse(new ConfigSources(
+                result.get(ConfigOrigin.Kind.IPAddressPool),
+                result.get(ConfigOrigin.Kind.L2Advertisement),
+                found.lbk8sConfig().stream().toList(),
+                result.get(ConfigOrigin.Kind.BGPPeer),
+                result.get(ConfigOrigin.Kind.BGPAdvertisement),
+                result.get(ConfigOrigin.Kind.Community),
+                result.get(ConfigOrigin.Kind.BFDProfile)));
+        return parsed.problems().stream()
                 .filter(p -> p.severity() == ConfigProblem.Severity.ERROR)
                 .map(ConfigProblem::toString)
                 .toList();

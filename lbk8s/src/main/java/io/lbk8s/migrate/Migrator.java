@@ -15,6 +15,7 @@ import io.lbk8s.kube.CustomResources;
 import io.lbk8s.kube.MisplacedResources;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -59,7 +60,12 @@ public final class Migrator {
                 Optional.ofNullable(client.configMaps()
                         .inNamespace(target)
                         .withName(ConfigResources.CONFIG_MAP_NAME)
-                        .get()));
+                        .get()),
+                new ConfigResources.BgpObjects(
+                        list(ConfigResources.BGP_PEERS),
+                        list(ConfigResources.BGP_ADVERTISEMENTS),
+                        list(ConfigResources.COMMUNITIES),
+                        list(ConfigResources.BFD_PROFILES)));
         List<ConfigSources.RawConfigMap> legacyTexts = legacy.stream()
                 .map(c -> new ConfigSources.RawConfigMap(
                         c.getMetadata().getNamespace(),
@@ -70,8 +76,13 @@ public final class Migrator {
                 target,
                 fromNamespaces,
                 new MigrationPlan.Found(
-                        inCluster.ipAddressPools(),
-                        inCluster.l2Advertisements(),
+                        Map.of(
+                                ConfigOrigin.Kind.IPAddressPool, inCluster.ipAddressPools(),
+                                ConfigOrigin.Kind.L2Advertisement, inCluster.l2Advertisements(),
+                                ConfigOrigin.Kind.BGPPeer, inCluster.bgpPeers(),
+                                ConfigOrigin.Kind.BGPAdvertisement, inCluster.bgpAdvertisements(),
+                                ConfigOrigin.Kind.Community, inCluster.communities(),
+                                ConfigOrigin.Kind.BFDProfile, inCluster.bfdProfiles()),
                         legacyTexts,
                         inCluster.configMaps().stream().findFirst()));
     }
@@ -81,9 +92,23 @@ public final class Migrator {
         return CustomResources.listEverywhereIfInstalled(client, context).orElse(List.of());
     }
 
+    /** Where the API serves each kind migrate copies (a BGPPeer as v1beta2, as it was read). */
+    private static ResourceDefinitionContext context(ConfigOrigin.Kind kind) {
+        return switch (kind) {
+            case IPAddressPool -> ConfigResources.IP_ADDRESS_POOLS;
+            case L2Advertisement -> ConfigResources.L2_ADVERTISEMENTS;
+            case BGPPeer -> ConfigResources.BGP_PEERS;
+            case BGPAdvertisement -> ConfigResources.BGP_ADVERTISEMENTS;
+            case Community -> ConfigResources.COMMUNITIES;
+            case BFDProfile -> ConfigResources.BFD_PROFILES;
+            case ConfigMap -> throw new IllegalArgumentException("not a metallb.io kind: " + kind);
+        };
+    }
+
     public static GenericKubernetesResource object(String target, Manifest m) {
+        ResourceDefinitionContext context = context(m.kind());
         return new GenericKubernetesResourceBuilder()
-                .withApiVersion("metallb.io/v1beta1")
+                .withApiVersion(context.getGroup() + "/" + context.getVersion())
                 .withKind(m.kind().name())
                 .withNewMetadata()
                 .withName(m.name())
@@ -100,9 +125,7 @@ public final class Migrator {
             throw new InstallProblem("namespace " + target + " does not exist: run lbk8s install first (or pass -n)");
         }
         for (Manifest m : manifests) {
-            ResourceDefinitionContext context = m.kind() == ConfigOrigin.Kind.IPAddressPool
-                    ? ConfigResources.IP_ADDRESS_POOLS
-                    : ConfigResources.L2_ADVERTISEMENTS;
+            ResourceDefinitionContext context = context(m.kind());
             try {
                 client.genericKubernetesResources(context)
                         .inNamespace(target)

@@ -35,6 +35,18 @@ public record BgpPeering(List<PeerSpec> peers, List<String> problems) {
      */
     public static BgpPeering of(
             Config config, NodeState node, LeaderChoice.Options options, Map<String, String> passwords) {
+        return of(config, node, options, passwords, Map.of());
+    }
+
+    /**
+     * @param unreadable why the API refused to show a Secret a BGPPeer names (e.g. Forbidden), by Secret name
+     */
+    public static BgpPeering of(
+            Config config,
+            NodeState node,
+            LeaderChoice.Options options,
+            Map<String, String> passwords,
+            Map<String, String> unreadable) {
         if (config.bgpPeers().isEmpty() || (node.excluded() && !options.ignoreExcludeLabel())) {
             return NONE;
         }
@@ -52,8 +64,10 @@ public record BgpPeering(List<PeerSpec> peers, List<String> problems) {
                 password = Optional.ofNullable(passwords.get(secret));
                 if (password.isEmpty()) {
                     // a session without the password would only be refused by the router, and say less about why
-                    problems.add("BGPPeer " + Quoted.of(peer.name()) + ": Secret " + Quoted.of(secret)
-                            + " is missing or has no key \"password\", so node " + node.name()
+                    String why = Optional.ofNullable(unreadable.get(secret))
+                            .map(reason -> "the speaker cannot read Secret " + Quoted.of(secret) + " (" + reason + ")")
+                            .orElse("Secret " + Quoted.of(secret) + " is missing or has no key \"password\"");
+                    problems.add("BGPPeer " + Quoted.of(peer.name()) + ": " + why + ", so node " + node.name()
                             + " does not connect to " + peer.peerAddress());
                     continue;
                 }

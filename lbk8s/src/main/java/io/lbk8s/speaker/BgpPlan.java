@@ -47,12 +47,19 @@ public record BgpPlan(
      * @param passwords the {@code password} of each Secret a BGPPeer names, by Secret name
      */
     public static BgpPlan compute(NodePlan.Inputs in, Map<String, String> passwords) {
+        return compute(in, passwords, Map.of());
+    }
+
+    /**
+     * @param unreadable why the API refused to show a Secret a BGPPeer names, by Secret name
+     */
+    public static BgpPlan compute(NodePlan.Inputs in, Map<String, String> passwords, Map<String, String> unreadable) {
         if (in.config().bgpPeers().isEmpty() && in.config().bgpAdvertisements().isEmpty()) {
             return EMPTY;
         }
         Optional<NodeState> me =
                 in.nodes().stream().filter(n -> n.name().equals(in.node())).findFirst();
-        BgpPeering peering = me.map(n -> BgpPeering.of(in.config(), n, in.options(), passwords))
+        BgpPeering peering = me.map(n -> BgpPeering.of(in.config(), n, in.options(), passwords, unreadable))
                 .orElse(BgpPeering.NONE);
         Map<String, Map<IpPrefix, RouteDraft>> drafts = new TreeMap<>();
         peering.peers().forEach(p -> drafts.put(p.name(), new TreeMap<>(Comparator.comparing(IpPrefix::toString))));

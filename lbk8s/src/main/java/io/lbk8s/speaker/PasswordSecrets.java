@@ -1,6 +1,7 @@
 package io.lbk8s.speaker;
 
 import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
@@ -9,6 +10,7 @@ import io.lbk8s.config.Config;
 import io.lbk8s.kube.Informers;
 import io.lbk8s.kube.Watches;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.Map;
@@ -29,16 +31,31 @@ final class PasswordSecrets implements AutoCloseable {
     private final KubernetesClient client;
     private final String namespace;
     private final Runnable changed;
+    private final Duration retry;
     private final Map<String, SharedIndexInformer<Secret>> watched = new HashMap<>();
-    /** Secrets the API refused to show (no grant): asked again only when the BGPPeers name other Secrets. */
-    private final Set<String> refused = new java.util.HashSet<>();
+    /**
+     * Secrets the API refused to show (e.g. Forbidden: the Role was narrowed by hand), with why and when: asked again
+     * when the BGPPeers name other Secrets, or on a plan {@code retry} later (the grant may have been mended; the
+     * speaker plans at least every 5 s).
+     */
+    private final Map<String, Refusal> refused = new HashMap<>();
+
+    private record Refusal(String reason, long atNanos) {}
+
+    static final Duration RETRY = Duration.ofSeconds(30);
 
     private Set<String> lastNamed = Set.of();
 
     PasswordSecrets(KubernetesClient client, String namespace, Runnable changed) {
+        this(client, namespace, changed, RETRY);
+    }
+
+    /** @param retry how long a refused Secret is not asked for again */
+    PasswordSecrets(KubernetesClient client, String namespace, Runnable changed, Duration retry) {
         this.client = client;
         this.namespace = namespace;
         this.changed = changed;
+        this.retry = retry;
     }
 
     /** The password of each Secret the BGPPeers of {@code config} name, by Secret name; called from one thread. */
@@ -70,7 +87,12 @@ final class PasswordSecrets implements AutoCloseable {
 
     private Optional<SharedIndexInformer<Secret>> watch(String name) {
         SharedIndexInformer<Secret> informer = watched.get(name);
-        if (informer != null || refused.contains(name)) {
+        Refusal refusal = refused.get(name);
+        if (refusal != null && System.nanoTime() - refusal.atNanos() >= retry.toNanos()) {
+            refused.remove(name);
+            refusal = null;
+        }
+        if (informer != null || refusal != null) {
             return Optional.ofNullable(informer);
         }
         try {
@@ -81,14 +103,32 @@ final class PasswordSecrets implements AutoCloseable {
             watched.put(name, informer);
             return Optional.of(informer);
         } catch (KubernetesClientException e) {
-            refused.add(name);
-            log.warn(
-                    "cannot read Secret {}/{} (the speaker needs list and watch on it by name): {}",
-                    namespace,
-                    name,
-                    e.getMessage());
+            String reason = reason(e);
+            refused.put(name, new Refusal(reason, System.nanoTime()));
+            log.warn("cannot read Secret {}/{}: {} ({})", namespace, name, reason, e.getMessage());
             return Optional.empty();
         }
+    }
+
+    /** Why each Secret the BGPPeers name could not be read, by Secret name: for the BGPPeerProblem Event. */
+    Map<String, String> unreadable() {
+        Map<String, String> reasons = new HashMap<>();
+        refused.forEach((name, refusal) -> reasons.put(name, refusal.reason()));
+        return reasons;
+    }
+
+    private String reason(KubernetesClientException e) {
+        if (e.getCode() == 403) {
+            return "Forbidden: its Role in " + namespace + " must allow list and watch of Secrets, as lbk8s install"
+                    + " and the chart grant";
+        }
+        return e.getCode() == 0
+                ? "the API server did not answer: " + e.getMessage()
+                : "the API server answered " + e.getCode()
+                        + Optional.ofNullable(e.getStatus())
+                                .map(Status::getMessage)
+                                .map(m -> ": " + m)
+                                .orElse("");
     }
 
     private static Optional<String> password(Secret secret) {

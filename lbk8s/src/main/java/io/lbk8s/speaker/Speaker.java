@@ -372,7 +372,7 @@ public final class Speaker implements AutoCloseable {
                 links,
                 settings.excludedInterfaces());
         NodePlan next = withhold(NodePlan.compute(inputs), network, published);
-        BgpPlan bgpPlan = BgpPlan.compute(inputs, passwords.passwords(inputs.config()));
+        BgpPlan bgpPlan = BgpPlan.compute(inputs, passwords.passwords(inputs.config()), passwords.unreadable());
         if (stopping) {
             return;
         }

@@ -26,6 +26,10 @@ class MisplacedConfigTest {
         return new Found(Kind.L2Advertisement, namespace, name);
     }
 
+    static Found of(Kind kind, String namespace, String name) {
+        return new Found(kind, namespace, name);
+    }
+
     static Found legacy(String namespace, String name) {
         return new Found(Kind.LegacyConfigMap, namespace, name);
     }
@@ -48,14 +52,14 @@ class MisplacedConfigTest {
                                 l2("metallb-system", "all"),
                                 legacy("metallb-system", "config"),
                                 l2(OWN, "default")),
-                        "no address pool is configured in namespace lbk8s-system; found 2 IPAddressPool(s) and "
-                                + "1 L2Advertisement(s) in metallb-system and MetalLB's legacy ConfigMap metallb-system/config, "
+                        "no address pool is configured in namespace lbk8s-system; found 2 IPAddressPools and "
+                                + "1 L2Advertisement in metallb-system and MetalLB's legacy ConfigMap metallb-system/config, "
                                 + "which lbk8s does not read: run \"lbk8s migrate -n lbk8s-system --dry-run\""),
                 argumentSet(
                         "three namespaces, sorted",
                         List.of(l2("team-b", "x"), pool("team-a", "x"), pool("metallb-system", "x")),
-                        "no address pool is configured in namespace lbk8s-system; found 1 IPAddressPool(s) in metallb-system, "
-                                + "1 IPAddressPool(s) in team-a and 1 L2Advertisement(s) in team-b, which lbk8s does not read: "
+                        "no address pool is configured in namespace lbk8s-system; found 1 IPAddressPool in metallb-system, "
+                                + "1 IPAddressPool in team-a and 1 L2Advertisement in team-b, which lbk8s does not read: "
                                 + "run \"lbk8s migrate -n lbk8s-system --dry-run\""),
                 argumentSet(
                         "a legacy ConfigMap is never read, even in lbk8s's namespace",
@@ -64,9 +68,22 @@ class MisplacedConfigTest {
                                 + "lbk8s-system/config, metallb-system/config, which lbk8s does not read: "
                                 + "run \"lbk8s migrate -n lbk8s-system --dry-run\""),
                 argumentSet(
+                        "MetalLB's BGP objects, each kind counted",
+                        List.of(
+                                pool("metallb-system", "a"),
+                                of(Kind.BGPPeer, "metallb-system", "tor-1"),
+                                of(Kind.BGPPeer, "metallb-system", "tor-2"),
+                                of(Kind.BGPAdvertisement, "metallb-system", "all"),
+                                of(Kind.Community, "metallb-system", "aliases"),
+                                of(Kind.BFDProfile, "metallb-system", "fast"),
+                                of(Kind.BGPPeer, OWN, "mine")),
+                        "no address pool is configured in namespace lbk8s-system; found 1 IPAddressPool, 2 BGPPeers, "
+                                + "1 BGPAdvertisement, 1 Community and 1 BFDProfile in metallb-system, which lbk8s does "
+                                + "not read: run \"lbk8s migrate -n lbk8s-system --dry-run\""),
+                argumentSet(
                         "the same object listed twice counts once",
                         List.of(pool("metallb-system", "a"), pool("metallb-system", "a")),
-                        "no address pool is configured in namespace lbk8s-system; found 1 IPAddressPool(s) in metallb-system, "
+                        "no address pool is configured in namespace lbk8s-system; found 1 IPAddressPool in metallb-system, "
                                 + "which lbk8s does not read: run \"lbk8s migrate -n lbk8s-system --dry-run\""));
     }
 
@@ -101,5 +118,30 @@ class MisplacedConfigTest {
     @MethodSource("configMaps")
     void onlyMetalLbsLegacyFormatIsTakenForItsConfigMap(Map<String, String> data, boolean legacy) {
         assertThat(MisplacedConfig.isLegacyConfigMap(data)).isEqualTo(legacy);
+    }
+
+    static Stream<Arguments> notRead() {
+        return Stream.of(
+                argumentSet(
+                        "a pool",
+                        pool("metallb-system", "a"),
+                        "lbk8s reads IPAddressPools only in namespace lbk8s-system, so it does not use this one: run "
+                                + "\"lbk8s migrate -n lbk8s-system --dry-run\" to see it moved into lbk8s-system"),
+                argumentSet(
+                        "a BGPPeer",
+                        of(Kind.BGPPeer, "metallb-system", "tor"),
+                        "lbk8s reads BGPPeers only in namespace lbk8s-system, so it does not use this one: run "
+                                + "\"lbk8s migrate -n lbk8s-system --dry-run\" to see it moved into lbk8s-system"),
+                argumentSet(
+                        "a Community",
+                        of(Kind.Community, "metallb-system", "aliases"),
+                        "lbk8s reads Communities only in namespace lbk8s-system, so it does not use this one: run "
+                                + "\"lbk8s migrate -n lbk8s-system --dry-run\" to see it moved into lbk8s-system"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("notRead")
+    void eachMisplacedObjectIsToldWhereLbk8sReads(Found found, String warning) {
+        assertThat(MisplacedConfig.notRead(OWN, found)).isEqualTo(warning);
     }
 }

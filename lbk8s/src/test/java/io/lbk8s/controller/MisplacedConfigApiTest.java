@@ -49,7 +49,7 @@ class MisplacedConfigApiTest {
                 .genericKubernetesResources(context)
                 .inNamespace(namespace)
                 .resource(new GenericKubernetesResourceBuilder()
-                        .withApiVersion("metallb.io/v1beta1")
+                        .withApiVersion(context.getGroup() + "/" + context.getVersion())
                         .withKind(kind)
                         .withNewMetadata()
                         .withName(name)
@@ -106,7 +106,7 @@ class MisplacedConfigApiTest {
         assertThat(awaitAllocationFailed("web", "found"))
                 .isEqualTo(
                         "no address pool is configured in namespace lbk8s-system; "
-                                + "found 2 IPAddressPool(s) and 1 L2Advertisement(s) in metallb-system and MetalLB's legacy ConfigMap "
+                                + "found 2 IPAddressPools and 1 L2Advertisement in metallb-system and MetalLB's legacy ConfigMap "
                                 + "metallb-system/config, which lbk8s does not read: run \"lbk8s migrate -n lbk8s-system --dry-run\"");
         assertThat(lb.ips("default", "web")).isEmpty();
         assertThat(lb.awaitEvent(METALLB, "first", "ConfigurationNotRead").getMessage())
@@ -143,8 +143,63 @@ class MisplacedConfigApiTest {
         assertThat(awaitAllocationFailed("web", "team-a"))
                 .isEqualTo(
                         "no address pool is configured in namespace lbk8s-system; "
-                                + "found 1 IPAddressPool(s) in team-a, which lbk8s does not read: run \"lbk8s migrate -n lbk8s-system --dry-run\"");
+                                + "found 1 IPAddressPool in team-a, which lbk8s does not read: run \"lbk8s migrate -n lbk8s-system --dry-run\"");
         assertThat(lb.awaitEvent("team-a", "mine", "ConfigurationNotRead").getType())
                 .isEqualTo("Warning");
+    }
+
+    @Test
+    void bgpObjectsInAnotherNamespaceAreToldAtOnceThoughEveryServiceHasItsAddress() throws Exception {
+        lb = ControllerHarness.started();
+        lb.pool("default", "10.5.0.220/30");
+        lb.service("web");
+        assertThat(lb.awaitIp("web")).isEqualTo("10.5.0.220");
+
+        namespace(METALLB);
+        create(
+                ConfigResources.BGP_PEERS,
+                "BGPPeer",
+                METALLB,
+                "tor",
+                Map.of("myASN", 64512, "peerASN", 64500, "peerAddress", "192.168.1.1"));
+        create(
+                ConfigResources.BGP_ADVERTISEMENTS,
+                "BGPAdvertisement",
+                METALLB,
+                "all",
+                Map.of("ipAddressPools", List.of("default")));
+        create(
+                ConfigResources.COMMUNITIES,
+                "Community",
+                METALLB,
+                "aliases",
+                Map.of("communities", List.of(Map.of("name", "no-export", "value", "65535:65281"))));
+        create(ConfigResources.BFD_PROFILES, "BFDProfile", METALLB, "fast", Map.of("receiveInterval", 300));
+        // lbk8s's own BGPPeer is read, not told anything
+        create(
+                ConfigResources.BGP_PEERS,
+                "BGPPeer",
+                "lbk8s-system",
+                "mine",
+                Map.of("myASN", 64512, "peerASN", 64500, "peerAddress", "192.168.1.2"));
+
+        Event onPeer = lb.awaitEvent(METALLB, "tor", "ConfigurationNotRead");
+        assertThat(onPeer.getType()).isEqualTo("Warning");
+        assertThat(onPeer.getInvolvedObject().getKind()).isEqualTo("BGPPeer");
+        assertThat(onPeer.getMessage())
+                .isEqualTo("lbk8s reads BGPPeers only in namespace lbk8s-system, so it does not use this one: run "
+                        + "\"lbk8s migrate -n lbk8s-system --dry-run\" to see it moved into lbk8s-system");
+        assertThat(lb.awaitEvent(METALLB, "all", "ConfigurationNotRead")
+                        .getInvolvedObject()
+                        .getKind())
+                .isEqualTo("BGPAdvertisement");
+        assertThat(lb.awaitEvent(METALLB, "aliases", "ConfigurationNotRead").getMessage())
+                .startsWith("lbk8s reads Communities only in namespace lbk8s-system");
+        assertThat(lb.awaitEvent(METALLB, "fast", "ConfigurationNotRead")
+                        .getInvolvedObject()
+                        .getKind())
+                .isEqualTo("BFDProfile");
+        assertThat(lb.events("lbk8s-system", "mine")).noneMatch(e -> "ConfigurationNotRead".equals(e.getReason()));
+        assertThat(lb.events("default", "web")).noneMatch(e -> "AllocationFailed".equals(e.getReason()));
     }
 }

@@ -82,7 +82,7 @@ class MigrateApiTest {
         client.genericKubernetesResources(context)
                 .inNamespace(namespace)
                 .resource(new GenericKubernetesResourceBuilder()
-                        .withApiVersion("metallb.io/v1beta1")
+                        .withApiVersion(context.getGroup() + "/" + context.getVersion())
                         .withKind(kind)
                         .withNewMetadata()
                         .withName(name)
@@ -110,8 +110,8 @@ class MigrateApiTest {
 
         assertThat(status.code()).isZero();
         assertThat(status.out())
-                .startsWith("No address pools.\nconfiguration not read: found 1 IPAddressPool(s) and "
-                        + "1 L2Advertisement(s) in metallb-system and MetalLB's legacy ConfigMap metallb-system/config, which lbk8s does "
+                .startsWith("No address pools.\nconfiguration not read: found 1 IPAddressPool and "
+                        + "1 L2Advertisement in metallb-system and MetalLB's legacy ConfigMap metallb-system/config, which lbk8s does "
                         + "not read: run \"lbk8s migrate -n lbk8s-system --dry-run\"\n");
     }
 
@@ -247,5 +247,72 @@ class MigrateApiTest {
                         "left out: ConfigMap metallb-system/config: pool \"routed\" uses protocol \"bgp\", not layer2: "
                                 + "left out, lbk8s migrate converts layer2 pools only (write an IPAddressPool and a BGPAdvertisement for it)\n");
         assertThat(names(ConfigResources.IP_ADDRESS_POOLS, NS)).containsExactly("default", "legacy");
+    }
+
+    @Test
+    void bgpObjectsAreCopiedAndAPasswordSecretIsLeftToTheUser() {
+        create(
+                ConfigResources.BGP_PEERS,
+                "BGPPeer",
+                METALLB,
+                "tor",
+                Map.of(
+                        "myASN",
+                        64512,
+                        "peerASN",
+                        64500,
+                        "peerAddress",
+                        "192.168.1.1",
+                        "bfdProfile",
+                        "fast",
+                        "passwordSecret",
+                        Map.of("name", "tor-md5", "namespace", METALLB)));
+        create(
+                ConfigResources.BGP_ADVERTISEMENTS,
+                "BGPAdvertisement",
+                METALLB,
+                "routed",
+                Map.of("ipAddressPools", List.of("default"), "communities", List.of("no-export")));
+        create(
+                ConfigResources.COMMUNITIES,
+                "Community",
+                METALLB,
+                "aliases",
+                Map.of("communities", List.of(Map.of("name", "no-export", "value", "65535:65281"))));
+        create(ConfigResources.BFD_PROFILES, "BFDProfile", METALLB, "fast", Map.of("receiveInterval", 300));
+        assertThat(lbk8s("status").out())
+                .contains("configuration not read: found 1 IPAddressPool, 1 L2Advertisement, 1 BGPPeer, "
+                        + "1 BGPAdvertisement, 1 Community and 1 BFDProfile in metallb-system and MetalLB's legacy "
+                        + "ConfigMap metallb-system/config, which lbk8s does not read");
+
+        CliRun run = lbk8s("migrate");
+
+        assertThat(run.code()).as(run.err()).isEqualTo(2);
+        assertThat(run.err())
+                .isEqualTo("left out: BGPPeer metallb-system/tor: its passwordSecret \"tor-md5\" is a Secret in "
+                        + "metallb-system, which lbk8s migrate does not copy: create Secret \"tor-md5\" in lbk8s-system "
+                        + "with the same password (key \"password\")\n");
+        assertThat(run.out())
+                .contains(
+                        "community.metallb.io/aliases created in lbk8s-system (from Community metallb-system/aliases)\n"
+                                + "bfdprofile.metallb.io/fast created in lbk8s-system (from BFDProfile metallb-system/fast)\n"
+                                + "bgppeer.metallb.io/tor created in lbk8s-system (from BGPPeer metallb-system/tor)\n",
+                        "bgpadvertisement.metallb.io/routed created in lbk8s-system (from BGPAdvertisement "
+                                + "metallb-system/routed)\n",
+                        "  kubectl delete bgppeers.metallb.io -n metallb-system tor\n",
+                        "  kubectl delete communities.metallb.io -n metallb-system aliases\n");
+        assertThat(names(ConfigResources.BGP_PEERS, NS)).containsExactly("tor");
+        assertThat(names(ConfigResources.BGP_ADVERTISEMENTS, NS)).containsExactly("routed");
+        assertThat(names(ConfigResources.COMMUNITIES, NS)).containsExactly("aliases");
+        assertThat(names(ConfigResources.BFD_PROFILES, NS)).containsExactly("fast");
+        // the copy names the Secret of lbk8s's namespace, where the speaker reads it
+        GenericKubernetesResource peer = client.genericKubernetesResources(ConfigResources.BGP_PEERS)
+                .inNamespace(NS)
+                .withName("tor")
+                .get();
+        assertThat(peer.getApiVersion()).isEqualTo("metallb.io/v1beta2");
+        assertThat(((Map<?, ?>) peer.getAdditionalProperties().get("spec")).get("passwordSecret"))
+                .isEqualTo(Map.of("name", "tor-md5"));
+        assertThat(names(ConfigResources.BGP_PEERS, METALLB)).containsExactly("tor");
     }
 }

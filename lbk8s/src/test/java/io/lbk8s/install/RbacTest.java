@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.conflict.AddressConflict;
 import io.lbk8s.controller.ControllerSettings;
@@ -14,6 +17,7 @@ import io.lbk8s.election.ElectionSettings;
 import io.lbk8s.kube.AddressConflicts;
 import io.lbk8s.kube.BgpSessionStates;
 import io.lbk8s.kube.ClusterNames;
+import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.ServiceBgpStatuses;
 import io.lbk8s.kube.ServiceL2Statuses;
 import io.lbk8s.service.ServiceKey;
@@ -37,6 +41,8 @@ class RbacTest {
     static final String NS = "lbk8s-system";
     /** The speaker's failure detector listens here; nothing answers, it only has to read and create its key Secret. */
     static final int PEER_PORT = 47_947;
+    /** A BGPPeer's passwordSecret: a name lbk8s cannot know in advance. */
+    static final String PASSWORD_SECRET = "router-password";
 
     /** @param name the one object the request names (in its path, or by {@code fieldSelector=metadata.name=}), else null */
     record Call(String verb, String group, String resource, boolean namespaced, String name) {
@@ -128,6 +134,30 @@ class RbacTest {
                                     "default"))
                             .endMetadata()
                             .addToAdditionalProperties("spec", Map.of())
+                            .build())
+                    .create();
+            // a BGPPeer whose password is in a Secret of the user's (none exists, so no session starts: the speaker
+            // says so in an Event); it reads that Secret, which only the user names
+            client.genericKubernetesResources(ConfigResources.BGP_PEERS)
+                    .inNamespace(NS)
+                    .resource(new GenericKubernetesResourceBuilder()
+                            .withApiVersion("metallb.io/v1beta2")
+                            .withKind("BGPPeer")
+                            .withNewMetadata()
+                            .withName("tor")
+                            .withNamespace(NS)
+                            .endMetadata()
+                            .addToAdditionalProperties(
+                                    "spec",
+                                    Map.of(
+                                            "myASN",
+                                            64600,
+                                            "peerASN",
+                                            64500,
+                                            "peerAddress",
+                                            "127.0.0.1",
+                                            "passwordSecret",
+                                            Map.of("name", PASSWORD_SECRET)))
                             .build())
                     .create();
             await().atMost(Duration.ofSeconds(5))
@@ -241,27 +271,33 @@ class RbacTest {
                             new Call("patch", "", "pods", true),
                             // the AddressConflicts this node reported before a restart, probed again
                             new Call("watch", "lbk8s.io", "addressconflicts", false));
+            // the BGPPeer's passwordSecret, read by name like the key Secret
+            assertThat(calls)
+                    .contains(
+                            new Call("list", "", "secrets", true, PASSWORD_SECRET),
+                            new Call("watch", "", "secrets", true, PASSWORD_SECRET),
+                            new Call("watch", "", "secrets", true, Manifests.PEER_SECRET));
         }
     }
 
     @Test
-    void theKeySecretIsReadByNameOnlyAndCreated() {
-        // what the failure detector's code sends: fabric8's withName(...).inform(), and create
+    void theSpeakerReadsTheSecretsOfItsNamespaceOnlyAndCreatesTheKeySecret() {
+        // what the speaker's code sends: fabric8's withName(...).inform() for the key Secret and for each BGPPeer's
+        // passwordSecret, and create for the key Secret
         String secrets = "/api/v1/namespaces/" + NS + "/secrets";
         List<Call> allowed = List.of(
                 call("GET " + secrets + "?fieldSelector=metadata.name%3D" + Manifests.PEER_SECRET),
                 call("GET " + secrets + "?fieldSelector=metadata.name%3D" + Manifests.PEER_SECRET
                         + "&resourceVersion=0&watch=true"),
+                call("GET " + secrets + "?fieldSelector=metadata.name%3D" + PASSWORD_SECRET),
+                call("GET " + secrets + "?fieldSelector=metadata.name%3D" + PASSWORD_SECRET
+                        + "&resourceVersion=0&watch=true"),
                 call("POST " + secrets));
-        assertThat(allowed).extracting(Call::verb).containsExactly("list", "watch", "create");
+        assertThat(allowed).extracting(Call::verb).containsExactly("list", "watch", "list", "watch", "create");
         List<Call> refused = List.of(
-                call("GET " + secrets + "/" + Manifests.PEER_SECRET),
-                call("GET " + secrets + "/other"),
-                call("GET " + secrets),
-                call("GET " + secrets + "?watch=true"),
-                call("GET " + secrets + "?fieldSelector=metadata.name%3Dother"),
                 call("PUT " + secrets + "/" + Manifests.PEER_SECRET),
-                call("DELETE " + secrets + "/" + Manifests.PEER_SECRET));
+                call("PATCH " + secrets + "/" + PASSWORD_SECRET),
+                call("DELETE " + secrets + "/" + PASSWORD_SECRET));
         for (Call c : allowed) {
             assertThat(Rbac.SPEAKER_NAMESPACE)
                     .as(c.toString())
@@ -272,11 +308,27 @@ class RbacTest {
                     .as(c.toString())
                     .noneMatch(r -> r.allows(c.verb(), c.group(), c.resource(), c.name()));
         }
-        // the controller never touches Secrets, nor does anything cluster-wide
+        // the controller never touches Secrets, and no cluster-wide rule does: only the speaker's Role, which is
+        // bound in the install namespace, reaches them
         List<Rbac.Rule> others = new java.util.ArrayList<>(Rbac.CONTROLLER_CLUSTER);
         others.addAll(Rbac.CONTROLLER_NAMESPACE);
         others.addAll(Rbac.SPEAKER_CLUSTER);
         assertThat(others).noneMatch(r -> r.resources().contains("secrets"));
+        List<HasMetadata> rendered = Manifests.render(InstallValues.defaults());
+        assertThat(rendered)
+                .filteredOn(o -> o instanceof ClusterRole)
+                .flatExtracting(o -> ((ClusterRole) o).getRules())
+                .noneMatch(r -> r.getResources().contains("secrets"));
+        assertThat(rendered)
+                .filteredOn(o -> o instanceof Role)
+                .filteredOn(o -> o.getMetadata()
+                        .getNamespace()
+                        .equals(InstallValues.defaults().namespace()))
+                .filteredOn(o -> o.getMetadata().getName().equals(Manifests.SPEAKER))
+                .flatExtracting(o -> ((Role) o).getRules())
+                .anyMatch(r -> r.getResources().contains("secrets")
+                        && r.getResourceNames().isEmpty()
+                        && r.getVerbs().containsAll(List.of("list", "watch")));
     }
 
     @Test

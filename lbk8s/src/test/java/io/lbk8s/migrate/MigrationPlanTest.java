@@ -3,6 +3,7 @@ package io.lbk8s.migrate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.params.provider.Arguments.argumentSet;
 
+import io.lbk8s.config.ConfigOrigin;
 import io.lbk8s.config.ConfigSources.RawConfigMap;
 import io.lbk8s.config.ConfigSources.RawObject;
 import java.util.ArrayList;
@@ -10,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -42,7 +44,24 @@ class MigrationPlanTest {
         List<RawConfigMap> legacy = Stream.of(legacyTexts)
                 .map(t -> new RawConfigMap("metallb-system", "config", t))
                 .toList();
-        return new MigrationPlan.Found(pools, l2, legacy, Optional.empty());
+        return found(Map.of(ConfigOrigin.Kind.IPAddressPool, pools, ConfigOrigin.Kind.L2Advertisement, l2), legacy);
+    }
+
+    static MigrationPlan.Found found(Map<ConfigOrigin.Kind, List<RawObject>> objects, List<RawConfigMap> legacy) {
+        return new MigrationPlan.Found(objects, legacy, Optional.empty());
+    }
+
+    static RawObject object(String namespace, String name, Map<String, Object> spec) {
+        return new RawObject(namespace, name, Map.of(), spec);
+    }
+
+    static Map<String, Object> peer(String address, Map<String, Object> more) {
+        Map<String, Object> spec = new java.util.LinkedHashMap<>();
+        spec.put("myASN", 64512);
+        spec.put("peerASN", 64500);
+        spec.put("peerAddress", address);
+        spec.putAll(more);
+        return spec;
     }
 
     static Stream<Arguments> cases() {
@@ -137,6 +156,95 @@ class MigrationPlanTest {
                                 "left out: ConfigMap metallb-system/config: pool \"routed\" uses protocol \"bgp\", not layer2: left out, "
                                         + "lbk8s migrate converts layer2 pools only (write an IPAddressPool and a BGPAdvertisement for it)",
                                 "delete: kubectl delete configmap -n metallb-system config")),
+                argumentSet(
+                        "BGP objects copied like the pools, those that others name first",
+                        Set.of(),
+                        found(
+                                Map.of(
+                                        ConfigOrigin.Kind.IPAddressPool,
+                                        List.of(pool("metallb-system", "routed", "198.51.100.0/28")),
+                                        ConfigOrigin.Kind.BGPAdvertisement,
+                                        List.of(object(
+                                                "metallb-system",
+                                                "routed",
+                                                new TreeMap<String, Object>(Map.of(
+                                                        "ipAddressPools",
+                                                        List.of("routed"),
+                                                        "communities",
+                                                        List.of("no-export"))))),
+                                        ConfigOrigin.Kind.BGPPeer,
+                                        List.of(object(
+                                                "metallb-system",
+                                                "tor",
+                                                peer("10.0.0.254", Map.of("bfdProfile", "fast")))),
+                                        ConfigOrigin.Kind.Community,
+                                        List.of(object(
+                                                "metallb-system",
+                                                "aliases",
+                                                Map.of(
+                                                        "communities",
+                                                        List.of(new TreeMap<>(Map.of(
+                                                                "name", "no-export", "value", "65535:65281")))))),
+                                        ConfigOrigin.Kind.BFDProfile,
+                                        List.of(object("metallb-system", "fast", Map.of("receiveInterval", 300)))),
+                                List.of()),
+                        List.of(
+                                "create IPAddressPool routed {addresses=[198.51.100.0/28]} from IPAddressPool metallb-system/routed",
+                                "create Community aliases {communities=[{name=no-export, value=65535:65281}]} from Community metallb-system/aliases",
+                                "create BFDProfile fast {receiveInterval=300} from BFDProfile metallb-system/fast",
+                                "create BGPPeer tor {myASN=64512, peerASN=64500, peerAddress=10.0.0.254, bfdProfile=fast} from BGPPeer metallb-system/tor",
+                                "create BGPAdvertisement routed {communities=[no-export], ipAddressPools=[routed]} from BGPAdvertisement metallb-system/routed",
+                                "delete: kubectl delete bfdprofiles.metallb.io -n metallb-system fast",
+                                "delete: kubectl delete bgpadvertisements.metallb.io -n metallb-system routed",
+                                "delete: kubectl delete bgppeers.metallb.io -n metallb-system tor",
+                                "delete: kubectl delete communities.metallb.io -n metallb-system aliases",
+                                "delete: kubectl delete ipaddresspools.metallb.io -n metallb-system routed")),
+                argumentSet(
+                        "a BGPPeer's passwordSecret: the copy names the Secret in lbk8s's namespace, which the user creates",
+                        Set.of(),
+                        found(
+                                Map.of(
+                                        ConfigOrigin.Kind.BGPPeer,
+                                        List.of(object(
+                                                "metallb-system",
+                                                "tor",
+                                                peer(
+                                                        "10.0.0.254",
+                                                        Map.of(
+                                                                "passwordSecret",
+                                                                Map.of(
+                                                                        "name",
+                                                                        "tor-md5",
+                                                                        "namespace",
+                                                                        "metallb-system")))))),
+                                List.of()),
+                        List.of(
+                                "create BGPPeer tor {myASN=64512, peerASN=64500, peerAddress=10.0.0.254, passwordSecret={name=tor-md5}} from BGPPeer metallb-system/tor",
+                                "left out: BGPPeer metallb-system/tor: its passwordSecret \"tor-md5\" is a Secret in metallb-system, which lbk8s migrate does not copy: create Secret \"tor-md5\" in lbk8s-system with the same password (key \"password\")",
+                                "delete: kubectl delete bgppeers.metallb.io -n metallb-system tor")),
+                argumentSet(
+                        "--from: a BGPAdvertisement whose Community stays behind: lbk8s would reject the result",
+                        Set.of("team-a"),
+                        found(
+                                Map.of(
+                                        ConfigOrigin.Kind.IPAddressPool,
+                                        List.of(pool(TARGET, "default", "198.51.100.0/28")),
+                                        ConfigOrigin.Kind.Community,
+                                        List.of(object(
+                                                "team-b",
+                                                "aliases",
+                                                Map.of(
+                                                        "communities",
+                                                        List.of(new TreeMap<>(Map.of(
+                                                                "name", "no-export", "value", "65535:65281")))))),
+                                        ConfigOrigin.Kind.BGPAdvertisement,
+                                        List.of(object(
+                                                "team-a", "routed", Map.of("communities", List.of("no-export"))))),
+                                List.of()),
+                        List.of("refused: lbk8s would reject the result: ERROR BGPAdvertisement lbk8s-system/routed: "
+                                + "communities[0] \"no-export\": neither a community nor an alias a Community "
+                                + "object defines: a standard community is written 65535:65282, a large one "
+                                + "large:1:2:3")),
                 argumentSet(
                         "lbk8s's own objects are not migrated",
                         Set.of(),
