@@ -11,7 +11,7 @@ import java.util.Set;
  * shows each node's session to each router), and none for peers it no longer has. Written in order on a thread of
  * its own, so that a slow API server delays the objects, not the sessions.
  */
-public final class BgpSessionStates implements AutoCloseable {
+public final class BgpSessionStates extends NodeStatusObjects<String, BgpSessionStates.State> {
     public static final ResourceDefinitionContext CONTEXT =
             CustomResources.metallb("BGPSessionState", "bgpsessionstates");
     public static final String NODE_LABEL = NodeStatusObjects.NODE_LABEL;
@@ -20,11 +20,9 @@ public final class BgpSessionStates implements AutoCloseable {
     /** What the object says of one session: MetalLB's fields; lbk8s has no VRFs, so vrf is always empty. */
     public record State(String peer, String bgpStatus, String bfdStatus) {}
 
-    private final NodeStatusObjects<String, State> objects;
-
     public BgpSessionStates(KubernetesClient client, String namespace, String node) {
-        this.objects = new NodeStatusObjects<>(
-                new NodeStatusObjects.Shape<String, State>(
+        super(
+                new Shape<String, State>(
                         CONTEXT,
                         "session",
                         peer -> peer,
@@ -46,21 +44,6 @@ public final class BgpSessionStates implements AutoCloseable {
     /** Makes this node's objects match {@code byPeer}, keyed by {@link State#peer}; called from one thread. */
     public void publish(Map<String, State> byPeer) {
         // a session is this node's own: no other node's object for the same peer is ever this node's to remove
-        objects.publish(byPeer, Set.of());
-    }
-
-    /** A stable name, so that a restarted speaker finds its objects again: session-<node>-<hash of the peer>. */
-    String nameOf(String peer) {
-        return objects.nameOf(peer);
-    }
-
-    /** Deletes this node's objects (graceful shutdown: its sessions end), waiting a bounded time. */
-    public void withdraw(long timeoutMillis) {
-        objects.withdraw(timeoutMillis);
-    }
-
-    @Override
-    public void close() {
-        objects.close();
+        publish(byPeer, Set.of());
     }
 }

@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * @param <K> what an object is about
  * @param <V> what its status says of it
  */
-final class NodeStatusObjects<K, V> implements AutoCloseable {
+abstract class NodeStatusObjects<K, V> implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(NodeStatusObjects.class);
 
     static final String NODE_LABEL = "metallb.io/node";
@@ -71,7 +71,7 @@ final class NodeStatusObjects<K, V> implements AutoCloseable {
      * Makes this node's objects match {@code wanted}; where it writes one, it removes the objects that
      * {@code failedNodes} left for the same subject. Called from one thread.
      */
-    void publish(Map<K, V> wanted, Set<String> failedNodes) {
+    protected void publish(Map<K, V> wanted, Set<String> failedNodes) {
         Map<K, V> now = Map.copyOf(wanted);
         Set<String> failed = Set.copyOf(failedNodes);
         Map<K, V> before = written;
@@ -131,7 +131,7 @@ final class NodeStatusObjects<K, V> implements AutoCloseable {
     }
 
     /** The next {@link #publish} writes every object again. */
-    void rewriteAll() {
+    protected void rewriteAll() {
         written = Map.of();
     }
 
@@ -154,8 +154,8 @@ final class NodeStatusObjects<K, V> implements AutoCloseable {
         }
     }
 
-    /** Deletes this node's objects, waiting a bounded time. */
-    void withdraw(long timeoutMillis) {
+    /** Deletes this node's objects (graceful shutdown: they are no longer true), waiting a bounded time. */
+    public void withdraw(long timeoutMillis) {
         publish(Map.of(), Set.of());
         writer.shutdown();
         try {

@@ -13,7 +13,7 @@ import java.util.function.Function;
  * own when it stops announcing, and removing it for it could race with its taking the Service back). Writes run in
  * order on a thread of their own so that a slow API server never delays answering ARP.
  */
-public class ServiceStatuses implements AutoCloseable {
+public class ServiceStatuses extends NodeStatusObjects<ServiceKey, Set<String>> {
     public static final String NODE_LABEL = NodeStatusObjects.NODE_LABEL;
     public static final String SERVICE_NAME_LABEL = "metallb.io/service-name";
     public static final String SERVICE_NAMESPACE_LABEL = "metallb.io/service-namespace";
@@ -28,11 +28,9 @@ public class ServiceStatuses implements AutoCloseable {
     public record Kind(
             ResourceDefinitionContext context, String prefix, String detail, Function<String, Object> item) {}
 
-    private final NodeStatusObjects<ServiceKey, Set<String>> objects;
-
     protected ServiceStatuses(Kind kind, KubernetesClient client, String namespace, String node) {
-        this.objects = new NodeStatusObjects<>(
-                new NodeStatusObjects.Shape<ServiceKey, Set<String>>(
+        super(
+                new Shape<ServiceKey, Set<String>>(
                         kind.context(),
                         kind.prefix(),
                         service -> service.namespace() + "/" + service.name(),
@@ -55,30 +53,17 @@ public class ServiceStatuses implements AutoCloseable {
      * Makes this node's objects match {@code detailsByService}, and removes the objects of the Services it writes
      * that {@code failedNodes} left behind; called from one thread.
      */
+    @Override
     public void publish(Map<ServiceKey, Set<String>> detailsByService, Set<String> failedNodes) {
-        objects.publish(detailsByService, failedNodes);
+        super.publish(detailsByService, failedNodes);
     }
 
     /**
      * The next {@link #publish} writes every object again: while this node was away (frozen, cut off) the new leader
      * removed them.
      */
-    public void rewriteAll() {
-        objects.rewriteAll();
-    }
-
-    /** A stable name, so that a restarted speaker finds its objects again: <prefix>-<node>-<hash of the Service>. */
-    String nameOf(ServiceKey service) {
-        return objects.nameOf(service);
-    }
-
-    /** Deletes this node's objects (graceful shutdown: the next node writes its own), waiting a bounded time. */
-    public void withdraw(long timeoutMillis) {
-        objects.withdraw(timeoutMillis);
-    }
-
     @Override
-    public void close() {
-        objects.close();
+    public void rewriteAll() {
+        super.rewriteAll();
     }
 }
