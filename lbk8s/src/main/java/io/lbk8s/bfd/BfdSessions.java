@@ -228,22 +228,19 @@ public final class BfdSessions implements AutoCloseable {
         }
 
         synchronized void start() {
-            enact(StateMachine.start(
-                    settings,
-                    discriminator,
-                    System.nanoTime(),
-                    ThreadLocalRandom.current().nextDouble()));
+            enact(StateMachine.start(settings, discriminator, System.nanoTime(), jitter()));
         }
 
         synchronized void apply(BfdEvent event) {
             if (variables.state() == BfdState.ADMIN_DOWN && !(event instanceof BfdEvent.Stopped)) {
                 return; // closed
             }
-            enact(StateMachine.on(
-                    variables,
-                    event,
-                    System.nanoTime(),
-                    ThreadLocalRandom.current().nextDouble()));
+            enact(StateMachine.on(variables, event, System.nanoTime(), jitter()));
+        }
+
+        /** The random draw that jitters the transmit interval (RFC 5880 6.8.7). */
+        private static double jitter() {
+            return ThreadLocalRandom.current().nextDouble();
         }
 
         private void enact(Step step) {

@@ -9,7 +9,16 @@ import java.util.Optional;
 /** The five BGP messages (RFC 4271 4, RFC 2918). */
 public sealed interface Message {
 
-    int type();
+    /** The message's type code in its header (RFC 4271 4.1). */
+    default int type() {
+        return switch (this) {
+            case Open _ -> 1;
+            case Update _ -> 2;
+            case Notification _ -> 3;
+            case Keepalive _ -> 4;
+            case RouteRefresh _ -> 5;
+        };
+    }
 
     /** The two-octet My AS field says AS_TRANS when the AS needs four octets (RFC 6793 4.1). */
     int AS_TRANS = 23456;
@@ -40,11 +49,6 @@ public sealed interface Message {
                     .filter(kind::isInstance)
                     .map(kind::cast)
                     .findFirst();
-        }
-
-        @Override
-        public int type() {
-            return 1;
         }
     }
 
@@ -81,19 +85,9 @@ public sealed interface Message {
         public <A extends PathAttribute> Optional<A> attribute(Class<A> kind) {
             return attributes.stream().filter(kind::isInstance).map(kind::cast).findFirst();
         }
-
-        @Override
-        public int type() {
-            return 2;
-        }
     }
 
-    record Keepalive() implements Message {
-        @Override
-        public int type() {
-            return 4;
-        }
-    }
+    record Keepalive() implements Message {}
 
     record Notification(int code, int subcode, Octets data) implements Message {
         public static final int CEASE = 6;
@@ -129,18 +123,8 @@ public sealed interface Message {
         public String describe() {
             return NotificationNames.describe(code, subcode);
         }
-
-        @Override
-        public int type() {
-            return 3;
-        }
     }
 
     /** RFC 2918: asks the peer to send its routes of this AFI/SAFI again. */
-    record RouteRefresh(int afi, int safi) implements Message {
-        @Override
-        public int type() {
-            return 5;
-        }
-    }
+    record RouteRefresh(int afi, int safi) implements Message {}
 }

@@ -27,39 +27,35 @@ final class OpenDecoder {
             throw new Malformed(2, 0, "an OPEN whose optional parameters' length is wrong");
         }
         List<Capability> capabilities = new ArrayList<>();
-        while (body.hasRemaining()) {
-            if (body.remaining() < 2) {
-                throw new Malformed(2, 0, "an OPEN with a truncated optional parameter");
-            }
-            int type = body.get() & 0xFF;
-            int length = body.get() & 0xFF;
-            if (length > body.remaining()) {
-                throw new Malformed(2, 0, "an OPEN with a truncated optional parameter");
-            }
-            ByteBuffer value = body.slice(body.position(), length);
-            body.position(body.position() + length);
+        typeLengthValues(body, "optional parameter", (type, parameter) -> {
             if (type != 2) {
                 // RFC 4271 6.2: any optional parameter other than Capabilities (RFC 5492) is not one we know
                 throw new Malformed(2, 4, "an OPEN with optional parameter type " + type);
             }
-            capabilities(value, capabilities);
-        }
+            typeLengthValues(parameter, "capability", (code, value) -> capabilities.add(capability(code, value)));
+        });
         return new Message.Open(version, myAs, holdTime, identifier, capabilities);
     }
 
-    private static void capabilities(ByteBuffer in, List<Capability> into) throws Malformed {
+    /** Takes one optional parameter or capability. */
+    private interface Each {
+        void take(int type, ByteBuffer value) throws Malformed;
+    }
+
+    /** Reads {@code in} to its end as one-octet type, one-octet length and value, the layout of both nested lists. */
+    private static void typeLengthValues(ByteBuffer in, String what, Each each) throws Malformed {
         while (in.hasRemaining()) {
             if (in.remaining() < 2) {
-                throw new Malformed(2, 0, "an OPEN with a truncated capability");
+                throw new Malformed(2, 0, "an OPEN with a truncated " + what);
             }
-            int code = in.get() & 0xFF;
+            int type = in.get() & 0xFF;
             int length = in.get() & 0xFF;
             if (length > in.remaining()) {
-                throw new Malformed(2, 0, "an OPEN with a truncated capability " + code);
+                throw new Malformed(2, 0, "an OPEN with a truncated " + what + " " + type);
             }
             ByteBuffer value = in.slice(in.position(), length);
             in.position(in.position() + length);
-            into.add(capability(code, value));
+            each.take(type, value);
         }
     }
 

@@ -13,24 +13,35 @@ public sealed interface PathAttribute {
     int PARTIAL = 0x20;
     int EXTENDED_LENGTH = 0x10;
 
-    int typeCode();
+    /** The attribute's type code, from IANA's BGP Path Attributes registry. */
+    default int typeCode() {
+        return switch (this) {
+            case Origin _ -> 1;
+            case AsPath _ -> 2;
+            case NextHop _ -> 3;
+            case MultiExitDisc _ -> 4;
+            case LocalPref _ -> 5;
+            case Communities _ -> 8;
+            case MpReach _ -> 14;
+            case MpUnreach _ -> 15;
+            case LargeCommunities _ -> 32;
+            case Other other -> other.typeCode();
+        };
+    }
 
     /** The flags this speaker sends (Optional, Transitive); Extended Length is added when the value needs it. */
-    int flags();
+    default int flags() {
+        return switch (this) {
+            case Origin _, AsPath _, NextHop _, LocalPref _ -> TRANSITIVE;
+            case MultiExitDisc _, MpReach _, MpUnreach _ -> OPTIONAL;
+            case Communities _, LargeCommunities _ -> OPTIONAL | TRANSITIVE;
+            case Other other -> other.flags();
+        };
+    }
 
     /** RFC 4271 5.1.1: where the route came from; a Service address is IGP. */
     record Origin(int value) implements PathAttribute {
         public static final Origin IGP = new Origin(0);
-
-        @Override
-        public int typeCode() {
-            return 1;
-        }
-
-        @Override
-        public int flags() {
-            return TRANSITIVE;
-        }
     }
 
     record AsPath(List<AsPathSegment> segments) implements PathAttribute {
@@ -39,68 +50,18 @@ public sealed interface PathAttribute {
         public AsPath {
             segments = List.copyOf(segments);
         }
-
-        @Override
-        public int typeCode() {
-            return 2;
-        }
-
-        @Override
-        public int flags() {
-            return TRANSITIVE;
-        }
     }
 
-    record NextHop(IpAddress address) implements PathAttribute {
-        @Override
-        public int typeCode() {
-            return 3;
-        }
+    record NextHop(IpAddress address) implements PathAttribute {}
 
-        @Override
-        public int flags() {
-            return TRANSITIVE;
-        }
-    }
+    record MultiExitDisc(long value) implements PathAttribute {}
 
-    record MultiExitDisc(long value) implements PathAttribute {
-        @Override
-        public int typeCode() {
-            return 4;
-        }
-
-        @Override
-        public int flags() {
-            return OPTIONAL;
-        }
-    }
-
-    record LocalPref(long value) implements PathAttribute {
-        @Override
-        public int typeCode() {
-            return 5;
-        }
-
-        @Override
-        public int flags() {
-            return TRANSITIVE;
-        }
-    }
+    record LocalPref(long value) implements PathAttribute {}
 
     /** RFC 1997. */
     record Communities(List<Community.Standard> values) implements PathAttribute {
         public Communities {
             values = List.copyOf(values);
-        }
-
-        @Override
-        public int typeCode() {
-            return 8;
-        }
-
-        @Override
-        public int flags() {
-            return OPTIONAL | TRANSITIVE;
         }
     }
 
@@ -113,16 +74,6 @@ public sealed interface PathAttribute {
         public MpReach {
             nlri = List.copyOf(nlri);
         }
-
-        @Override
-        public int typeCode() {
-            return 14;
-        }
-
-        @Override
-        public int flags() {
-            return OPTIONAL;
-        }
     }
 
     /** RFC 4760: withdrawn routes of a family; with none, the family's End-of-RIB marker (RFC 4724 2). */
@@ -130,32 +81,12 @@ public sealed interface PathAttribute {
         public MpUnreach {
             withdrawn = List.copyOf(withdrawn);
         }
-
-        @Override
-        public int typeCode() {
-            return 15;
-        }
-
-        @Override
-        public int flags() {
-            return OPTIONAL;
-        }
     }
 
     /** RFC 8092. */
     record LargeCommunities(List<Community.Large> values) implements PathAttribute {
         public LargeCommunities {
             values = List.copyOf(values);
-        }
-
-        @Override
-        public int typeCode() {
-            return 32;
-        }
-
-        @Override
-        public int flags() {
-            return OPTIONAL | TRANSITIVE;
         }
     }
 

@@ -1,7 +1,6 @@
 package io.lbk8s.config;
 
 import static io.lbk8s.config.RawValues.bool;
-import static io.lbk8s.config.RawValues.warnUnknown;
 import static io.lbk8s.config.RawValues.whole;
 
 import io.lbk8s.bfd.BfdSettings;
@@ -18,12 +17,11 @@ final class BfdProfileParser {
 
     static Optional<BfdProfile> parse(ConfigSources.RawObject raw, List<ConfigProblem> problems) {
         ProblemScope scope = ObjectSpec.scope(ConfigOrigin.Kind.BFDProfile, raw, problems);
-        Optional<Map<?, ?>> read = ObjectSpec.of(scope, raw, Optional.empty());
+        Optional<Map<?, ?>> read = ObjectSpec.of(scope, raw, Optional.empty(), ConfigFields.BFD_PROFILE_SPEC_FIELDS);
         if (read.isEmpty()) {
             return Optional.empty();
         }
         Map<?, ?> spec = read.get();
-        warnUnknown(scope, "spec", spec, ConfigFields.BFD_PROFILE_SPEC_FIELDS);
         BfdSettings defaults = BfdSettings.DEFAULTS;
         long receive =
                 number(scope, spec, "receiveInterval", 10, 60_000, INTERVAL_RANGE, millis(defaults.receiveInterval()));

@@ -1,7 +1,6 @@
 package io.lbk8s.config;
 
 import static io.lbk8s.config.RawValues.strings;
-import static io.lbk8s.config.RawValues.warnUnknown;
 import static io.lbk8s.config.RawValues.whole;
 
 import io.lbk8s.address.IpFamily;
@@ -30,12 +29,12 @@ final class BgpAdvertisementParser {
     static Optional<BgpAdvertisement> parse(
             ConfigSources.RawObject raw, Context context, List<ConfigProblem> problems) {
         ProblemScope scope = ObjectSpec.scope(ConfigOrigin.Kind.BGPAdvertisement, raw, problems);
-        Optional<Map<?, ?>> read = ObjectSpec.of(scope, raw, Optional.empty());
+        Optional<Map<?, ?>> read =
+                ObjectSpec.of(scope, raw, Optional.empty(), ConfigFields.BGP_ADVERTISEMENT_KNOWN_FIELDS);
         if (read.isEmpty()) {
             return Optional.empty();
         }
         Map<?, ?> spec = read.get();
-        warnUnknown(scope, "spec", spec, ConfigFields.BGP_ADVERTISEMENT_KNOWN_FIELDS);
 
         List<String> pools = strings(scope, "ipAddressPools", spec.get("ipAddressPools"), "pool names");
         warnNames(scope, "ipAddressPools", pools, "pool", context.poolNames(), "does not exist");

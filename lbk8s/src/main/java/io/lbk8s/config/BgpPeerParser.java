@@ -32,12 +32,14 @@ final class BgpPeerParser {
     static Optional<BgpPeer> parse(ConfigSources.RawObject raw, Set<String> bfdProfiles, List<ConfigProblem> problems) {
         ProblemScope scope = ObjectSpec.scope(ConfigOrigin.Kind.BGPPeer, raw, problems);
         Optional<Map<?, ?>> read = ObjectSpec.of(
-                scope, raw, Optional.of("expected a map with at least myASN, peerASN (or dynamicASN) and peerAddress"));
+                scope,
+                raw,
+                Optional.of("expected a map with at least myASN, peerASN (or dynamicASN) and peerAddress"),
+                ConfigFields.BGP_PEER_KNOWN_FIELDS);
         if (read.isEmpty()) {
             return Optional.empty();
         }
         Map<?, ?> spec = read.get();
-        warnUnknown(scope, "spec", spec, ConfigFields.BGP_PEER_KNOWN_FIELDS);
         refuseFrrOnly(scope, spec);
 
         OptionalLong myAsn = asn(scope, spec, "myASN", "the AS number of the cluster's side of the session");

@@ -38,11 +38,10 @@ final class CommunityParser {
     private static Map<String, Community> own(
             ProblemScope scope, ConfigSources.RawObject raw, Map<String, String> definedBefore) {
         Map<String, Community> own = new LinkedHashMap<>();
-        Optional<Map<?, ?>> read = ObjectSpec.of(scope, raw, Optional.empty());
+        Optional<Map<?, ?>> read = ObjectSpec.of(scope, raw, Optional.empty(), ConfigFields.COMMUNITY_SPEC_FIELDS);
         if (read.isEmpty()) {
             return own;
         }
-        warnUnknown(scope, "spec", read.get(), ConfigFields.COMMUNITY_SPEC_FIELDS);
         List<?> list =
                 RawValues.list(scope, "communities", read.get().get("communities"), "a list of {name, value} aliases");
         Map<String, String> ownPaths = new HashMap<>();

@@ -22,21 +22,13 @@ final class L2AdvertisementParser {
 
     static Optional<L2Advertisement> parse(
             ConfigSources.RawObject raw, Set<String> poolNames, List<ConfigProblem> problems) {
-        ConfigOrigin origin = new ConfigOrigin(ConfigOrigin.Kind.L2Advertisement, raw.namespace(), raw.name());
-        ProblemScope scope = new ProblemScope(origin, "", problems);
-        if (raw.name() == null || raw.name().isEmpty()) {
-            scope.error("metadata.name is required");
-        }
-        Map<?, ?> spec;
-        if (raw.spec() == null) {
-            spec = Map.of(); // every field is optional: an empty spec announces every pool from every node
-        } else if (raw.spec() instanceof Map<?, ?> map) {
-            spec = map;
-        } else {
-            scope.error("spec: expected a map, got " + describe(raw.spec()));
+        ProblemScope scope = ObjectSpec.scope(ConfigOrigin.Kind.L2Advertisement, raw, problems);
+        // every field is optional: an empty spec announces every pool from every node
+        Optional<Map<?, ?>> read = ObjectSpec.of(scope, raw, Optional.empty(), ConfigFields.L2_KNOWN_FIELDS);
+        if (read.isEmpty()) {
             return Optional.empty();
         }
-        warnUnknown(scope, "spec", spec, ConfigFields.L2_KNOWN_FIELDS);
+        Map<?, ?> spec = read.get();
 
         List<String> pools = strings(scope, "ipAddressPools", spec.get("ipAddressPools"), "pool names");
         Set<String> seen = new HashSet<>();
@@ -70,8 +62,8 @@ final class L2AdvertisementParser {
         if (scope.failed) {
             return Optional.empty();
         }
-        return Optional.of(
-                new L2Advertisement(raw.name(), pools, poolSelectors, nodeSelectors, preferred, interfaces, origin));
+        return Optional.of(new L2Advertisement(
+                raw.name(), pools, poolSelectors, nodeSelectors, preferred, interfaces, scope.origin));
     }
 
     private static List<PreferredNodeSelector> preferredNodeSelectors(ProblemScope scope, Object value) {

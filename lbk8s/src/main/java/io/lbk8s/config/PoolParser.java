@@ -31,23 +31,15 @@ final class PoolParser {
     private PoolParser() {}
 
     static PoolDraft poolFromResource(ConfigSources.RawObject raw, List<ConfigProblem> problems) {
-        ConfigOrigin origin = new ConfigOrigin(ConfigOrigin.Kind.IPAddressPool, raw.namespace(), raw.name());
-        ProblemScope scope = new ProblemScope(origin, "", problems);
+        ProblemScope scope = ObjectSpec.scope(ConfigOrigin.Kind.IPAddressPool, raw, problems);
         String name = raw.name() == null || raw.name().isEmpty() ? null : raw.name();
-        if (name == null) {
-            scope.error("metadata.name is required");
-        }
-        PoolDraft draft = new PoolDraft(name, scope, raw.labels(), origin.toString());
-        if (raw.spec() == null) {
-            scope.error("spec is required: expected a map with at least \"addresses\"");
-            return draft;
-        }
-        if (!(raw.spec() instanceof Map<?, ?> spec)) {
-            scope.error("spec: expected a map, got " + describe(raw.spec()));
-            return draft;
-        }
-        warnUnknown(scope, "spec", spec, ConfigFields.POOL_SPEC_FIELDS);
-        parsePoolBody(scope, "", spec, draft);
+        PoolDraft draft = new PoolDraft(name, scope, raw.labels(), scope.origin.toString());
+        ObjectSpec.of(
+                        scope,
+                        raw,
+                        Optional.of("expected a map with at least \"addresses\""),
+                        ConfigFields.POOL_SPEC_FIELDS)
+                .ifPresent(spec -> parsePoolBody(scope, "", spec, draft));
         return draft;
     }
 

@@ -140,25 +140,11 @@ public final class StatusText {
             out.append(" <none>\n");
         } else {
             out.append('\n');
-            d.announcements()
-                    .forEach(a -> out.append("  ")
-                            .append(a.node())
-                            .append(" on ")
-                            .append(a.interfaces().isEmpty() ? "-" : String.join(", ", a.interfaces()))
-                            .append(" (servicel2status ")
-                            .append(a.object())
-                            .append(")\n"));
+            d.announcements().forEach(a -> holder(out, a.node(), "on", a.interfaces(), "servicel2status", a.object()));
         }
         if (!d.advertised().isEmpty()) {
             out.append("Advertised over BGP by:\n");
-            d.advertised()
-                    .forEach(a -> out.append("  ")
-                            .append(a.node())
-                            .append(" to ")
-                            .append(a.peers().isEmpty() ? "-" : String.join(", ", a.peers()))
-                            .append(" (servicebgpstatus ")
-                            .append(a.object())
-                            .append(")\n"));
+            d.advertised().forEach(a -> holder(out, a.node(), "to", a.peers(), "servicebgpstatus", a.object()));
         }
         out.append("Events:");
         if (d.events().isEmpty()) {
@@ -184,5 +170,21 @@ public final class StatusText {
 
     static String lines(List<String> lines) {
         return String.join("\n", lines);
+    }
+
+    /** A node that announces the Service: where (interfaces) or to whom (peers), and the status object it wrote. */
+    private static void holder(
+            StringBuilder out, String node, String preposition, List<String> targets, String kind, String object) {
+        out.append("  ")
+                .append(node)
+                .append(' ')
+                .append(preposition)
+                .append(' ')
+                .append(targets.isEmpty() ? "-" : String.join(", ", targets))
+                .append(" (")
+                .append(kind)
+                .append(' ')
+                .append(object)
+                .append(")\n");
     }
 }

@@ -12,7 +12,6 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A raw AF_PACKET socket on one interface for one ethertype, with a classic BPF filter, through java.lang.foreign.
@@ -25,20 +24,18 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Receive and send may be called from different threads; close only after the receiving thread has stopped, as
  * a closed descriptor number can be reused by another open.
  */
-public final class PacketSocket implements AutoCloseable {
+public final class PacketSocket extends OpenDescriptor {
 
     /** PACKET_STATISTICS since the previous call (the kernel resets on read); packets include the dropped ones. */
     public record Stats(long packets, long drops) {}
 
     private static final int SOCKADDR_LL_SIZE = 20;
 
-    private final int fd;
     private final int ifindex;
     private final String description;
-    private final AtomicBoolean closed = new AtomicBoolean();
 
     private PacketSocket(int fd, int ifindex, String description) {
-        this.fd = fd;
+        super(fd);
         this.ifindex = ifindex;
         this.description = description;
     }
@@ -279,13 +276,6 @@ public final class PacketSocket implements AutoCloseable {
 
     public int ifindex() {
         return ifindex;
-    }
-
-    @Override
-    public void close() {
-        if (closed.compareAndSet(false, true)) {
-            Native.close(fd);
-        }
     }
 
     @Override

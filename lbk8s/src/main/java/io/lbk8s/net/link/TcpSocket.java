@@ -13,7 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A TCP socket made through java.lang.foreign, because the JDK's sockets cannot sign segments with a TCP MD5 key
@@ -23,7 +22,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Close only after the threads that read and write have stopped ({@link #shutdown} wakes them): a closed
  * descriptor number can be reused by another open.
  */
-public final class TcpSocket implements AutoCloseable {
+public final class TcpSocket extends OpenDescriptor {
 
     /** Linux's TCP_MD5SIG_MAXKEYLEN. */
     public static final int MAX_KEY_BYTES = 80;
@@ -39,13 +38,11 @@ public final class TcpSocket implements AutoCloseable {
     private static final int EADDRNOTAVAIL = 99;
     private static final int EADDRINUSE = 98;
 
-    private final int fd;
     private final InetSocketAddress local;
     private final InetSocketAddress remote;
-    private final AtomicBoolean closed = new AtomicBoolean();
 
     private TcpSocket(int fd, InetSocketAddress local, InetSocketAddress remote) {
-        this.fd = fd;
+        super(fd);
         this.local = local;
         this.remote = remote;
     }
@@ -176,15 +173,8 @@ public final class TcpSocket implements AutoCloseable {
 
     /** Ends both directions: a thread blocked in {@link #read} returns -1, one in {@link #write} fails. */
     public void shutdown() {
-        if (!closed.get()) {
+        if (!isClosed()) {
             Native.shutdown(fd, Native.SHUT_RDWR);
-        }
-    }
-
-    @Override
-    public void close() {
-        if (closed.compareAndSet(false, true)) {
-            Native.close(fd);
         }
     }
 

@@ -12,7 +12,6 @@ import java.net.Inet6Address;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A UDP socket through java.lang.foreign, for what a DatagramChannel cannot do: send with a chosen unicast TTL (hop
@@ -22,7 +21,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>{@link #receive} is for one thread at a time (it reuses one buffer); {@link #send} may be called from any.
  * Close after the receiving thread has stopped.
  */
-public final class UdpSocket implements AutoCloseable {
+public final class UdpSocket extends OpenDescriptor {
 
     /**
      * One datagram: its first {@code length} bytes are in the caller's buffer.
@@ -37,14 +36,12 @@ public final class UdpSocket implements AutoCloseable {
     private static final long CONTROL_SIZE = 64;
     private static final int EADDRINUSE = 98;
 
-    private final int fd;
     private final InetSocketAddress local;
     private final String description;
-    private final AtomicBoolean closed = new AtomicBoolean();
     private final MemorySegment receiveArea = Arena.ofAuto().allocate(MAX_DATAGRAM + 512, 16);
 
     private UdpSocket(int fd, InetSocketAddress local) {
-        this.fd = fd;
+        super(fd);
         this.local = local;
         this.description = "UDP " + TcpSocket.text(local);
     }
@@ -176,13 +173,6 @@ public final class UdpSocket implements AutoCloseable {
 
     public InetSocketAddress local() {
         return local;
-    }
-
-    @Override
-    public void close() {
-        if (closed.compareAndSet(false, true)) {
-            Native.close(fd);
-        }
     }
 
     @Override

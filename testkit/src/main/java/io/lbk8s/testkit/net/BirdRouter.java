@@ -10,12 +10,9 @@ import java.util.OptionalLong;
  * queried with {@code birdc -s}. As the router, its kernel protocol programs the FIB (ECMP with {@code merge paths}) and
  * its bfd protocol runs BFD; on a node it stands in for a speaker ({@link #announce}, {@link #withdraw}).
  */
-public final class BirdRouter implements BgpRouter {
+public final class BirdRouter extends DaemonRouter implements BgpRouter {
 
-    private final RouterDaemons daemons;
-    private final RouterConfig config;
     private final List<Announcement> announced = new ArrayList<>();
-    private volatile boolean closed;
 
     /** A route a node's BIRD originates. */
     public record Announcement(String prefix, List<String> communities, OptionalLong localPref) {
@@ -24,16 +21,14 @@ public final class BirdRouter implements BgpRouter {
         }
     }
 
-    private BirdRouter(RouterDaemons daemons, RouterConfig config) {
-        this.daemons = daemons;
-        this.config = config;
+    private BirdRouter(TestNetwork network, String namespace, RouterConfig config) {
+        super(RouterKind.BIRD, "BIRD", network, namespace, config);
     }
 
     /** {@code router}: import paths and program the FIB; otherwise a node's speaker exporting its announcements. */
     static BirdRouter start(TestNetwork network, String namespace, RouterConfig config, boolean router) {
-        RouterDaemons daemons = RouterDaemons.in(network, namespace, RouterKind.BIRD);
-        BirdRouter bird = new BirdRouter(daemons, config);
-        try {
+        return started(new BirdRouter(network, namespace, config), bird -> {
+            RouterDaemons daemons = bird.daemons;
             bird.writeAnnounced();
             Path conf = daemons.write("bird.conf", BirdConfig.render(config, router, daemons.directory()));
             daemons.start(
@@ -48,26 +43,7 @@ public final class BirdRouter implements BgpRouter {
                             "-P",
                             daemons.runFile("bird.pid").toString()));
             daemons.awaitAnswer(bird.birdcCommand("show status"));
-            return bird;
-        } catch (RuntimeException e) {
-            bird.close();
-            throw e;
-        }
-    }
-
-    @Override
-    public RouterKind kind() {
-        return RouterKind.BIRD;
-    }
-
-    @Override
-    public String namespace() {
-        return daemons.namespace();
-    }
-
-    @Override
-    public RouterConfig config() {
-        return config;
+        });
     }
 
     /** Any birdc command, e.g. {@code birdc("show", "protocols")}; its output. */
@@ -116,27 +92,8 @@ public final class BirdRouter implements BgpRouter {
     }
 
     @Override
-    public List<Path> logs() {
-        return daemons.logs();
-    }
-
-    @Override
-    public boolean isClosed() {
-        return closed;
-    }
-
-    @Override
-    public void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
+    void stop() {
         daemons.stopAll(); // bird removes its kernel routes on SIGTERM
-    }
-
-    @Override
-    public String toString() {
-        return "BIRD[" + namespace() + " AS" + config.asn() + "]";
     }
 
     private void reconfigure() {

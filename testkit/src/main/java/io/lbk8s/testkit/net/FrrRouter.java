@@ -10,7 +10,7 @@ import java.util.List;
  * FRR 8.4 as a router: zebra (which programs the namespace's FIB), bgpd and bfdd from {@code /usr/lib/frr}, each with
  * its own config file, pid file and vty socket in the run's directory, queried with {@code vtysh --vty_socket}.
  */
-public final class FrrRouter implements BgpRouter {
+public final class FrrRouter extends DaemonRouter implements BgpRouter {
 
     static final Path DAEMONS = Path.of("/usr/lib/frr");
 
@@ -20,19 +20,13 @@ public final class FrrRouter implements BgpRouter {
      */
     private static final List<String> RUN_AS = List.of("-u", "root", "-g", "frrvty");
 
-    private final RouterDaemons daemons;
-    private final RouterConfig config;
-    private volatile boolean closed;
-
-    private FrrRouter(RouterDaemons daemons, RouterConfig config) {
-        this.daemons = daemons;
-        this.config = config;
+    private FrrRouter(TestNetwork network, String namespace, RouterConfig config) {
+        super(RouterKind.FRR, "FRR", network, namespace, config);
     }
 
     static FrrRouter start(TestNetwork network, String namespace, RouterConfig config) {
-        RouterDaemons daemons = RouterDaemons.in(network, namespace, RouterKind.FRR);
-        FrrRouter router = new FrrRouter(daemons, config);
-        try {
+        return started(new FrrRouter(network, namespace, config), router -> {
+            RouterDaemons daemons = router.daemons;
             String hostname = namespace;
             daemons.write("zebra.conf", FrrConfig.zebra(hostname));
             daemons.write("bfdd.conf", FrrConfig.bfdd(config, hostname));
@@ -45,26 +39,7 @@ public final class FrrRouter implements BgpRouter {
             daemons.start("bgpd", router.daemon("bgpd"));
             daemons.awaitAnswer(router.vtyshCommand("show bgp summary json"));
             daemons.awaitAnswer(router.vtyshCommand("show bfd peers json"));
-            return router;
-        } catch (RuntimeException e) {
-            router.close();
-            throw e;
-        }
-    }
-
-    @Override
-    public RouterKind kind() {
-        return RouterKind.FRR;
-    }
-
-    @Override
-    public String namespace() {
-        return daemons.namespace();
-    }
-
-    @Override
-    public RouterConfig config() {
-        return config;
+        });
     }
 
     /** Any vtysh command, e.g. {@code show bgp summary}; its output. */
@@ -89,21 +64,7 @@ public final class FrrRouter implements BgpRouter {
     }
 
     @Override
-    public List<Path> logs() {
-        return daemons.logs();
-    }
-
-    @Override
-    public boolean isClosed() {
-        return closed;
-    }
-
-    @Override
-    public void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
+    void stop() {
         List<Long> pids =
                 daemons.processes().stream().map(NamespacedProcess::pid).toList();
         daemons.stopAll();
@@ -111,11 +72,6 @@ public final class FrrRouter implements BgpRouter {
         for (String daemon : List.of("zebra", "bgpd", "bfdd")) {
             pids.forEach(pid -> TempFiles.deleteRecursively(Leftovers.FRR_CRASH_LOGS.resolve(daemon + "." + pid)));
         }
-    }
-
-    @Override
-    public String toString() {
-        return "FRR[" + namespace() + " AS" + config.asn() + "]";
     }
 
     private List<String> vtyshCommand(String... commands) {

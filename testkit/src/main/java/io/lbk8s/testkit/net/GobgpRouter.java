@@ -11,26 +11,21 @@ import java.util.OptionalLong;
  * because gobgpd programs no FIB itself and its zebra client (zapi 6 as of FRR 8.1) cannot talk to FRR 8.4's zebra.
  * On a node it stands in for a speaker: {@link #announce} and {@link #withdraw}.
  */
-public final class GobgpRouter implements BgpRouter {
+public final class GobgpRouter extends DaemonRouter implements BgpRouter {
 
     /** Each namespace has its own loopback, so every instance can use gobgpd's default port. */
     static final String API = "127.0.0.1:50051";
 
-    private final RouterDaemons daemons;
-    private final RouterConfig config;
     private volatile GobgpFibSync fibSync;
-    private volatile boolean closed;
 
-    private GobgpRouter(RouterDaemons daemons, RouterConfig config) {
-        this.daemons = daemons;
-        this.config = config;
+    private GobgpRouter(TestNetwork network, String namespace, RouterConfig config) {
+        super(RouterKind.GOBGP, "GoBGP", network, namespace, config);
     }
 
     /** {@code programsFib}: copy best paths into the namespace's FIB, as a router would; off for a node's speaker. */
     static GobgpRouter start(TestNetwork network, String namespace, RouterConfig config, boolean programsFib) {
-        RouterDaemons daemons = RouterDaemons.in(network, namespace, RouterKind.GOBGP);
-        GobgpRouter router = new GobgpRouter(daemons, config);
-        try {
+        return started(new GobgpRouter(network, namespace, config), router -> {
+            RouterDaemons daemons = router.daemons;
             Path toml = daemons.write("gobgpd.toml", GobgpConfig.toml(config));
             daemons.start(
                     "gobgpd",
@@ -50,26 +45,7 @@ public final class GobgpRouter implements BgpRouter {
             if (programsFib) {
                 router.fibSync = GobgpFibSync.start(router, namespace);
             }
-            return router;
-        } catch (RuntimeException e) {
-            router.close();
-            throw e;
-        }
-    }
-
-    @Override
-    public RouterKind kind() {
-        return RouterKind.GOBGP;
-    }
-
-    @Override
-    public String namespace() {
-        return daemons.namespace();
-    }
-
-    @Override
-    public RouterConfig config() {
-        return config;
+        });
     }
 
     /** Any gobgp CLI command against this instance, e.g. {@code gobgp("neighbor")}; its output. */
@@ -122,31 +98,12 @@ public final class GobgpRouter implements BgpRouter {
     }
 
     @Override
-    public List<Path> logs() {
-        return daemons.logs();
-    }
-
-    @Override
-    public boolean isClosed() {
-        return closed;
-    }
-
-    @Override
-    public void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
+    void stop() {
         GobgpFibSync sync = fibSync;
         if (sync != null) {
             sync.close();
         }
         daemons.stopAll();
-    }
-
-    @Override
-    public String toString() {
-        return "GoBGP[" + namespace() + " AS" + config.asn() + "]";
     }
 
     private List<String> gobgpCommand(List<String> arguments) {

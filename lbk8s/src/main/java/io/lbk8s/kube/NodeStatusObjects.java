@@ -1,0 +1,172 @@
+package io.lbk8s.kube;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps one MetalLB-style status object of one kind per subject (a Service, a BGP peer) of this node, labelled with
+ * the node, and none for the subjects it no longer has, including those an earlier run of its speaker left. Writes run
+ * in order on a thread of their own, so that a slow API server delays the objects, never what the speaker announces.
+ * A write that fails starts the next one over from the API's view.
+ *
+ * @param <K> what an object is about
+ * @param <V> what its status says of it
+ */
+abstract class NodeStatusObjects<K, V> implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(NodeStatusObjects.class);
+
+    static final String NODE_LABEL = "metallb.io/node";
+
+    /**
+     * What the objects of one kind are.
+     *
+     * @param prefix         starts each object's name, which is the same at every restart of the speaker
+     * @param nameKey        the text of a subject that is hashed into the name
+     * @param subjectLabels  the labels besides the node's that say which subject an object is about
+     * @param subjectOf      reads the subject back from an object's labels
+     * @param status         the object's status for a subject and what this node says of it, besides the node
+     */
+    record Shape<K, V>(
+            ResourceDefinitionContext context,
+            String prefix,
+            Function<K, String> nameKey,
+            Function<K, Map<String, String>> subjectLabels,
+            Function<Map<String, String>, K> subjectOf,
+            BiFunction<K, V, Map<String, Object>> status) {}
+
+    private final Shape<K, V> shape;
+    private final KubernetesClient client;
+    private final String namespace;
+    private final String node;
+    private final ExecutorService writer;
+    private Map<K, V> written = Map.of();
+    private boolean cleanedUp;
+
+    NodeStatusObjects(Shape<K, V> shape, KubernetesClient client, String namespace, String node) {
+        this.shape = shape;
+        this.client = client;
+        this.namespace = namespace;
+        this.node = node;
+        this.writer = Executors.newSingleThreadExecutor(
+                Thread.ofVirtual().name(shape.context().getPlural()).factory());
+    }
+
+    /**
+     * Makes this node's objects match {@code wanted}; where it writes one, it removes the objects that
+     * {@code failedNodes} left for the same subject. Called from one thread.
+     */
+    protected void publish(Map<K, V> wanted, Set<String> failedNodes) {
+        Map<K, V> now = Map.copyOf(wanted);
+        Set<String> failed = Set.copyOf(failedNodes);
+        Map<K, V> before = written;
+        written = now;
+        writer.execute(() -> write(before, now, failed));
+    }
+
+    private void write(Map<K, V> before, Map<K, V> wanted, Set<String> failed) {
+        var resources = client.genericKubernetesResources(shape.context()).inNamespace(namespace);
+        try {
+            if (!cleanedUp) {
+                for (GenericKubernetesResource stale :
+                        resources.withLabel(NODE_LABEL, node).list().getItems()) {
+                    if (!wanted.containsKey(
+                            shape.subjectOf().apply(stale.getMetadata().getLabels()))) {
+                        resources.withName(stale.getMetadata().getName()).delete();
+                    }
+                }
+                cleanedUp = true;
+                before = Map.of();
+            }
+            for (var entry : wanted.entrySet()) {
+                if (!entry.getValue().equals(before.get(entry.getKey()))) {
+                    upsert(entry.getKey(), entry.getValue(), failed);
+                }
+            }
+            for (K gone : before.keySet()) {
+                if (!wanted.containsKey(gone)) {
+                    resources.withName(nameOf(gone)).delete();
+                }
+            }
+        } catch (KubernetesClientException e) {
+            log.warn("could not write {} objects: {}", shape.context().getKind(), e.getMessage());
+            cleanedUp = false;
+        }
+    }
+
+    private void upsert(K subject, V value, Set<String> failed) {
+        Map<String, String> subjectLabels = shape.subjectLabels().apply(subject);
+        Map<String, String> labels = new HashMap<>(subjectLabels);
+        labels.put(NODE_LABEL, node);
+        Map<String, Object> status = new HashMap<>(shape.status().apply(subject, value));
+        status.put("node", node);
+        CustomResources.writeStatus(client, shape.context(), namespace, nameOf(subject), labels, status);
+        if (failed.isEmpty()) {
+            return;
+        }
+        // A node that died or lost the network could not delete its own object; the node that took the subject over
+        // does, so that users see who holds it now.
+        var resources = client.genericKubernetesResources(shape.context()).inNamespace(namespace);
+        for (GenericKubernetesResource other :
+                resources.withLabels(subjectLabels).list().getItems()) {
+            if (failed.contains(other.getMetadata().getLabels().get(NODE_LABEL))) {
+                resources.withName(other.getMetadata().getName()).delete();
+            }
+        }
+    }
+
+    /** The next {@link #publish} writes every object again. */
+    protected void rewriteAll() {
+        written = Map.of();
+    }
+
+    /** A stable name, so that a restarted speaker finds its objects again: <prefix>-<node>-<hash of the subject>. */
+    String nameOf(K subject) {
+        return stableName(shape.prefix(), node, shape.nameKey().apply(subject));
+    }
+
+    /** {@code <prefix>-<node>-<hash of key>}, a valid object name however long the node's name is. */
+    static String stableName(String prefix, String node, String key) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+            String nodePart = node.toLowerCase().replaceAll("[^a-z0-9-]", "-");
+            if (nodePart.length() > 40) {
+                nodePart = nodePart.substring(0, 40);
+            }
+            return (prefix + "-" + nodePart + "-" + HexFormat.of().formatHex(digest, 0, 6)).replaceAll("-+", "-");
+        } catch (NoSuchAlgorithmException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** Deletes this node's objects (graceful shutdown: they are no longer true), waiting a bounded time. */
+    public void withdraw(long timeoutMillis) {
+        publish(Map.of(), Set.of());
+        writer.shutdown();
+        try {
+            writer.awaitTermination(timeoutMillis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        writer.shutdownNow();
+    }
+}

@@ -1,0 +1,172 @@
+package io.lbk8s.kube;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.lbk8s.service.ServiceKey;
+import io.lbk8s.testkit.TestApiServer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The status objects a speaker keeps per node, as {@code kubectl get} shows them: ServiceL2Statuses (and, written the
+ * same way, ServiceBGPStatuses) and BGPSessionStates.
+ */
+class NodeStatusObjectsApiTest {
+    static final String NS = "lbk8s-system";
+    static final ServiceKey WEB = new ServiceKey("default", "web");
+    static final ServiceKey OLD = new ServiceKey("default", "old");
+
+    TestApiServer server;
+    KubernetesClient client;
+
+    @BeforeEach
+    void start() throws Exception {
+        server = TestApiServer.start();
+        client = server.client();
+        server.createCrds(Path.of("..", "deploy", "crds"));
+    }
+
+    @AfterEach
+    void stop() {
+        server.close();
+    }
+
+    @Test
+    void aServiceStatusReplacesWhatAFailedNodeAndAnEarlierRunLeftAndLeavesALiveNodesOwn() {
+        // node-2 failed while announcing web; node-3 still announces it (ECMP-like overlap during a handover); an
+        // earlier run of node-1 announced a Service that is gone
+        leftBehind(ServiceL2Statuses.CONTEXT, "l2-node-2-x", "node-2", WEB);
+        leftBehind(ServiceL2Statuses.CONTEXT, "l2-node-3-x", "node-3", WEB);
+        leftBehind(ServiceL2Statuses.CONTEXT, "l2-node-1-x", "node-1", OLD);
+
+        try (var statuses = new ServiceL2Statuses(client, NS, "node-1")) {
+            statuses.publish(Map.of(WEB, Set.of("eth1", "eth0")), Set.of("node-2"));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> nodesOf(ServiceL2Statuses.CONTEXT).equals(Map.of("node-1", 1, "node-3", 1)));
+            GenericKubernetesResource own = only(ServiceL2Statuses.CONTEXT, "node-1");
+            assertThat(own.getMetadata().getName())
+                    .isEqualTo(statuses.nameOf(WEB))
+                    .startsWith("l2-node-1-");
+            assertThat(own.getMetadata().getLabels())
+                    .containsEntry(ServiceStatuses.NODE_LABEL, "node-1")
+                    .containsEntry(ServiceStatuses.SERVICE_NAME_LABEL, "web")
+                    .containsEntry(ServiceStatuses.SERVICE_NAMESPACE_LABEL, "default");
+            assertThat(own.getAdditionalProperties().get("status"))
+                    .isEqualTo(Map.of(
+                            "node",
+                            "node-1",
+                            "serviceName",
+                            "web",
+                            "serviceNamespace",
+                            "default",
+                            "interfaces",
+                            List.of(Map.of("name", "eth0"), Map.of("name", "eth1"))));
+
+            statuses.withdraw(5000);
+        }
+        assertThat(nodesOf(ServiceL2Statuses.CONTEXT)).isEqualTo(Map.of("node-3", 1));
+    }
+
+    @Test
+    void aSessionStateForEachPeerOfThisNodeOnly() {
+        leftBehind(BgpSessionStates.CONTEXT, "session-node-2-x", "node-2", null);
+
+        try (var sessions = new BgpSessionStates(client, NS, "node-1")) {
+            sessions.publish(Map.of(
+                    "tor-a", new BgpSessionStates.State("tor-a", "Established", "Up"),
+                    "tor-b", new BgpSessionStates.State("tor-b", "Active", "N/A")));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> nodesOf(BgpSessionStates.CONTEXT).equals(Map.of("node-1", 2, "node-2", 1)));
+            GenericKubernetesResource torA = client.genericKubernetesResources(BgpSessionStates.CONTEXT)
+                    .inNamespace(NS)
+                    .withName(sessions.nameOf("tor-a"))
+                    .get();
+            assertThat(torA.getMetadata().getName()).startsWith("session-node-1-");
+            assertThat(torA.getMetadata().getLabels())
+                    .containsEntry(BgpSessionStates.NODE_LABEL, "node-1")
+                    .containsEntry(BgpSessionStates.PEER_LABEL, "tor-a");
+            assertThat(torA.getAdditionalProperties().get("status"))
+                    .isEqualTo(Map.of(
+                            "node",
+                            "node-1",
+                            "peer",
+                            "tor-a",
+                            "vrf",
+                            "",
+                            "bgpStatus",
+                            "Established",
+                            "bfdStatus",
+                            "Up"));
+
+            // tor-b is no longer configured
+            sessions.publish(Map.of("tor-a", new BgpSessionStates.State("tor-a", "Established", "Up")));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> nodesOf(BgpSessionStates.CONTEXT).equals(Map.of("node-1", 1, "node-2", 1)));
+
+            sessions.withdraw(5000);
+        }
+        assertThat(nodesOf(BgpSessionStates.CONTEXT)).isEqualTo(Map.of("node-2", 1));
+    }
+
+    /** An object another node, or an earlier run of this one, wrote: {@code service} null for a session state. */
+    private void leftBehind(ResourceDefinitionContext context, String name, String node, ServiceKey service) {
+        Map<String, String> labels = new HashMap<>(Map.of(ServiceStatuses.NODE_LABEL, node));
+        if (service != null) {
+            labels.put(ServiceStatuses.SERVICE_NAME_LABEL, service.name());
+            labels.put(ServiceStatuses.SERVICE_NAMESPACE_LABEL, service.namespace());
+        } else {
+            labels.put(BgpSessionStates.PEER_LABEL, "tor-a");
+        }
+        client.genericKubernetesResources(context)
+                .inNamespace(NS)
+                .resource(new GenericKubernetesResourceBuilder()
+                        .withApiVersion(context.getGroup() + "/" + context.getVersion())
+                        .withKind(context.getKind())
+                        .withNewMetadata()
+                        .withName(name)
+                        .withNamespace(NS)
+                        .withLabels(labels)
+                        .endMetadata()
+                        .withAdditionalProperties(new HashMap<>(Map.of("spec", Map.of())))
+                        .build())
+                .create();
+    }
+
+    /** How many objects of the kind each node has. */
+    private Map<String, Integer> nodesOf(ResourceDefinitionContext context) {
+        Map<String, Integer> count = new TreeMap<>();
+        for (GenericKubernetesResource r : client.genericKubernetesResources(context)
+                .inNamespace(NS)
+                .list()
+                .getItems()) {
+            count.merge(r.getMetadata().getLabels().get(ServiceStatuses.NODE_LABEL), 1, Integer::sum);
+        }
+        return count;
+    }
+
+    private GenericKubernetesResource only(ResourceDefinitionContext context, String node) {
+        List<GenericKubernetesResource> items = client.genericKubernetesResources(context)
+                .inNamespace(NS)
+                .withLabel(ServiceStatuses.NODE_LABEL, node)
+                .list()
+                .getItems();
+        assertThat(items).hasSize(1);
+        return items.getFirst();
+    }
+}
