@@ -69,4 +69,24 @@ final class PeerSpecs {
                 s.dualStack(),
                 s.bfd());
     }
+
+    static PeerSpec withGracefulRestart(PeerSpec s, boolean gracefulRestart) {
+        return new PeerSpec(
+                s.name(),
+                s.address(),
+                s.port(),
+                s.myAsn(),
+                s.peerAsn(),
+                s.dynamicAsn(),
+                s.sourceAddress(),
+                s.routerId(),
+                s.holdTime(),
+                s.keepaliveTime(),
+                s.connectTime(),
+                s.password(),
+                s.ebgpMultiHop(),
+                gracefulRestart,
+                s.dualStack(),
+                s.bfd());
+    }
 }
