@@ -21,7 +21,13 @@ public final class OpenNegotiation {
         record Refused(Message.Notification notification, String reason) implements Outcome {}
     }
 
-    public static Message.Open ours(PeerSpec spec, IpAddress routerId) {
+    /**
+     * @param firstSinceStart this process has not yet had an Established session with this peer: with graceful
+     *                        restart, the OPEN says it restarted (Restart State, RFC 4724 3), as GoBGP's does when
+     *                        started with graceful restart, so a helper keeps our stale routes until our End-of-RIB
+     *                        instead of waiting for its own; later reconnects in the same process say it did not
+     */
+    public static Message.Open ours(PeerSpec spec, IpAddress routerId, boolean firstSinceStart) {
         List<Capability> capabilities = new ArrayList<>();
         for (Family family : Family.values()) {
             capabilities.add(Capability.Multiprotocol.of(family));
@@ -29,12 +35,14 @@ public final class OpenNegotiation {
         capabilities.add(new Capability.RouteRefresh());
         capabilities.add(new Capability.FourOctetAs(spec.myAsn()));
         if (spec.gracefulRestart()) {
-            // forwarding preserved: the Service addresses keep answering while the speaker process restarts
+            // forwarding preserved (the F bit) for every family we announce: kube-proxy, not this process, forwards
+            // the Service addresses, and it keeps doing so while the speaker restarts; a helper that read F = 0 in
+            // the new OPEN would drop our stale routes at once (RFC 4724 4.2)
             List<Capability.GracefulRestart.Forwarding> families = new ArrayList<>();
             for (Family family : Family.values()) {
                 families.add(new Capability.GracefulRestart.Forwarding(family.afi(), family.safi(), true));
             }
-            capabilities.add(new Capability.GracefulRestart(false, RESTART_TIME_SECONDS, families));
+            capabilities.add(new Capability.GracefulRestart(firstSinceStart, RESTART_TIME_SECONDS, families));
         }
         return Message.Open.of(spec.myAsn(), (int) spec.holdTime().toSeconds(), routerId, capabilities);
     }

@@ -48,17 +48,20 @@ class MessageCodecTest {
     }
 
     @Test
-    void ourOpenWithGracefulRestartRoundTrips() {
-        Message.Open ours = OpenNegotiation.ours(PeerSpecs.external(), ip("10.0.0.5"));
+    void ourOpenAfterARestartRoundTripsWithTheRestartStateAndForwardingBits() {
+        Message.Open ours = OpenNegotiation.ours(PeerSpecs.external(), ip("10.0.0.5"), true);
 
-        Message.Open decoded = (Message.Open) decodeValid(MessageEncoder.encode(ours, false), false);
+        byte[] bytes = MessageEncoder.encode(ours, false);
+        Message.Open decoded = (Message.Open) decodeValid(bytes, false);
 
         assertThat(decoded).isEqualTo(ours);
         assertThat(decoded.capability(Capability.GracefulRestart.class)).hasValueSatisfying(gr -> {
             assertThat(gr.restartTimeSeconds()).isEqualTo(120);
-            assertThat(gr.restarting()).isFalse();
+            assertThat(gr.restarting()).isTrue();
             assertThat(gr.families()).allMatch(Capability.GracefulRestart.Forwarding::preserved);
         });
+        // RFC 4724 3 on the wire: code 64, length 10, R bit + 120 s, then AFI 1 SAFI 1 F, AFI 2 SAFI 1 F
+        assertThat(HexFormat.of().formatHex(bytes)).contains("400a8078" + "00010180" + "00020180");
     }
 
     @Test

@@ -14,7 +14,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 class OpenNegotiationTest {
     private static final PeerSpec SPEC = PeerSpecs.external();
     private static final Message.Open OURS =
-            OpenNegotiation.ours(SPEC, IpAddress.parse("10.0.0.5").orElseThrow());
+            OpenNegotiation.ours(SPEC, IpAddress.parse("10.0.0.5").orElseThrow(), false);
 
     private static Message.Open theirs(long asn, int holdTime, String id, List<Capability> capabilities) {
         return Message.Open.of(asn, holdTime, IpAddress.parse(id).orElseThrow(), capabilities);
@@ -127,5 +127,36 @@ class OpenNegotiationTest {
                         new Capability.FourOctetAs(64512));
         assertThat(OURS.holdTime()).isEqualTo(90);
         assertThat(OURS.myAsField()).isEqualTo(64512);
+    }
+
+    /**
+     * What a router reads in our OPEN's graceful-restart capability: none without enableGracefulRestart; with it,
+     * Restart State set only until this process has had a session with the router, and forwarding preserved for
+     * both families we announce (kube-proxy forwards, and survives the speaker's restart).
+     */
+    @ParameterizedTest(name = "enableGracefulRestart {0}, first session since start {1}: capability {2}, R {3}")
+    @CsvSource({
+        "false, true,  false, false",
+        "false, false, false, false",
+        "true,  true,  true,  true",
+        "true,  false, true,  false",
+    })
+    void gracefulRestartSaysRestartedOnlyOnTheFirstSessionOfTheProcess(
+            boolean enabled, boolean firstSinceStart, boolean capability, boolean restarting) {
+        PeerSpec spec = PeerSpecs.withGracefulRestart(SPEC, enabled);
+
+        Message.Open open =
+                OpenNegotiation.ours(spec, IpAddress.parse("10.0.0.5").orElseThrow(), firstSinceStart);
+
+        var gr = open.capability(Capability.GracefulRestart.class);
+        assertThat(gr.isPresent()).isEqualTo(capability);
+        gr.ifPresent(c -> {
+            assertThat(c.restarting()).isEqualTo(restarting);
+            assertThat(c.restartTimeSeconds()).isEqualTo(120);
+            assertThat(c.families())
+                    .containsExactly(
+                            new Capability.GracefulRestart.Forwarding(1, 1, true),
+                            new Capability.GracefulRestart.Forwarding(2, 1, true));
+        });
     }
 }

@@ -31,6 +31,23 @@ final class PeerSpecs {
     }
 
     static PeerSpec withPeerAsn(PeerSpec s, OptionalLong peerAsn, Optional<PeerSpec.DynamicAsn> dynamic) {
+        return copy(s, peerAsn, dynamic, s.keepaliveTime(), s.gracefulRestart());
+    }
+
+    static PeerSpec withKeepalive(PeerSpec s, Duration keepalive) {
+        return copy(s, s.peerAsn(), s.dynamicAsn(), Optional.of(keepalive), s.gracefulRestart());
+    }
+
+    static PeerSpec withGracefulRestart(PeerSpec s, boolean gracefulRestart) {
+        return copy(s, s.peerAsn(), s.dynamicAsn(), s.keepaliveTime(), gracefulRestart);
+    }
+
+    private static PeerSpec copy(
+            PeerSpec s,
+            OptionalLong peerAsn,
+            Optional<PeerSpec.DynamicAsn> dynamic,
+            Optional<Duration> keepalive,
+            boolean gracefulRestart) {
         return new PeerSpec(
                 s.name(),
                 s.address(),
@@ -41,31 +58,11 @@ final class PeerSpecs {
                 s.sourceAddress(),
                 s.routerId(),
                 s.holdTime(),
-                s.keepaliveTime(),
+                keepalive,
                 s.connectTime(),
                 s.password(),
                 s.ebgpMultiHop(),
-                s.gracefulRestart(),
-                s.dualStack(),
-                s.bfd());
-    }
-
-    static PeerSpec withKeepalive(PeerSpec s, Duration keepalive) {
-        return new PeerSpec(
-                s.name(),
-                s.address(),
-                s.port(),
-                s.myAsn(),
-                s.peerAsn(),
-                s.dynamicAsn(),
-                s.sourceAddress(),
-                s.routerId(),
-                s.holdTime(),
-                Optional.of(keepalive),
-                s.connectTime(),
-                s.password(),
-                s.ebgpMultiHop(),
-                s.gracefulRestart(),
+                gracefulRestart,
                 s.dualStack(),
                 s.bfd());
     }

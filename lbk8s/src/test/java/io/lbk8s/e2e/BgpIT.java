@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.lbk8s.testkit.net.BfdTimers;
 import io.lbk8s.testkit.net.BgpRouter;
+import io.lbk8s.testkit.net.FrrRouter;
 import io.lbk8s.testkit.net.RibPath;
 import io.lbk8s.testkit.net.RouterBfdPeer;
 import io.lbk8s.testkit.net.RouterConfig;
@@ -21,6 +22,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -263,6 +266,164 @@ class BgpIT {
         }
     }
 
+    @Test
+    void withGracefulRestartAKilledSpeakersNextHopStaysOnTheRouterUntilItIsBack() throws Exception {
+        peerWith(true, false);
+        try {
+            FrrRouter frr = startFrrWithoutBfd(true);
+            InetAddress ip = loadBalancer("restarting", "Cluster");
+            router.awaitFib(
+                    prefix(ip), r -> r.size() == 1 && r.getFirst().nextHops().size() == 3, "over 3", SOON);
+            TestNode victim = network.nodes().get(2);
+
+            // the router restarts (its routes gone with it): the same speakers send their table again
+            frr.close();
+            frr = startFrrWithoutBfd(true);
+            router.awaitFib(
+                    prefix(ip), r -> r.size() == 1 && r.getFirst().nextHops().size() == 3, "over 3 again", SOON);
+            assertThat(frr.restartStateReceived(victim.ipv4()))
+                    .as("Restart State in the OPEN of a speaker that has not restarted")
+                    .contains(false);
+
+            try (FibWatch fib = FibWatch.start(prefix(ip), victim.ipv4())) {
+                long killedAt = System.nanoTime();
+                cluster.speaker(victim).kill(); // SIGKILL: no Cease; the kernel closes the TCP connection
+                FrrRouter helper = frr;
+                Sandbox.poll(
+                        "FRR to see the killed node's session down and keep its path as stale",
+                        Duration.ofSeconds(5),
+                        () -> helper.session(victim.ipv4())
+                                        .map(s -> !s.established())
+                                        .orElse(false)
+                                && helper.staleNextHops(prefix(ip)).contains(victim.ipv4()));
+                System.out.println("BgpIT: FRR while the speaker is dead: "
+                        + helper.vtysh("show bgp ipv4 unicast " + prefix(ip) + " json"));
+                int answered = 0;
+                for (int i = 0; i < 10; i++) {
+                    answered += router.remoteClient().curl(ip, CURL).isPresent() ? 1 : 0;
+                }
+                assertThat(answered)
+                        .as("curls answered while the speaker is dead")
+                        .isEqualTo(10);
+                assertThat(frr.nextHops(prefix(ip))).containsExactlyInAnyOrderElementsOf(nodeAddresses());
+
+                cluster.startSpeaker(victim);
+                cluster.awaitSpeakerReadyAndMarkPod(victim);
+                frr.awaitEstablished(victim.ipv4(), SOON);
+                Sandbox.poll(
+                        "the restarted node's path fresh again",
+                        SOON,
+                        () -> helper.staleNextHops(prefix(ip)).isEmpty()
+                                && helper.nextHops(prefix(ip)).size() == 3);
+                Duration outage = Duration.ofNanos(System.nanoTime() - killedAt);
+                assertThat(frr.restartStateReceived(victim.ipv4()))
+                        .as("Restart State of the first OPEN of the new speaker process")
+                        .contains(true);
+                FibWatch.Seen seen = fib.stop();
+                System.out.println("BgpIT: speaker of " + victim.name() + " killed and back after "
+                        + outage.toMillis() + " ms; the router's FIB sampled " + seen.samples()
+                        + " times, the node's next hop missing in " + seen);
+                assertThat(seen.samples()).as("FIB samples during the restart").isGreaterThan(10);
+                assertThat(seen.missing())
+                        .as("FIB samples without the restarting node's next hop")
+                        .isZero();
+            }
+            assertThat(router.fibNextHops(prefix(ip))).containsExactlyInAnyOrderElementsOf(nodeAddresses());
+        } finally {
+            peerWith(false, true);
+        }
+    }
+
+    @Test
+    void withoutGracefulRestartAKilledSpeakersNextHopLeavesTheRouterAtOnce() {
+        peerWith(false, false);
+        try {
+            BgpRouter frr = startFrrWithoutBfd(false);
+            InetAddress ip = loadBalancer("not-restarting", "Cluster");
+            router.awaitFib(
+                    prefix(ip), r -> r.size() == 1 && r.getFirst().nextHops().size() == 3, "over 3", SOON);
+            TestNode victim = network.nodes().get(2);
+
+            long killedAt = System.nanoTime();
+            cluster.speaker(victim).kill();
+            // neither BFD nor the 90 s hold time: the router drops the routes when the kernel closes the connection
+            router.awaitFib(
+                    prefix(ip),
+                    r -> r.size() == 1 && !r.getFirst().nextHops().contains(victim.ipv4()),
+                    "without the killed node",
+                    Duration.ofSeconds(5));
+            Duration gone = Duration.ofNanos(System.nanoTime() - killedAt);
+            System.out.println("BgpIT: without graceful restart the killed speaker's next hop left the FIB after "
+                    + gone.toMillis() + " ms");
+            assertThat(gone).isLessThan(Duration.ofSeconds(3));
+            assertThat(frr.nextHops(prefix(ip))).hasSize(2).doesNotContain(victim.ipv4());
+        } finally {
+            peerWith(false, true);
+        }
+    }
+
+    private static FrrRouter startFrrWithoutBfd(boolean gracefulRestart) {
+        List<RouterPeer> peers = network.nodes().stream()
+                .map(n -> RouterPeer.at(n.ipv4(), NODE_AS))
+                .toList();
+        FrrRouter frr =
+                router.startFrr(RouterConfig.of(ROUTER_AS, router.ipv4(), peers).withGracefulRestart(gracefulRestart));
+        for (TestNode node : network.nodes()) {
+            frr.awaitEstablished(node.ipv4(), SOON);
+        }
+        return frr;
+    }
+
+    /**
+     * Samples the router's FIB for {@code prefix} on a thread of its own, every 50 ms for at most 3 minutes: how many
+     * samples lacked {@code nextHop}, and when (ms after the start) the first and the last of them were taken.
+     */
+    private static final class FibWatch implements AutoCloseable {
+        record Seen(int samples, int missing, long firstMissingMillis, long lastMissingMillis) {}
+
+        private final AtomicBoolean stop = new AtomicBoolean();
+        private final List<Long> missing = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private final AtomicInteger samples = new AtomicInteger();
+        private Thread sampler;
+
+        static FibWatch start(String prefix, InetAddress nextHop) {
+            FibWatch watch = new FibWatch();
+            long started = System.nanoTime();
+            long deadline = started + Duration.ofMinutes(3).toNanos();
+            watch.sampler = Thread.ofPlatform().name("fib-watch").start(() -> {
+                while (!watch.stop.get() && System.nanoTime() < deadline) {
+                    watch.samples.incrementAndGet();
+                    if (!router.fibNextHops(prefix).contains(nextHop)) {
+                        watch.missing.add(
+                                Duration.ofNanos(System.nanoTime() - started).toMillis());
+                    }
+                    try {
+                        Thread.sleep(50);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            });
+            return watch;
+        }
+
+        Seen stop() throws InterruptedException {
+            stop.set(true);
+            sampler.join(Duration.ofSeconds(10));
+            List<Long> when = List.copyOf(missing);
+            return new Seen(
+                    samples.get(),
+                    when.size(),
+                    when.isEmpty() ? -1 : when.getFirst(),
+                    when.isEmpty() ? -1 : when.getLast());
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            stop();
+        }
+    }
+
     private static BgpRouter startFrr() {
         List<RouterPeer> peers = network.nodes().stream()
                 .flatMap(n -> java.util.stream.Stream.of(
@@ -319,6 +480,32 @@ class BgpIT {
 
     /** Edits the BGPPeer as {@code kubectl edit} would: the speakers restart their sessions with the new password. */
     private static void setPassword(String password) {
+        editPeer(spec -> {
+            if (password == null) {
+                spec.remove("password");
+            } else {
+                spec.put("password", password);
+            }
+        });
+    }
+
+    /** The BGPPeer's {@code enableGracefulRestart} and its BFDProfile {@code fast} (which {@link #startCluster} sets). */
+    private static void peerWith(boolean on, boolean bfd) {
+        editPeer(spec -> {
+            if (on) {
+                spec.put("enableGracefulRestart", true);
+            } else {
+                spec.remove("enableGracefulRestart");
+            }
+            if (bfd) {
+                spec.put("bfdProfile", "fast");
+            } else {
+                spec.remove("bfdProfile");
+            }
+        });
+    }
+
+    private static void editPeer(java.util.function.Consumer<Map<String, Object>> change) {
         cluster.client
                 .genericKubernetesResources("metallb.io/v1beta2", "BGPPeer")
                 .inNamespace(Sandbox.NAMESPACE)
@@ -327,11 +514,7 @@ class BgpIT {
                     @SuppressWarnings("unchecked")
                     Map<String, Object> spec =
                             (Map<String, Object>) peer.getAdditionalProperties().get("spec");
-                    if (password == null) {
-                        spec.remove("password");
-                    } else {
-                        spec.put("password", password);
-                    }
+                    change.accept(spec);
                     return peer;
                 });
     }

@@ -59,15 +59,34 @@ final class BgpFixtures {
                 p.password(),
                 p.passwordSecret(),
                 p.bfdProfile(),
-                p.dualStackAddressFamily());
+                p.dualStackAddressFamily(),
+                p.enableGracefulRestart());
     }
 
     static BgpPeer dualStack(BgpPeer p) {
-        return copy(p, p.nodeSelectors(), p.password(), p.passwordSecret(), p.bfdProfile(), true);
+        return copy(
+                p,
+                p.nodeSelectors(),
+                p.password(),
+                p.passwordSecret(),
+                p.bfdProfile(),
+                true,
+                p.enableGracefulRestart());
     }
 
     static BgpPeer secured(BgpPeer p, Optional<String> password, Optional<String> secret, Optional<String> bfd) {
-        return copy(p, p.nodeSelectors(), password, secret, bfd, p.dualStackAddressFamily());
+        return copy(p, p.nodeSelectors(), password, secret, bfd, p.dualStackAddressFamily(), p.enableGracefulRestart());
+    }
+
+    static BgpPeer gracefullyRestarting(BgpPeer p) {
+        return copy(
+                p,
+                p.nodeSelectors(),
+                p.password(),
+                p.passwordSecret(),
+                p.bfdProfile(),
+                p.dualStackAddressFamily(),
+                true);
     }
 
     private static BgpPeer copy(
@@ -76,7 +95,8 @@ final class BgpFixtures {
             Optional<String> password,
             Optional<String> secret,
             Optional<String> bfd,
-            boolean dualStack) {
+            boolean dualStack,
+            boolean gracefulRestart) {
         return new BgpPeer(
                 p.name(),
                 p.myAsn(),
@@ -94,7 +114,7 @@ final class BgpFixtures {
                 secret,
                 bfd,
                 p.ebgpMultiHop(),
-                p.enableGracefulRestart(),
+                gracefulRestart,
                 dualStack,
                 p.origin());
     }

@@ -1,5 +1,6 @@
 package io.lbk8s.speaker;
 
+import static io.lbk8s.speaker.BgpFixtures.gracefullyRestarting;
 import static io.lbk8s.speaker.BgpFixtures.peer;
 import static io.lbk8s.speaker.BgpFixtures.secured;
 import static io.lbk8s.speaker.BgpFixtures.withBgp;
@@ -13,12 +14,15 @@ import io.lbk8s.bgp.PeerSpec;
 import io.lbk8s.config.BfdProfile;
 import io.lbk8s.config.BgpPeer;
 import io.lbk8s.config.Config;
+import io.lbk8s.peers.Liveness;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class BgpPeeringTest {
 
@@ -99,5 +103,30 @@ class BgpPeeringTest {
                         .peers())
                 .extracting(PeerSpec::name)
                 .containsExactly("tor");
+    }
+
+    /**
+     * A speaker that starts is held back by its failure detector until its peers agree it is alive, and advertises
+     * nothing meanwhile: a router with graceful restart keeps its routes from before as stale, and would drop them
+     * on the End-of-RIB of a session opened now, so such a session waits; others start at once.
+     */
+    @ParameterizedTest(name = "graceful restart {0}, this node {1}: session {2}")
+    @CsvSource({
+        "true,  HELD,      false",
+        "true,  ALIVE,     true",
+        "true,  NOT_HEARD, true",
+        "false, HELD,      true",
+        "false, ALIVE,     true",
+    })
+    void aGracefullyRestartingPeerWaitsWhileThisNodeIsHeldBack(
+            boolean gracefulRestart, Liveness liveness, boolean session) {
+        BgpPeer peer = peer("tor", "10.0.0.254");
+        Config config = with(List.of(gracefulRestart ? gracefullyRestarting(peer) : peer), List.of());
+
+        BgpPeering peering =
+                BgpPeering.of(config, node("node-1").withLiveness(liveness), LeaderChoice.Options.DEFAULT, Map.of());
+
+        assertThat(peering.peers()).extracting(PeerSpec::name).isEqualTo(session ? List.of("tor") : List.of());
+        assertThat(peering.problems()).isEmpty();
     }
 }

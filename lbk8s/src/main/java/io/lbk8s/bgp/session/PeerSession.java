@@ -62,6 +62,7 @@ final class PeerSession {
     private final Clock clock;
     private final Sessions.Listener listener;
     private final NodeBfd bfd;
+    private final EstablishedPeers establishedPeers;
     private final LinkedBlockingQueue<Input> inputs = new LinkedBlockingQueue<>();
     private final Map<Timer, Long> deadlines = new EnumMap<>(Timer.class);
     private final Thread loop;
@@ -82,12 +83,19 @@ final class PeerSession {
     private SessionContext context;
     private Map<IpPrefix, Route> sent = Map.of();
 
-    PeerSession(PeerSpec spec, Connector connector, Clock clock, Sessions.Listener listener, NodeBfd bfd) {
+    PeerSession(
+            PeerSpec spec,
+            Connector connector,
+            Clock clock,
+            Sessions.Listener listener,
+            NodeBfd bfd,
+            EstablishedPeers establishedPeers) {
         this.spec = spec;
         this.connector = connector;
         this.clock = clock;
         this.listener = listener;
         this.bfd = bfd;
+        this.establishedPeers = establishedPeers;
         this.status = new SessionStatus(
                 spec.name(), spec.address(), SessionState.IDLE, clock.instant(), Optional.empty(), 0, Optional.empty());
         this.loop = Thread.ofVirtual().name("bgp-" + spec.name()).unstarted(this::run);
@@ -195,6 +203,7 @@ final class PeerSession {
         state = transition.state();
         if (state == SessionState.ESTABLISHED) {
             failuresInARow = 0;
+            establishedPeers.established(spec);
         }
         Optional<String> error = status.lastError();
         for (SessionAction action : transition.actions()) {
@@ -202,7 +211,7 @@ final class PeerSession {
                 case SessionAction.Connect _ -> connect();
                 case SessionAction.Disconnect _ -> disconnect();
                 case SessionAction.SendOpen _ -> {
-                    ourOpen = OpenNegotiation.ours(spec, routerId());
+                    ourOpen = OpenNegotiation.ours(spec, routerId(), establishedPeers.firstSinceStart(spec));
                     send(ourOpen);
                 }
                 case SessionAction.Send(var message) -> send(message);

@@ -33,6 +33,7 @@ public final class Sessions implements BgpSessions {
     private final Map<String, PeerSession> peers = new LinkedHashMap<>();
     private final Map<String, Set<Route>> routes = new HashMap<>();
     private final NodeBfd bfd = new NodeBfd();
+    private final EstablishedPeers establishedPeers = new EstablishedPeers();
 
     private Sessions(Connector connector, Clock clock, Listener listener) {
         this.connector = connector;
@@ -64,7 +65,7 @@ public final class Sessions implements BgpSessions {
         }
         for (PeerSpec spec : wanted.values()) {
             if (!peers.containsKey(spec.name())) {
-                PeerSession peer = new PeerSession(spec, connector, clock, listener, bfd);
+                PeerSession peer = new PeerSession(spec, connector, clock, listener, bfd, establishedPeers);
                 peers.put(spec.name(), peer);
                 peer.start();
                 peer.advertise(routes.getOrDefault(spec.name(), Set.of()));

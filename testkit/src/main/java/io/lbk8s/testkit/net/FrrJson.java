@@ -1,8 +1,10 @@
 package io.lbk8s.testkit.net;
 
+import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import tools.jackson.databind.JsonNode;
 
@@ -45,14 +47,7 @@ final class FrrJson {
     static List<RibPath> paths(String prefix, JsonNode route) {
         List<RibPath> paths = new ArrayList<>();
         for (JsonNode path : route.path("paths")) {
-            String nextHop = "";
-            for (JsonNode hop : path.path("nexthops")) {
-                // an IPv6 path lists the global next hop and the link-local one; traffic goes by the global one
-                if (!"link-local".equals(hop.path("scope").asString(""))) {
-                    nextHop = hop.path("ip").asString("");
-                    break;
-                }
-            }
+            String nextHop = nextHop(path);
             if (nextHop.isEmpty()) {
                 continue;
             }
@@ -69,6 +64,34 @@ final class FrrJson {
                     route.path("prefix").asString(prefix), Addressing.literal(nextHop), best, localPref, communities));
         }
         return List.copyOf(paths);
+    }
+
+    /** The same output: next hops of the paths FRR flags {@code "stale": true} (graceful restart, RFC 4724). */
+    static List<InetAddress> staleNextHops(JsonNode route) {
+        List<InetAddress> stale = new ArrayList<>();
+        for (JsonNode path : route.path("paths")) {
+            String nextHop = nextHop(path);
+            if (path.path("stale").asBoolean(false) && !nextHop.isEmpty()) {
+                stale.add(Addressing.literal(nextHop));
+            }
+        }
+        return List.copyOf(stale);
+    }
+
+    /** One neighbor of {@code show bgp neighbors json}: {@code gracefulRestartInfo.rBit}, when FRR prints it. */
+    static Optional<Boolean> restartState(JsonNode neighbor) {
+        JsonNode bit = neighbor.path("gracefulRestartInfo").path("rBit");
+        return bit.isBoolean() ? Optional.of(bit.asBoolean()) : Optional.empty();
+    }
+
+    /** An IPv6 path lists the global next hop and the link-local one; traffic goes by the global one. */
+    private static String nextHop(JsonNode path) {
+        for (JsonNode hop : path.path("nexthops")) {
+            if (!"link-local".equals(hop.path("scope").asString(""))) {
+                return hop.path("ip").asString("");
+            }
+        }
+        return "";
     }
 
     /** {@code show bfd peers json}: an array of sessions with {@code peer} and {@code status}. */

@@ -1,10 +1,12 @@
 package io.lbk8s.testkit.net;
 
 import io.lbk8s.testkit.TempFiles;
+import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * FRR 8.4 as a router: zebra (which programs the namespace's FIB), bgpd and bfdd from {@code /usr/lib/frr}, each with
@@ -56,6 +58,22 @@ public final class FrrRouter extends DaemonRouter implements BgpRouter {
     public List<RibPath> routes(String prefix) {
         String family = prefix.contains(":") ? "ipv6" : "ipv4";
         return FrrJson.paths(prefix, RouterDaemons.json(vtysh("show bgp " + family + " unicast " + prefix + " json")));
+    }
+
+    /**
+     * Next hops of the paths to {@code prefix} FRR keeps as stale: from a peer whose session dropped while it had
+     * announced graceful restart (RFC 4724 4.2), still forwarded until the peer is back or its restart time ends.
+     */
+    public List<InetAddress> staleNextHops(String prefix) {
+        String family = prefix.contains(":") ? "ipv6" : "ipv4";
+        return FrrJson.staleNextHops(RouterDaemons.json(vtysh("show bgp " + family + " unicast " + prefix + " json")));
+    }
+
+    /** The Restart State bit of {@code neighbor}'s last OPEN as FRR read it; empty before any OPEN with graceful restart. */
+    public Optional<Boolean> restartStateReceived(InetAddress neighbor) {
+        String address = Addressing.text(neighbor);
+        return FrrJson.restartState(RouterDaemons.json(vtysh("show bgp neighbors " + address + " json"))
+                .path(address));
     }
 
     @Override

@@ -92,4 +92,25 @@ class RouterOutputTest {
     private static RibPath path(String nextHop, boolean best) {
         return new RibPath("198.18.7.200/32", Addressing.literal(nextHop), best, OptionalLong.empty(), List.of());
     }
+
+    /** FRR 8.4's paths to a Service while the speaker of 198.18.231.13 was killed (BgpIT), trimmed to two paths. */
+    @Test
+    void frrSaysWhichPathsItKeepsAsStale() {
+        String json = """
+                {"prefix":"198.18.231.240/32","version":1,"paths":[
+                  {"aspath":{"string":"64512"},"stale":true,"origin":"IGP","valid":true,"multipath":true,
+                   "gracefulRestartSecondsRemaining":119,
+                   "nexthops":[{"ip":"198.18.231.13","afi":"ipv4","metric":0,"accessible":true,"used":true}],
+                   "peer":{"peerId":"198.18.231.13","routerId":"198.18.231.13","type":"external"}},
+                  {"aspath":{"string":"64512"},"origin":"IGP","valid":true,"multipath":true,
+                   "bestpath":{"overall":true,"selectionReason":"Router ID"},
+                   "nexthops":[{"ip":"198.18.231.11","afi":"ipv4","metric":0,"accessible":true,"used":true}],
+                   "peer":{"peerId":"198.18.231.11","routerId":"198.18.231.11","type":"external"}}]}""";
+
+        assertThat(FrrJson.staleNextHops(RouterDaemons.json(json)))
+                .containsExactly(Addressing.literal("198.18.231.13"));
+        assertThat(FrrJson.paths("198.18.231.240/32", RouterDaemons.json(json)))
+                .extracting(RibPath::nextHop)
+                .containsExactly(Addressing.literal("198.18.231.13"), Addressing.literal("198.18.231.11"));
+    }
 }
