@@ -63,17 +63,27 @@ final class BgpPhases implements AutoCloseable {
     private final UpstreamRouter router;
     private final NamespacedProcess monitor;
     private final NamespacedProcess tcpdump;
+    private final Process apiCapture;
+    private final Path apiLog;
     private final SharedIndexInformer<Service> services;
     private final Map<String, Long> created = new ConcurrentHashMap<>();
     private final Map<String, Long> statusSeen = new ConcurrentHashMap<>();
     private final Map<String, Long> benchSaw = new ConcurrentHashMap<>();
     private final Map<String, String> prefixOf = new ConcurrentHashMap<>();
 
-    private BgpPhases(Sandbox sandbox, UpstreamRouter router, NamespacedProcess monitor, NamespacedProcess tcpdump) {
+    private BgpPhases(
+            Sandbox sandbox,
+            UpstreamRouter router,
+            NamespacedProcess monitor,
+            NamespacedProcess tcpdump,
+            Process apiCapture,
+            Path apiLog) {
         this.sandbox = sandbox;
         this.router = router;
         this.monitor = monitor;
         this.tcpdump = tcpdump;
+        this.apiCapture = apiCapture;
+        this.apiLog = apiLog;
         this.services = sandbox.client.services().inNamespace("default").inform(Informers.onAnyChange(s -> {
             long now = Sandbox.nowMicros();
             var status = s.getStatus();
@@ -100,7 +110,25 @@ final class BgpPhases implements AutoCloseable {
                 List.of("tcpdump", "-l", "-tt", "-n", "-v", "-i", "eth0", "--immediate-mode", "tcp port 179"),
                 logs.resolve("tcpdump"));
         tcpdump.awaitLogLine("listening on", java.time.Duration.ofSeconds(10));
-        return new BgpPhases(sandbox, router, monitor, tcpdump);
+        // the test API server speaks plain HTTP on the network's host address: its requests and watch events, stamped
+        java.net.NetworkInterface leg = java.net.NetworkInterface.getByInetAddress(network.hostAddress());
+        Path apiLog = logs.resolve("api-tcpdump");
+        Process apiCapture = new ProcessBuilder(
+                        "tcpdump",
+                        "-l",
+                        "-tt",
+                        "-n",
+                        "-A",
+                        "-s",
+                        "0",
+                        "--immediate-mode",
+                        "-i",
+                        leg.getName(),
+                        "tcp port " + sandbox.client.getMasterUrl().getPort())
+                .redirectErrorStream(true)
+                .redirectOutput(apiLog.toFile())
+                .start();
+        return new BgpPhases(sandbox, router, monitor, tcpdump, apiCapture, apiLog);
     }
 
     void created(String service, String prefix, long micros) {
@@ -153,8 +181,11 @@ final class BgpPhases implements AutoCloseable {
                     });
         }
         Map<String, Long> kernel = firstByKey(monitor.log(), BgpPhases::monitorLine);
+        ApiTimes api = apiTimes(read(apiLog));
         Map<String, Function<String, Long>> phases = new LinkedHashMap<>();
         phases.put("the ingress the controller wrote, seen by the benchmark's watch", statusSeen::get);
+        phases.put("the test API server sends its ADDED watch event (tcpdump)", api.added()::get);
+        phases.put("it sends the first watch event with the controller's ingress", api.announced()::get);
         phases.put("first speaker hands the route to its session", p -> firstSpeaker.get(prefixOf.get(p)));
         phases.put("last of the 3 speakers does", p -> lastSpeaker.get(prefixOf.get(p)));
         phases.put("first UPDATE for it on the router's wire (tcpdump)", p -> update.get(prefixOf.get(p)));
@@ -188,7 +219,64 @@ final class BgpPhases implements AutoCloseable {
                 value + (missing > 0 ? " (" + missing + " not seen)" : "")
             });
         }
+        // each step alone (the benchmark's watch left out: it hears of the ingress after the speakers do)
+        List<String> names = List.copyOf(phases.keySet());
+        Function<String, Long> from = created::get;
+        String fromName = "Service created";
+        for (String name : names.subList(1, names.size())) {
+            Function<String, Long> to = phases.get(name);
+            List<Long> took = new ArrayList<>();
+            for (String service : created.keySet()) {
+                Long a = from.apply(service);
+                Long b = to.apply(service);
+                if (a != null && b != null) {
+                    took.add(b - a);
+                }
+            }
+            if (!took.isEmpty() && !name.startsWith("last")) {
+                rows.add(new String[] {
+                    "step: " + fromName + " -> " + name + ", p50 / p99 / max", ConflictBenchmark.percentiles(took)
+                });
+                from = to;
+                fromName = name;
+            }
+        }
         return rows;
+    }
+
+    /**
+     * When the test API server first sent each Service's ADDED watch event (the create done), and its first MODIFIED
+     * event with the ingress (the controller's status PATCH done). Its clients speak HTTP/2, whose requests tcpdump
+     * cannot show as text; the watch events' JSON it can.
+     */
+    private record ApiTimes(Map<String, Long> added, Map<String, Long> announced) {}
+
+    private static final Pattern ADDED_EVENT =
+            Pattern.compile("\\{\"type\":\"ADDED\",\"object\":\\{\"apiVersion\":\"v1\",\"kind\":\"Service\""
+                    + ".*?\"name\":\"(bgp-\\d+)\"");
+    private static final Pattern INGRESS_EVENT =
+            Pattern.compile("\\{\"type\":\"MODIFIED\",\"object\":\\{\"apiVersion\":\"v1\",\"kind\":\"Service\""
+                    + ".*?\"name\":\"(bgp-\\d+)\".*\"ingress\":\\[\\{");
+
+    private static ApiTimes apiTimes(String capture) {
+        ApiTimes times = new ApiTimes(new HashMap<>(), new HashMap<>());
+        Long at = null;
+        for (String line : capture.lines().toList()) {
+            Matcher packet = PACKET.matcher(line);
+            if (packet.find()) {
+                at = epochMicros(packet.group(1));
+            } else if (at != null) {
+                Matcher added = ADDED_EVENT.matcher(line);
+                if (added.find()) {
+                    times.added().putIfAbsent(added.group(1), at);
+                }
+                Matcher event = INGRESS_EVENT.matcher(line);
+                if (event.find()) {
+                    times.announced().putIfAbsent(event.group(1), at);
+                }
+            }
+        }
+        return times;
     }
 
     /** The speakers' work queues so far: reconciles, and the seconds they waited and worked, summed over nodes. */
@@ -281,6 +369,7 @@ final class BgpPhases implements AutoCloseable {
 
     @Override
     public void close() {
+        apiCapture.destroy();
         services.close();
         monitor.stop(java.time.Duration.ofSeconds(2));
         tcpdump.stop(java.time.Duration.ofSeconds(2));
