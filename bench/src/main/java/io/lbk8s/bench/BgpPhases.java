@@ -31,11 +31,11 @@ import java.util.regex.Pattern;
 
 /**
  * Where the time from "Service created" to "route in the router's FIB" goes, from what each party writes down with its
- * own clock (all on this machine's wall clock): the test API server's watch tells when the controller's
- * status.loadBalancer.ingress arrived, each speaker's debug log when it handed the route to its BGP session, tcpdump in
- * the router's namespace when the UPDATE arrived, FRR's bgpd log (debug bgp zebra) when bgpd gave the route to zebra,
- * and {@code ip -ts monitor route} when the kernel table had it. Nothing here is on the measured path: the tools run
- * on their own and are read afterwards.
+ * own clock (all on this machine's wall clock): tcpdump on the test API server's leg when it sent the Service's ADDED
+ * watch event and the first event with the controller's status.loadBalancer.ingress, each speaker's debug log when it
+ * handed the route to its BGP session, tcpdump in the router's namespace when the UPDATE arrived, FRR's bgpd log (debug bgp zebra) when bgpd gave the route to zebra,
+ * and {@code ip -ts monitor route} when the kernel table had it. The tools run beside what they watch (a few
+ * processes more on the same CPUs), their outputs read afterwards.
  */
 final class BgpPhases implements AutoCloseable {
     /** The speakers' launcher: bin/lbk8s with debug logging, for BgpAdvertiser's line per route change. */
@@ -128,7 +128,19 @@ final class BgpPhases implements AutoCloseable {
                 .redirectErrorStream(true)
                 .redirectOutput(apiLog.toFile())
                 .start();
+        awaitListening(apiCapture, apiLog);
         return new BgpPhases(sandbox, router, monitor, tcpdump, apiCapture, apiLog);
+    }
+
+    private static void awaitListening(Process capture, Path log) throws IOException {
+        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
+        while (!read(log).contains("listening on")) {
+            if (!capture.isAlive() || System.nanoTime() > deadline) {
+                capture.destroy();
+                throw new IOException("tcpdump on the test API server's leg did not start: " + read(log));
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(10_000_000);
+        }
     }
 
     void created(String service, String prefix, long micros) {
