@@ -152,10 +152,16 @@ final class BgpPhases implements AutoCloseable {
         benchSaw.put(service, micros);
     }
 
-    /** When the kernel table of the router first had {@code prefix}, as {@code ip -ts monitor} says (empty if not). */
-    Optional<Long> kernelAdded(String prefix) {
-        return Optional.ofNullable(
-                firstByKey(monitor.log(), BgpPhases::monitorLine).get(prefix));
+    /** When the router's kernel table first had {@code prefix}, as {@code ip -ts monitor} says, waiting that long. */
+    Optional<Long> kernelAdded(String prefix, java.time.Duration wait) {
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (true) {
+            Long at = firstByKey(monitor.log(), BgpPhases::monitorLine).get(prefix);
+            if (at != null || System.nanoTime() > deadline) {
+                return Optional.ofNullable(at);
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(2_000_000);
+        }
     }
 
     /** How many changes of {@code prefix}'s routes {@code ip monitor} has reported: a reading of a file, no process. */
