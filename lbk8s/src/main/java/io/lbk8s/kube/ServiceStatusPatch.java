@@ -13,7 +13,9 @@ import java.util.Map;
  * subresource. A PUT of the whole object would carry the controller's cached copy, which keeps only the fields lbk8s
  * reads ({@link CompactServiceStore}), and kube-apiserver's status strategy resets the spec but not the metadata
  * (finalizers, owner references would be lost). The patch states the resourceVersion the decision was made on: a stale
- * cache gets 409 Conflict, as a PUT would.
+ * cache gets 409 Conflict, as a PUT would. The patch goes to the Service as given (its name and namespace), not to a
+ * name alone: fabric8 would first GET a resource known by name only, one more round trip between a Service's creation
+ * and its address (BgpBenchmark's phases).
  */
 public final class ServiceStatusPatch {
     private ServiceStatusPatch() {}
@@ -21,8 +23,7 @@ public final class ServiceStatusPatch {
     /** Shows {@code ips} (none: the ingress list is removed) on the version of {@code service} that was read. */
     public static void write(KubernetesClient client, Service service, List<String> ips) {
         client.services()
-                .inNamespace(service.getMetadata().getNamespace())
-                .withName(service.getMetadata().getName())
+                .resource(service)
                 .subresource("status")
                 .patch(
                         PatchContext.of(PatchType.JSON_MERGE),

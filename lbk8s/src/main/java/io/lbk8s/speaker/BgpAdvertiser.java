@@ -76,7 +76,17 @@ final class BgpAdvertiser implements AutoCloseable {
             sent = Map.of(); // a restarted session starts from nothing
         }
         plan.routes().forEach((peer, routes) -> {
+            Set<Route> before = sent.getOrDefault(peer, Set.of());
             if (!routes.equals(sent.get(peer))) {
+                if (log.isDebugEnabled()) {
+                    // with its timestamp, where a route's time from Service created to the router goes (bench)
+                    log.debug(
+                            "BGPPeer {}: {} route(s), new {}, withdrawn {}",
+                            peer,
+                            routes.size(),
+                            prefixes(routes, before),
+                            prefixes(before, routes));
+                }
                 sessions.advertise(peer, routes);
             }
         });
@@ -93,6 +103,15 @@ final class BgpAdvertiser implements AutoCloseable {
             }
         }
         sessionsChanged();
+    }
+
+    /** The prefixes of {@code routes} that are not in {@code others}, sorted. */
+    private static List<String> prefixes(Set<Route> routes, Set<Route> others) {
+        return routes.stream()
+                .filter(r -> !others.contains(r))
+                .map(r -> r.prefix().toString())
+                .sorted()
+                .toList();
     }
 
     /** Reports what the sessions say now, where it differs from what they said before. */
