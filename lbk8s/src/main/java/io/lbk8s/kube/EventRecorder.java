@@ -118,4 +118,17 @@ public final class EventRecorder implements AutoCloseable {
         String prefix = kind + "/" + namespace + "/" + name + "/";
         lastByObject.keySet().removeIf(k -> k.startsWith(prefix) && k.endsWith("|" + reason));
     }
+
+    /**
+     * Says {@code message} for {@code reason}, which ends what {@code ended} said of the same object (a session up
+     * after down, a conflict over): {@code ended} is forgotten, so that it is said again when it holds again.
+     */
+    public void recordInsteadOf(HasMetadata object, String ended, Type type, String reason, String message) {
+        forget(
+                object.getKind(),
+                object.getMetadata().getNamespace(),
+                object.getMetadata().getName(),
+                ended);
+        record(object, type, reason, message);
+    }
 }

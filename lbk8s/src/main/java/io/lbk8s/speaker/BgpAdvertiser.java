@@ -145,14 +145,8 @@ final class BgpAdvertiser implements AutoCloseable {
         Optional<HasMetadata> target = nodeObject.get();
         if (isUp && !wasUp) {
             log.info("{} established", session);
-            target.ifPresent(n -> {
-                events.forget(
-                        n.getKind(),
-                        n.getMetadata().getNamespace(),
-                        n.getMetadata().getName(),
-                        DOWN);
-                events.record(n, EventRecorder.Type.Normal, ESTABLISHED, session + " established");
-            });
+            target.ifPresent(n ->
+                    events.recordInsteadOf(n, DOWN, EventRecorder.Type.Normal, ESTABLISHED, session + " established"));
         } else if (!isUp && (wasUp || now.lastError().isPresent())) {
             // a session that never came up says why as soon as it knows (a refused connection, a NOTIFICATION)
             String message =
@@ -160,14 +154,7 @@ final class BgpAdvertiser implements AutoCloseable {
             if (wasUp || !before.flatMap(SessionStatus::lastError).equals(now.lastError())) {
                 log.warn("{}", message);
             }
-            target.ifPresent(n -> {
-                events.forget(
-                        n.getKind(),
-                        n.getMetadata().getNamespace(),
-                        n.getMetadata().getName(),
-                        ESTABLISHED);
-                events.record(n, EventRecorder.Type.Warning, DOWN, message);
-            });
+            target.ifPresent(n -> events.recordInsteadOf(n, ESTABLISHED, EventRecorder.Type.Warning, DOWN, message));
         }
     }
 

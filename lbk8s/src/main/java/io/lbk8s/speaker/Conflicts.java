@@ -309,11 +309,8 @@ final class Conflicts implements AutoCloseable {
                 ip + " is quiet again (" + ConflictWatch.QUIET_PROBES + " probes unanswered): the conflict with MAC "
                         + clear.mac() + " is over" + (leads ? "; node " + node + " announces it" : "");
         log.info("{}", message);
-        hooks.serviceOf(ip).ifPresent(s -> {
-            events.forget(
-                    "Service", s.getMetadata().getNamespace(), s.getMetadata().getName(), REASON);
-            events.record(s, EventRecorder.Type.Normal, CLEARED, message);
-        });
+        hooks.serviceOf(ip)
+                .ifPresent(s -> events.recordInsteadOf(s, REASON, EventRecorder.Type.Normal, CLEARED, message));
         write("clear the conflict on " + ip, api -> api.clear(ip));
         hooks.replan();
     }
