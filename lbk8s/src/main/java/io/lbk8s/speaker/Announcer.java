@@ -44,12 +44,14 @@ final class Announcer implements AutoCloseable {
     /**
      * @param takeoverProbe how long to listen for another host answering for an address before taking it; zero
      *                      takes it at once
+     * @param returnHold    how long an interface that came back up answers nothing ({@link ReturnedLinks})
      */
     record Options(
             List<Duration> takeoverBurst,
             Duration refreshInterval,
             ResponderOptions responder,
-            Duration takeoverProbe) {
+            Duration takeoverProbe,
+            Duration returnHold) {
         Options {
             takeoverBurst = List.copyOf(takeoverBurst);
         }
@@ -69,6 +71,10 @@ final class Announcer implements AutoCloseable {
     private final Map<Integer, InterfaceResponder> responders = new HashMap<>();
     private final Map<Integer, LinkInfo> linksInUse = new HashMap<>();
     private final Map<Integer, ClaimListener> listeners = new HashMap<>();
+    /** Every interface answered on since the start, watched for going down and coming back. */
+    private final Map<Integer, LinkInfo> watched = new HashMap<>();
+
+    private final ReturnedLinks returned;
     private volatile String rawSocketFailure;
     private volatile String responderFailure;
 
@@ -78,6 +84,7 @@ final class Announcer implements AutoCloseable {
         this.conflicts = conflicts;
         this.options = options;
         this.probes = new TakeoverProbes(metrics, options.takeoverProbe());
+        this.returned = new ReturnedLinks(options.returnHold());
         this.replan = replan;
         this.timer = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().name("announcer-timer").daemon().factory());
@@ -133,6 +140,15 @@ final class Announcer implements AutoCloseable {
         }
         // an address another host uses is not announced until the conflict clears
         next.values().forEach(ips -> ips.removeIf(ip -> !conflicts.mayAnnounce(ip)));
+        for (var it = links.values().iterator(); it.hasNext(); ) {
+            LinkInfo link = it.next();
+            watched.put(link.index(), link);
+            returned.seen(link.index(), true, applying).ifPresent(until -> holdReturned(link, until, applying));
+            if (returned.held(link.index(), applying)) {
+                next.remove(link.index());
+                it.remove();
+            }
+        }
         Map<Integer, Set<IpAddress>> before = table;
         String problem = null;
         for (LinkInfo link : links.values()) {
@@ -287,17 +303,36 @@ final class Announcer implements AutoCloseable {
      * neighbours cannot hear it, and whatever it answers after it comes back must be decided afresh).
      */
     private void checkLinks() {
-        Map<Integer, LinkInfo> inUse;
+        Map<Integer, LinkInfo> links;
         synchronized (this) {
-            inUse = Map.copyOf(linksInUse);
+            links = Map.copyOf(watched);
         }
-        for (LinkInfo link : inUse.values()) {
-            boolean operational =
-                    Links.state(link.name()).map(Links.LinkState::operational).orElse(false);
+        for (LinkInfo link : links.values()) {
+            Optional<Links.LinkState> state = Links.state(link.name());
+            boolean operational = state.map(Links.LinkState::operational).orElse(false);
             if (!operational) {
                 withdrawLink(link);
             }
+            synchronized (this) {
+                long now = System.nanoTime();
+                returned.seen(link.index(), operational, now).ifPresent(until -> holdReturned(link, until, now));
+                if (state.isEmpty() && !linksInUse.containsKey(link.index())) {
+                    watched.remove(link.index());
+                    returned.forget(link.index());
+                }
+            }
         }
+    }
+
+    /** Logs that {@code link} came back and answers nothing until {@code until}, and plans again then. */
+    private void holdReturned(LinkInfo link, long until, long now) {
+        long millis = Math.max(0, (until - now + 999_999) / 1_000_000);
+        log.info(
+                "interface {} is up again: answering nothing there for {} ms, until this node has heard whether its"
+                        + " peers took its addresses",
+                link.name(),
+                millis);
+        timer.schedule(replan, millis + 1, TimeUnit.MILLISECONDS);
     }
 
     private synchronized void withdrawLink(LinkInfo link) {

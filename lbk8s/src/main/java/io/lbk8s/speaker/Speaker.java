@@ -182,7 +182,10 @@ public final class Speaker implements AutoCloseable {
                                 .withReceiveBufferBytes(settings.receiveBufferBytes())
                                 .withArpInKernel(settings.arpInKernel())
                                 .withFence(fence),
-                        settings.takeoverProbe()),
+                        settings.takeoverProbe(),
+                        settings.peers().enabled()
+                                ? settings.peers().membership().timeout()
+                                : Duration.ZERO),
                 conflicts,
                 () -> queue.add(PLAN));
         this.nodeNetworkAnnotation = new NodeNetworkAnnotation(client, settings.podNamespace(), settings.podName());

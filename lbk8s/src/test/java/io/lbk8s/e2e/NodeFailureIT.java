@@ -151,6 +151,9 @@ class NodeFailureIT {
         assertThat(witness.macsSince(flappingFrom))
                 .as("only the node that took over answers while the other flaps")
                 .containsExactly(next.mac());
+        assertThat(web.cluster().speaker(leader).log())
+                .as("each time its link came back, the flapping node first listened to its peers")
+                .contains("interface eth0 is up again: answering nothing there for 250 ms");
         assertThat(web.client().curl(web.ip(), Duration.ofSeconds(1))).contains(next.backendBody());
         witness.assertNeverTwoMacs();
     }
