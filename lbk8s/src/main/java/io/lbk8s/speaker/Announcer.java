@@ -287,6 +287,7 @@ final class Announcer implements AutoCloseable {
             LinkInfo link = linksInUse.get(entry.getKey());
             TakeoverProbes.Verdict verdict = probes.probe(link, fresh, fromFailedNodes, ours);
             entry.getValue().removeAll(verdict.contested().keySet());
+            entry.getValue().removeAll(verdict.unprobed());
             verdict.contested().forEach((ip, mac) -> conflicts.takeoverAnswered(link, ip, mac));
             if (verdict.retryAfter().isPresent()
                     && (retry == null || verdict.retryAfter().get().compareTo(retry) < 0)) {

@@ -10,7 +10,6 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,18 +30,40 @@ final class TakeoverProbes {
 
     /**
      * @param contested the addresses another MAC answered for, each with that MAC (a speaker's, or a host's whose
-     *                  address it is); {@code retryAfter} when to ask again, if any
+     *                  address it is)
+     * @param unprobed  the addresses the probe could not ask about (the interface went down meanwhile): not taken, and
+     *                  nobody is blamed for them
+     * @param retryAfter when to ask again, if any
      */
-    record Verdict(Map<IpAddress, MacAddress> contested, Optional<Duration> retryAfter) {}
+    record Verdict(Map<IpAddress, MacAddress> contested, Set<IpAddress> unprobed, Optional<Duration> retryAfter) {}
+
+    /** Asks the LAN who answers for {@code ips} within {@code wait}, each with the MAC that did. */
+    interface Asker {
+        Map<IpAddress, MacAddress> inUse(LinkInfo link, Set<IpAddress> ips, Set<MacAddress> ours, Duration wait)
+                throws IOException;
+    }
+
+    private static final Asker ON_THE_WIRE = (link, ips, ours, wait) -> {
+        try (AddressProbe probe = AddressProbe.open(link, ips.stream().anyMatch(ip -> !ip.isV4()))) {
+            return probe.inUse(ips, ours, wait);
+        }
+    };
 
     private final SpeakerMetrics metrics;
     private final Duration afterFailure;
+    private final Asker asker;
     private final Map<IpAddress, Deferral> deferred = new HashMap<>();
+    private int failedProbes;
 
     /** @param afterFailure how long to listen when the address comes from a node that fell silent; zero: never probe */
     TakeoverProbes(SpeakerMetrics metrics, Duration afterFailure) {
+        this(metrics, afterFailure, ON_THE_WIRE);
+    }
+
+    TakeoverProbes(SpeakerMetrics metrics, Duration afterFailure, Asker asker) {
         this.metrics = metrics;
         this.afterFailure = afterFailure;
+        this.asker = asker;
     }
 
     /**
@@ -52,28 +73,31 @@ final class TakeoverProbes {
      */
     Verdict probe(LinkInfo link, Set<IpAddress> fresh, Set<IpAddress> fromFailedNodes, Set<MacAddress> ours) {
         if (afterFailure.isZero() || fresh.isEmpty()) {
-            return new Verdict(Map.of(), Optional.empty());
+            return new Verdict(Map.of(), Set.of(), Optional.empty());
         }
         Duration wait =
                 fromFailedNodes.containsAll(fresh) ? afterFailure : max(afterFailure, SpeakerSettings.HANDOVER_QUIET);
-        Map<IpAddress, MacAddress> inUse = inUse(link, fresh, ours, wait);
+        Map<IpAddress, MacAddress> inUse;
+        try {
+            inUse = asker.inUse(link, fresh, ours, wait);
+            failedProbes = 0;
+        } catch (IOException e) {
+            Duration pause = doubled(++failedProbes);
+            log.warn(
+                    "cannot probe {} on {} before taking them ({}); trying again in {} ms",
+                    fresh,
+                    link.name(),
+                    e.getMessage(),
+                    pause.toMillis());
+            return new Verdict(Map.of(), Set.copyOf(fresh), Optional.of(pause));
+        }
         Duration retry = null;
         for (var answered : inUse.entrySet()) {
             Duration pause = defer(answered.getKey(), answered.getValue(), link);
             retry = retry == null || pause.compareTo(retry) < 0 ? pause : retry;
         }
         fresh.stream().filter(ip -> !inUse.containsKey(ip)).forEach(deferred::remove);
-        return new Verdict(Map.copyOf(inUse), Optional.ofNullable(retry));
-    }
-
-    private static Map<IpAddress, MacAddress> inUse(
-            LinkInfo link, Set<IpAddress> fresh, Set<MacAddress> ours, Duration wait) {
-        try (AddressProbe probe = AddressProbe.open(link, fresh.stream().anyMatch(ip -> !ip.isV4()))) {
-            return probe.inUse(fresh, ours, wait);
-        } catch (IOException e) {
-            log.warn("cannot probe {} on {} before taking them ({}); trying again", fresh, link.name(), e.getMessage());
-            return fresh.stream().collect(Collectors.toMap(ip -> ip, ip -> MacAddress.ZERO));
-        }
+        return new Verdict(Map.copyOf(inUse), Set.of(), Optional.ofNullable(retry));
     }
 
     /** Forgets the addresses this node no longer wants. */
@@ -88,8 +112,7 @@ final class TakeoverProbes {
         boolean tell = last == null || !last.answeredBy().equals(answeredBy) || now - last.loggedAt() > LOG_AGAIN_NANOS;
         deferred.put(ip, new Deferral(attempts, answeredBy, tell ? now : last.loggedAt()));
         metrics.takeoverDeferred();
-        Duration pause = FIRST_RETRY.multipliedBy(1L << Math.min(attempts - 1, 10));
-        pause = pause.compareTo(LAST_RETRY) > 0 ? LAST_RETRY : pause;
+        Duration pause = doubled(attempts);
         if (tell) {
             log.info(
                     "not taking {} on {} yet: {} answers for it (the node that had it has not stopped yet, or another host"
@@ -100,6 +123,12 @@ final class TakeoverProbes {
                     pause.toMillis());
         }
         return pause;
+    }
+
+    /** The pause after the {@code attempts}-th time in a row: 50 ms, doubling up to 2 s. */
+    private static Duration doubled(int attempts) {
+        Duration pause = FIRST_RETRY.multipliedBy(1L << Math.min(attempts - 1, 10));
+        return pause.compareTo(LAST_RETRY) > 0 ? LAST_RETRY : pause;
     }
 
     private static Duration max(Duration a, Duration b) {

@@ -140,7 +140,7 @@ class NodeFailureIT {
     @Test
     void aFlappingLinkDoesNotPullTheAddressBack() throws InterruptedException {
         web.cluster().network.linkDown(leader);
-        TestNode next = awaitServedByAnother(TAKEOVER);
+        awaitServedByAnother(TAKEOVER);
         long flappingFrom = Sandbox.nowMicros();
         for (int flap = 0; flap < 5; flap++) { // up 0.3 s, down 0.4 s: never up for the hold (0.5 s, doubling)
             web.cluster().network.linkUp(leader);
@@ -148,13 +148,22 @@ class NodeFailureIT {
             web.cluster().network.linkDown(leader);
             Thread.sleep(400);
         }
+        // Only the flapping node is checked: on a loaded machine a starved speaker may hand over among the others.
         assertThat(witness.macsSince(flappingFrom))
-                .as("only the node that took over answers while the other flaps")
-                .containsExactly(next.mac());
+                .as("the flapping node never answers while it flaps")
+                .isNotEmpty()
+                .doesNotContain(leader.mac());
         assertThat(web.cluster().speaker(leader).log())
                 .as("each time its link came back, the flapping node first listened to its peers")
                 .contains("interface eth0 is up again: answering nothing there for 250 ms");
-        assertThat(web.client().curl(web.ip(), Duration.ofSeconds(1))).contains(next.backendBody());
+        assertThat(web.client().curl(web.ip(), Duration.ofSeconds(1)).flatMap(web.cluster()::nodeWithBackend))
+                .as("served by a node that does not flap")
+                .isPresent()
+                .get()
+                .isNotEqualTo(leader);
+        assertThat(web.cluster().ingressIps("default", "web"))
+                .as("the Service keeps its address: a probe cut short by the flap blames no host")
+                .containsExactly(web.ip().getHostAddress());
         witness.assertNeverTwoMacs();
     }
 
