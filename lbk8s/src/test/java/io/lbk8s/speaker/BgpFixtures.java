@@ -52,6 +52,31 @@ final class BgpFixtures {
                 new ConfigOrigin(ConfigOrigin.Kind.BGPPeer, NS, name));
     }
 
+    /** A BGPPeer in the cluster's own AS (iBGP, which gets LOCAL_PREF), every node. */
+    static BgpPeer internal(String name, String address) {
+        BgpPeer p = peer(name, address);
+        return new BgpPeer(
+                p.name(),
+                p.myAsn(),
+                OptionalLong.of(p.myAsn()),
+                p.dynamicAsn(),
+                p.peerAddress(),
+                p.peerPort(),
+                p.sourceAddress(),
+                p.routerId(),
+                p.holdTime(),
+                p.keepaliveTime(),
+                p.connectTime(),
+                p.nodeSelectors(),
+                p.password(),
+                p.passwordSecret(),
+                p.bfdProfile(),
+                p.ebgpMultiHop(),
+                p.enableGracefulRestart(),
+                p.dualStackAddressFamily(),
+                p.origin());
+    }
+
     static BgpPeer onNodes(BgpPeer p, String label) {
         return copy(
                 p,
