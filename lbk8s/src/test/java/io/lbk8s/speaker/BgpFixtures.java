@@ -30,10 +30,14 @@ final class BgpFixtures {
 
     /** A BGPPeer at {@code address}, AS 64512 to 64500, every node; change it with the {@code with*} methods. */
     static BgpPeer peer(String name, String address) {
+        return peer(name, address, 64500);
+    }
+
+    private static BgpPeer peer(String name, String address, long peerAsn) {
         return new BgpPeer(
                 name,
                 64512,
-                OptionalLong.of(64500),
+                OptionalLong.of(peerAsn),
                 Optional.empty(),
                 IpAddress.parse(address).orElseThrow(),
                 PeerSpec.PORT,
@@ -54,27 +58,7 @@ final class BgpFixtures {
 
     /** A BGPPeer in the cluster's own AS (iBGP, which gets LOCAL_PREF), every node. */
     static BgpPeer internal(String name, String address) {
-        BgpPeer p = peer(name, address);
-        return new BgpPeer(
-                p.name(),
-                p.myAsn(),
-                OptionalLong.of(p.myAsn()),
-                p.dynamicAsn(),
-                p.peerAddress(),
-                p.peerPort(),
-                p.sourceAddress(),
-                p.routerId(),
-                p.holdTime(),
-                p.keepaliveTime(),
-                p.connectTime(),
-                p.nodeSelectors(),
-                p.password(),
-                p.passwordSecret(),
-                p.bfdProfile(),
-                p.ebgpMultiHop(),
-                p.enableGracefulRestart(),
-                p.dualStackAddressFamily(),
-                p.origin());
+        return peer(name, address, 64512);
     }
 
     static BgpPeer onNodes(BgpPeer p, String label) {

@@ -3,10 +3,9 @@ package io.lbk8s.bgp.session;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
-import io.lbk8s.address.IpAddress;
 import io.lbk8s.bgp.PeerSpec;
 import io.lbk8s.bgp.PeerSpec.DynamicAsn;
-import java.time.Duration;
+import io.lbk8s.bgp.PeerSpecs;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
@@ -21,10 +20,10 @@ class SessionTtlTest {
 
     static Stream<Arguments> peers() {
         return Stream.of(
-                arguments("eBGP: directly connected only", OptionalLong.of(64501), Optional.empty(), false, "1"),
+                arguments("eBGP: directly connected only", OptionalLong.of(64513), Optional.empty(), false, "1"),
                 arguments(
-                        "eBGP with ebgpMultiHop: any distance", OptionalLong.of(64501), Optional.empty(), true, "255"),
-                arguments("iBGP: the system's default", OptionalLong.of(64500), Optional.empty(), false, "default"),
+                        "eBGP with ebgpMultiHop: any distance", OptionalLong.of(64513), Optional.empty(), true, "255"),
+                arguments("iBGP: the system's default", OptionalLong.of(64512), Optional.empty(), false, "default"),
                 arguments(
                         "dynamicASN external: eBGP",
                         OptionalLong.empty(),
@@ -72,23 +71,9 @@ class SessionTtlTest {
         assertThat(SessionTtl.hint(OptionalInt.empty(), 110)).as("iBGP").isEmpty();
     }
 
+    /** AS 64512, as {@link PeerSpecs#external()}. */
     private static PeerSpec spec(OptionalLong peerAsn, Optional<DynamicAsn> dynamicAsn, boolean ebgpMultiHop) {
-        return new PeerSpec(
-                "router",
-                IpAddress.parse("10.0.0.1").orElseThrow(),
-                PeerSpec.PORT,
-                64500,
-                peerAsn,
-                dynamicAsn,
-                Optional.empty(),
-                Optional.empty(),
-                Duration.ofSeconds(90),
-                Optional.empty(),
-                Duration.ofSeconds(10),
-                Optional.empty(),
-                ebgpMultiHop,
-                false,
-                false,
-                Optional.empty());
+        return PeerSpecs.withEbgpMultiHop(
+                PeerSpecs.withPeerAsn(PeerSpecs.external(), peerAsn, dynamicAsn), ebgpMultiHop);
     }
 }
