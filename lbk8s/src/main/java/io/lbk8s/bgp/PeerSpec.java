@@ -43,4 +43,14 @@ public record PeerSpec(
     }
 
     public static final int PORT = 179;
+
+    /** Whether the peer is in our own AS (iBGP), as configured: before its OPEN says so. */
+    public boolean internal() {
+        return internal(myAsn, peerAsn, dynamicAsn);
+    }
+
+    /** Whether a peer given as {@code peerAsn} or {@code dynamicAsn} is in {@code myAsn} (iBGP). */
+    public static boolean internal(long myAsn, OptionalLong peerAsn, Optional<DynamicAsn> dynamicAsn) {
+        return peerAsn.isPresent() ? peerAsn.getAsLong() == myAsn : dynamicAsn.equals(Optional.of(DynamicAsn.INTERNAL));
+    }
 }

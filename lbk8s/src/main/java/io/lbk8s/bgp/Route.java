@@ -9,9 +9,18 @@ import java.util.OptionalLong;
  * for) and the attributes the BGPAdvertisement sets. The next hop is not here: it is the node's own address on the
  * session that carries the route.
  *
- * @param localPref LOCAL_PREF, sent to internal peers only (RFC 4271 5.1.5); empty means not set
+ * @param localPref LOCAL_PREF, sent to internal peers only (RFC 4271 5.1.5); empty means not set, sent as
+ *                  {@link #DEFAULT_LOCAL_PREF}
  */
 public record Route(IpPrefix prefix, OptionalLong localPref, List<Community> communities) {
+    /** What an internal peer gets when no BGPAdvertisement sets localPref: FRR's default, and most routers'. */
+    public static final long DEFAULT_LOCAL_PREF = 100;
+
+    /** The LOCAL_PREF an internal peer gets for {@code localPref} (as a BGPAdvertisement gives it, or not). */
+    public static long sentLocalPref(OptionalLong localPref) {
+        return localPref.orElse(DEFAULT_LOCAL_PREF);
+    }
+
     public Route {
         communities = List.copyOf(communities);
     }

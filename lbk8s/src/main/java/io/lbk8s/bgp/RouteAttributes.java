@@ -7,8 +7,6 @@ import java.util.Optional;
 
 /** The path attributes of one route on one session (RFC 4271 5.1, RFC 4760, RFC 2545). */
 final class RouteAttributes {
-    private static final long DEFAULT_LOCAL_PREF = 100;
-
     private RouteAttributes() {}
 
     /**
@@ -31,7 +29,7 @@ final class RouteAttributes {
             attributes.add(new PathAttribute.NextHop(nextHop.get()));
         }
         if (session.internal()) {
-            attributes.add(new PathAttribute.LocalPref(route.localPref().orElse(DEFAULT_LOCAL_PREF)));
+            attributes.add(new PathAttribute.LocalPref(Route.sentLocalPref(route.localPref())));
         }
         List<Community.Standard> standard = new ArrayList<>();
         List<Community.Large> large = new ArrayList<>();

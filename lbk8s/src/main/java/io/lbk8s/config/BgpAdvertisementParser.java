@@ -24,7 +24,11 @@ final class BgpAdvertisementParser {
 
     /** What an advertisement is judged against: the rest of the configuration. */
     record Context(
-            Set<String> poolNames, List<AddressPool> pools, Set<String> peerNames, Map<String, Community> aliases) {}
+            Set<String> poolNames,
+            List<AddressPool> pools,
+            Set<String> peerNames,
+            List<BgpPeer> peers,
+            Map<String, Community> aliases) {}
 
     static Optional<BgpAdvertisement> parse(
             ConfigSources.RawObject raw, Context context, List<ConfigProblem> problems) {
@@ -87,6 +91,7 @@ final class BgpAdvertisementParser {
                 checkAggregation(scope, advertisement, pool);
             }
         }
+        LocalPrefConflicts.unsent(advertisement, context.peers()).ifPresent(scope::warn);
         return scope.failed ? Optional.empty() : Optional.of(advertisement);
     }
 

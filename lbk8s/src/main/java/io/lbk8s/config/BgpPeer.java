@@ -1,6 +1,7 @@
 package io.lbk8s.config;
 
 import io.lbk8s.address.IpAddress;
+import io.lbk8s.bgp.PeerSpec;
 import io.lbk8s.bgp.PeerSpec.DynamicAsn;
 import java.time.Duration;
 import java.util.List;
@@ -39,6 +40,11 @@ public record BgpPeer(
 
     public BgpPeer {
         nodeSelectors = List.copyOf(nodeSelectors);
+    }
+
+    /** Whether the peer is in the cluster's AS (iBGP): it gets LOCAL_PREF, and no TTL of 1. */
+    public boolean internal() {
+        return PeerSpec.internal(myAsn, peerAsn, dynamicAsn);
     }
 
     /** Whether a node with these labels holds a session with this peer. */

@@ -119,9 +119,7 @@ final class BgpPeerParser {
     /** The peer's AS as given: a number, or which relation to the cluster's AS the peer's OPEN must show. */
     private record Asns(OptionalLong peerAsn, Optional<DynamicAsn> dynamicAsn) {
         boolean isInternal(long myAsn) {
-            return peerAsn.isPresent()
-                    ? peerAsn.getAsLong() == myAsn
-                    : dynamicAsn.equals(Optional.of(DynamicAsn.INTERNAL));
+            return PeerSpec.internal(myAsn, peerAsn, dynamicAsn);
         }
     }
 

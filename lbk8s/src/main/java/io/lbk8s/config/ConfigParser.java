@@ -153,10 +153,13 @@ public final class ConfigParser {
         peers.forEach(p -> peerNames.add(p.name()));
 
         BgpAdvertisementParser.Context context =
-                new BgpAdvertisementParser.Context(poolNames, pools, peerNames, aliases);
+                new BgpAdvertisementParser.Context(poolNames, pools, peerNames, peers, aliases);
         List<BgpAdvertisement> advertisements = new ArrayList<>();
-        for (ConfigSources.RawObject raw : sorted(sources.bgpAdvertisements(), BY_NAMESPACE_AND_NAME)) {
-            BgpAdvertisementParser.parse(raw, context, problems).ifPresent(advertisements::add);
+        for (ConfigSources.RawObject raw :
+                sorted(sources.bgpAdvertisements(), definitionOrder(ConfigOrigin.Kind.BGPAdvertisement, established))) {
+            BgpAdvertisementParser.parse(raw, context, problems)
+                    .filter(a -> LocalPrefConflicts.isFirst(a, advertisements, pools, peers, problems))
+                    .ifPresent(advertisements::add);
         }
         Comparator<ConfigOrigin> byOrigin =
                 Comparator.comparing((ConfigOrigin o) -> o.name()).thenComparing(o -> String.valueOf(o.namespace()));

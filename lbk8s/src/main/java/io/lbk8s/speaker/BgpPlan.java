@@ -11,7 +11,6 @@ import io.lbk8s.service.ServiceKey;
 import io.lbk8s.text.Quoted;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -80,6 +79,10 @@ public record BgpPlan(
                     when advertised.nodes().contains(in.node()) -> {
                         // one node says what is wrong with the configuration, the first that advertises
                         boolean reporter = advertised.nodes().getFirst().equals(in.node());
+                        LocalPrefClash.find(advertised, in.config(), in.nodes(), in.options())
+                                .filter(clash -> clash.node().equals(in.node()))
+                                .ifPresent(
+                                        clash -> problems.add(new NodePlan.Problem(service.key(), ip, clash.reason())));
                         for (BgpAdvertisement advertisement : advertised.advertisements()) {
                             if (!advertisement.allowsNode(me.orElseThrow().labels())) {
                                 continue;
@@ -97,7 +100,7 @@ public record BgpPlan(
                                 }
                                 drafts.get(peer.name())
                                         .computeIfAbsent(prefix(ip, advertisement), RouteDraft::new)
-                                        .add(advertisement, service.key(), ip, reporter);
+                                        .add(advertisement);
                                 services.computeIfAbsent(service.key(), k -> new TreeSet<>())
                                         .add(peer.name());
                             }
@@ -112,10 +115,7 @@ public record BgpPlan(
         Map<String, Set<Route>> routes = new TreeMap<>();
         drafts.forEach((peer, byPrefix) -> {
             Set<Route> set = new java.util.LinkedHashSet<>();
-            byPrefix.values().forEach(draft -> {
-                set.add(draft.route());
-                draft.conflict().ifPresent(problems::add);
-            });
+            byPrefix.values().forEach(draft -> set.add(draft.route()));
             routes.put(peer, Set.copyOf(set));
         });
         return new BgpPlan(
@@ -141,58 +141,25 @@ public record BgpPlan(
 
     /**
      * The advertisements that send one prefix to one peer. Their communities add up; their localPrefs should agree,
-     * and when they do not the highest wins, so that every node sends the same and the router sees one route per
-     * prefix from each node.
+     * and when they do not the highest wins ({@link LocalPrefClash}), so that every node sends the same and the
+     * router sees one route per prefix from each node.
      */
     private static final class RouteDraft {
         private final IpPrefix prefix;
-        private final Map<String, OptionalLong> localPrefBy = new TreeMap<>();
+        private final List<OptionalLong> localPrefs = new ArrayList<>();
         private final Set<Community> communities = new TreeSet<>(Comparator.comparing(BgpPlan::communityOrder));
-        private ServiceKey firstService;
-        private IpAddress firstIp;
-        private boolean reportedHere;
 
         RouteDraft(IpPrefix prefix) {
             this.prefix = prefix;
         }
 
-        void add(BgpAdvertisement advertisement, ServiceKey service, IpAddress ip, boolean reporter) {
-            localPrefBy.put(advertisement.name(), advertisement.localPref());
+        void add(BgpAdvertisement advertisement) {
+            localPrefs.add(advertisement.localPref());
             communities.addAll(advertisement.communities());
-            reportedHere |= reporter;
-            if (firstService == null) {
-                firstService = service;
-                firstIp = ip;
-            }
-        }
-
-        private OptionalLong localPref() {
-            return localPrefBy.values().stream()
-                    .filter(OptionalLong::isPresent)
-                    .mapToLong(OptionalLong::getAsLong)
-                    .max();
         }
 
         Route route() {
-            return new Route(prefix, localPref(), List.copyOf(communities));
-        }
-
-        /** The localPrefs that disagree, as a problem for the node that reports this prefix's Services. */
-        Optional<NodePlan.Problem> conflict() {
-            Set<OptionalLong> distinct = Set.copyOf(localPrefBy.values());
-            if (distinct.size() < 2 || !reportedHere) {
-                return Optional.empty();
-            }
-            Map<String, String> shown = new LinkedHashMap<>();
-            localPrefBy.forEach(
-                    (name, pref) -> shown.put(name, pref.isPresent() ? String.valueOf(pref.getAsLong()) : "none"));
-            List<String> parts = new ArrayList<>();
-            shown.forEach((name, pref) -> parts.add(Quoted.of(name) + " " + pref));
-            return Optional.of(new NodePlan.Problem(
-                    firstService,
-                    firstIp,
-                    "BGPAdvertisements give " + prefix + " different localPrefs (" + String.join(", ", parts)
-                            + "); the highest, " + localPref().getAsLong() + ", is sent"));
+            return new Route(prefix, LocalPrefClash.highest(localPrefs), List.copyOf(communities));
         }
     }
 

@@ -6,11 +6,11 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /** Peer specs as a BGPPeer would give them, for the tests of the pure decisions. */
-final class PeerSpecs {
+public final class PeerSpecs {
     private PeerSpecs() {}
 
     /** AS 64512 peering with router 10.0.0.1 of AS 64513, hold time 90 s, graceful restart on. */
-    static PeerSpec external() {
+    public static PeerSpec external() {
         return new PeerSpec(
                 "router",
                 IpAddress.parse("10.0.0.1").orElseThrow(),
@@ -30,16 +30,20 @@ final class PeerSpecs {
                 Optional.empty());
     }
 
-    static PeerSpec withPeerAsn(PeerSpec s, OptionalLong peerAsn, Optional<PeerSpec.DynamicAsn> dynamic) {
-        return copy(s, peerAsn, dynamic, s.keepaliveTime(), s.gracefulRestart());
+    public static PeerSpec withPeerAsn(PeerSpec s, OptionalLong peerAsn, Optional<PeerSpec.DynamicAsn> dynamic) {
+        return copy(s, peerAsn, dynamic, s.keepaliveTime(), s.ebgpMultiHop(), s.gracefulRestart());
     }
 
     static PeerSpec withKeepalive(PeerSpec s, Duration keepalive) {
-        return copy(s, s.peerAsn(), s.dynamicAsn(), Optional.of(keepalive), s.gracefulRestart());
+        return copy(s, s.peerAsn(), s.dynamicAsn(), Optional.of(keepalive), s.ebgpMultiHop(), s.gracefulRestart());
     }
 
     static PeerSpec withGracefulRestart(PeerSpec s, boolean gracefulRestart) {
-        return copy(s, s.peerAsn(), s.dynamicAsn(), s.keepaliveTime(), gracefulRestart);
+        return copy(s, s.peerAsn(), s.dynamicAsn(), s.keepaliveTime(), s.ebgpMultiHop(), gracefulRestart);
+    }
+
+    public static PeerSpec withEbgpMultiHop(PeerSpec s, boolean ebgpMultiHop) {
+        return copy(s, s.peerAsn(), s.dynamicAsn(), s.keepaliveTime(), ebgpMultiHop, s.gracefulRestart());
     }
 
     private static PeerSpec copy(
@@ -47,6 +51,7 @@ final class PeerSpecs {
             OptionalLong peerAsn,
             Optional<PeerSpec.DynamicAsn> dynamic,
             Optional<Duration> keepalive,
+            boolean ebgpMultiHop,
             boolean gracefulRestart) {
         return new PeerSpec(
                 s.name(),
@@ -61,7 +66,7 @@ final class PeerSpecs {
                 keepalive,
                 s.connectTime(),
                 s.password(),
-                s.ebgpMultiHop(),
+                ebgpMultiHop,
                 gracefulRestart,
                 s.dualStack(),
                 s.bfd());

@@ -34,6 +34,11 @@ class BgpConfigParserTest {
         return v1beta1("BGPAdvertisement", name, spec);
     }
 
+    static String advertisementCreated(String name, String createdAt, String spec) {
+        return "---\napiVersion: metallb.io/v1beta1\nkind: BGPAdvertisement\nmetadata: {name: " + name
+                + ", namespace: lbk8s-system, creationTimestamp: '" + createdAt + "'}\nspec: " + spec + "\n";
+    }
+
     static String community(String name, String spec) {
         return v1beta1("Community", name, spec);
     }
@@ -56,6 +61,9 @@ class BgpConfigParserTest {
     }
 
     static final String ROUTER = "{myASN: 64500, peerASN: 64501, peerAddress: 192.168.1.1}";
+    static final String INTERNAL = "{myASN: 64500, peerASN: 64500, peerAddress: 192.168.1.2}";
+    static final String INTERNAL_PEER_LINE =
+            "peer ibgp: AS 64500 to AS 64500 at 192.168.1.2 port 179; hold 90s, keepalive a third, connect 120s";
 
     static Arguments row(String name, ConfigSources sources, List<String> objects, String... problems) {
         return argumentSet(name, sources, objects, List.of(problems));
@@ -223,7 +231,8 @@ class BgpConfigParserTest {
                                          aggregationLengthV6: 120, localPref: 100, communities: [no-export, '64500:1', 'large:64500:1:2']}""")),
                         objects(
                                 "peer router: AS 64500 to AS 64501 at 192.168.1.1 port 179; hold 90s, keepalive a third, connect 120s",
-                                "advertisement a: pools [p] and 1 selector(s); /24, /120; local preference 100; communities [65535:65281, 64500:1, large:64500:1:2]; peers [router]; 1 node selector(s)")),
+                                "advertisement a: pools [p] and 1 selector(s); /24, /120; local preference 100; communities [65535:65281, 64500:1, large:64500:1:2]; peers [router]; 1 node selector(s)"),
+                        "WARNING BGPAdvertisement lbk8s-system/a: localPref: 100 has no effect: LOCAL_PREF is sent to iBGP peers only (peerASN equal to myASN), and every BGPPeer this advertises to is eBGP (\"router\")"),
                 row(
                         "names that do not exist are warnings; duplicates warned once",
                         manifests(
@@ -274,6 +283,99 @@ class BgpConfigParserTest {
                                 advertisement("short", "{aggregationLength: 24}")),
                         objects("advertisement ok: every pool; /25, /128"),
                         "ERROR BGPAdvertisement lbk8s-system/short: aggregationLength: /24 is shorter than /25 of pool \"p\" \"10.0.0.1-10.0.0.255\": the aggregate route would cover addresses outside the pool; use 25 or more"),
+
+                // --- localPref: one route, two local preferences -------------------------------------------------
+                row(
+                        "two advertisements of a pool to an iBGP peer from every node, localPrefs differ: the later is refused",
+                        manifests(
+                                pool("p", "{addresses: [10.0.0.0/24]}"),
+                                peer("ibgp", INTERNAL),
+                                advertisement("a", "{localPref: 100}"),
+                                advertisement("b", "{localPref: 200}")),
+                        objects(INTERNAL_PEER_LINE, "advertisement a: every pool; /32, /128; local preference 100"),
+                        "ERROR BGPAdvertisement lbk8s-system/b: localPref: 200 differs from the 100 of BGPAdvertisement \"a\", which also advertises pool \"p\" to iBGP peer \"ibgp\" from the same nodes with the same aggregation length: the router would get one route with two local preferences. Give both the same localPref, or make them differ in peers, nodeSelectors or aggregationLength"),
+                row(
+                        "an unset localPref is sent as 100: it agrees with 100 and clashes with 200",
+                        manifests(
+                                pool("p", "{addresses: [10.0.0.0/24]}"),
+                                peer("ibgp", INTERNAL),
+                                advertisement("a", "null"),
+                                advertisement("b", "{localPref: 100}"),
+                                advertisement("c", "{localPref: 200}")),
+                        objects(
+                                INTERNAL_PEER_LINE,
+                                "advertisement a: every pool; /32, /128",
+                                "advertisement b: every pool; /32, /128; local preference 100"),
+                        "ERROR BGPAdvertisement lbk8s-system/c: localPref: 200 differs from the unset (sent as 100) of BGPAdvertisement \"a\", which also advertises pool \"p\" to iBGP peer \"ibgp\" from the same nodes with the same aggregation length: the router would get one route with two local preferences. Give both the same localPref, or make them differ in peers, nodeSelectors or aggregationLength"),
+                row(
+                        "the advertisement created first keeps the pool; the same nodeSelectors overlap for certain",
+                        manifests(
+                                pool("p", "{addresses: [10.0.0.0/24]}"),
+                                peer("ibgp", INTERNAL),
+                                advertisementCreated(
+                                        "a",
+                                        "2026-12-04T10:00:00Z",
+                                        "{localPref: 100, nodeSelectors: [{matchLabels: {rack: a}}]}"),
+                                advertisementCreated(
+                                        "b",
+                                        "2026-12-04T09:00:00Z",
+                                        "{localPref: 200, nodeSelectors: [{matchLabels: {rack: a}}]}")),
+                        objects(
+                                INTERNAL_PEER_LINE,
+                                "advertisement b: every pool; /32, /128; local preference 200; 1 node selector(s)"),
+                        "ERROR BGPAdvertisement lbk8s-system/a: localPref: 100 differs from the 200 of BGPAdvertisement \"b\", which also advertises pool \"p\" to iBGP peer \"ibgp\" from the same nodes with the same aggregation length: the router would get one route with two local preferences. Give both the same localPref, or make them differ in peers, nodeSelectors or aggregationLength"),
+                row(
+                        "no clash: eBGP peers never get LOCAL_PREF (a warning says it has no effect)",
+                        manifests(
+                                pool("p", "{addresses: [10.0.0.0/24]}"),
+                                peer("router", ROUTER),
+                                advertisement("a", "{localPref: 100}"),
+                                advertisement("b", "{localPref: 200}")),
+                        objects(
+                                "peer router: AS 64500 to AS 64501 at 192.168.1.1 port 179; hold 90s, keepalive a third, connect 120s",
+                                "advertisement a: every pool; /32, /128; local preference 100",
+                                "advertisement b: every pool; /32, /128; local preference 200"),
+                        "WARNING BGPAdvertisement lbk8s-system/a: localPref: 100 has no effect: LOCAL_PREF is sent to iBGP peers only (peerASN equal to myASN), and every BGPPeer this advertises to is eBGP (\"router\")",
+                        "WARNING BGPAdvertisement lbk8s-system/b: localPref: 200 has no effect: LOCAL_PREF is sent to iBGP peers only (peerASN equal to myASN), and every BGPPeer this advertises to is eBGP (\"router\")"),
+                row(
+                        "no clash: different aggregation lengths, peers or pools; but one to every node clashes with one to some",
+                        manifests(
+                                pool("p", "{addresses: [10.0.0.0/24]}"),
+                                pool("q", "{addresses: [10.0.1.0/24]}"),
+                                peer("ibgp", INTERNAL),
+                                peer("ibgp-2", "{myASN: 64500, peerASN: 64500, peerAddress: 192.168.1.3}"),
+                                advertisement("a", "{ipAddressPools: [p], peers: [ibgp], localPref: 100}"),
+                                advertisement(
+                                        "b",
+                                        "{ipAddressPools: [p], peers: [ibgp], localPref: 200, aggregationLength: 24}"),
+                                advertisement("c", "{ipAddressPools: [p], peers: [ibgp-2], localPref: 300}"),
+                                advertisement("d", "{ipAddressPools: [q], localPref: 400}"),
+                                advertisement(
+                                        "e",
+                                        "{ipAddressPools: [q], localPref: 500, nodeSelectors: [{matchLabels: {rack: a}}]}"),
+                                advertisement(
+                                        "f",
+                                        "{ipAddressPools: [q], localPref: 600, nodeSelectors: [{matchLabels: {zone: x}}]}")),
+                        objects(
+                                INTERNAL_PEER_LINE,
+                                "peer ibgp-2: AS 64500 to AS 64500 at 192.168.1.3 port 179; hold 90s, keepalive a third, connect 120s",
+                                "advertisement a: pools [p]; /32, /128; local preference 100; peers [ibgp]",
+                                "advertisement b: pools [p]; /24, /128; local preference 200; peers [ibgp]",
+                                "advertisement c: pools [p]; /32, /128; local preference 300; peers [ibgp-2]",
+                                "advertisement d: pools [q]; /32, /128; local preference 400"),
+                        "ERROR BGPAdvertisement lbk8s-system/e: localPref: 500 differs from the 400 of BGPAdvertisement \"d\", which also advertises pool \"q\" to iBGP peer \"ibgp\" from the same nodes with the same aggregation length: the router would get one route with two local preferences. Give both the same localPref, or make them differ in peers, nodeSelectors or aggregationLength",
+                        "ERROR BGPAdvertisement lbk8s-system/f: localPref: 600 differs from the 400 of BGPAdvertisement \"d\", which also advertises pool \"q\" to iBGP peer \"ibgp\" from the same nodes with the same aggregation length: the router would get one route with two local preferences. Give both the same localPref, or make them differ in peers, nodeSelectors or aggregationLength"),
+                row(
+                        "nodeSelectors that may not overlap: accepted; the speakers judge each node",
+                        manifests(
+                                pool("q", "{addresses: [10.0.1.0/24]}"),
+                                peer("ibgp", INTERNAL),
+                                advertisement("e", "{localPref: 500, nodeSelectors: [{matchLabels: {rack: a}}]}"),
+                                advertisement("f", "{localPref: 600, nodeSelectors: [{matchLabels: {zone: x}}]}")),
+                        objects(
+                                INTERNAL_PEER_LINE,
+                                "advertisement e: every pool; /32, /128; local preference 500; 1 node selector(s)",
+                                "advertisement f: every pool; /32, /128; local preference 600; 1 node selector(s)")),
 
                 // --- Community ------------------------------------------------------------------------------------
                 row(

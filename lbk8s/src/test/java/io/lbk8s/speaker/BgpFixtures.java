@@ -30,10 +30,14 @@ final class BgpFixtures {
 
     /** A BGPPeer at {@code address}, AS 64512 to 64500, every node; change it with the {@code with*} methods. */
     static BgpPeer peer(String name, String address) {
+        return peer(name, address, 64500);
+    }
+
+    private static BgpPeer peer(String name, String address, long peerAsn) {
         return new BgpPeer(
                 name,
                 64512,
-                OptionalLong.of(64500),
+                OptionalLong.of(peerAsn),
                 Optional.empty(),
                 IpAddress.parse(address).orElseThrow(),
                 PeerSpec.PORT,
@@ -50,6 +54,11 @@ final class BgpFixtures {
                 false,
                 false,
                 new ConfigOrigin(ConfigOrigin.Kind.BGPPeer, NS, name));
+    }
+
+    /** A BGPPeer in the cluster's own AS (iBGP, which gets LOCAL_PREF), every node. */
+    static BgpPeer internal(String name, String address) {
+        return peer(name, address, 64512);
     }
 
     static BgpPeer onNodes(BgpPeer p, String label) {

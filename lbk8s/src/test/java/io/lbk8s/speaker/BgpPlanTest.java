@@ -37,6 +37,7 @@ class BgpPlanTest {
     static final BgpPeer TOR = peer("tor", "10.0.0.254");
     static final BgpPeer TOR_B = peer("tor-b", "10.0.0.253");
     static final BgpPeer TOR_V6 = peer("tor6", "fd00::fe");
+    static final BgpPeer IBGP = BgpFixtures.internal("ibgp", "10.0.0.252");
     static final BgpFixtures.Adv ALL = BgpFixtures.Adv.of("all");
 
     static Config bgp(List<BgpPeer> peers, BgpFixtures.Adv... advertisements) {
@@ -161,19 +162,71 @@ class BgpPlanTest {
                         List.of(node("node-1")),
                         List.of("node-1 -> tor: 10.0.0.1/32 [65000:100, large:64512:1:2]")),
                 arguments(
-                        "two BGPAdvertisements disagree on localPref: the highest, said once",
+                        "two BGPAdvertisements disagree on localPref towards an iBGP peer: the highest, said once",
                         bgp(
-                                List.of(TOR),
+                                List.of(IBGP),
                                 ALL.localPref(100),
                                 BgpFixtures.Adv.of("preferred").localPref(200)),
                         List.of(cluster("10.0.0.1")),
                         THREE,
                         List.of(
-                                "node-1 -> tor: 10.0.0.1/32 localPref 200",
-                                "node-2 -> tor: 10.0.0.1/32 localPref 200",
-                                "node-3 -> tor: 10.0.0.1/32 localPref 200",
-                                "node-3 on web: BGPAdvertisements give 10.0.0.1/32 different localPrefs (\"all\" 100,"
-                                        + " \"preferred\" 200); the highest, 200, is sent")),
+                                "node-1 -> ibgp: 10.0.0.1/32 localPref 200",
+                                "node-2 -> ibgp: 10.0.0.1/32 localPref 200",
+                                "node-3 -> ibgp: 10.0.0.1/32 localPref 200",
+                                "node-3 on web: BGPAdvertisements give 10.0.0.1/32 different localPrefs towards iBGP"
+                                        + " peer \"ibgp\" from node-3 (\"all\" 100, \"preferred\" 200); the highest,"
+                                        + " 200, is sent")),
+                arguments(
+                        "towards an eBGP peer they do not clash: LOCAL_PREF is not sent to it",
+                        bgp(
+                                List.of(TOR),
+                                ALL.localPref(100),
+                                BgpFixtures.Adv.of("preferred").localPref(200)),
+                        List.of(cluster("10.0.0.1")),
+                        List.of(node("node-1")),
+                        List.of("node-1 -> tor: 10.0.0.1/32 localPref 200")),
+                arguments(
+                        "an unset localPref is sent as 100: it agrees with 100",
+                        bgp(List.of(IBGP), ALL, BgpFixtures.Adv.of("hundred").localPref(100)),
+                        List.of(cluster("10.0.0.1")),
+                        List.of(node("node-1")),
+                        List.of("node-1 -> ibgp: 10.0.0.1/32 localPref 100")),
+                arguments(
+                        "an unset localPref against 50: 100, what unset is sent as, is the highest",
+                        bgp(List.of(IBGP), ALL, BgpFixtures.Adv.of("low").localPref(50)),
+                        List.of(cluster("10.0.0.1")),
+                        List.of(node("node-1")),
+                        List.of(
+                                "node-1 -> ibgp: 10.0.0.1/32 localPref 100",
+                                "node-1 on web: BGPAdvertisements give 10.0.0.1/32 different localPrefs towards iBGP"
+                                        + " peer \"ibgp\" from node-1 (\"all\" unset (100), \"low\" 50); the"
+                                        + " highest, 100, is sent")),
+                arguments(
+                        "different aggregation lengths are different routes: no clash",
+                        bgp(
+                                List.of(IBGP),
+                                ALL.localPref(100),
+                                BgpFixtures.Adv.of("aggregate")
+                                        .aggregate(24, 128)
+                                        .localPref(200)),
+                        List.of(cluster("10.0.0.1")),
+                        List.of(node("node-1")),
+                        List.of("node-1 -> ibgp: 10.0.0.0/24 localPref 200, 10.0.0.1/32 localPref 100")),
+                arguments(
+                        "nodeSelectors that overlap on node-2 only: node-2 says so, though node-3 is first in order",
+                        bgp(
+                                List.of(IBGP),
+                                BgpFixtures.Adv.of("rack-a").nodes("rack=a").localPref(100),
+                                BgpFixtures.Adv.of("zone-x").nodes("zone=x").localPref(200)),
+                        List.of(cluster("10.0.0.1")),
+                        List.of(node("node-1", "rack=a"), node("node-2", "rack=a", "zone=x"), node("node-3", "zone=x")),
+                        List.of(
+                                "node-1 -> ibgp: 10.0.0.1/32 localPref 100",
+                                "node-2 -> ibgp: 10.0.0.1/32 localPref 200",
+                                "node-3 -> ibgp: 10.0.0.1/32 localPref 200",
+                                "node-2 on web: BGPAdvertisements give 10.0.0.1/32 different localPrefs towards iBGP"
+                                        + " peer \"ibgp\" from node-2 (\"rack-a\" 100, \"zone-x\" 200); the highest,"
+                                        + " 200, is sent")),
                 arguments(
                         "a pool no BGPAdvertisement selects is none of BGP's business",
                         bgp(List.of(TOR), ALL.pools("elsewhere")),

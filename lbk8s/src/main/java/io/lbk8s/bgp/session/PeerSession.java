@@ -246,7 +246,8 @@ final class PeerSession {
         Optional<InetAddress> source = spec.sourceAddress().map(PeerSession::address);
         Thread.ofVirtual().name("bgp-connect-" + spec.name()).start(() -> {
             try {
-                Connection opened = connector.connect(remote, source, spec.password(), spec.connectTime());
+                Connection opened =
+                        connector.connect(remote, source, spec.password(), SessionTtl.of(spec), spec.connectTime());
                 inputs.add(new Opened(opened, from));
                 if (stopped) {
                     opened.close(); // the loop ended while we connected: nobody will take it

@@ -7,12 +7,14 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * A TCP socket made through java.lang.foreign, because the JDK's sockets cannot sign segments with a TCP MD5 key
@@ -56,12 +58,29 @@ public final class TcpSocket extends OpenDescriptor {
     public static TcpSocket connect(
             InetSocketAddress remote, Optional<InetAddress> source, Optional<String> md5Key, Duration timeout)
             throws IOException {
+        return connect(remote, source, md5Key, OptionalInt.empty(), timeout);
+    }
+
+    /**
+     * Likewise, every segment leaving with {@code ttl} (IPv6: hop limit), 1-255, when given; else the system's
+     * default.
+     */
+    public static TcpSocket connect(
+            InetSocketAddress remote,
+            Optional<InetAddress> source,
+            Optional<String> md5Key,
+            OptionalInt ttl,
+            Duration timeout)
+            throws IOException {
         byte[] key = md5Key.isPresent() ? keyBytes(md5Key.get()) : null;
         InetAddress peer = remote.getAddress();
         int fd = open(peer, Native.SOCK_NONBLOCK);
         try (Arena arena = Arena.ofConfined()) {
             if (key != null) {
                 setMd5Key(fd, peer, key, arena);
+            }
+            if (ttl.isPresent()) {
+                setTtl(fd, peer, ttl.getAsInt(), arena);
             }
             if (source.isPresent()) {
                 bind(fd, new InetSocketAddress(source.get(), 0), arena);
@@ -206,6 +225,39 @@ public final class TcpSocket extends OpenDescriptor {
                     "cannot set the TCP MD5 password for " + peer.getHostAddress()
                             + " (the kernel needs CONFIG_TCP_MD5SIG)",
                     Native.errno());
+        }
+    }
+
+    /** The TTL of what this socket sends (IPv6: the unicast hop limit), as the kernel holds it. */
+    public int ttl() throws IOException {
+        boolean v6 = local.getAddress() instanceof Inet6Address;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment value = arena.allocate(JAVA_INT);
+            MemorySegment length = arena.allocateFrom(JAVA_INT, 4);
+            if (Native.getsockopt(
+                            fd,
+                            v6 ? Native.IPPROTO_IPV6 : Native.IPPROTO_IP,
+                            v6 ? Native.IPV6_UNICAST_HOPS : Native.IP_TTL,
+                            value,
+                            length)
+                    < 0) {
+                throw NativeIOException.of("cannot read the TTL of " + this, Native.errno());
+            }
+            return value.get(JAVA_INT, 0);
+        }
+    }
+
+    private static void setTtl(int fd, InetAddress peer, int ttl, Arena arena) throws IOException {
+        boolean v6 = peer instanceof Inet6Address;
+        if (Native.setsockopt(
+                        fd,
+                        v6 ? Native.IPPROTO_IPV6 : Native.IPPROTO_IP,
+                        v6 ? Native.IPV6_UNICAST_HOPS : Native.IP_TTL,
+                        arena.allocateFrom(JAVA_INT, ttl),
+                        4)
+                < 0) {
+            throw NativeIOException.of(
+                    "cannot set TTL " + ttl + " on the connection to " + peer.getHostAddress(), Native.errno());
         }
     }
 

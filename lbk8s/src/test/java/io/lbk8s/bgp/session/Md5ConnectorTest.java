@@ -11,9 +11,12 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** The connector against a listener of our own on loopback that demands (or not) a TCP MD5 key from the client. */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
@@ -53,6 +56,32 @@ class Md5ConnectorTest {
             client.output().write(new byte[] {1, 2, 3});
             assertThat(readExactly(server, 3)).isEqualTo("\1\2\3");
             server.close();
+        }
+    }
+
+    @ParameterizedTest(name = "{0} TTL {1}")
+    @CsvSource({"127.0.0.1, 1", "127.0.0.1, 255", "::1, 1", "::1, 255"})
+    void theSocketSendsWithTheTtlAskedFor(String address, int ttl) throws Exception {
+        InetAddress loopback = InetAddress.ofLiteral(address);
+        try (TcpSocket listener = TcpSocket.listen(new InetSocketAddress(loopback, 0), Map.of());
+                TcpSocket client = TcpSocket.connect(
+                        listener.local(), Optional.empty(), Optional.empty(), OptionalInt.of(ttl), SHORT)) {
+            assertThat(client.ttl()).isEqualTo(ttl);
+            assertThat(listener.accept(SHORT))
+                    .as("TTL 1 reaches a directly connected peer")
+                    .isPresent();
+        }
+    }
+
+    @Test
+    void withoutATtlTheSystemsDefault() throws Exception {
+        try (TcpSocket listener = TcpSocket.listen(new InetSocketAddress(V4, 0), Map.of());
+                TcpSocket client = TcpSocket.connect(listener.local(), Optional.empty(), Optional.empty(), SHORT)) {
+            assertThat(client.ttl())
+                    .isEqualTo(Integer.parseInt(
+                            java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/sys/net/ipv4/ip_default_ttl"))
+                                    .getFirst()
+                                    .strip()));
         }
     }
 
