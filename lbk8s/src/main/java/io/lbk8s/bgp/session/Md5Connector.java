@@ -1,6 +1,5 @@
 package io.lbk8s.bgp.session;
 
-import io.lbk8s.net.link.NativeIOException;
 import io.lbk8s.net.link.TcpSocket;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -24,11 +23,6 @@ public final class Md5Connector implements Connector {
             OptionalInt ttl,
             Duration timeout)
             throws IOException {
-        try {
-            return SocketConnection.start(TcpSocket.connect(remote, source, md5Password, ttl, timeout));
-        } catch (NativeIOException e) {
-            String hint = SessionTtl.hint(ttl, e.errno());
-            throw hint.isEmpty() ? e : new NativeIOException(e.getMessage() + hint, e.errno());
-        }
+        return SocketConnection.start(TcpSocket.connect(remote, source, md5Password, ttl, timeout));
     }
 }
