@@ -44,6 +44,12 @@ final class PeerSession {
     private static final Logger log = LoggerFactory.getLogger(PeerSession.class);
     /** RFC 4271 8's suggested hold time while waiting for the peer's OPEN. */
     private static final Duration OPEN_HOLD = Duration.ofMinutes(4);
+    /**
+     * How long after the connector's own time-out (the BGPPeer's connectTime) the ConnectRetry timer gives up on an
+     * attempt. The connector says why it failed ("does not answer, or expects another TCP MD5 password"); a timer of
+     * the same length fired first about as often as not, dropped the connector's answer as stale and said nothing.
+     */
+    static final Duration CONNECT_BACKSTOP = Duration.ofSeconds(1);
 
     private sealed interface Input {}
 
@@ -377,7 +383,8 @@ final class PeerSession {
 
     private void arm(Timer timer) {
         Duration length = switch (timer) {
-            case CONNECT_RETRY -> state == SessionState.CONNECT ? spec.connectTime() : retryDelay();
+            case CONNECT_RETRY ->
+                state == SessionState.CONNECT ? spec.connectTime().plus(CONNECT_BACKSTOP) : retryDelay();
             case HOLD -> negotiated == null ? OPEN_HOLD : negotiated.holdTime();
             case KEEPALIVE -> negotiated == null ? Duration.ZERO : negotiated.keepalive();
         };
