@@ -250,7 +250,10 @@ final class PeerSession {
         int from = ++attempt;
         InetSocketAddress remote = new InetSocketAddress(address(spec.address()), spec.port());
         Optional<InetAddress> source = spec.sourceAddress().map(PeerSession::address);
-        Thread.ofVirtual().name("bgp-connect-" + spec.name()).start(() -> {
+        // a platform thread: the connector waits for the peer in poll(2), which would hold a virtual thread's carrier
+        // for up to connectTime, and two such waits hold both carriers of a two-core node (every virtual thread of the
+        // speaker stalls: the health server, leader election, the other sessions' keepalives)
+        Thread.ofPlatform().daemon().name("bgp-connect-" + spec.name()).start(() -> {
             try {
                 Connection opened = connector.connect(remote, source, spec.password(), spec.connectTime());
                 inputs.add(new Opened(opened, from));

@@ -20,8 +20,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A session with a peer that never answers our SYNs, played by a listener on loopback that demands a TCP MD5 key we
- * do not have: what the session's status says, which is what the node's BGPSessionDown Event says.
+ * Sessions with a peer that never answers our SYNs, played by a listener on loopback that demands a TCP MD5 key we
+ * do not have: what the session's status says (which the node's BGPSessionDown Event says), and that waiting for such
+ * a peer stalls nothing else.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class SessionsConnectTimeTest {
@@ -52,9 +53,39 @@ class SessionsConnectTimeTest {
                                         " within 1000 ms: the peer does not answer, or expects another TCP MD5 password (or none)"));
     }
 
+    @Test
+    void connectionAttemptsThatWaitLeaveTheVirtualThreadsRunning() throws Exception {
+        // one attempt more than there are carrier threads for virtual threads (the processors, unless set)
+        int peers = Runtime.getRuntime().availableProcessors() + 1;
+        try (TcpSocket router = TcpSocket.listen(new InetSocketAddress(LOOPBACK, 0), Map.of(LOOPBACK, "s3cret"))) {
+            Sessions sessions = Sessions.start(new Md5Connector(), Clock.systemUTC(), status -> {});
+            try {
+                List<PeerSpec> specs = new java.util.ArrayList<>();
+                for (int i = 0; i < peers; i++) {
+                    specs.add(spec("router-" + i, router.local().getPort(), Duration.ofSeconds(5)));
+                }
+                sessions.configure(specs);
+                Thread.sleep(500); // every attempt waits for an answer that does not come
+
+                long started = System.nanoTime();
+                Thread other = Thread.ofVirtual().start(() -> {});
+                assertThat(other.join(Duration.ofSeconds(4)))
+                        .as("another virtual thread (the speaker's health server, leader election, Events) ran")
+                        .isTrue();
+                assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(1));
+            } finally {
+                sessions.close();
+            }
+        }
+    }
+
     private static PeerSpec spec(int port) {
+        return spec("router", port, CONNECT_TIME);
+    }
+
+    private static PeerSpec spec(String name, int port, Duration connectTime) {
         return new PeerSpec(
-                "router",
+                name,
                 IpAddress.of(LOOPBACK),
                 port,
                 64512,
@@ -64,7 +95,7 @@ class SessionsConnectTimeTest {
                 Optional.of(IpAddress.parse("10.0.0.5").orElseThrow()),
                 Duration.ofSeconds(90),
                 Optional.empty(),
-                CONNECT_TIME,
+                connectTime,
                 Optional.empty(),
                 false,
                 false,
