@@ -47,7 +47,8 @@ final class PeerSession {
     /**
      * How long after the connector's own time-out (the BGPPeer's connectTime) the ConnectRetry timer gives up on an
      * attempt. The connector says why it failed ("does not answer, or expects another TCP MD5 password"); a timer of
-     * the same length fired first about as often as not, dropped the connector's answer as stale and said nothing.
+     * the same length fired first (on every attempt in SessionsConnectTimeTest), dropped the connector's answer as
+     * stale and said nothing.
      */
     static final Duration CONNECT_BACKSTOP = Duration.ofSeconds(1);
 
