@@ -79,13 +79,17 @@ public final class SessionFsm {
             case CONNECT_RETRY ->
                 switch (state) {
                     case IDLE, ACTIVE -> connect();
+                    // the connection attempt outlived its own time-out: say so, as that time-out would have
                     case CONNECT ->
                         new Transition(
                                 SessionState.CONNECT,
                                 List.of(
                                         new SessionAction.Disconnect(),
                                         new SessionAction.Connect(),
-                                        new SessionAction.Arm(CONNECT_RETRY)));
+                                        new SessionAction.Arm(CONNECT_RETRY),
+                                        new SessionAction.Failed(
+                                                "accepted no connection within the BGPPeer's connectTime",
+                                                Optional.empty())));
                     default -> stay(state);
                 };
             case HOLD ->

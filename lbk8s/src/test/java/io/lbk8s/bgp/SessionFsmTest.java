@@ -189,6 +189,15 @@ class SessionFsmTest {
                         + " OPEN Message Error / Bad Peer AS");
     }
 
+    @Test
+    void aConnectionAttemptThatOutlivesTheConnectTimeIsTheLastError() {
+        SessionFsm.Transition transition = SessionFsm.next(CONNECT, new SessionEvent.TimerExpired(CONNECT_RETRY));
+
+        assertThat(transition.state()).isEqualTo(CONNECT);
+        assertThat(sentence(transition))
+                .isEqualTo("peer 10.0.0.1 accepted no connection within the BGPPeer's connectTime");
+    }
+
     private static String sentence(SessionFsm.Transition transition) {
         SessionAction.Failed failed = transition.actions().stream()
                 .filter(SessionAction.Failed.class::isInstance)

@@ -158,25 +158,40 @@ class BgpIT {
     }
 
     @Test
-    void aPasswordSignsTheSessionsWithTcpMd5() throws InterruptedException {
+    void aPasswordSignsTheSessionsWithTcpMd5() {
         List<RouterPeer> peers = network.nodes().stream()
                 .map(n -> RouterPeer.at(n.ipv4(), NODE_AS).withPassword("s3cret-md5"))
                 .toList();
         BgpRouter frr = router.start(RouterKind.FRR, RouterConfig.of(ROUTER_AS, router.ipv4(), peers));
+        // each connection attempt gives up after 2 s instead of 120 s, so that the user hears why within the test
+        editPeer(spec -> spec.put("connectTime", "2s"));
         InetAddress ip = loadBalancer("signed", "Cluster");
-        // the BGPPeer has no password yet: the router, which expects one, never hears our SYNs
-        Thread.sleep(3_000);
-        assertThat(frr.sessions()).noneMatch(io.lbk8s.testkit.net.RouterSession::established);
-
-        setPassword("s3cret-md5");
         try {
+            // the BGPPeer has no password yet: the router, which expects one, never hears our SYNs
+            Sandbox.poll(
+                    "a BGPSessionDown Event on every node that points at the password",
+                    SOON,
+                    () -> network.nodes().stream()
+                            .allMatch(n -> cluster.events("", n.name()).stream()
+                                    .anyMatch(e -> "Warning".equals(e.getType())
+                                            && "BGPSessionDown".equals(e.getReason())
+                                            && e.getMessage() != null
+                                            && e.getMessage()
+                                                    .endsWith(" within 2000 ms: the peer does not answer, or expects"
+                                                            + " another TCP MD5 password (or none)"))));
+            assertThat(frr.sessions()).noneMatch(io.lbk8s.testkit.net.RouterSession::established);
+
+            setPassword("s3cret-md5");
             for (TestNode node : network.nodes()) {
                 frr.awaitEstablished(node.ipv4(), SOON);
             }
             assertThat(frr.awaitRoutes(prefix(ip), p -> p.size() == 3, "from all three nodes", SOON))
                     .hasSize(3);
         } finally {
-            setPassword(null);
+            editPeer(spec -> {
+                spec.remove("password");
+                spec.remove("connectTime");
+            });
         }
     }
 

@@ -157,6 +157,28 @@ class BgpAdvertiserApiTest {
     }
 
     @Test
+    void aSessionThatStaysDownSaysEachNewReason() {
+        advertiser.apply(plan(List.of(cluster("10.0.0.1"))), Set.of());
+        String refused = "connection to 10.0.0.254:179 refused: nothing listens there";
+        String unanswered = "no connection to 10.0.0.254:179 within 2000 ms: the peer does not answer, or expects"
+                + " another TCP MD5 password (or none)";
+        String down = "Warning BGPSessionDown: BGP session of node node-1 with BGPPeer \"tor\" (10.0.0.254) is down: ";
+
+        // as a router stopped at the end of one test and started with a password by the next one leaves it
+        for (String reason : List.of(refused, refused, unanswered, unanswered, refused)) {
+            sessions.report(session(SessionState.ACTIVE, Optional.of(reason), 0));
+            advertiser.sessionsChanged();
+            sessions.report(session(SessionState.CONNECT, Optional.of(reason), 0));
+            advertiser.sessionsChanged();
+        }
+
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(nodeEvents())
+                        .filteredOn(e -> e.startsWith(down))
+                        .containsExactlyInAnyOrder(down + refused, down + unanswered, down + refused));
+    }
+
+    @Test
     void aGracefulStopEndsTheSessionsAndRemovesTheObjects() {
         advertiser.apply(plan(List.of(cluster("10.0.0.1"))), Set.of());
         sessions.report(session(SessionState.ESTABLISHED, Optional.empty(), 1));

@@ -44,6 +44,13 @@ final class PeerSession {
     private static final Logger log = LoggerFactory.getLogger(PeerSession.class);
     /** RFC 4271 8's suggested hold time while waiting for the peer's OPEN. */
     private static final Duration OPEN_HOLD = Duration.ofMinutes(4);
+    /**
+     * How long after the connector's own time-out (the BGPPeer's connectTime) the ConnectRetry timer gives up on an
+     * attempt. The connector says why it failed ("does not answer, or expects another TCP MD5 password"); a timer of
+     * the same length fired first (on every attempt in SessionsConnectTimeTest), dropped the connector's answer as
+     * stale and said nothing.
+     */
+    static final Duration CONNECT_BACKSTOP = Duration.ofSeconds(1);
 
     private sealed interface Input {}
 
@@ -244,7 +251,10 @@ final class PeerSession {
         int from = ++attempt;
         InetSocketAddress remote = new InetSocketAddress(address(spec.address()), spec.port());
         Optional<InetAddress> source = spec.sourceAddress().map(PeerSession::address);
-        Thread.ofVirtual().name("bgp-connect-" + spec.name()).start(() -> {
+        // a platform thread: the connector waits for the peer in poll(2), which would hold a virtual thread's carrier
+        // for up to connectTime, and two such waits hold both carriers of a two-core node (every virtual thread of the
+        // speaker stalls: the health server, leader election, the other sessions' keepalives)
+        Thread.ofPlatform().daemon().name("bgp-connect-" + spec.name()).start(() -> {
             try {
                 Connection opened =
                         connector.connect(remote, source, spec.password(), SessionTtl.of(spec), spec.connectTime());
@@ -378,7 +388,8 @@ final class PeerSession {
 
     private void arm(Timer timer) {
         Duration length = switch (timer) {
-            case CONNECT_RETRY -> state == SessionState.CONNECT ? spec.connectTime() : retryDelay();
+            case CONNECT_RETRY ->
+                state == SessionState.CONNECT ? spec.connectTime().plus(CONNECT_BACKSTOP) : retryDelay();
             case HOLD -> negotiated == null ? OPEN_HOLD : negotiated.holdTime();
             case KEEPALIVE -> negotiated == null ? Duration.ZERO : negotiated.keepalive();
         };
