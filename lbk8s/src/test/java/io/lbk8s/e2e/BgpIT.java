@@ -3,7 +3,6 @@ package io.lbk8s.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.lbk8s.testkit.net.BfdTimers;
 import io.lbk8s.testkit.net.BgpRouter;
 import io.lbk8s.testkit.net.FrrRouter;
@@ -22,8 +21,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -72,14 +69,7 @@ class BgpIT {
 
     @AfterEach
     void stopRouter() {
-        router.running().ifPresent(BgpRouter::close);
-        for (TestNode node : network.nodes()) {
-            network.thaw(node);
-            if (!cluster.speaker(node).isAlive()) {
-                cluster.startSpeaker(node);
-                cluster.awaitSpeakerReadyAndMarkPod(node);
-            }
-        }
+        BgpSandbox.restore(cluster, router);
     }
 
     @Test
@@ -300,7 +290,7 @@ class BgpIT {
                     .as("Restart State in the OPEN of a speaker that has not restarted")
                     .contains(false);
 
-            try (FibWatch fib = FibWatch.start(prefix(ip), victim.ipv4())) {
+            try (BgpSandbox.FibWatch fib = BgpSandbox.FibWatch.start(router, prefix(ip), victim.ipv4())) {
                 long killedAt = System.nanoTime();
                 cluster.speaker(victim).kill(); // SIGKILL: no Cease; the kernel closes the TCP connection
                 FrrRouter helper = frr;
@@ -334,7 +324,7 @@ class BgpIT {
                 assertThat(frr.restartStateReceived(victim.ipv4()))
                         .as("Restart State of the first OPEN of the new speaker process")
                         .contains(true);
-                FibWatch.Seen seen = fib.stop();
+                BgpSandbox.FibWatch.Seen seen = fib.stop();
                 System.out.println("BgpIT: speaker of " + victim.name() + " killed and back after "
                         + outage.toMillis() + " ms; the router's FIB sampled " + seen.samples()
                         + " times, the node's next hop missing in " + seen);
@@ -389,56 +379,6 @@ class BgpIT {
         return frr;
     }
 
-    /**
-     * Samples the router's FIB for {@code prefix} on a thread of its own, every 50 ms for at most 3 minutes: how many
-     * samples lacked {@code nextHop}, and when (ms after the start) the first and the last of them were taken.
-     */
-    private static final class FibWatch implements AutoCloseable {
-        record Seen(int samples, int missing, long firstMissingMillis, long lastMissingMillis) {}
-
-        private final AtomicBoolean stop = new AtomicBoolean();
-        private final List<Long> missing = new java.util.concurrent.CopyOnWriteArrayList<>();
-        private final AtomicInteger samples = new AtomicInteger();
-        private Thread sampler;
-
-        static FibWatch start(String prefix, InetAddress nextHop) {
-            FibWatch watch = new FibWatch();
-            long started = System.nanoTime();
-            long deadline = started + Duration.ofMinutes(3).toNanos();
-            watch.sampler = Thread.ofPlatform().name("fib-watch").start(() -> {
-                while (!watch.stop.get() && System.nanoTime() < deadline) {
-                    watch.samples.incrementAndGet();
-                    if (!router.fibNextHops(prefix).contains(nextHop)) {
-                        watch.missing.add(
-                                Duration.ofNanos(System.nanoTime() - started).toMillis());
-                    }
-                    try {
-                        Thread.sleep(50);
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                }
-            });
-            return watch;
-        }
-
-        Seen stop() throws InterruptedException {
-            stop.set(true);
-            sampler.join(Duration.ofSeconds(10));
-            List<Long> when = List.copyOf(missing);
-            return new Seen(
-                    samples.get(),
-                    when.size(),
-                    when.isEmpty() ? -1 : when.getFirst(),
-                    when.isEmpty() ? -1 : when.getLast());
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            stop();
-        }
-    }
-
     private static BgpRouter startFrr() {
         List<RouterPeer> peers = network.nodes().stream()
                 .flatMap(n -> java.util.stream.Stream.of(
@@ -461,28 +401,7 @@ class BgpIT {
 
     private static InetAddress loadBalancer(
             String name, String trafficPolicy, boolean selector, String pool, String family) {
-        cluster.client
-                .services()
-                .resource(new ServiceBuilder()
-                        .withNewMetadata()
-                        .withName(name)
-                        .withNamespace("default")
-                        .withAnnotations(Map.of("metallb.io/address-pool", pool))
-                        .endMetadata()
-                        .withNewSpec()
-                        .withType("LoadBalancer")
-                        .withExternalTrafficPolicy(trafficPolicy)
-                        .withIpFamilies(family)
-                        .withSelector(selector ? Map.of("app", name) : null)
-                        .addNewPort()
-                        .withName("http")
-                        .withPort(80)
-                        .withProtocol("TCP")
-                        .endPort()
-                        .endSpec()
-                        .build())
-                .create();
-        return Sandbox.address(cluster.awaitIngressIps("default", name, 1).getFirst());
+        return BgpSandbox.loadBalancer(cluster, name, trafficPolicy, selector, pool, family);
     }
 
     private static void delete(String version, String kind, String name) {
@@ -506,32 +425,11 @@ class BgpIT {
 
     /** The BGPPeer's {@code enableGracefulRestart} and its BFDProfile {@code fast} (which {@link #startCluster} sets). */
     private static void peerWith(boolean on, boolean bfd) {
-        editPeer(spec -> {
-            if (on) {
-                spec.put("enableGracefulRestart", true);
-            } else {
-                spec.remove("enableGracefulRestart");
-            }
-            if (bfd) {
-                spec.put("bfdProfile", "fast");
-            } else {
-                spec.remove("bfdProfile");
-            }
-        });
+        BgpSandbox.peerWith(cluster, "router", on, "fast", bfd);
     }
 
     private static void editPeer(java.util.function.Consumer<Map<String, Object>> change) {
-        cluster.client
-                .genericKubernetesResources("metallb.io/v1beta2", "BGPPeer")
-                .inNamespace(Sandbox.NAMESPACE)
-                .withName("router")
-                .edit(peer -> {
-                    @SuppressWarnings("unchecked")
-                    Map<String, Object> spec =
-                            (Map<String, Object>) peer.getAdditionalProperties().get("spec");
-                    change.accept(spec);
-                    return peer;
-                });
+        BgpSandbox.editPeer(cluster, "router", change);
     }
 
     private static List<InetAddress> nodeAddresses() {

@@ -152,7 +152,22 @@ final class PeerSession {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
+            stopped = true; // a connect still under way closes what it opens from now on
             disconnect();
+            closeUnclaimed();
+        }
+    }
+
+    /**
+     * A connect that completed while the loop was ending queued its connection after the loop's last take, and looked
+     * at {@link #stopped} before it was set: nobody else would close it. Open, it would never send an OPEN, and a router
+     * that keeps one incoming connection per neighbour (BIRD) would refuse this node's next ones.
+     */
+    private void closeUnclaimed() {
+        for (Input input = inputs.poll(); input != null; input = inputs.poll()) {
+            if (input instanceof Opened(var unclaimed, var _)) {
+                unclaimed.close();
+            }
         }
     }
 

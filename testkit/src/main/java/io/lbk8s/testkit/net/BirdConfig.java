@@ -62,6 +62,8 @@ final class BirdConfig {
             // BIRD waits 120 s between attempts and 60 s after an error by default: longer than most tests
             lines.add("  connect retry time " + FrrConfig.CONNECT_RETRY_SECONDS + ";");
             lines.add("  error wait time 1, 5;");
+            // its log then says why a session went down or a connection was refused; BIRD logs neither by default
+            lines.add("  debug { states, events };");
             peer.password().ifPresent(p -> lines.add("  password \"" + p + "\";"));
             peer.holdTime().ifPresent(h -> {
                 lines.add("  hold time " + h.toSeconds() + ";");

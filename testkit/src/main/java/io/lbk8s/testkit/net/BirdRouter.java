@@ -1,8 +1,10 @@
 package io.lbk8s.testkit.net;
 
+import java.net.InetAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -58,12 +60,7 @@ public final class BirdRouter extends DaemonRouter implements BgpRouter {
 
     @Override
     public List<RibPath> routes(String prefix) {
-        List<String> command = birdcCommand("show route " + prefix + " all");
-        CommandResult result = daemons.run(command);
-        if (result.stdout().contains("Network not found")) {
-            return List.of(); // birdc's way of saying there is no route, with exit code 1
-        }
-        return BirdText.paths(prefix, daemons.check(command, result));
+        return paths(prefix, "");
     }
 
     @Override
@@ -72,6 +69,32 @@ public final class BirdRouter extends DaemonRouter implements BgpRouter {
             return List.of(); // no bfd protocol configured: birdc would say so as an error
         }
         return BirdText.bfdPeers(birdc("show", "bfd", "sessions"));
+    }
+
+    /** Each BGP neighbour's graceful restart as BIRD reports it ({@code show protocols all}). */
+    public List<BirdGracefulRestart> gracefulRestarts() {
+        return BirdText.gracefulRestarts(birdc("show", "protocols", "all"));
+    }
+
+    public Optional<BirdGracefulRestart> gracefulRestart(InetAddress neighbor) {
+        return gracefulRestarts().stream()
+                .filter(r -> r.neighbor().equals(neighbor))
+                .findFirst();
+    }
+
+    /**
+     * Next hops of the paths to {@code prefix} BIRD keeps as stale: those of a neighbour whose session dropped while it
+     * had announced graceful restart (RFC 4724 4.2), still forwarded until it is back with its End-of-RIB or its restart
+     * time ends. BIRD marks the neighbour, not the route, so these are the paths of its protocol.
+     */
+    public List<InetAddress> staleNextHops(String prefix) {
+        List<InetAddress> stale = new ArrayList<>();
+        for (BirdGracefulRestart restart : gracefulRestarts()) {
+            if (restart.active()) {
+                paths(prefix, " protocol " + restart.protocol()).forEach(p -> stale.add(p.nextHop()));
+            }
+        }
+        return stale.stream().distinct().toList();
     }
 
     /** Originates {@code prefix} to every peer of its family, next hop itself. */
@@ -113,6 +136,16 @@ public final class BirdRouter extends DaemonRouter implements BgpRouter {
                             .filter(a -> a.prefix().contains(":") == ipv6)
                             .toList()));
         }
+    }
+
+    /** {@code show route <prefix><filter> all}, e.g. with filter {@code " protocol peer_2"}. */
+    private List<RibPath> paths(String prefix, String filter) {
+        List<String> command = birdcCommand("show route " + prefix + filter + " all");
+        CommandResult result = daemons.run(command);
+        if (result.stdout().contains("Network not found")) {
+            return List.of(); // birdc's way of saying there is no route, with exit code 1
+        }
+        return BirdText.paths(prefix, daemons.check(command, result));
     }
 
     private List<String> birdcCommand(String command) {

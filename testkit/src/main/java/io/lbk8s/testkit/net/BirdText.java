@@ -2,6 +2,7 @@ package io.lbk8s.testkit.net;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -66,6 +67,53 @@ final class BirdText {
         }
     }
 
+    /**
+     * {@code show protocols all}: per BGP neighbour, whether BIRD keeps its paths as stale and, from its {@code Neighbor
+     * capabilities} (printed only while Established), the Restart State bit and the families with forwarding preserved.
+     */
+    static List<BirdGracefulRestart> gracefulRestarts(String text) {
+        List<BirdGracefulRestart> result = new ArrayList<>();
+        RestartBuilder current = null;
+        boolean neighborCapabilities = false;
+        for (String line : text.lines().toList()) {
+            Matcher protocol = PROTOCOL.matcher(line);
+            if (!line.startsWith(" ") && protocol.matches() && !line.startsWith("Name ")) {
+                if (current != null) {
+                    current.build().ifPresent(result::add);
+                }
+                current = protocol.group(2).equals("BGP") ? new RestartBuilder(protocol.group(1)) : null;
+                neighborCapabilities = false;
+                continue;
+            }
+            if (current == null) {
+                continue;
+            }
+            String field = line.strip();
+            if (field.startsWith("Neighbor address:")) {
+                current.neighbor = field.substring("Neighbor address:".length()).strip();
+            } else if (field.equals("Neighbor graceful restart active")) {
+                current.active = true;
+            } else if (field.equals("Local capabilities")) {
+                neighborCapabilities = false;
+            } else if (field.equals("Neighbor capabilities")) {
+                neighborCapabilities = true;
+            } else if (field.startsWith("Session:")) {
+                neighborCapabilities = false;
+            } else if (neighborCapabilities && field.equals("Graceful restart")) {
+                current.restartState = Optional.of(false);
+            } else if (neighborCapabilities && field.equals("Restart recovery")) {
+                current.restartState = Optional.of(true);
+            } else if (neighborCapabilities && field.startsWith("AF preserved:")) {
+                String families = field.substring("AF preserved:".length()).strip();
+                current.preserved = families.isEmpty() ? List.of() : List.of(families.split("\\s+"));
+            }
+        }
+        if (current != null) {
+            current.build().ifPresent(result::add);
+        }
+        return List.copyOf(result);
+    }
+
     /** {@code show route <prefix> all}: each path with its {@code via}, {@code BGP.local_pref}, {@code BGP.community}. */
     static List<RibPath> paths(String prefix, String text) {
         List<RibPath> paths = new ArrayList<>();
@@ -122,6 +170,26 @@ final class BirdText {
         return List.copyOf(peers);
     }
 
+    private static final class RestartBuilder {
+        private final String protocol;
+        private String neighbor;
+        private boolean active;
+        private Optional<Boolean> restartState = Optional.empty();
+        private List<String> preserved = List.of();
+
+        RestartBuilder(String protocol) {
+            this.protocol = protocol;
+        }
+
+        Optional<BirdGracefulRestart> build() {
+            if (neighbor == null) {
+                return Optional.empty(); // a dynamic range's template: no neighbour of its own
+            }
+            return Optional.of(new BirdGracefulRestart(
+                    protocol, Addressing.literal(neighbor.split("%")[0]), active, restartState, preserved));
+        }
+    }
+
     private static final class PathBuilder {
         private final String prefix;
         private final boolean best;
@@ -134,12 +202,11 @@ final class BirdText {
             this.best = best;
         }
 
-        java.util.Optional<RibPath> build() {
+        Optional<RibPath> build() {
             if (nextHop == null) {
-                return java.util.Optional.empty();
+                return Optional.empty();
             }
-            return java.util.Optional.of(
-                    new RibPath(prefix, Addressing.literal(nextHop), best, localPref, communities));
+            return Optional.of(new RibPath(prefix, Addressing.literal(nextHop), best, localPref, communities));
         }
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 
@@ -65,6 +66,104 @@ class RouterOutputTest {
                 .containsExactly(
                         new RouterSession(Addressing.literal("198.18.7.11"), false, "Active", "Received: Bad peer AS"),
                         new RouterSession(Addressing.literal("198.18.7.12"), true, "Established", ""));
+    }
+
+    /** BIRD 2.0.12's protocol of a node whose speaker was killed with graceful restart negotiated (BgpBirdIT). */
+    @Test
+    void birdSaysWhichNeighbourItKeepsTheRoutesOfWhileItRestarts() {
+        String text = """
+                BIRD 2.0.12 ready.
+                Name       Proto      Table      State  Since         Info
+                peer_2     BGP        ---        start  21:33:31.360  Active        Socket: Connection closed
+                  BGP state:          Active
+                    Neighbor address: 198.18.66.13
+                    Neighbor AS:      64512
+                    Local AS:         64500
+                    Neighbor graceful restart active
+                    Connect delay:    4.792/5
+                    Restart timer:    119.909/-
+                    Last error:       Socket: Connection closed
+                  Channel ipv4
+                    State:          START
+                    Table:          master4
+                    Preference:     100
+                    Input filter:   ACCEPT
+                    Output filter:  (unnamed)
+                    Routes:         1 imported, 0 exported, 0 preferred
+                    Neighbor GR:    Regular
+                """;
+
+        assertThat(BirdText.gracefulRestarts(text))
+                .containsExactly(new BirdGracefulRestart(
+                        "peer_2", Addressing.literal("198.18.66.13"), true, Optional.empty(), List.of()));
+    }
+
+    /** The same protocol once the new speaker process is back and has sent its End-of-RIB (BgpBirdIT), trimmed. */
+    @Test
+    void birdReadsTheRestartStateAndForwardingBitsOfTheNeighboursOpen() {
+        String text = """
+                BIRD 2.0.12 ready.
+                Name       Proto      Table      State  Since         Info
+                peer_2     BGP        ---        up     21:45:15.972  Established
+                  BGP state:          Established
+                    Neighbor address: 198.18.251.13
+                    Neighbor AS:      64512
+                    Local AS:         64500
+                    Neighbor ID:      198.18.251.13
+                    Local capabilities
+                      Multiprotocol
+                        AF announced: ipv4
+                      Route refresh
+                      Graceful restart
+                        Restart time: 120
+                        AF supported: ipv4
+                        AF preserved:
+                      4-octet AS numbers
+                      Enhanced refresh
+                      Long-lived graceful restart
+                    Neighbor capabilities
+                      Multiprotocol
+                        AF announced: ipv4 ipv6
+                      Route refresh
+                      Graceful restart
+                        Restart time: 120
+                        Restart recovery
+                        AF supported: ipv4 ipv6
+                        AF preserved: ipv4 ipv6
+                      4-octet AS numbers
+                    Session:          external AS4
+                    Source address:   198.18.251.1
+                  Channel ipv4
+                    State:          UP
+                    Table:          master4
+                    BGP Next hop:   198.18.251.1
+                peer_0     BGP        ---        up     21:45:07.700  Established
+                  BGP state:          Established
+                    Neighbor address: 198.18.251.11
+                    Neighbor capabilities
+                      Multiprotocol
+                        AF announced: ipv4 ipv6
+                      Graceful restart
+                        Restart time: 120
+                        AF supported: ipv4 ipv6
+                        AF preserved: ipv4 ipv6
+                    Session:          external AS4
+                """;
+
+        assertThat(BirdText.gracefulRestarts(text))
+                .containsExactly(
+                        new BirdGracefulRestart(
+                                "peer_2",
+                                Addressing.literal("198.18.251.13"),
+                                false,
+                                Optional.of(true),
+                                List.of("ipv4", "ipv6")),
+                        new BirdGracefulRestart(
+                                "peer_0",
+                                Addressing.literal("198.18.251.11"),
+                                false,
+                                Optional.of(false),
+                                List.of("ipv4", "ipv6")));
     }
 
     @Test
