@@ -35,7 +35,7 @@ class SessionsStopWhileConnectingTest {
         CountDownLatch connected = new CountDownLatch(1);
         AtomicBoolean stopping = new AtomicBoolean();
         AtomicBoolean closed = new AtomicBoolean();
-        Connector slow = (remote, source, password, timeout) -> {
+        Connector slow = (remote, source, password, ttl, timeout) -> {
             connecting.countDown();
             try {
                 connected.await();
