@@ -1,6 +1,7 @@
 package io.lbk8s.bgp;
 
 import io.lbk8s.address.IpAddress;
+import java.net.InetAddress;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -30,6 +31,30 @@ public final class PeerSpecs {
                 Optional.empty());
     }
 
+    /**
+     * AS 64512 peering with a router of AS 64513 listening on loopback at {@code port}, router ID 10.0.0.5, graceful
+     * restart on: for the session tests against a listener of their own.
+     */
+    public static PeerSpec onLoopback(String name, int port, Duration holdTime, Duration connectTime) {
+        return new PeerSpec(
+                name,
+                IpAddress.of(InetAddress.getLoopbackAddress()),
+                port,
+                64512,
+                OptionalLong.of(64513),
+                Optional.empty(),
+                Optional.empty(),
+                Optional.of(IpAddress.parse("10.0.0.5").orElseThrow()),
+                holdTime,
+                Optional.empty(),
+                connectTime,
+                Optional.empty(),
+                false,
+                true,
+                false,
+                Optional.empty());
+    }
+
     public static PeerSpec withPeerAsn(PeerSpec s, OptionalLong peerAsn, Optional<PeerSpec.DynamicAsn> dynamic) {
         return copy(s, peerAsn, dynamic, s.keepaliveTime(), s.ebgpMultiHop(), s.gracefulRestart());
     }
@@ -38,7 +63,7 @@ public final class PeerSpecs {
         return copy(s, s.peerAsn(), s.dynamicAsn(), Optional.of(keepalive), s.ebgpMultiHop(), s.gracefulRestart());
     }
 
-    static PeerSpec withGracefulRestart(PeerSpec s, boolean gracefulRestart) {
+    public static PeerSpec withGracefulRestart(PeerSpec s, boolean gracefulRestart) {
         return copy(s, s.peerAsn(), s.dynamicAsn(), s.keepaliveTime(), s.ebgpMultiHop(), gracefulRestart);
     }
 

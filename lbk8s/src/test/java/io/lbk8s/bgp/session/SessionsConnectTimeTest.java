@@ -2,8 +2,8 @@ package io.lbk8s.bgp.session;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.lbk8s.address.IpAddress;
 import io.lbk8s.bgp.PeerSpec;
+import io.lbk8s.bgp.PeerSpecs;
 import io.lbk8s.bgp.SessionStatus;
 import io.lbk8s.net.link.TcpSocket;
 import java.net.InetAddress;
@@ -12,8 +12,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -84,22 +82,7 @@ class SessionsConnectTimeTest {
     }
 
     private static PeerSpec spec(String name, int port, Duration connectTime) {
-        return new PeerSpec(
-                name,
-                IpAddress.of(LOOPBACK),
-                port,
-                64512,
-                OptionalLong.of(64513),
-                Optional.empty(),
-                Optional.empty(),
-                Optional.of(IpAddress.parse("10.0.0.5").orElseThrow()),
-                Duration.ofSeconds(90),
-                Optional.empty(),
-                connectTime,
-                Optional.empty(),
-                false,
-                false,
-                false,
-                Optional.empty());
+        return PeerSpecs.withGracefulRestart(
+                PeerSpecs.onLoopback(name, port, Duration.ofSeconds(90), connectTime), false);
     }
 }

@@ -11,6 +11,7 @@ import io.lbk8s.bgp.Message;
 import io.lbk8s.bgp.MessageDecoder;
 import io.lbk8s.bgp.MessageEncoder;
 import io.lbk8s.bgp.PeerSpec;
+import io.lbk8s.bgp.PeerSpecs;
 import io.lbk8s.bgp.Route;
 import java.io.IOException;
 import java.io.InputStream;
@@ -21,8 +22,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -133,22 +132,6 @@ class SessionsGracefulRestartTest {
     }
 
     private static PeerSpec spec(int port, Duration holdTime) {
-        return new PeerSpec(
-                "router",
-                IpAddress.of(LOOPBACK),
-                port,
-                64512,
-                OptionalLong.of(64513),
-                Optional.empty(),
-                Optional.empty(),
-                Optional.of(IpAddress.parse("10.0.0.5").orElseThrow()),
-                holdTime,
-                Optional.empty(),
-                Duration.ofSeconds(2),
-                Optional.empty(),
-                false,
-                true,
-                false,
-                Optional.empty());
+        return PeerSpecs.onLoopback("router", port, holdTime, Duration.ofSeconds(2));
     }
 }

@@ -2,8 +2,8 @@ package io.lbk8s.bgp.session;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.lbk8s.address.IpAddress;
 import io.lbk8s.bgp.PeerSpec;
+import io.lbk8s.bgp.PeerSpecs;
 import io.lbk8s.bgp.SessionState;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
@@ -13,8 +13,6 @@ import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -102,22 +100,6 @@ class SessionsStopWhileConnectingTest {
     }
 
     private static PeerSpec spec() {
-        return new PeerSpec(
-                "router",
-                IpAddress.of(InetAddress.getLoopbackAddress()),
-                179,
-                64512,
-                OptionalLong.of(64513),
-                Optional.empty(),
-                Optional.empty(),
-                Optional.of(IpAddress.parse("10.0.0.5").orElseThrow()),
-                Duration.ofSeconds(90),
-                Optional.empty(),
-                Duration.ofSeconds(2),
-                Optional.empty(),
-                false,
-                true,
-                false,
-                Optional.empty());
+        return PeerSpecs.onLoopback("router", 179, Duration.ofSeconds(90), Duration.ofSeconds(2));
     }
 }
