@@ -45,6 +45,16 @@ final class BgpPhases implements AutoCloseable {
      * heap as in its Pod. {@code debug}: with LOG_LEVEL=DEBUG, for BgpAdvertiser's line per route change.
      */
     static Path launcher(Path directory, Path dist, String role, boolean debug) throws IOException {
+        return launcher(
+                directory,
+                dist,
+                role,
+                debug,
+                DeployedRolesBenchmark.Deployed.of(role).limitBytes());
+    }
+
+    /** As {@link #launcher(Path, Path, String, boolean)}, with a memory limit of {@code limitBytes} instead. */
+    static Path launcher(Path directory, Path dist, String role, boolean debug, long limitBytes) throws IOException {
         var deployed = DeployedRolesBenchmark.Deployed.of(role);
         Path launcher = directory.resolve(role + "-launcher");
         Files.writeString(
@@ -52,7 +62,7 @@ final class BgpPhases implements AutoCloseable {
                 "#!/bin/sh\nunset JAVA_TOOL_OPTIONS MALLOC_ARENA_MAX\n"
                         + (debug ? "export LOG_LEVEL=DEBUG\n" : "")
                         + "export JDK_JAVA_OPTIONS='" + deployed.jdkJavaOptions() + "'\n"
-                        + "export JAVA_OPTS='-XX:AOTMode=on -XX:MaxRAM=" + deployed.limitBytes() + "'\n"
+                        + "export JAVA_OPTS='-XX:AOTMode=on -XX:MaxRAM=" + limitBytes + "'\n"
                         + "exec '" + dist.resolve("bin/lbk8s") + "' \"$@\"\n");
         if (!launcher.toFile().setExecutable(true)) {
             throw new IOException("cannot make " + launcher + " executable");
