@@ -5,7 +5,6 @@ import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.ServiceStatusBuilder;
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.testkit.net.BfdTimers;
-import io.lbk8s.testkit.net.BgpRouter;
 import io.lbk8s.testkit.net.FibRoute;
 import io.lbk8s.testkit.net.FrrRouter;
 import io.lbk8s.testkit.net.RouterBfdPeer;
@@ -123,7 +122,7 @@ public final class BgpBenchmark {
      * BgpIT's setup: MetalLB's objects for one FRR peer with BFD at 300 ms x 3, one BGPAdvertisement for two pools
      * (the latency Services' and the many Services').
      */
-    private void configure() {
+    private void configure() throws InterruptedException {
         sandbox.createMetallb(
                 "BFDProfile", "fast", "{receiveInterval: 300, transmitInterval: 300, detectMultiplier: 3}");
         sandbox.createMetallb(
@@ -134,10 +133,17 @@ public final class BgpBenchmark {
         sandbox.createMetallb("IPAddressPool", "bgp", "{addresses: ['" + LATENCY_POOL + "']}");
         sandbox.createMetallb("IPAddressPool", "bulk", "{addresses: ['" + BULK_POOL + "']}");
         sandbox.createMetallb("BGPAdvertisement", "bgp", "{ipAddressPools: [bgp, bulk]}");
-        BgpRouter frr = router.start(RouterKind.FRR, routerConfig(network.nodes()));
+        FrrRouter frr = (FrrRouter) router.start(RouterKind.FRR, routerConfig(network.nodes()));
         for (TestNode node : network.nodes()) {
             frr.awaitEstablished(node.ipv4(), SOON);
         }
+        // settled before the first Service: BFD Up too, and the speakers' BGPSessionState writes that follow it done
+        Sandbox.poll(
+                "the router's BFD sessions with every node Up",
+                SOON,
+                () -> frr.bfdPeers().stream().filter(RouterBfdPeer::up).count()
+                        == network.nodes().size());
+        Thread.sleep(2_000);
     }
 
     private RouterConfig routerConfig(List<TestNode> nodes) {
