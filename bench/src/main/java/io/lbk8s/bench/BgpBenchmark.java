@@ -362,16 +362,24 @@ public final class BgpBenchmark {
                 ProcessMemory.of(javaIn(speaker)).describe());
         frr.close();
         FrrRouter fresh = router.startFrr(routerConfig(List.of(node)));
+        // the look that first sees the session may find the whole table: then the look before bounds the time
         Long established = null;
+        boolean sameLook = false;
+        long lookBefore = System.nanoTime();
         deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
         while (System.nanoTime() < deadline) {
+            long look = System.nanoTime();
             Peer now = peer(fresh, node);
             // a route counted means the session is up, if a look fell between Established and the first UPDATE
             if (established == null && (now.established() || now.received() > 0)) {
-                established = System.nanoTime();
+                established = look;
+                sameLook = now.received() >= count;
             }
             if (now.received() >= count) {
                 break;
+            }
+            if (established == null) {
+                lookBefore = look;
             }
             Thread.sleep(20);
         }
@@ -384,7 +392,10 @@ public final class BgpBenchmark {
         row(
                 "speaker (BGP)",
                 table + " (FRR restarted; Established -> pfxRcd complete, vtysh polled every 20 ms)",
-                (end - established) / 1_000_000 + " ms");
+                sameLook
+                        ? "under " + (end - lookBefore) / 1_000_000 + " ms (the first look at the Established session"
+                                + " counted them all; the bound is from the look before, not yet Established)"
+                        : (end - established) / 1_000_000 + " ms");
         row(
                 "speaker (BGP)",
                 "speaker RSS after sending that table",
