@@ -1,9 +1,10 @@
 package io.lbk8s.bench;
 
+import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.lbk8s.net.ChildJvm;
+import io.fabric8.kubernetes.api.model.ServiceStatusBuilder;
+import io.lbk8s.address.IpAddress;
 import io.lbk8s.testkit.net.BfdTimers;
-import io.lbk8s.testkit.net.BgpRouter;
 import io.lbk8s.testkit.net.FibRoute;
 import io.lbk8s.testkit.net.FrrRouter;
 import io.lbk8s.testkit.net.RouterBfdPeer;
@@ -23,21 +24,28 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Predicate;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 /**
- * BGP mode's figures on the namespace network with FRR 8.4 as the upstream router (not a test): Service created ->
- * its route in the router's kernel routing table (FIB), a frozen node's next hop gone from it with BFD at 300 ms x 3,
- * and a full table of 10,000 routes sent by our session code to a new FRR peer, with that JVM's RSS. Prints markdown
- * table rows. Usage: {@code BgpBenchmark [--quick]} (--quick: 10 Services, 2 freezes, 1,000 routes).
+ * BGP mode's figures on the namespace network with FRR 8.4 as the upstream router (not a test), the roles run as
+ * deployed ({@link BgpPhases#launcher}): Service created -> its route in the router's kernel routing table (FIB), a
+ * frozen node's next hop gone from it with BFD at 300 ms x 3, and one speaker advertising 10,000 Services: the time
+ * until the router holds them all, the speaker's RSS, and the full table to a new FRR peer. Prints markdown table rows.
+ * Usage: {@code BgpBenchmark DIST_DIR [--quick] [--latency-only]} (--quick: 20 Services, 2 freezes, 1,000 Services
+ * for the table; --latency-only: without the 10,000 Services, e.g. to compare two distributions' first Service).
  */
 public final class BgpBenchmark {
     private static final long ROUTER_AS = 64500;
     private static final long NODE_AS = 64512;
     private static final Duration SOON = Duration.ofSeconds(30);
-    private static final int WARMUP = 3;
-    private static final Pattern PFX_RCD = Pattern.compile("\"pfxRcd\"\\s*:\\s*(\\d+)");
+    /** How long a speaker runs idle, or after the router has its table, before its memory is read. */
+    private static final Duration SETTLE = Duration.ofSeconds(15);
+    /** The latency Services' addresses: BGP needs them on no interface, and the network's own pool holds 51. */
+    private static final String LATENCY_POOL = "198.19.60.0/22";
+    /** The many Services' addresses: 16,384, outside the test network's 198.18.0.0/16. */
+    private static final String BULK_POOL = "198.19.64.0/18";
 
     private final Sandbox sandbox;
     private final TestNetwork network;
@@ -50,7 +58,12 @@ public final class BgpBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        boolean quick = args.length > 0 && args[0].equals("--quick");
+        Path dist = Path.of(args[0]);
+        boolean quick = List.of(args).contains("--quick");
+        boolean latencyOnly = List.of(args).contains("--latency-only");
+        if (!Files.isRegularFile(dist.resolve("lbk8s.aot"))) {
+            throw new IllegalArgumentException(dist + " is not a distribution tree with its AOT cache (build dist)");
+        }
         var missing = TestNetwork.missingPrerequisites();
         if (missing.isPresent()) {
             System.out.println("| speaker (BGP) | BGP figures | not measured: " + missing.get() + " |");
@@ -58,25 +71,58 @@ public final class BgpBenchmark {
         }
         Path logs = Files.createTempDirectory("lbk8s-bgp-bench");
         boolean measured = false;
-        try (Sandbox sandbox =
-                Sandbox.start(logs, TestNetwork.DEFAULT_NODE_COUNT, BgpPhases.debugLauncher(logs), List.of())) {
-            BgpBenchmark bench = new BgpBenchmark(sandbox);
-            bench.configure();
-            bench.serviceToRoute(quick ? 10 : 40);
-            bench.frozenNode(quick ? 2 : 5);
-            bench.fullTable(quick ? 1_000 : 10_000);
+        try {
+            try (Sandbox sandbox = Sandbox.start(
+                    logs.resolve("latency"),
+                    TestNetwork.DEFAULT_NODE_COUNT,
+                    BgpPhases.launcher(logs, dist, "controller", false),
+                    BgpPhases.launcher(logs, dist, "speaker", true),
+                    List.of())) {
+                row(
+                        "speaker (BGP)",
+                        "how the figures below were taken",
+                        BgpPhases.howLaunched() + " (in the 10,000-Service rows: no controller, INFO); load " + load());
+                BgpBenchmark bench = new BgpBenchmark(sandbox);
+                bench.configure();
+                bench.serviceToRoute(quick ? 20 : 200);
+                bench.frozenNode(quick ? 2 : 5);
+            }
+            if (!latencyOnly) {
+                Path many = Files.createDirectories(logs.resolve("many"));
+                try (Sandbox sandbox = Sandbox.start(
+                        many, 1, noController(many), BgpPhases.launcher(many, dist, "speaker", false), List.of())) {
+                    BgpBenchmark bench = new BgpBenchmark(sandbox);
+                    bench.configure();
+                    bench.idleMemory();
+                    bench.manyServices(quick ? 1_000 : 10_000, dist);
+                }
+            }
+            row("speaker (BGP)", "load averages (1 / 5 / 15 min) at the end", load());
             measured = true;
         } finally {
             if (measured && !Boolean.getBoolean("bench.keepLogs")) {
                 L2Benchmark.deleteTree(logs);
             } else {
-                System.err.println("the sandbox's logs are in " + logs + (measured ? "" : " (BgpBenchmark failed)"));
+                System.err.println("the sandboxes' logs are in " + logs + (measured ? "" : " (BgpBenchmark failed)"));
             }
         }
     }
 
-    /** BgpIT's setup: MetalLB's objects for one FRR peer with BFD at 300 ms x 3, a pool of the network's 51 addresses. */
-    private void configure() {
+    /** The sandbox's controller replaced by a process that does nothing: the benchmark writes the Services' status. */
+    private static Path noController(Path directory) throws java.io.IOException {
+        Path launcher = directory.resolve("no-controller");
+        Files.writeString(launcher, "#!/bin/sh\nexec sleep 86400\n");
+        if (!launcher.toFile().setExecutable(true)) {
+            throw new java.io.IOException("cannot make " + launcher + " executable");
+        }
+        return launcher;
+    }
+
+    /**
+     * BgpIT's setup: MetalLB's objects for one FRR peer with BFD at 300 ms x 3, one BGPAdvertisement for two pools
+     * (the latency Services' and the many Services').
+     */
+    private void configure() throws InterruptedException {
         sandbox.createMetallb(
                 "BFDProfile", "fast", "{receiveInterval: 300, transmitInterval: 300, detectMultiplier: 3}");
         sandbox.createMetallb(
@@ -84,15 +130,39 @@ public final class BgpBenchmark {
                 "router",
                 "{myASN: " + NODE_AS + ", peerASN: " + ROUTER_AS + ", peerAddress: '" + text(router.ipv4())
                         + "', bfdProfile: fast, holdTime: 90s}");
-        sandbox.createMetallb("IPAddressPool", "bgp", "{addresses: ['" + network.ipv4Pool() + "']}");
-        sandbox.createMetallb("BGPAdvertisement", "bgp", "{ipAddressPools: [bgp]}");
-        List<RouterPeer> peers = network.nodes().stream()
-                .map(n -> RouterPeer.at(n.ipv4(), NODE_AS).withBfd(BfdTimers.DEFAULT))
-                .toList();
-        BgpRouter frr = router.start(RouterKind.FRR, RouterConfig.of(ROUTER_AS, router.ipv4(), peers));
+        sandbox.createMetallb("IPAddressPool", "bgp", "{addresses: ['" + LATENCY_POOL + "']}");
+        sandbox.createMetallb("IPAddressPool", "bulk", "{addresses: ['" + BULK_POOL + "']}");
+        sandbox.createMetallb("BGPAdvertisement", "bgp", "{ipAddressPools: [bgp, bulk]}");
+        FrrRouter frr = (FrrRouter) router.start(RouterKind.FRR, routerConfig(network.nodes()));
         for (TestNode node : network.nodes()) {
             frr.awaitEstablished(node.ipv4(), SOON);
         }
+        // settled before the first Service: BFD Up too, and the speakers' BGPSessionState writes that follow it done
+        Sandbox.poll(
+                "the router's BFD sessions with every node Up",
+                SOON,
+                () -> frr.bfdPeers().stream().filter(RouterBfdPeer::up).count()
+                        == network.nodes().size());
+        Thread.sleep(2_000);
+    }
+
+    private RouterConfig routerConfig(List<TestNode> nodes) {
+        return RouterConfig.of(
+                ROUTER_AS,
+                router.ipv4(),
+                nodes.stream()
+                        .map(n -> RouterPeer.at(n.ipv4(), NODE_AS).withBfd(BfdTimers.DEFAULT))
+                        .toList());
+    }
+
+    /** The first node's speaker with its session and BFD up and no Service yet. */
+    private void idleMemory() throws Exception {
+        Thread.sleep(SETTLE);
+        TestNode first = network.nodes().getFirst();
+        row(
+                "speaker (BGP)",
+                "speaker RSS idle: 0 Services, one peer Established with BFD (" + SETTLE.toSeconds() + " s after)",
+                ProcessMemory.of(javaIn(sandbox.speaker(first).process())).describe());
     }
 
     /**
@@ -101,6 +171,7 @@ public final class BgpBenchmark {
      * first has a route for it, whichever node's it is, as {@code ip -ts monitor route} stamps the kernel's
      * notification. The benchmark confirms each with {@code ip route} and waits for all 3 next hops before the next
      * Service, so that one Service's work does not overlap the next one's. {@link BgpPhases} says where the time went.
+     * The first Service after start is counted, and also reported alone: the roles run its code for the first time.
      */
     private void serviceToRoute(int count) throws java.io.IOException {
         List<Long> micros = new ArrayList<>();
@@ -111,11 +182,11 @@ public final class BgpBenchmark {
             double[] controllerBefore = phases.controllerQueue();
             for (int i = 0; i < count; i++) {
                 String name = "bgp-" + i;
-                String ip = text(network.ipv4PoolAddress(i));
+                String ip = latencyAddress(i);
                 String prefix = ip + "/32";
                 long start = Sandbox.nowMicros();
                 phases.created(name, prefix, start);
-                createService(name, ip);
+                createService(name, ip, "bgp");
                 awaitFib(phases, prefix, r -> !r.isEmpty(), Duration.ofSeconds(10));
                 long seen = Sandbox.nowMicros();
                 phases.benchSaw(name, seen);
@@ -130,22 +201,18 @@ public final class BgpBenchmark {
             }
             row(
                     "speaker (BGP)",
-                    "Service created -> route in FRR's FIB p50 / p99 / max (" + count + " Services)",
+                    "Service created -> route in FRR's FIB p50 / p99 / max (" + count
+                            + " Services, the first after start included; load " + load() + ")",
                     ConflictBenchmark.percentiles(micros));
-            // the first Services after start run the controller's and speakers' code cold (bin/lbk8s has no AOT cache)
-            int warmup = Math.min(WARMUP, count - 1);
             row(
                     "speaker (BGP)",
-                    String.format(
-                            Locale.ROOT,
-                            "same, Services %d to %d (the first %d, while the JVMs warm up: %s)",
-                            warmup + 1,
-                            count,
-                            warmup,
-                            micros.subList(0, warmup).stream()
-                                    .map(m -> m / 1000 + " ms")
-                                    .toList()),
-                    ConflictBenchmark.percentiles(micros.subList(warmup, count)));
+                    "same, the first Service after start alone (its phases, as the phase rows below: "
+                            + phases.timeline("bgp-0") + ")",
+                    micros.getFirst() / 1000 + " ms");
+            row(
+                    "speaker (BGP)",
+                    "same, Services 2 to " + count + " p50 / p99 / max",
+                    ConflictBenchmark.percentiles(micros.subList(1, count)));
             row(
                     "speaker (BGP)",
                     "Service created -> FIB route over all 3 nodes (ECMP) p50 / p99 / max",
@@ -155,15 +222,6 @@ public final class BgpBenchmark {
             }
             queueRow("speakers' (3 nodes)", queuesBefore, phases.speakerQueues(), count);
             queueRow("the controller's", controllerBefore, phases.controllerQueue(), count);
-        }
-        TestNode first = network.nodes().getFirst();
-        try {
-            row(
-                    "speaker (BGP)",
-                    "speaker RSS with " + count + " BGP Services, one peer with BFD (" + first.name() + ")",
-                    ProcessMemory.of(javaIn(sandbox.speaker(first).process())).describe());
-        } catch (java.io.IOException | IllegalStateException e) {
-            row("speaker (BGP)", "speaker RSS", "not measured: " + e.getMessage());
         }
     }
 
@@ -183,7 +241,7 @@ public final class BgpBenchmark {
 
     /** A node's processes stopped (SIGSTOP), as a hung node: the time until its next hop leaves the router's FIB. */
     private void frozenNode(int trials) {
-        String prefix = text(network.ipv4PoolAddress(0)) + "/32";
+        String prefix = latencyAddress(0) + "/32";
         FrrRouter frr = (FrrRouter) router.running().orElseThrow();
         List<Long> micros = new ArrayList<>();
         for (int i = 0; i < trials; i++) {
@@ -217,46 +275,192 @@ public final class BgpBenchmark {
     }
 
     /**
-     * The session code alone in a JVM of its own in the third node's namespace (that node's speaker stopped so the
-     * address is free), FRR restarted with it as its only peer: Established -> FRR counts every route (pfxRcd).
+     * One speaker (a one-node sandbox, no controller) advertising {@code count} Services to the router. The Services
+     * are written with their status already set, as the controller would (their EndpointSlices by the sandbox), while
+     * the speaker is stopped; then it starts, and the clock runs until FRR counts all their routes (pfxRcd): what a
+     * restarted speaker does. Writing 10,000 Services one by one while it runs would measure the test API server and
+     * the controller more than the speaker. Then that speaker's RSS, and the full table to a new peer: FRR restarted,
+     * Established -> pfxRcd complete, both seen by polling.
      */
-    private void fullTable(int count) throws Exception {
-        TestNode node = network.nodes().getLast();
+    private void manyServices(int count, Path dist) throws Exception {
+        TestNode node = network.nodes().getFirst();
         sandbox.speaker(node).stop(Duration.ofSeconds(10));
-        router.running().ifPresent(BgpRouter::close);
-        FrrRouter frr = router.startFrr(
-                RouterConfig.of(ROUTER_AS, router.ipv4(), List.of(RouterPeer.at(node.ipv4(), NODE_AS))));
-        try (ChildJvm child = ChildJvm.start(
-                node.namespace(),
-                BgpTableChild.class,
-                text(router.ipv4()),
-                String.valueOf(NODE_AS),
-                String.valueOf(ROUTER_AS),
-                text(node.ipv4()),
-                String.valueOf(count))) {
-            expect(child.nextLine(30), "ready");
-            String[] established = expect(child.nextLine(60), "ok established").split(" ");
-            long start = Long.parseLong(established[2]);
-            long pid = Long.parseLong(established[3]);
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            long received = 0;
-            while (received < count && System.nanoTime() < deadline) {
-                received = received(frr);
-            }
-            long millis = (System.nanoTime() - start) / 1_000_000;
-            if (received < count) {
-                throw new IllegalStateException("FRR holds " + received + " of " + count + " routes after 60 s");
-            }
-            row(
-                    "speaker (BGP)",
-                    String.format(
-                            Locale.ROOT, "full table of %,d routes to a new FRR peer (Established -> pfxRcd)", count),
-                    millis + " ms");
-            row(
-                    "speaker (BGP)",
-                    String.format(Locale.ROOT, "RSS of a JVM running the BGP session with %,d routes", count),
-                    ProcessMemory.of(pid).describe());
+        sandbox.setSpeakerPodReady(node, false);
+        long start = System.nanoTime();
+        List<Thread> writers = new ArrayList<>();
+        for (int t = 0; t < 8; t++) {
+            int offset = t;
+            writers.add(Thread.ofVirtual().start(() -> {
+                for (int i = offset; i < count; i += 8) {
+                    createAssigned("bulk-" + i, bulkAddress(i));
+                }
+            }));
         }
+        for (Thread writer : writers) {
+            writer.join();
+        }
+        Sandbox.poll(
+                "the sandbox to write " + count + " EndpointSlices",
+                Duration.ofMinutes(10),
+                () -> sandbox.client
+                                .discovery()
+                                .v1()
+                                .endpointSlices()
+                                .inNamespace("default")
+                                .list()
+                                .getItems()
+                                .size()
+                        >= count);
+        String what = String.format(Locale.ROOT, "%,d Services", count);
+        row(
+                "speaker (BGP)",
+                what + " written with their status (8 threads) and their EndpointSlices, the speaker stopped",
+                Math.round((System.nanoTime() - start) / 1e9) + " s");
+        FrrRouter frr = (FrrRouter) router.running().orElseThrow();
+        long limit = DeployedRolesBenchmark.Deployed.of("speaker").limitBytes();
+        start = System.nanoTime();
+        sandbox.startSpeaker(node);
+        try {
+            sandbox.awaitSpeakerReadyAndMarkPod(node);
+        } catch (IllegalStateException exited) {
+            // with the manifest's limit the speaker may not hold them all: said, and measured with twice the limit
+            row(
+                    "speaker (BGP)",
+                    "speaker started with " + what + " waiting, the manifest's memory limit (" + limit / 1024 / 1024
+                            + " MiB)",
+                    "exited: "
+                            + (sandbox.speaker(node).logTail(200).contains("OutOfMemoryError")
+                                    ? "java.lang.OutOfMemoryError: Java heap space"
+                                    : exited.getMessage().lines().findFirst().orElse("")));
+            limit *= 2;
+            BgpPhases.launcher(sandbox.logs, dist, "speaker", false, limit);
+            sandbox.setSpeakerPodReady(node, false);
+            start = System.nanoTime();
+            sandbox.startSpeaker(node);
+            sandbox.awaitSpeakerReadyAndMarkPod(node);
+        }
+        what += " (memory limit " + limit / 1024 / 1024 + " MiB)";
+        long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+        while (peer(frr, node).received() < count && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+        }
+        if (peer(frr, node).received() < count) {
+            row("speaker (BGP)", "speaker started -> " + what + " on the router", "not reached: " + peer(frr, node));
+            return;
+        }
+        row(
+                "speaker (BGP)",
+                "speaker started with " + what + " waiting -> FRR counts all their routes (pfxRcd; load " + load()
+                        + ")",
+                String.format(Locale.ROOT, "%.1f s", (System.nanoTime() - start) / 1e9));
+        Thread.sleep(SETTLE);
+        Process speaker = sandbox.speaker(node).process();
+        row(
+                "speaker (BGP)",
+                "speaker RSS advertising " + what + " to one peer with BFD (" + SETTLE.toSeconds()
+                        + " s after the router had them all)",
+                ProcessMemory.of(javaIn(speaker)).describe());
+        frr.close();
+        FrrRouter fresh = router.startFrr(routerConfig(List.of(node)));
+        // the look that first sees the session may find the whole table: then the look before bounds the time
+        Long established = null;
+        boolean sameLook = false;
+        long lookBefore = System.nanoTime();
+        deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        while (System.nanoTime() < deadline) {
+            long look = System.nanoTime();
+            Peer now = peer(fresh, node);
+            // a route counted means the session is up, if a look fell between Established and the first UPDATE
+            if (established == null && (now.established() || now.received() > 0)) {
+                established = look;
+                sameLook = now.received() >= count;
+            }
+            if (now.received() >= count) {
+                break;
+            }
+            if (established == null) {
+                lookBefore = look;
+            }
+            Thread.sleep(20);
+        }
+        long end = System.nanoTime();
+        String table = String.format(Locale.ROOT, "full table of %,d routes to a new FRR peer", count);
+        if (established == null || peer(fresh, node).received() < count) {
+            row("speaker (BGP)", table, "not reached: " + peer(fresh, node));
+            return;
+        }
+        row(
+                "speaker (BGP)",
+                table + " (FRR restarted; Established -> pfxRcd complete, vtysh polled every 20 ms)",
+                sameLook
+                        ? "under " + (end - lookBefore) / 1_000_000 + " ms (the first look at the Established session"
+                                + " counted them all; the bound is from the look before, not yet Established)"
+                        : (end - established) / 1_000_000 + " ms");
+        row(
+                "speaker (BGP)",
+                "speaker RSS after sending that table",
+                ProcessMemory.of(javaIn(speaker)).describe());
+    }
+
+    /** A Service of the bulk pool with the status the controller would write: {@code ip} in its ingress. */
+    private void createAssigned(String name, String ip) {
+        Service service = sandbox.client
+                .services()
+                .resource(new ServiceBuilder(ControllerBenchmark.service(name))
+                        .editMetadata()
+                        .withAnnotations(Map.of("metallb.io/address-pool", "bulk"))
+                        .endMetadata()
+                        .editSpec()
+                        .withSelector(Map.of("app", "bulk"))
+                        .endSpec()
+                        .build())
+                .create();
+        service.setStatus(new ServiceStatusBuilder()
+                .withNewLoadBalancer()
+                .addNewIngress()
+                .withIp(ip)
+                .withIpMode("VIP")
+                .endIngress()
+                .endLoadBalancer()
+                .build());
+        sandbox.client.services().resource(service).updateStatus();
+    }
+
+    /** What FRR says of its session with a node: Established or not, and the prefixes it has received. */
+    private record Peer(boolean established, long received) {}
+
+    private static Peer peer(FrrRouter frr, TestNode node) {
+        try {
+            JsonNode peer = JSON.readTree(frr.vtysh("show bgp ipv4 unicast summary json"))
+                    .path("peers")
+                    .path(text(node.ipv4()));
+            return new Peer(
+                    "Established".equals(peer.path("state").asString("")),
+                    peer.path("pfxRcd").asLong(0));
+        } catch (JacksonException e) {
+            return new Peer(false, 0); // bgpd not answering yet
+        }
+    }
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** The {@code index}-th address of the latency pool, from its second on. */
+    private static String latencyAddress(int index) {
+        return poolAddress(LATENCY_POOL, index);
+    }
+
+    private static String bulkAddress(int index) {
+        return poolAddress(BULK_POOL, index);
+    }
+
+    private static String poolAddress(String cidr, int index) {
+        String base = cidr.substring(0, cidr.indexOf('/'));
+        return IpAddress.parse(base).orElseThrow().plus(index + 1).orElseThrow().toString();
+    }
+
+    private static String load() throws java.io.IOException {
+        String[] fields = Files.readString(Path.of("/proc/loadavg")).split(" ");
+        return fields[0] + " / " + fields[1] + " / " + fields[2];
     }
 
     /** The sandbox starts a speaker through a shell that stops it when stdin closes: the JVM is its child. */
@@ -269,30 +473,22 @@ public final class BgpBenchmark {
                 .pid();
     }
 
-    private static long received(FrrRouter frr) {
-        Matcher m = PFX_RCD.matcher(frr.vtysh("show bgp ipv4 unicast summary json"));
-        return m.find() ? Long.parseLong(m.group(1)) : 0;
-    }
-
-    private static String expect(String line, String start) {
-        if (!line.startsWith(start)) {
-            throw new IllegalStateException("the session JVM said '" + line + "', not '" + start + "'");
-        }
-        return line;
-    }
-
-    private void createService(String name, String ip) {
+    /** A LoadBalancer Service from {@code pool}, asking for {@code ip} (null: any), with a selector (so endpoints). */
+    private void createService(String name, String ip, String pool) {
+        Map<String, String> annotations = ip == null
+                ? Map.of("metallb.io/address-pool", pool)
+                : Map.of("metallb.io/address-pool", pool, "metallb.io/loadBalancerIPs", ip);
         sandbox.client
                 .services()
                 .resource(new ServiceBuilder()
                         .withNewMetadata()
                         .withName(name)
                         .withNamespace("default")
-                        .withAnnotations(Map.of("metallb.io/address-pool", "bgp", "metallb.io/loadBalancerIPs", ip))
+                        .withAnnotations(annotations)
                         .endMetadata()
                         .withNewSpec()
                         .withType("LoadBalancer")
-                        .withSelector(Map.of("app", name))
+                        .withSelector(Map.of("app", pool))
                         .addNewPort()
                         .withName("http")
                         .withPort(80)

@@ -38,16 +38,44 @@ import java.util.regex.Pattern;
  * processes more on the same CPUs), their outputs read afterwards.
  */
 final class BgpPhases implements AutoCloseable {
-    /** The speakers' launcher: bin/lbk8s with debug logging, for BgpAdvertiser's line per route change. */
-    static Path debugLauncher(Path directory) throws IOException {
-        Path launcher = directory.resolve("lbk8s-debug");
+    /**
+     * A role's launcher as its Pod runs it: the distribution's {@code bin/lbk8s} (the image's runtime, JVM flags and AOT
+     * cache, which {@code -XX:AOTMode=on} makes sure is used), the manifests' {@code JDK_JAVA_OPTIONS}, and the
+     * manifest's memory limit emulated with {@code -XX:MaxRAM} (no memory cgroup here), so that the JVM sizes its
+     * heap as in its Pod. {@code debug}: with LOG_LEVEL=DEBUG, for BgpAdvertiser's line per route change.
+     */
+    static Path launcher(Path directory, Path dist, String role, boolean debug) throws IOException {
+        return launcher(
+                directory,
+                dist,
+                role,
+                debug,
+                DeployedRolesBenchmark.Deployed.of(role).limitBytes());
+    }
+
+    /** As {@link #launcher(Path, Path, String, boolean)}, with a memory limit of {@code limitBytes} instead. */
+    static Path launcher(Path directory, Path dist, String role, boolean debug, long limitBytes) throws IOException {
+        var deployed = DeployedRolesBenchmark.Deployed.of(role);
+        Path launcher = directory.resolve(role + "-launcher");
         Files.writeString(
                 launcher,
-                "#!/usr/bin/env bash\nexport LOG_LEVEL=DEBUG\nexec " + Sandbox.REPO.resolve("bin/lbk8s") + " \"$@\"\n");
+                "#!/bin/sh\nunset JAVA_TOOL_OPTIONS MALLOC_ARENA_MAX\n"
+                        + (debug ? "export LOG_LEVEL=DEBUG\n" : "")
+                        + "export JDK_JAVA_OPTIONS='" + deployed.jdkJavaOptions() + "'\n"
+                        + "export JAVA_OPTS='-XX:AOTMode=on -XX:MaxRAM=" + limitBytes + "'\n"
+                        + "exec '" + dist.resolve("bin/lbk8s") + "' \"$@\"\n");
         if (!launcher.toFile().setExecutable(true)) {
             throw new IOException("cannot make " + launcher + " executable");
         }
         return launcher;
+    }
+
+    /** How {@link #launcher} runs the roles, for the rows. */
+    static String howLaunched() {
+        var speaker = DeployedRolesBenchmark.Deployed.of("speaker");
+        return "roles run as deployed: the distribution's runtime, flags and AOT cache, JDK_JAVA_OPTIONS "
+                + speaker.jdkJavaOptions() + ", memory limit " + speaker.limitBytes() / 1024 / 1024
+                + " MiB emulated with -XX:MaxRAM; speakers with LOG_LEVEL=DEBUG";
     }
 
     private static final Pattern MONITOR = Pattern.compile("^\\[(\\S+)\\]\\s+(?:Deleted\\s+)?(\\S+)");
@@ -170,8 +198,8 @@ final class BgpPhases implements AutoCloseable {
         return monitor.log().lines().filter(l -> l.contains(address)).count();
     }
 
-    /** The rows: each phase's time after the create call, p50 / p99 / max over the Services, and each step's share. */
-    List<String[]> rows() {
+    /** Each phase by name, in order: when it happened for a Service (by name), if it was seen. */
+    private Map<String, Function<String, Long>> phases() {
         Map<String, Long> update = new HashMap<>();
         String packetTime = null;
         for (String line : tcpdump.log().lines().toList()) {
@@ -210,16 +238,30 @@ final class BgpPhases implements AutoCloseable {
         phases.put("FRR's bgpd hands it to zebra (debug bgp zebra)", p -> zebra.get(prefixOf.get(p)));
         phases.put("in the router's kernel table (ip -ts monitor route)", p -> kernel.get(prefixOf.get(p)));
         phases.put("the benchmark's check sees it", benchSaw::get);
+        return phases;
+    }
+
+    /** One Service's phases: each one's milliseconds after the create call, in the rows' order ("-": not seen). */
+    String timeline(String service) {
+        return timeline(service, phases());
+    }
+
+    private String timeline(String service, Map<String, Function<String, Long>> phases) {
+        return phases.values().stream()
+                        .map(phase -> Optional.ofNullable(phase.apply(service))
+                                .map(at -> String.valueOf((at - created.get(service)) / 1000))
+                                .orElse("-"))
+                        .collect(java.util.stream.Collectors.joining(" / "))
+                + " ms";
+    }
+
+    /** The rows: each phase's time after the create call, p50 / p99 / max over the Services, and each step's share. */
+    List<String[]> rows() {
+        Map<String, Function<String, Long>> phases = phases();
+        created.entrySet().stream()
+                .sorted(Map.Entry.comparingByValue())
+                .forEach(service -> System.err.println(service.getKey() + ": " + timeline(service.getKey(), phases)));
         List<String[]> rows = new ArrayList<>();
-        created.entrySet().stream().sorted(Map.Entry.comparingByValue()).forEach(service -> {
-            StringBuilder line = new StringBuilder(service.getKey() + ":");
-            phases.values()
-                    .forEach(phase -> line.append(' ')
-                            .append(Optional.ofNullable(phase.apply(service.getKey()))
-                                    .map(at -> String.valueOf((at - service.getValue()) / 1000))
-                                    .orElse("-")));
-            System.err.println(line + " ms");
-        });
         for (var phase : phases.entrySet()) {
             List<Long> after = new ArrayList<>();
             int missing = 0;

@@ -73,15 +73,18 @@ public final class Sandbox implements AutoCloseable {
     private EndpointSliceController endpointSlices;
     private final Map<String, NamespacedProcess> speakers = new LinkedHashMap<>();
     private final List<String> speakerArgs;
+    private final Path controllerLauncher;
     private final Path speakerLauncher;
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
 
-    private Sandbox(TestNetwork network, Path logs, Path speakerLauncher, List<String> speakerArgs)
+    private Sandbox(
+            TestNetwork network, Path logs, Path controllerLauncher, Path speakerLauncher, List<String> speakerArgs)
             throws IOException, InterruptedException {
         this.network = network;
         this.logs = logs;
         this.kubeconfig = logs.resolve("kubeconfig");
+        this.controllerLauncher = controllerLauncher;
         this.speakerLauncher = speakerLauncher;
         this.speakerArgs = List.copyOf(speakerArgs);
         apiServer = new ProcessBuilder(
@@ -141,7 +144,7 @@ public final class Sandbox implements AutoCloseable {
                         "-c",
                         DIES_WITH_STDIN,
                         "lbk8s-controller",
-                        REPO.resolve("bin/lbk8s").toString(),
+                        controllerLauncher.toString(),
                         "controller",
                         "--kubeconfig",
                         kubeconfig.toString(),
@@ -180,10 +183,17 @@ public final class Sandbox implements AutoCloseable {
      */
     public static Sandbox start(Path logs, int nodes, Path speakerLauncher, List<String> speakerArgs)
             throws IOException, InterruptedException {
+        return start(logs, nodes, REPO.resolve("bin/lbk8s"), speakerLauncher, speakerArgs);
+    }
+
+    /** As {@link #start(Path, int, Path, List)}, with the controller run by {@code controllerLauncher} as well. */
+    public static Sandbox start(
+            Path logs, int nodes, Path controllerLauncher, Path speakerLauncher, List<String> speakerArgs)
+            throws IOException, InterruptedException {
         Files.createDirectories(logs);
         TestNetwork network = TestNetwork.create(nodes, logs);
         try {
-            return new Sandbox(network, logs, speakerLauncher, speakerArgs);
+            return new Sandbox(network, logs, controllerLauncher, speakerLauncher, speakerArgs);
         } catch (IOException | InterruptedException | RuntimeException e) {
             network.close();
             throw e;
