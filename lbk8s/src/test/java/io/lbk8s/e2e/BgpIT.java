@@ -303,11 +303,7 @@ class BgpIT {
                                 && helper.staleNextHops(prefix(ip)).contains(victim.ipv4()));
                 System.out.println("BgpIT: FRR while the speaker is dead: "
                         + helper.vtysh("show bgp ipv4 unicast " + prefix(ip) + " json"));
-                int answered = 0;
-                for (int i = 0; i < 10; i++) {
-                    answered += router.remoteClient().curl(ip, CURL).isPresent() ? 1 : 0;
-                }
-                assertThat(answered)
+                assertThat(BgpSandbox.curlsAnswered(router, ip, 10, CURL))
                         .as("curls answered while the speaker is dead")
                         .isEqualTo(10);
                 assertThat(frr.nextHops(prefix(ip))).containsExactlyInAnyOrderElementsOf(nodeAddresses());
@@ -328,10 +324,7 @@ class BgpIT {
                 System.out.println("BgpIT: speaker of " + victim.name() + " killed and back after "
                         + outage.toMillis() + " ms; the router's FIB sampled " + seen.samples()
                         + " times, the node's next hop missing in " + seen);
-                assertThat(seen.samples()).as("FIB samples during the restart").isGreaterThan(10);
-                assertThat(seen.missing())
-                        .as("FIB samples without the restarting node's next hop")
-                        .isZero();
+                seen.assertNeverMissing();
             }
             assertThat(router.fibNextHops(prefix(ip))).containsExactlyInAnyOrderElementsOf(nodeAddresses());
         } finally {

@@ -1,5 +1,7 @@
 package io.lbk8s.e2e;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.lbk8s.testkit.net.BgpRouter;
 import io.lbk8s.testkit.net.TestNode;
@@ -89,12 +91,29 @@ final class BgpSandbox {
         });
     }
 
+    /** How many of {@code count} curls from the remote client through the router to {@code ip} are answered. */
+    static int curlsAnswered(UpstreamRouter router, InetAddress ip, int count, Duration timeout) {
+        int answered = 0;
+        for (int i = 0; i < count; i++) {
+            answered += router.remoteClient().curl(ip, timeout).isPresent() ? 1 : 0;
+        }
+        return answered;
+    }
+
     /**
      * Samples the router's FIB for {@code prefix} on a thread of its own, every 50 ms for at most 3 minutes: how many
      * samples lacked {@code nextHop}, and when (ms after the start) the first and the last of them were taken.
      */
     static final class FibWatch implements AutoCloseable {
-        record Seen(int samples, int missing, long firstMissingMillis, long lastMissingMillis) {}
+        record Seen(int samples, int missing, long firstMissingMillis, long lastMissingMillis) {
+            /** Sampled throughout a restart, the node's next hop never left the router's FIB. */
+            void assertNeverMissing() {
+                assertThat(samples).as("FIB samples during the restart").isGreaterThan(10);
+                assertThat(missing)
+                        .as("FIB samples without the restarting node's next hop")
+                        .isZero();
+            }
+        }
 
         private final AtomicBoolean stop = new AtomicBoolean();
         private final List<Long> missing = new CopyOnWriteArrayList<>();
