@@ -1,10 +1,16 @@
 package io.lbk8s.kube;
 
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.net.HttpURLConnection;
+import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Map;
@@ -19,47 +25,104 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Writes core/v1 Events where users look ({@code kubectl describe}). fabric8 has no recorder of its own. The same
- * reason and message on the same object is written once, not on every reconcile, so repeated reconciles of a
- * pending Service do not flood the namespace. Events are written in order on a thread of their own, so that a
- * slow API server delays the Events, not the reconcile loop.
+ * reason and message on the same object is one Event, not one per reconcile, so repeated reconciles of a pending
+ * Service do not flood the namespace; as client-go's recorder does, its {@code count} and {@code lastTimestamp} grow
+ * with each repeat, written at most once per {@link #DEFAULT_REFRESH} so that a condition said on every retry (a BGP
+ * session down for one reason) costs few writes. That write also keeps the Event from expiring (kube-apiserver drops
+ * Events an hour after their last write): one already gone is written again. Events are written in order on a thread
+ * of their own, so that a slow API server delays the Events, not the reconcile loop.
  */
 public final class EventRecorder implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EventRecorder.class);
+
+    /** Well inside kube-apiserver's default Event lifetime (--event-ttl, 1 h). */
+    public static final Duration DEFAULT_REFRESH = Duration.ofMinutes(5);
 
     public enum Type {
         Normal,
         Warning
     }
 
+    /** What was said of one object for one reason: the Event written, how often it was said, when it was written. */
+    private record Said(String fingerprint, String eventName, int count, String firstTimestamp, Instant written) {
+        Said repeatedAt(Instant now, Duration refresh) {
+            boolean due = !now.isBefore(written.plus(refresh));
+            return new Said(fingerprint, eventName, count + 1, firstTimestamp, due ? now : written);
+        }
+    }
+
     private final KubernetesClient client;
     private final String component;
     private final String host;
-    private final Map<String, String> lastByObject = new ConcurrentHashMap<>();
+    private final Clock clock;
+    private final Duration refresh;
+    private final Map<String, Said> saidByKey = new ConcurrentHashMap<>();
     private final ExecutorService writer =
             Executors.newSingleThreadExecutor(Thread.ofVirtual().name("events").factory());
 
     public EventRecorder(KubernetesClient client, String component, String host) {
+        this(client, component, host, Clock.systemUTC(), DEFAULT_REFRESH);
+    }
+
+    public EventRecorder(KubernetesClient client, String component, String host, Clock clock, Duration refresh) {
         this.client = client;
         this.component = component;
         this.host = host;
+        this.clock = clock;
+        this.refresh = refresh;
     }
 
     public void record(HasMetadata object, Type type, String reason, String message) {
-        String objectKey = object.getKind() + "/" + object.getMetadata().getNamespace() + "/"
-                + object.getMetadata().getName() + "/" + object.getMetadata().getUid();
+        String key = objectKey(object) + "|" + reason;
         String fingerprint = type + "|" + reason + "|" + message;
-        if (fingerprint.equals(lastByObject.put(objectKey + "|" + reason, fingerprint))) {
-            return;
+        Instant now = clock.instant();
+        String nowText = now.truncatedTo(ChronoUnit.SECONDS).toString();
+        Said said;
+        synchronized (saidByKey) {
+            Said before = saidByKey.get(key);
+            boolean repeat = before != null && before.fingerprint().equals(fingerprint);
+            said = repeat ? before.repeatedAt(now, refresh) : new Said(fingerprint, eventName(object), 1, nowText, now);
+            saidByKey.put(key, said);
+            if (repeat && said.written().equals(before.written())) {
+                return;
+            }
         }
-        String namespace = object.getMetadata().getNamespace() == null
-                ? "default"
-                : object.getMetadata().getNamespace();
-        String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
-        var event = new EventBuilder()
+        Event event = event(object, type, reason, message, said, nowText);
+        try {
+            writer.execute(() -> write(event, key, said));
+        } catch (RejectedExecutionException e) {
+            log.debug("recorder closed; event {} dropped", key);
+        }
+    }
+
+    private void write(Event event, String key, Said said) {
+        var events = client.v1().events().inNamespace(event.getMetadata().getNamespace());
+        try {
+            if (said.count() > 1) {
+                String patch =
+                        "{\"count\":" + event.getCount() + ",\"lastTimestamp\":\"" + event.getLastTimestamp() + "\"}";
+                try {
+                    events.withName(event.getMetadata().getName()).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+                    return;
+                } catch (KubernetesClientException e) {
+                    if (e.getCode() != HttpURLConnection.HTTP_NOT_FOUND) {
+                        throw e;
+                    }
+                    // expired (or deleted by hand) while the condition still holds: say it again
+                }
+            }
+            events.resource(event).create();
+        } catch (KubernetesClientException e) {
+            saidByKey.remove(key, said);
+            log.warn("could not record event {} on {}: {}", event.getReason(), key, e.getMessage());
+        }
+    }
+
+    private Event event(HasMetadata object, Type type, String reason, String message, Said said, String now) {
+        return new EventBuilder()
                 .withNewMetadata()
-                .withName(object.getMetadata().getName() + "."
-                        + UUID.randomUUID().toString().replace("-", "").substring(0, 16))
-                .withNamespace(namespace)
+                .withName(said.eventName())
+                .withNamespace(namespaceOf(object))
                 .endMetadata()
                 .withInvolvedObject(new ObjectReferenceBuilder()
                         .withApiVersion(object.getApiVersion())
@@ -72,8 +135,8 @@ public final class EventRecorder implements AutoCloseable {
                 .withType(type.name())
                 .withReason(reason)
                 .withMessage(message)
-                .withCount(1)
-                .withFirstTimestamp(now)
+                .withCount(said.count())
+                .withFirstTimestamp(said.firstTimestamp())
                 .withLastTimestamp(now)
                 .withNewSource()
                 .withComponent(component)
@@ -82,18 +145,22 @@ public final class EventRecorder implements AutoCloseable {
                 .withReportingComponent(component)
                 .withReportingInstance(host)
                 .build();
-        try {
-            writer.execute(() -> {
-                try {
-                    client.v1().events().inNamespace(namespace).resource(event).create();
-                } catch (KubernetesClientException e) {
-                    lastByObject.remove(objectKey + "|" + reason);
-                    log.warn("could not record event {} on {}: {}", reason, objectKey, e.getMessage());
-                }
-            });
-        } catch (RejectedExecutionException e) {
-            log.debug("recorder closed; event {} on {} dropped", reason, objectKey);
-        }
+    }
+
+    private static String objectKey(HasMetadata object) {
+        return object.getKind() + "/" + object.getMetadata().getNamespace() + "/"
+                + object.getMetadata().getName() + "/" + object.getMetadata().getUid();
+    }
+
+    private static String namespaceOf(HasMetadata object) {
+        return object.getMetadata().getNamespace() == null
+                ? "default"
+                : object.getMetadata().getNamespace();
+    }
+
+    private static String eventName(HasMetadata object) {
+        return object.getMetadata().getName() + "."
+                + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
     }
 
     /** Writes the Events already recorded (for at most a few seconds), then stops. */
@@ -110,13 +177,13 @@ public final class EventRecorder implements AutoCloseable {
     /** Forgets what was said about an object, e.g. once it is deleted. */
     public void forget(String kind, String namespace, String name) {
         String prefix = kind + "/" + namespace + "/" + name + "/";
-        lastByObject.keySet().removeIf(k -> k.startsWith(prefix));
+        saidByKey.keySet().removeIf(k -> k.startsWith(prefix));
     }
 
     /** Forgets what was said for one reason, once it no longer holds: when it holds again, it is said again. */
     public void forget(String kind, String namespace, String name, String reason) {
         String prefix = kind + "/" + namespace + "/" + name + "/";
-        lastByObject.keySet().removeIf(k -> k.startsWith(prefix) && k.endsWith("|" + reason));
+        saidByKey.keySet().removeIf(k -> k.startsWith(prefix) && k.endsWith("|" + reason));
     }
 
     /**
