@@ -48,6 +48,10 @@ public final class LogSetup extends ContextAwareBase implements Configurator {
         // metallb.io/v1beta1 is what MetalLB serves; fabric8 warning about beta versions on every use is noise.
         context.getLogger("io.fabric8.kubernetes.client.dsl.internal.VersionUsageUtils")
                 .setLevel(Level.ERROR);
+        // An informer's failed list or watch: Watches says so in one line (and, when the first list fails, the code
+        // that asked for it), so fabric8's own line with a stack trace beside it (ERROR on a refused list) is noise.
+        context.getLogger("io.fabric8.kubernetes.client.informers.impl.cache.Reflector")
+                .setLevel(Level.OFF);
     }
 
     private static Encoder<ILoggingEvent> textEncoder(LoggerContext context) {

@@ -1,8 +1,13 @@
 package io.lbk8s.speaker;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.sun.net.httpserver.HttpServer;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -20,6 +25,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /** What a user sees when the Secret a BGPPeer names is missing, or the speaker may not read it. */
 class PasswordSecretsTest {
@@ -101,6 +107,10 @@ class PasswordSecretsTest {
     @Test
     void aSecretTheSpeakerMayNotReadIsNamedWithTheGrantItLacks() throws Exception {
         HttpServer forbidding = forbidding(new AtomicInteger());
+        Logger root = (Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
+        ListAppender<ILoggingEvent> log = new ListAppender<>();
+        log.start();
+        root.addAppender(log);
         try (KubernetesClient client = clientOf(forbidding);
                 PasswordSecrets secrets = new PasswordSecrets(client, OneNodeCluster.NS, () -> {})) {
             assertThat(secrets.passwords(PEER_WITH_SECRET)).isEmpty();
@@ -116,7 +126,15 @@ class PasswordSecretsTest {
                     .containsExactly("BGPPeer \"tor\": the speaker cannot read Secret \"tor-md5\" (Forbidden: its Role"
                             + " in lbk8s-system must allow list and watch of Secrets, as lbk8s install and the chart"
                             + " grant), so node node-1 does not connect to 10.0.0.254");
+            // one line of lbk8s's in the speaker's log, not fabric8's stack trace at ERROR beside it
+            assertThat(log.list)
+                    .filteredOn(e -> e.getLevel().isGreaterOrEqual(Level.WARN))
+                    .extracting(ILoggingEvent::getLoggerName, ILoggingEvent::getThrowableProxy)
+                    .containsExactly(tuple(PasswordSecrets.class.getName(), null));
+            assertThat(log.list.getFirst().getFormattedMessage())
+                    .startsWith("cannot read Secret lbk8s-system/tor-md5: Forbidden: its Role");
         } finally {
+            root.detachAppender(log);
             forbidding.stop(0);
         }
     }
