@@ -1045,10 +1045,8 @@ public final class Controller implements AutoCloseable {
     private void patchAnnotation(Service service, String pool) {
         String value = pool == null ? "null" : "\"" + pool.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
         String patch = "{\"metadata\":{\"annotations\":{\"" + Annotations.ALLOCATED_FROM_POOL + "\":" + value + "}}}";
-        client.services()
-                .inNamespace(service.getMetadata().getNamespace())
-                .withName(service.getMetadata().getName())
-                .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+        // to the Service as given, not by name: fabric8 would GET a Service known by name alone before patching it
+        client.services().resource(service).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
     }
 
     private void writeStatus(Service service, List<String> ips) {
