@@ -64,7 +64,7 @@ final class PeerSession {
 
     private record BfdChanged(BfdState state, int attempt) implements Input {}
 
-    private final PeerSpec spec;
+    private volatile PeerSpec spec;
     private final Connector connector;
     private final Clock clock;
     private final Sessions.Listener listener;
@@ -90,8 +90,12 @@ final class PeerSession {
     private SessionContext context;
     private Map<IpPrefix, Route> sent = Map.of();
 
+    /**
+     * @param why what the status says until the session has news of its own: why it was restarted, if it was
+     */
     PeerSession(
             PeerSpec spec,
+            Optional<String> why,
             Connector connector,
             Clock clock,
             Sessions.Listener listener,
@@ -104,12 +108,17 @@ final class PeerSession {
         this.bfd = bfd;
         this.establishedPeers = establishedPeers;
         this.status = new SessionStatus(
-                spec.name(), spec.address(), SessionState.IDLE, clock.instant(), Optional.empty(), 0, Optional.empty());
+                spec.name(), spec.address(), SessionState.IDLE, clock.instant(), why, 0, Optional.empty());
         this.loop = Thread.ofVirtual().name("bgp-" + spec.name()).unstarted(this::run);
     }
 
     PeerSpec spec() {
         return spec;
+    }
+
+    /** A spec that differs only in what the next connection reads ({@link PeerSpec#sameSessionAs}). */
+    void respec(PeerSpec same) {
+        spec = same;
     }
 
     SessionStatus status() {
