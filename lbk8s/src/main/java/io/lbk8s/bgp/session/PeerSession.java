@@ -77,6 +77,7 @@ final class PeerSession {
     private volatile Set<Route> wanted = Set.of();
     private volatile SessionStatus status;
     private volatile boolean stopped;
+    private volatile boolean revisedLogged;
 
     // owned by the loop thread
     private SessionState state = SessionState.IDLE;
@@ -360,6 +361,18 @@ final class PeerSession {
                     }
                     // routes the peer sends are decoded (checked) and otherwise ignored: we only originate
                     case Decoded.Valid(var other) -> inputs.add(new FromPeer(new SessionEvent.Received(other), from));
+                    case Decoded.Revised(var update, var reason) -> {
+                        // RFC 7606: we use no route the peer sends, so the session goes on; said once per peer
+                        if (!revisedLogged) {
+                            revisedLogged = true;
+                            log.warn(
+                                    "BGP peer {} ({}) sent {}; further such UPDATEs are handled alike without a word",
+                                    spec.name(),
+                                    spec.address(),
+                                    reason);
+                        }
+                        inputs.add(new FromPeer(new SessionEvent.Received(update), from));
+                    }
                     case Decoded.Invalid(var notification, var reason) -> {
                         inputs.add(new FromPeer(new SessionEvent.Refused(notification, "sent " + reason), from));
                         return;

@@ -130,6 +130,7 @@ class SessionsGracefulRestartTest {
         System.arraycopy(rest, 0, message, header.length, rest.length);
         return switch (MessageDecoder.decode(message, true)) {
             case Decoded.Valid(var valid) -> valid;
+            case Decoded.Revised revised -> throw new AssertionError("we sent " + revised.reason());
             case Decoded.Invalid invalid -> throw new AssertionError("we sent " + invalid.reason());
         };
     }
