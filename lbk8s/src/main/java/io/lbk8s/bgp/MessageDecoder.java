@@ -26,13 +26,13 @@ public final class MessageDecoder {
      */
     public static Decoded decode(byte[] message, boolean fourOctetAs) {
         try {
-            return new Decoded.Valid(decodeOrThrow(message, fourOctetAs));
+            return decodeOrThrow(message, fourOctetAs);
         } catch (Malformed e) {
             return new Decoded.Invalid(e.notification, e.getMessage());
         }
     }
 
-    private static Message decodeOrThrow(byte[] message, boolean fourOctetAs) throws Malformed {
+    private static Decoded decodeOrThrow(byte[] message, boolean fourOctetAs) throws Malformed {
         if (message.length < HEADER) {
             throw new Malformed(1, 2, "a message shorter than the 19-octet header");
         }
@@ -59,13 +59,16 @@ public final class MessageDecoder {
             throw new Malformed(1, 2, lengthField, "a message of type " + type + " and length " + length);
         }
         ByteBuffer body = ByteBuffer.wrap(message, HEADER, length - HEADER).slice();
-        return switch (type) {
-            case 1 -> OpenDecoder.decode(body);
-            case 2 -> UpdateDecoder.decode(body, fourOctetAs);
-            case 3 -> notification(body);
-            case 4 -> new Message.Keepalive();
-            default -> new Message.RouteRefresh(body.getShort() & 0xFFFF, body.get(3) & 0xFF);
-        };
+        if (type == 2) {
+            return UpdateDecoder.decode(body, fourOctetAs);
+        }
+        return new Decoded.Valid(
+                switch (type) {
+                    case 1 -> OpenDecoder.decode(body);
+                    case 3 -> notification(body);
+                    case 4 -> new Message.Keepalive();
+                    default -> new Message.RouteRefresh(body.getShort() & 0xFFFF, body.get(3) & 0xFF);
+                });
     }
 
     private static Message.Notification notification(ByteBuffer body) {

@@ -4,6 +4,7 @@ import io.lbk8s.address.IpAddress;
 import io.lbk8s.config.AddressPool;
 import io.lbk8s.config.BgpAdvertisement;
 import io.lbk8s.config.Config;
+import io.lbk8s.peers.Liveness;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -14,10 +15,15 @@ import java.util.Optional;
 
 /**
  * Which nodes advertise an address of a Service over BGP: unlike layer 2, not one leader but every node that
- * qualifies, and the router spreads the traffic over them (ECMP). A node qualifies when it could announce anything
- * at all ({@link LeaderChoice#whyUnfit}), a BGPAdvertisement selecting the address's pool allows it and targets a
+ * qualifies, and the router spreads the traffic over them (ECMP). A node qualifies when the API lets it announce
+ * anything at all ({@link #whyUnfit}), a BGPAdvertisement selecting the address's pool allows it and targets a
  * BGPPeer the node peers with, and, with {@code externalTrafficPolicy: Local}, it holds a ready endpoint. Every
  * speaker computes this alike from the same objects.
+ *
+ * <p>The failure detector among speakers has no say here, as memberlist has none in MetalLB's BGP mode: its verdicts
+ * keep two nodes from answering ARP for one address (layer 2's fence), while in BGP every qualifying node advertises
+ * anyway, and the router itself drops a dead node's routes (hold time, BFD). Following the detector, a speaker whose
+ * detector merely stalled (starved of CPU for a fraction of a second) withdrew every route and advertised it again.
  */
 public final class BgpChoice {
     private BgpChoice() {}
@@ -85,13 +91,21 @@ public final class BgpChoice {
         return new Advertised(ip, pool.get(), advertisements, inHashOrder);
     }
 
+    /**
+     * Why {@code node} may advertise nothing at all over BGP: layer 2's reasons as the API tells them (its speaker,
+     * its conditions, the exclusion label), without the failure detector's verdict.
+     */
+    static Optional<String> whyUnfit(NodeState node, LeaderChoice.Options options) {
+        return LeaderChoice.whyUnfit(node.withLiveness(Liveness.NOT_HEARD), options);
+    }
+
     private static Optional<String> whyNot(
             Config config,
             NodeState node,
             ServiceState service,
             List<BgpAdvertisement> advertisements,
             LeaderChoice.Options options) {
-        Optional<String> unfit = LeaderChoice.whyUnfit(node, options);
+        Optional<String> unfit = whyUnfit(node, options);
         if (unfit.isPresent()) {
             return unfit;
         }

@@ -5,7 +5,6 @@ import io.lbk8s.bgp.PeerSpec;
 import io.lbk8s.config.BfdProfile;
 import io.lbk8s.config.BgpPeer;
 import io.lbk8s.config.Config;
-import io.lbk8s.peers.Liveness;
 import io.lbk8s.text.Quoted;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -16,7 +15,8 @@ import java.util.Optional;
 /**
  * Which BGPPeers one node holds sessions with, and with what: a peer whose nodeSelectors match the node's labels,
  * unless the node carries the exclusion label (as in layer 2), with its password read from its Secret and its
- * BFDProfile resolved. A peer with graceful restart waits while this node's failure detector holds it back.
+ * BFDProfile resolved. The failure detector among speakers has no say ({@link BgpChoice}): a node it holds back
+ * (starting, resuming after a pause, rejoining) keeps its sessions and its routes.
  *
  * @param peers    the sessions to hold, by peer name
  * @param problems sentences about peers this node should peer with but cannot, or not as configured
@@ -57,12 +57,6 @@ public record BgpPeering(List<PeerSpec> peers, List<String> problems) {
                 .sorted(Comparator.comparing(BgpPeer::name))
                 .toList()) {
             if (!peer.allowsNode(node.labels())) {
-                continue;
-            }
-            if (peer.enableGracefulRestart() && node.liveness() == Liveness.HELD) {
-                // Held back (starting, or rejoining), this node advertises nothing yet; a session now would send
-                // that empty table and End-of-RIB, and the router would drop the routes it keeps for us as stale
-                // (RFC 4724 4.2). The session waits until the node may advertise, the router's restart time meanwhile.
                 continue;
             }
             Optional<String> password = peer.password();

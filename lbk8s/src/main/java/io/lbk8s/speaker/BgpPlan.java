@@ -10,6 +10,7 @@ import io.lbk8s.config.BgpAdvertisement;
 import io.lbk8s.service.ServiceKey;
 import io.lbk8s.text.Quoted;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -56,8 +57,9 @@ public record BgpPlan(
         if (in.config().bgpPeers().isEmpty() && in.config().bgpAdvertisements().isEmpty()) {
             return EMPTY;
         }
+        List<NodeState> nodes = withThisSpeakerRunning(in.nodes(), in.node());
         Optional<NodeState> me =
-                in.nodes().stream().filter(n -> n.name().equals(in.node())).findFirst();
+                nodes.stream().filter(n -> n.name().equals(in.node())).findFirst();
         BgpPeering peering = me.map(n -> BgpPeering.of(in.config(), n, in.options(), passwords, unreadable))
                 .orElse(BgpPeering.NONE);
         Map<String, Map<IpPrefix, RouteDraft>> drafts = new TreeMap<>();
@@ -66,7 +68,7 @@ public record BgpPlan(
         List<NodePlan.Problem> problems = new ArrayList<>();
         for (ServiceState service : in.services()) {
             for (IpAddress ip : service.ips()) {
-                switch (BgpChoice.decide(in.config(), service, ip, in.nodes(), in.options())) {
+                switch (BgpChoice.decide(in.config(), service, ip, nodes, in.options())) {
                     case BgpChoice.NotBgp _ -> {}
                     case BgpChoice.Unadvertised(IpAddress unadvertised, String reason) -> {
                         if (LeaderChoice.reporterOf(service.ips().getFirst(), in.nodes())
@@ -79,7 +81,7 @@ public record BgpPlan(
                     when advertised.nodes().contains(in.node()) -> {
                         // one node says what is wrong with the configuration, the first that advertises
                         boolean reporter = advertised.nodes().getFirst().equals(in.node());
-                        LocalPrefClash.find(advertised, in.config(), in.nodes(), in.options())
+                        LocalPrefClash.find(advertised, in.config(), nodes, in.options())
                                 .filter(clash -> clash.node().equals(in.node()))
                                 .ifPresent(
                                         clash -> problems.add(new NodePlan.Problem(service.key(), ip, clash.reason())));
@@ -120,6 +122,20 @@ public record BgpPlan(
         });
         return new BgpPlan(
                 peering, routes, services, problems.stream().distinct().toList());
+    }
+
+    /**
+     * The nodes, with this node's speaker taken as ready: it is the one computing this plan. Its Pod turns Ready only
+     * when the kubelet next probes it, and not at all while it cannot answer ARP (layer 2's business); a speaker that
+     * waited for it would open its sessions with an empty table, and a router keeping this node's routes for a
+     * graceful restart would drop them on that table's End-of-RIB.
+     */
+    private static List<NodeState> withThisSpeakerRunning(Collection<NodeState> nodes, String self) {
+        return nodes.stream()
+                .map(n -> n.name().equals(self) && !n.speakerReady()
+                        ? new NodeState(n.name(), n.labels(), n.ready(), n.networkUnavailable(), true, n.liveness())
+                        : n)
+                .toList();
     }
 
     /** The prefix a BGPAdvertisement advertises {@code ip} with: the address itself unless it aggregates. */

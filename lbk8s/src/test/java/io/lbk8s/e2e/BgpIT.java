@@ -233,6 +233,52 @@ class BgpIT {
                 prefix(ip), r -> r.size() == 1 && r.getFirst().nextHops().size() == 3, "back over 3", SOON);
     }
 
+    /**
+     * A speaker starved of CPU for 400 ms (its process stopped, then let run): its failure detector falls silent, its
+     * peers declare it dead and hold it back when it is heard again, which in layer 2 fences it from answering ARP. In
+     * BGP every node advertises anyway and the router judges a node's liveness itself (BFD here: 300 ms x 3), so the
+     * node's next hop must never leave the router's FIB.
+     */
+    @Test
+    void aSpeakerStarvedForLessThanBfdNoticesKeepsItsNextHopOnTheRouter() throws Exception {
+        BgpRouter frr = startFrr();
+        InetAddress ip = loadBalancer("starved", "Cluster");
+        router.awaitFib(
+                prefix(ip), r -> r.size() == 1 && r.getFirst().nextHops().size() == 3, "over 3", SOON);
+        TestNode victim = network.nodes().get(1);
+        Sandbox.poll(
+                "the router's BFD sessions with the three nodes Up",
+                SOON,
+                () -> frr.bfdPeers().stream().filter(RouterBfdPeer::up).count() == 3);
+        int resumedBefore = resumes(victim);
+
+        try (BgpSandbox.FibWatch fib = BgpSandbox.FibWatch.start(router, prefix(ip), victim.ipv4())) {
+            for (int i = 0; i < 3; i++) {
+                BgpSandbox.pauseSpeaker(cluster, victim, Duration.ofMillis(400));
+                Thread.sleep(3_000); // its peers hold it back for a while after they heard it again
+            }
+            BgpSandbox.FibWatch.Seen seen = fib.stop();
+            System.out.println("BgpIT: speaker of " + victim.name() + " stopped 3 times for 400 ms; the router's FIB"
+                    + " sampled " + seen.samples() + " times, the node's next hop missing in " + seen);
+            assertThat(resumes(victim) - resumedBefore)
+                    .as("pauses the speaker's failure detector noticed (\"resuming after a pause\")")
+                    .isPositive();
+            seen.assertNeverMissing();
+        }
+        assertThat(frr.bfdPeers().stream().filter(RouterBfdPeer::up).count())
+                .as("the router's BFD sessions Up")
+                .isEqualTo(3);
+    }
+
+    /** How often the speaker on {@code node} has logged that its failure detector resumed after a pause. */
+    private static int resumes(TestNode node) {
+        return (int) cluster.speaker(node)
+                .log()
+                .lines()
+                .filter(l -> l.contains("resuming after a pause"))
+                .count();
+    }
+
     @Test
     void aSpeakerThatStopsWithdrawsAtOnceInsteadOfAfterTheHoldTime() {
         BgpRouter frr = startFrr();

@@ -91,6 +91,41 @@ final class BgpSandbox {
         });
     }
 
+    /**
+     * Stops {@code node}'s speaker process alone (SIGSTOP to it and its children) for {@code pause}, then lets it run
+     * again (SIGCONT): a speaker starved of CPU, its failure detector silent for that long, the node's other
+     * processes running.
+     */
+    static void pauseSpeaker(Sandbox cluster, TestNode node, Duration pause) throws InterruptedException {
+        ProcessHandle speaker = ProcessHandle.of(cluster.speaker(node).pid()).orElseThrow();
+        List<String> pids = java.util.stream.Stream.concat(java.util.stream.Stream.of(speaker), speaker.descendants())
+                .map(p -> String.valueOf(p.pid()))
+                .toList();
+        signal("STOP", pids);
+        try {
+            Thread.sleep(pause);
+        } finally {
+            signal("CONT", pids);
+        }
+    }
+
+    private static void signal(String signal, List<String> pids) {
+        List<String> command = new java.util.ArrayList<>(List.of("kill", "-" + signal));
+        command.addAll(pids);
+        try {
+            Process kill = new ProcessBuilder(command).redirectErrorStream(true).start();
+            if (!kill.waitFor(5, java.util.concurrent.TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                kill.destroyForcibly();
+                throw new IllegalStateException(command + " failed");
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(command + " interrupted", e);
+        }
+    }
+
     /** How many of {@code count} curls from the remote client through the router to {@code ip} are answered. */
     static int curlsAnswered(UpstreamRouter router, InetAddress ip, int count, Duration timeout) {
         int answered = 0;

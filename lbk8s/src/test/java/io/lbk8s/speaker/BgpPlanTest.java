@@ -74,11 +74,30 @@ class BgpPlanTest {
                                 "node-3 on web: the Service has no ready endpoint, and with externalTrafficPolicy: Local"
                                         + " only a node with one may announce 10.0.0.1")),
                 arguments(
-                        "a node the failure detector judged dead keeps its session and withdraws",
+                        "the failure detector has no say: a node it holds back (starting, resuming after a pause)"
+                                + " keeps advertising",
+                        bgp(List.of(TOR), ALL),
+                        List.of(cluster("10.0.0.1")),
+                        List.of(node("node-1"), node("node-2"), judged("node-3", Liveness.HELD)),
+                        List.of(
+                                "node-1 -> tor: 10.0.0.1/32",
+                                "node-2 -> tor: 10.0.0.1/32",
+                                "node-3 -> tor: 10.0.0.1/32")),
+                arguments(
+                        "nor does a node its peers judged dead stop advertising: the router's hold time or BFD decide",
                         bgp(List.of(TOR), ALL),
                         List.of(cluster("10.0.0.1")),
                         List.of(node("node-1"), node("node-2"), judged("node-3", Liveness.DEAD)),
-                        List.of("node-1 -> tor: 10.0.0.1/32", "node-2 -> tor: 10.0.0.1/32", "node-3 -> tor: nothing")),
+                        List.of(
+                                "node-1 -> tor: 10.0.0.1/32",
+                                "node-2 -> tor: 10.0.0.1/32",
+                                "node-3 -> tor: 10.0.0.1/32")),
+                arguments(
+                        "a speaker whose Pod is not Ready yet advertises: it runs, it computes this",
+                        bgp(List.of(TOR), ALL),
+                        List.of(cluster("10.0.0.1")),
+                        List.of(node("node-1"), LeaderChoiceTest.noSpeaker("node-2")),
+                        List.of("node-1 -> tor: 10.0.0.1/32", "node-2 -> tor: 10.0.0.1/32")),
                 arguments(
                         "a node not Ready withdraws",
                         bgp(List.of(TOR), ALL),

@@ -64,7 +64,7 @@ final class PeerSession {
 
     private record BfdChanged(BfdState state, int attempt) implements Input {}
 
-    private final PeerSpec spec;
+    private volatile PeerSpec spec;
     private final Connector connector;
     private final Clock clock;
     private final Sessions.Listener listener;
@@ -77,6 +77,7 @@ final class PeerSession {
     private volatile Set<Route> wanted = Set.of();
     private volatile SessionStatus status;
     private volatile boolean stopped;
+    private volatile boolean revisedLogged;
 
     // owned by the loop thread
     private SessionState state = SessionState.IDLE;
@@ -90,8 +91,12 @@ final class PeerSession {
     private SessionContext context;
     private Map<IpPrefix, Route> sent = Map.of();
 
+    /**
+     * @param why what the status says until the session has news of its own: why it was restarted, if it was
+     */
     PeerSession(
             PeerSpec spec,
+            Optional<String> why,
             Connector connector,
             Clock clock,
             Sessions.Listener listener,
@@ -104,12 +109,17 @@ final class PeerSession {
         this.bfd = bfd;
         this.establishedPeers = establishedPeers;
         this.status = new SessionStatus(
-                spec.name(), spec.address(), SessionState.IDLE, clock.instant(), Optional.empty(), 0, Optional.empty());
+                spec.name(), spec.address(), SessionState.IDLE, clock.instant(), why, 0, Optional.empty());
         this.loop = Thread.ofVirtual().name("bgp-" + spec.name()).unstarted(this::run);
     }
 
     PeerSpec spec() {
         return spec;
+    }
+
+    /** A spec that differs only in what the next connection reads ({@link PeerSpec#sameSessionAs}). */
+    void respec(PeerSpec same) {
+        spec = same;
     }
 
     SessionStatus status() {
@@ -351,6 +361,18 @@ final class PeerSession {
                     }
                     // routes the peer sends are decoded (checked) and otherwise ignored: we only originate
                     case Decoded.Valid(var other) -> inputs.add(new FromPeer(new SessionEvent.Received(other), from));
+                    case Decoded.Revised(var update, var reason) -> {
+                        // RFC 7606: we use no route the peer sends, so the session goes on; said once per peer
+                        if (!revisedLogged) {
+                            revisedLogged = true;
+                            log.warn(
+                                    "BGP peer {} ({}) sent {}; further such UPDATEs are handled alike without a word",
+                                    spec.name(),
+                                    spec.address(),
+                                    reason);
+                        }
+                        inputs.add(new FromPeer(new SessionEvent.Received(update), from));
+                    }
                     case Decoded.Invalid(var notification, var reason) -> {
                         inputs.add(new FromPeer(new SessionEvent.Refused(notification, "sent " + reason), from));
                         return;

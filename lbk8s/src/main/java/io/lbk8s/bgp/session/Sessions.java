@@ -50,27 +50,46 @@ public final class Sessions implements BgpSessions {
     public synchronized void configure(Collection<PeerSpec> specs) {
         Map<String, PeerSpec> wanted = new LinkedHashMap<>();
         specs.forEach(spec -> wanted.put(spec.name(), spec));
+        Map<String, String> restartedBecause = new HashMap<>();
         for (var it = peers.entrySet().iterator(); it.hasNext(); ) {
             var entry = it.next();
             PeerSpec now = wanted.get(entry.getKey());
-            if (now == null || !now.equals(entry.getValue().spec())) {
-                // Cease subcodes of RFC 4486: the peer was removed (3) or its configuration changed (6)
-                int subcode = now == null ? 3 : 6;
-                entry.getValue().stop(Optional.of(Message.Notification.of(CEASE, subcode)), STOP_WAIT);
-                it.remove();
-                if (now == null) {
-                    routes.remove(entry.getKey());
-                }
+            PeerSpec before = entry.getValue().spec();
+            if (now != null && now.sameSessionAs(before)) {
+                entry.getValue().respec(now); // only what the next connection reads changed: the session goes on
+                continue;
+            }
+            // Cease subcodes of RFC 4486: the peer was removed (3) or its configuration changed (6)
+            int subcode = now == null ? 3 : 6;
+            entry.getValue().stop(Optional.of(Message.Notification.of(CEASE, subcode)), STOP_WAIT);
+            it.remove();
+            if (now == null) {
+                routes.remove(entry.getKey());
+            } else {
+                restartedBecause.put(now.name(), restartReason(now, before));
             }
         }
         for (PeerSpec spec : wanted.values()) {
             if (!peers.containsKey(spec.name())) {
-                PeerSession peer = new PeerSession(spec, connector, clock, listener, bfd, establishedPeers);
+                PeerSession peer = new PeerSession(
+                        spec,
+                        Optional.ofNullable(restartedBecause.get(spec.name())),
+                        connector,
+                        clock,
+                        listener,
+                        bfd,
+                        establishedPeers);
                 peers.put(spec.name(), peer);
                 peer.start();
                 peer.advertise(routes.getOrDefault(spec.name(), Set.of()));
             }
         }
+    }
+
+    /** The sentence a restarted session's status starts with, so that its BGPSessionDown Event says why. */
+    static String restartReason(PeerSpec now, PeerSpec before) {
+        return "BGPPeer \"" + now.name() + "\" changed (" + String.join(", ", now.changesFrom(before))
+                + "): session restarted";
     }
 
     @Override

@@ -87,8 +87,11 @@ class SessionsGracefulRestartTest {
         return sessions;
     }
 
-    /** Reads our OPEN, answers it with the router's and a KEEPALIVE; whether ours had the Restart State bit. */
-    private static boolean restartState(Socket connection) throws IOException {
+    /**
+     * Reads our OPEN, answers it with the router's and a KEEPALIVE; whether ours had the Restart State bit. Shared with
+     * {@link SessionsReconfigureTest}.
+     */
+    static boolean restartState(Socket connection) throws IOException {
         connection.setSoTimeout(WAIT_MILLIS);
         Message.Open ours = (Message.Open) read(connection.getInputStream());
         Message.Open theirs = Message.Open.of(
@@ -119,7 +122,7 @@ class SessionsGracefulRestartTest {
         return seen;
     }
 
-    private static Message read(InputStream in) throws IOException {
+    static Message read(InputStream in) throws IOException {
         byte[] header = in.readNBytes(MessageDecoder.HEADER);
         byte[] rest = in.readNBytes(MessageDecoder.length(header) - MessageDecoder.HEADER);
         byte[] message = new byte[header.length + rest.length];
@@ -127,6 +130,7 @@ class SessionsGracefulRestartTest {
         System.arraycopy(rest, 0, message, header.length, rest.length);
         return switch (MessageDecoder.decode(message, true)) {
             case Decoded.Valid(var valid) -> valid;
+            case Decoded.Revised revised -> throw new AssertionError("we sent " + revised.reason());
             case Decoded.Invalid invalid -> throw new AssertionError("we sent " + invalid.reason());
         };
     }
