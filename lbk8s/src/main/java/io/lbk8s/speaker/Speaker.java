@@ -339,6 +339,7 @@ public final class Speaker implements AutoCloseable {
     }
 
     private void reconcile() throws IOException {
+        metrics.planned();
         readConfig();
         Set<String> withSpeaker =
                 SpeakerMapping.nodesWithReadySpeaker(speakerPods.getStore().list());
