@@ -155,7 +155,8 @@ class PlanFactsTest {
         return builder.build();
     }
 
-    private static EndpointSlice slice(String service, boolean ready) {
+    /** The EndpointSlice of {@code service}'s one Pod, on node-1. */
+    static EndpointSlice slice(String service, boolean ready) {
         return new EndpointSliceBuilder()
                 .withNewMetadata()
                 .withName(service + "-x1")

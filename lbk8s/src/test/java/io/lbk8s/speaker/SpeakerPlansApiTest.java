@@ -6,12 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.fabric8.kubernetes.api.model.ServiceStatusBuilder;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.lbk8s.kube.ConfigResources;
-import io.lbk8s.kube.ObjectFacts;
 import io.lbk8s.kube.PeerViewAnnotation;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -38,10 +33,7 @@ class SpeakerPlansApiTest {
     void aBurstOfNewServicesIsPlannedForFarFewerTimesThanItHasChangesAndEveryOneIsAdvertised() throws Exception {
         var registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         try (OneNodeCluster cluster = OneNodeCluster.start()) {
-            RecordingSessions sessions = new RecordingSessions();
-            cluster.speaker(0, registry, sessions).start();
-            configureBgp(cluster);
-            await().atMost(SOON).until(() -> sessions.calls().contains("configure [tor]"));
+            RecordingSessions sessions = startWithBgp(cluster, registry);
             double plansBefore = counter(registry, "lbk8s_speaker_plans_total");
 
             // as the controller and the EndpointSlice controller write them: three changes for each Service
@@ -69,10 +61,7 @@ class SpeakerPlansApiTest {
     void addressesGivenTogetherArePlannedForTogether() throws Exception {
         var registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         try (OneNodeCluster cluster = OneNodeCluster.start()) {
-            RecordingSessions sessions = new RecordingSessions();
-            cluster.speaker(0, registry, sessions).start();
-            configureBgp(cluster);
-            await().atMost(SOON).until(() -> sessions.calls().contains("configure [tor]"));
+            RecordingSessions sessions = startWithBgp(cluster, registry);
             List<Service> waiting = IntStream.rangeClosed(1, SERVICES)
                     .mapToObj(i -> createWithEndpoint(cluster, "web-" + i))
                     .toList();
@@ -83,7 +72,7 @@ class SpeakerPlansApiTest {
                 for (int i = 0; i < SERVICES; i++) {
                     Service service = waiting.get(i);
                     String ip = "203.0.113." + (i + 1);
-                    writers.execute(() -> giveAddress(cluster, service, ip));
+                    writers.execute(() -> cluster.giveAddress(service, ip));
                 }
             }
 
@@ -130,11 +119,20 @@ class SpeakerPlansApiTest {
                     .discovery()
                     .v1()
                     .endpointSlices()
-                    .resource(readySlice("web", OneNodeCluster.NODE))
+                    .resource(PlanFactsTest.slice("web", true))
                     .create();
             heartbeat(cluster, "False");
             cluster.awaitNotAnnounced("web", "is not Ready", SOON);
         }
+    }
+
+    /** A speaker on node-1 whose recorded sessions have the BGPPeer tor, advertising pool bgp (203.0.113.0/24). */
+    private static RecordingSessions startWithBgp(OneNodeCluster cluster, PrometheusMeterRegistry registry) {
+        RecordingSessions sessions = new RecordingSessions();
+        cluster.speaker(0, registry, sessions).start();
+        configureBgp(cluster);
+        await().atMost(SOON).until(() -> sessions.calls().contains("configure [tor]"));
+        return sessions;
     }
 
     private static void configureBgp(OneNodeCluster cluster) {
@@ -157,7 +155,7 @@ class SpeakerPlansApiTest {
 
     /** A Service with a selector, its EndpointSlice with a ready Pod on node-1, then its address in its status. */
     private static void createServedService(OneNodeCluster cluster, String name, String ip) {
-        giveAddress(cluster, createWithEndpoint(cluster, name), ip);
+        cluster.giveAddress(createWithEndpoint(cluster, name), ip);
     }
 
     private static List<String> everyRoute() {
@@ -168,59 +166,14 @@ class SpeakerPlansApiTest {
 
     /** A Service with a selector and its EndpointSlice with a ready Pod on node-1, as yet without an address. */
     private static Service createWithEndpoint(OneNodeCluster cluster, String name) {
-        Service created = cluster.client
-                .services()
-                .inNamespace("default")
-                .resource(new ServiceBuilder()
-                        .withNewMetadata()
-                        .withName(name)
-                        .endMetadata()
-                        .withNewSpec()
-                        .withType("LoadBalancer")
-                        .withSelector(Map.of("app", name))
-                        .addNewPort()
-                        .withPort(80)
-                        .endPort()
-                        .endSpec()
-                        .build())
-                .create();
+        Service created = cluster.createLoadBalancer(name, Map.of("app", name));
         cluster.client
                 .discovery()
                 .v1()
                 .endpointSlices()
-                .resource(readySlice(name, OneNodeCluster.NODE))
+                .resource(PlanFactsTest.slice(name, true))
                 .create();
         return created;
-    }
-
-    /** The controller's part: {@code ip} in the Service's status. */
-    private static void giveAddress(OneNodeCluster cluster, Service created, String ip) {
-        created.setStatus(new ServiceStatusBuilder()
-                .withNewLoadBalancer()
-                .addNewIngress()
-                .withIp(ip)
-                .endIngress()
-                .endLoadBalancer()
-                .build());
-        cluster.client.services().inNamespace("default").resource(created).updateStatus();
-    }
-
-    private static EndpointSlice readySlice(String service, String node) {
-        return new EndpointSliceBuilder()
-                .withNewMetadata()
-                .withName(service + "-x1")
-                .withNamespace("default")
-                .withLabels(Map.of(ObjectFacts.SERVICE_NAME_LABEL, service))
-                .endMetadata()
-                .withAddressType("IPv4")
-                .addNewEndpoint()
-                .withAddresses("10.244.0.5")
-                .withNodeName(node)
-                .withNewConditions()
-                .withReady(true)
-                .endConditions()
-                .endEndpoint()
-                .build();
     }
 
     /** The kubelet's status update: Ready as {@code ready}, with a new heartbeat time. */
