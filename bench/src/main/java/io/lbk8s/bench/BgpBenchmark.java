@@ -313,18 +313,7 @@ public final class BgpBenchmark {
         sandbox.speaker(node).stop(Duration.ofSeconds(10));
         sandbox.setSpeakerPodReady(node, false);
         long start = System.nanoTime();
-        List<Thread> writers = new ArrayList<>();
-        for (int t = 0; t < 8; t++) {
-            int offset = t;
-            writers.add(Thread.ofVirtual().start(() -> {
-                for (int i = offset; i < count; i += 8) {
-                    createAssigned("bulk-" + i, bulkAddress(i));
-                }
-            }));
-        }
-        for (Thread writer : writers) {
-            writer.join();
-        }
+        writeAssigned("bulk-", 0, count);
         Sandbox.poll(
                 "the sandbox to write " + count + " EndpointSlices",
                 Duration.ofMinutes(10),
@@ -438,18 +427,7 @@ public final class BgpBenchmark {
     private void servicesWhileRunning(FrrRouter frr, TestNode node, int advertised, int more) throws Exception {
         String before = sandbox.metrics(node).orElse("");
         long start = System.nanoTime();
-        List<Thread> writers = new ArrayList<>();
-        for (int t = 0; t < 8; t++) {
-            int offset = t;
-            writers.add(Thread.ofVirtual().start(() -> {
-                for (int i = offset; i < more; i += 8) {
-                    createAssigned("more-" + i, bulkAddress(advertised + i));
-                }
-            }));
-        }
-        for (Thread writer : writers) {
-            writer.join();
-        }
+        writeAssigned("more-", advertised, more);
         double written = (System.nanoTime() - start) / 1e9;
         long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
         while (peer(frr, node).received() < advertised + more && System.nanoTime() < deadline) {
@@ -490,6 +468,22 @@ public final class BgpBenchmark {
                         "(?m)^lbk8s_workqueue_work_duration_seconds_count\\{[^}]*name=\"speaker\"[^}]*\\} (\\S+)")
                 .matcher(metrics);
         return m.find() ? Double.parseDouble(m.group(1)) : 0;
+    }
+
+    /** Services {@code prefix}0.. of the bulk pool from its {@code first} address on, by 8 threads, as the controller. */
+    private void writeAssigned(String prefix, int first, int count) throws InterruptedException {
+        List<Thread> writers = new ArrayList<>();
+        for (int t = 0; t < 8; t++) {
+            int offset = t;
+            writers.add(Thread.ofVirtual().start(() -> {
+                for (int i = offset; i < count; i += 8) {
+                    createAssigned(prefix + i, bulkAddress(first + i));
+                }
+            }));
+        }
+        for (Thread writer : writers) {
+            writer.join();
+        }
     }
 
     /** A Service of the bulk pool with the status the controller would write: {@code ip} in its ingress. */
