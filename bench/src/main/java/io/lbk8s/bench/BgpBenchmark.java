@@ -24,6 +24,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
@@ -32,7 +34,8 @@ import tools.jackson.databind.ObjectMapper;
  * BGP mode's figures on the namespace network with FRR 8.4 as the upstream router (not a test), the roles run as
  * deployed ({@link BgpPhases#launcher}): Service created -> its route in the router's kernel routing table (FIB), a
  * frozen node's next hop gone from it with BFD at 300 ms x 3, and one speaker advertising 10,000 Services: the time
- * until the router holds them all, the speaker's RSS, and the full table to a new FRR peer. Prints markdown table rows.
+ * until the router holds them all, the speaker's RSS, the full table to a new FRR peer, and then Services created while
+ * it runs: how fast they reach the router. Prints markdown table rows.
  * Usage: {@code BgpBenchmark DIST_DIR [--quick] [--latency-only]} (--quick: 20 Services, 2 freezes, 1,000 Services
  * for the table; --latency-only: without the 10,000 Services, e.g. to compare two distributions' first Service).
  */
@@ -180,6 +183,7 @@ public final class BgpBenchmark {
         try (BgpPhases phases = BgpPhases.start(sandbox, frr)) {
             double[] queuesBefore = phases.speakerQueues();
             double[] controllerBefore = phases.controllerQueue();
+            double plansBefore = speakerPlans();
             for (int i = 0; i < count; i++) {
                 String name = "bgp-" + i;
                 String ip = latencyAddress(i);
@@ -221,8 +225,30 @@ public final class BgpBenchmark {
                 row("speaker (BGP)", phase[0], phase[1]);
             }
             queueRow("speakers' (3 nodes)", queuesBefore, phases.speakerQueues(), count);
+            row(
+                    "speaker (BGP)",
+                    "speakers' (3 nodes) plans per Service (lbk8s_speaker_plans_total; a speaker without it: -)",
+                    plansBefore < 0 ? "-" : String.format(Locale.ROOT, "%.1f", (speakerPlans() - plansBefore) / count));
             queueRow("the controller's", controllerBefore, phases.controllerQueue(), count);
         }
+    }
+
+    /** The plans the sandbox's speakers have made (lbk8s_speaker_plans_total summed), or -1 if none exports it. */
+    private double speakerPlans() {
+        double sum = -1;
+        for (TestNode node : network.nodes()) {
+            double plans = counter(sandbox.metrics(node).orElse(""), "lbk8s_speaker_plans_total");
+            if (plans >= 0) {
+                sum = Math.max(sum, 0) + plans;
+            }
+        }
+        return sum;
+    }
+
+    /** A counter without labels in a /metrics text, or -1 if it has none. */
+    private static double counter(String metrics, String name) {
+        Matcher m = Pattern.compile("(?m)^" + name + " (\\S+)").matcher(metrics);
+        return m.find() ? Double.parseDouble(m.group(1)) : -1;
     }
 
     /** Reconciles per Service of a work queue between two readings, and each one's mean wait and work. */
@@ -287,18 +313,7 @@ public final class BgpBenchmark {
         sandbox.speaker(node).stop(Duration.ofSeconds(10));
         sandbox.setSpeakerPodReady(node, false);
         long start = System.nanoTime();
-        List<Thread> writers = new ArrayList<>();
-        for (int t = 0; t < 8; t++) {
-            int offset = t;
-            writers.add(Thread.ofVirtual().start(() -> {
-                for (int i = offset; i < count; i += 8) {
-                    createAssigned("bulk-" + i, bulkAddress(i));
-                }
-            }));
-        }
-        for (Thread writer : writers) {
-            writer.join();
-        }
+        writeAssigned("bulk-", 0, count);
         Sandbox.poll(
                 "the sandbox to write " + count + " EndpointSlices",
                 Duration.ofMinutes(10),
@@ -400,6 +415,75 @@ public final class BgpBenchmark {
                 "speaker (BGP)",
                 "speaker RSS after sending that table",
                 ProcessMemory.of(javaIn(speaker)).describe());
+        servicesWhileRunning(fresh, node, count, Math.max(200, count / 20));
+    }
+
+    /**
+     * {@code more} Services created while the speaker advertises {@code advertised}, written as {@link #manyServices}
+     * writes them (their status set, 8 threads): the time from the first create to FRR counting all their routes, the
+     * rate, and the speaker's plans meanwhile from its /metrics (the work queue's reconciles, which a speaker without
+     * lbk8s_speaker_plans_total also exports; they include its BGP sessions' status reports).
+     */
+    private void servicesWhileRunning(FrrRouter frr, TestNode node, int advertised, int more) throws Exception {
+        String before = sandbox.metrics(node).orElse("");
+        long start = System.nanoTime();
+        writeAssigned("more-", advertised, more);
+        double written = (System.nanoTime() - start) / 1e9;
+        long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+        while (peer(frr, node).received() < advertised + more && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        String what = String.format(
+                Locale.ROOT,
+                "%,d Services created while the speaker advertises %,d (status set, 8 threads) -> FRR counts all their"
+                        + " routes (vtysh polled every 50 ms; load %s)",
+                more,
+                advertised,
+                load());
+        if (peer(frr, node).received() < advertised + more) {
+            row("speaker (BGP)", what, "not reached: " + peer(frr, node));
+            return;
+        }
+        String after = sandbox.metrics(node).orElse("");
+        double reconciles = queueCount(after) - queueCount(before);
+        double plans = counter(after, "lbk8s_speaker_plans_total") - counter(before, "lbk8s_speaker_plans_total");
+        row(
+                "speaker (BGP)",
+                what,
+                String.format(
+                        Locale.ROOT,
+                        "%.1f s, %.0f Services/s (the writes alone: %.1f s); %.0f reconciles%s",
+                        seconds,
+                        more / seconds,
+                        written,
+                        reconciles,
+                        counter(after, "lbk8s_speaker_plans_total") < 0
+                                ? ""
+                                : String.format(Locale.ROOT, ", %.0f plans", plans)));
+    }
+
+    private static double queueCount(String metrics) {
+        Matcher m = Pattern.compile(
+                        "(?m)^lbk8s_workqueue_work_duration_seconds_count\\{[^}]*name=\"speaker\"[^}]*\\} (\\S+)")
+                .matcher(metrics);
+        return m.find() ? Double.parseDouble(m.group(1)) : 0;
+    }
+
+    /** Services {@code prefix}0.. of the bulk pool from its {@code first} address on, by 8 threads, as the controller. */
+    private void writeAssigned(String prefix, int first, int count) throws InterruptedException {
+        List<Thread> writers = new ArrayList<>();
+        for (int t = 0; t < 8; t++) {
+            int offset = t;
+            writers.add(Thread.ofVirtual().start(() -> {
+                for (int i = offset; i < count; i += 8) {
+                    createAssigned(prefix + i, bulkAddress(first + i));
+                }
+            }));
+        }
+        for (Thread writer : writers) {
+            writer.join();
+        }
     }
 
     /** A Service of the bulk pool with the status the controller would write: {@code ip} in its ingress. */

@@ -45,7 +45,6 @@ import io.lbk8s.reconcile.ReconcileLoop;
 import io.lbk8s.reconcile.ReconcileResult;
 import io.lbk8s.reconcile.RetryPolicy;
 import io.lbk8s.service.ServiceKey;
-import io.lbk8s.service.ServiceRequests;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.time.Duration;
@@ -99,6 +98,7 @@ public final class Speaker implements AutoCloseable {
     private final PasswordSecrets passwords;
     private final RateLimitedQueue<String> queue = new RateLimitedQueue<>(RetryPolicy.DEFAULT);
     private final Watches watches = new Watches();
+    private final PlanFacts facts;
 
     private SharedIndexInformer<Service> services;
     private SharedIndexInformer<EndpointSlice> endpointSlices;
@@ -138,6 +138,7 @@ public final class Speaker implements AutoCloseable {
         this.settings = settings;
         this.events = new EventRecorder(client, COMPONENT, settings.node());
         this.metrics = new SpeakerMetrics(registry, settings.node());
+        this.facts = new PlanFacts(settings.lbClass(), this::plannedNow);
         watches.measure(registry);
         QueueMeters.measure(registry, "speaker", queue);
         this.statuses = new ServiceL2Statuses(client, settings.podNamespace(), settings.node());
@@ -284,9 +285,46 @@ public final class Speaker implements AutoCloseable {
         return watches.customResources(client, context, settings.configNamespace(), handler());
     }
 
-    /** Any change anywhere means: plan again (the queue folds a burst of changes into one plan). */
+    /**
+     * A change the plan reads means: plan again. The plan is one key of the queue, so the changes that come while it
+     * waits or runs are all answered by the next plan; a change the plan does not read ({@link PlanFacts}) plans
+     * nothing.
+     */
     private <T> ResourceEventHandler<T> handler() {
-        return Informers.onAnyChange(any -> queue.add(PLAN));
+        return new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(T added) {
+                changed(null, added);
+            }
+
+            @Override
+            public void onUpdate(T before, T after) {
+                changed(before, after);
+            }
+
+            @Override
+            public void onDelete(T deleted, boolean finalStateUnknown) {
+                changed(deleted, null);
+            }
+        };
+    }
+
+    private void changed(Object before, Object after) {
+        if (facts.changes(before, after)) {
+            queue.add(PLAN);
+        } else {
+            metrics.changeIgnored((after == null ? before : after).getClass().getSimpleName());
+        }
+    }
+
+    /** Whether the plan announces the Service "namespace/name" now (until the Services are watched: say yes). */
+    private boolean plannedNow(String key) {
+        SharedIndexInformer<Service> informer = services;
+        if (informer == null) {
+            return true;
+        }
+        Service service = informer.getStore().getByKey(key);
+        return service != null && PlanFacts.planned(service, settings.lbClass());
     }
 
     public Readiness readiness() {
@@ -339,6 +377,7 @@ public final class Speaker implements AutoCloseable {
     }
 
     private void reconcile() throws IOException {
+        metrics.planned();
         readConfig();
         Set<String> withSpeaker =
                 SpeakerMapping.nodesWithReadySpeaker(speakerPods.getStore().list());
@@ -354,10 +393,7 @@ public final class Speaker implements AutoCloseable {
                 SpeakerMapping.endpointsByService(endpointSlices.getStore().list());
         List<ServiceState> served = new ArrayList<>();
         for (Service service : services.getStore().list()) {
-            var view = ServiceMapping.view(service);
-            if (view.isLoadBalancer()
-                    && ServiceRequests.served(view, settings.lbClass())
-                    && !view.statusIps().isEmpty()) {
+            if (PlanFacts.planned(service, settings.lbClass())) {
                 served.add(SpeakerMapping.serviceState(service, endpoints));
             }
         }

@@ -26,6 +26,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * host answers for, as this node saw it; and lbk8s_speaker_requests_dropped_total{interface,protocol}, the requests
  * the kernel dropped because a responder's receive queue was full (they went unanswered). In BGP mode:
  * lbk8s_bgp_session_up{peer}, lbk8s_bgp_advertised_routes{peer} and lbk8s_bgp_session_transitions_total{peer}.
+ * How often it plans: lbk8s_speaker_plans_total, and lbk8s_speaker_changes_ignored_total{kind}, the watch events it did
+ * not plan for because they changed nothing a plan reads.
  */
 final class SpeakerMetrics implements L2Listener {
     private enum Kind {
@@ -59,6 +61,8 @@ final class SpeakerMetrics implements L2Listener {
     private final MultiGauge bgpSessionUp;
     private final MultiGauge bgpAdvertisedRoutes;
     private final Map<String, Counter> bgpTransitions = new ConcurrentHashMap<>();
+    private final Counter plans;
+    private final Map<String, Counter> changesIgnored = new ConcurrentHashMap<>();
     /** By interface and protocol. */
     private final Map<List<String>, Counter> dropped = new ConcurrentHashMap<>();
 
@@ -85,6 +89,10 @@ final class SpeakerMetrics implements L2Listener {
                 "lbk8s.bgp.session.up", "1 for each BGPPeer this node's session with is Established, 0 for the others");
         bgpAdvertisedRoutes = meters.gauges(
                 "lbk8s.bgp.advertised.routes", "Routes this node has sent each BGPPeer and not withdrawn");
+        plans = meters.counter(
+                "lbk8s.speaker.plans",
+                "Plans this node computed: each reads every watched object, and one plan answers every change that came"
+                        + " while the previous one ran");
         conflicts = meters.gauges(
                 "lbk8s.speaker.address.conflicts",
                 "1 for each address another host (a MAC that is no speaker's) answers for, as this node saw it");
@@ -165,6 +173,25 @@ final class SpeakerMetrics implements L2Listener {
                 .computeIfAbsent(
                         new Key(iface, ip),
                         k -> meters.counter(kind.name, kind.help, "interface", k.iface(), "ip", k.ip().toString()));
+    }
+
+    /** A plan was computed (counted whether or not it changed anything). */
+    void planned() {
+        plans.increment();
+    }
+
+    /** A watch event of {@code kind} changed nothing a plan reads: no plan for it. */
+    void changeIgnored(String kind) {
+        changesIgnored
+                .computeIfAbsent(
+                        kind,
+                        k -> meters.counter(
+                                "lbk8s.speaker.changes.ignored",
+                                "Watch events the speaker did not plan for because they changed nothing its plan reads"
+                                        + " (a Node's heartbeat, a Service without an address, a peer's view on its Pod)",
+                                "kind",
+                                k))
+                .increment();
     }
 
     void plan(NodePlan plan) {

@@ -154,7 +154,12 @@ public final class OneNodeCluster implements AutoCloseable {
 
     /** A LoadBalancer Service in {@code default} whose status shows {@code ip}, as the controller would have written it. */
     public void loadBalancer(String name, String ip) {
-        Service created = client.services()
+        giveAddress(createLoadBalancer(name, Map.of()), ip);
+    }
+
+    /** A LoadBalancer Service in {@code default} selecting {@code selector} (none: empty), as yet without an address. */
+    public Service createLoadBalancer(String name, Map<String, String> selector) {
+        return client.services()
                 .inNamespace("default")
                 .resource(new ServiceBuilder()
                         .withNewMetadata()
@@ -162,20 +167,25 @@ public final class OneNodeCluster implements AutoCloseable {
                         .endMetadata()
                         .withNewSpec()
                         .withType("LoadBalancer")
+                        .withSelector(selector)
                         .addNewPort()
                         .withPort(80)
                         .endPort()
                         .endSpec()
                         .build())
                 .create();
-        created.setStatus(new ServiceStatusBuilder()
+    }
+
+    /** The controller's part: {@code ip} in the status of {@code service}, as it was created. */
+    public void giveAddress(Service service, String ip) {
+        service.setStatus(new ServiceStatusBuilder()
                 .withNewLoadBalancer()
                 .addNewIngress()
                 .withIp(ip)
                 .endIngress()
                 .endLoadBalancer()
                 .build());
-        client.services().inNamespace("default").resource(created).updateStatus();
+        client.services().inNamespace("default").resource(service).updateStatus();
     }
 
     /** Waits for a NotAnnounced Warning on the Service {@code default/service} whose message contains {@code text}. */
