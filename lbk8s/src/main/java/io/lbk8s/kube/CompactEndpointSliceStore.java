@@ -47,11 +47,7 @@ public final class CompactEndpointSliceStore extends CompactStore<EndpointSlice,
 
     @Override
     EndpointSlice restore(String key, Kept k) {
-        ObjectMeta meta = new ObjectMeta();
-        meta.setNamespace(namespaceOf(key));
-        meta.setName(nameOf(key));
-        meta.setUid(k.uid());
-        meta.setResourceVersion(k.resourceVersion());
+        ObjectMeta meta = meta(key, k.uid(), k.resourceVersion());
         Map<String, String> labels = new HashMap<>();
         if (k.service() != null) {
             labels.put(ObjectFacts.SERVICE_NAME_LABEL, k.service());

@@ -87,11 +87,7 @@ public final class CompactServiceStore extends CompactStore<Service, CompactServ
 
     @Override
     Service restore(String key, Kept k) {
-        ObjectMeta meta = new ObjectMeta();
-        meta.setNamespace(namespaceOf(key));
-        meta.setName(nameOf(key));
-        meta.setUid(k.uid());
-        meta.setResourceVersion(k.resourceVersion());
+        ObjectMeta meta = meta(key, k.uid(), k.resourceVersion());
         meta.setAnnotations(new HashMap<>(k.annotations()));
         meta.setLabels(new HashMap<>(k.labels()));
         ServiceSpec spec = new ServiceSpec();

@@ -1,6 +1,7 @@
 package io.lbk8s.kube;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.fabric8.kubernetes.client.informers.cache.ItemStore;
 import java.util.concurrent.ConcurrentHashMap;
@@ -66,15 +67,15 @@ abstract class CompactStore<T extends HasMetadata, K> implements ItemStore<T> {
         return k == null ? null : restore(key, k);
     }
 
-    /** The namespace part of a namespace/name key (null for a cluster-scoped object's key). */
-    static String namespaceOf(String key) {
+    /** The metadata every rebuilt object has: its namespace and name (from its key), uid and resourceVersion. */
+    static ObjectMeta meta(String key, String uid, String resourceVersion) {
         int slash = key.indexOf('/');
-        return slash < 0 ? null : key.substring(0, slash);
-    }
-
-    /** The name part of a namespace/name key. */
-    static String nameOf(String key) {
-        return key.substring(key.indexOf('/') + 1);
+        ObjectMeta meta = new ObjectMeta();
+        meta.setNamespace(slash < 0 ? null : key.substring(0, slash));
+        meta.setName(key.substring(slash + 1));
+        meta.setUid(uid);
+        meta.setResourceVersion(resourceVersion);
+        return meta;
     }
 
     /** Recurring words (types, protocols, keys, node names) are interned: thousands of objects share a few of them. */
