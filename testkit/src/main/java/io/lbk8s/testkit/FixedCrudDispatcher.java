@@ -43,7 +43,7 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * <li>JSON patch failures (e.g. a failing {@code test} op) answer 422 instead of never answering;</li>
  * <li>discovery ({@code /version}, {@code /api}, {@code /apis}, resource lists, including stored CRDs);</li>
  * <li>set-based label selectors and arbitrary field selectors on list requests;</li>
- * <li>lists in key order, in chunks for {@code limit} and {@code continue} ({@link ListPages});</li>
+ * <li>lists asked for in chunks ({@code limit} and {@code continue}) come in key order, a chunk at a time ({@link ListPages});</li>
  * <li>cluster IP / node port allocation and defaults for created Services; CRDs get an Established status;</li>
  * <li>errors always carry a {@code Status} body, lists carry their proper {@code kind}.</li>
  * </ul>
