@@ -36,8 +36,9 @@ import tools.jackson.databind.ObjectMapper;
  * frozen node's next hop gone from it with BFD at 300 ms x 3, and one speaker advertising 10,000 Services: the time
  * until the router holds them all, the speaker's RSS, the full table to a new FRR peer, and then Services created while
  * it runs: how fast they reach the router. Prints markdown table rows.
- * Usage: {@code BgpBenchmark DIST_DIR [--quick] [--latency-only]} (--quick: 20 Services, 2 freezes, 1,000 Services
- * for the table; --latency-only: without the 10,000 Services, e.g. to compare two distributions' first Service).
+ * Usage: {@code BgpBenchmark DIST_DIR [--quick] [--latency-only | --many-only]} (--quick: 20 Services, 2 freezes,
+ * 1,000 Services for the table; --latency-only: without the 10,000 Services, e.g. to compare two distributions' first
+ * Service; --many-only: the 10,000 Services alone, e.g. to compare two distributions' memory).
  */
 public final class BgpBenchmark {
     private static final long ROUTER_AS = 64500;
@@ -64,6 +65,7 @@ public final class BgpBenchmark {
         Path dist = Path.of(args[0]);
         boolean quick = List.of(args).contains("--quick");
         boolean latencyOnly = List.of(args).contains("--latency-only");
+        boolean manyOnly = List.of(args).contains("--many-only");
         if (!Files.isRegularFile(dist.resolve("lbk8s.aot"))) {
             throw new IllegalArgumentException(dist + " is not a distribution tree with its AOT cache (build dist)");
         }
@@ -75,20 +77,13 @@ public final class BgpBenchmark {
         Path logs = Files.createTempDirectory("lbk8s-bgp-bench");
         boolean measured = false;
         try {
-            try (Sandbox sandbox = Sandbox.start(
-                    logs.resolve("latency"),
-                    TestNetwork.DEFAULT_NODE_COUNT,
-                    BgpPhases.launcher(logs, dist, "controller", false),
-                    BgpPhases.launcher(logs, dist, "speaker", true),
-                    List.of())) {
+            if (!manyOnly) {
+                latency(logs, dist, quick);
+            } else {
                 row(
                         "speaker (BGP)",
                         "how the figures below were taken",
-                        BgpPhases.howLaunched() + " (in the 10,000-Service rows: no controller, INFO); load " + load());
-                BgpBenchmark bench = new BgpBenchmark(sandbox);
-                bench.configure();
-                bench.serviceToRoute(quick ? 20 : 200);
-                bench.frozenNode(quick ? 2 : 5);
+                        BgpPhases.howLaunched() + " (no controller, INFO); load " + load());
             }
             if (!latencyOnly) {
                 Path many = Files.createDirectories(logs.resolve("many"));
@@ -108,6 +103,25 @@ public final class BgpBenchmark {
             } else {
                 System.err.println("the sandboxes' logs are in " + logs + (measured ? "" : " (BgpBenchmark failed)"));
             }
+        }
+    }
+
+    /** The latency figures: Service created -> route, and a frozen node's next hop gone, on three nodes. */
+    private static void latency(Path logs, Path dist, boolean quick) throws Exception {
+        try (Sandbox sandbox = Sandbox.start(
+                logs.resolve("latency"),
+                TestNetwork.DEFAULT_NODE_COUNT,
+                BgpPhases.launcher(logs, dist, "controller", false),
+                BgpPhases.launcher(logs, dist, "speaker", true),
+                List.of())) {
+            row(
+                    "speaker (BGP)",
+                    "how the figures below were taken",
+                    BgpPhases.howLaunched() + " (in the 10,000-Service rows: no controller, INFO); load " + load());
+            BgpBenchmark bench = new BgpBenchmark(sandbox);
+            bench.configure();
+            bench.serviceToRoute(quick ? 20 : 200);
+            bench.frozenNode(quick ? 2 : 5);
         }
     }
 

@@ -6,20 +6,17 @@ import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceSpec;
 import io.fabric8.kubernetes.api.model.ServiceStatus;
-import io.fabric8.kubernetes.client.informers.cache.Cache;
-import io.fabric8.kubernetes.client.informers.cache.ItemStore;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.stream.Stream;
 
 /**
  * An informer's cache of Services that keeps, of each, only what lbk8s reads: the fields {@link ServiceMapping#view}
- * and {@link ServiceMapping#statusIps} read, the uid claims and Events name, the resourceVersion its writes state.
+ * and {@link ServiceMapping#statusIps} read, {@code publishNotReadyAddresses} (the speaker's endpoints), the uid
+ * claims and Events name, the resourceVersion its writes state.
  * A whole fabric8 Service (managed fields, cluster IPs, a map of unknown properties in every nested object) is several
  * times that, and at 10,000 Services the cache was most of the controller's heap; fabric8's ReducedStateItemStore
  * keeps the chosen fields as Jackson maps and lists, which saved little. Recurring words (types, protocols, the keys
@@ -28,12 +25,12 @@ import java.util.stream.Stream;
  * <p>What it returns is a Service rebuilt from those fields alone: never write it back whole ({@link
  * ServiceStatusPatch} writes the status alone).
  */
-public final class CompactServiceStore implements ItemStore<Service> {
+public final class CompactServiceStore extends CompactStore<Service, CompactServiceStore.Kept> {
     private record Port(String protocol, Integer port) {}
 
     private record Ingress(String ip, String hostname, String ipMode) {}
 
-    private record Kept(
+    record Kept(
             String uid,
             String resourceVersion,
             Map<String, String> annotations,
@@ -45,53 +42,12 @@ public final class CompactServiceStore implements ItemStore<Service> {
             String ipFamilyPolicy,
             List<Port> ports,
             String externalTrafficPolicy,
+            Boolean publishNotReadyAddresses,
             Map<String, String> selector,
             List<Ingress> ingress) {}
 
-    private final ConcurrentHashMap<String, Kept> kept = new ConcurrentHashMap<>();
-
     @Override
-    public String getKey(Service service) {
-        return Cache.metaNamespaceKeyFunc(service);
-    }
-
-    @Override
-    public Service put(String key, Service service) {
-        return restore(key, kept.put(key, keep(service)));
-    }
-
-    @Override
-    public Service remove(String key) {
-        return restore(key, kept.remove(key));
-    }
-
-    @Override
-    public Stream<String> keySet() {
-        return kept.keySet().stream();
-    }
-
-    @Override
-    public Stream<Service> values() {
-        return kept.entrySet().stream().map(e -> restore(e.getKey(), e.getValue()));
-    }
-
-    @Override
-    public int size() {
-        return kept.size();
-    }
-
-    @Override
-    public Service get(String key) {
-        return restore(key, kept.get(key));
-    }
-
-    /** Not every field is kept: fabric8 then hands its handlers the listed objects themselves. */
-    @Override
-    public boolean isFullState() {
-        return false;
-    }
-
-    private static Kept keep(Service service) {
+    Kept keep(Service service) {
         ObjectMeta meta = service.getMetadata();
         ServiceSpec spec = Optional.ofNullable(service.getSpec()).orElseGet(ServiceSpec::new);
         List<Port> ports = spec.getPorts() == null
@@ -116,11 +72,12 @@ public final class CompactServiceStore implements ItemStore<Service> {
                         ? List.of()
                         : spec.getIpFamilies().stream()
                                 .filter(Objects::nonNull)
-                                .map(CompactServiceStore::intern)
+                                .map(CompactStore::intern)
                                 .toList(),
                 intern(spec.getIpFamilyPolicy()),
                 ports,
                 intern(spec.getExternalTrafficPolicy()),
+                spec.getPublishNotReadyAddresses(),
                 compact(spec.getSelector()),
                 ingress.stream()
                         .filter(Objects::nonNull)
@@ -128,16 +85,9 @@ public final class CompactServiceStore implements ItemStore<Service> {
                         .toList());
     }
 
-    private static Service restore(String key, Kept k) {
-        if (k == null) {
-            return null;
-        }
-        int slash = key.indexOf('/');
-        ObjectMeta meta = new ObjectMeta();
-        meta.setNamespace(slash < 0 ? null : key.substring(0, slash));
-        meta.setName(key.substring(slash + 1));
-        meta.setUid(k.uid());
-        meta.setResourceVersion(k.resourceVersion());
+    @Override
+    Service restore(String key, Kept k) {
+        ObjectMeta meta = meta(key, k.uid(), k.resourceVersion());
         meta.setAnnotations(new HashMap<>(k.annotations()));
         meta.setLabels(new HashMap<>(k.labels()));
         ServiceSpec spec = new ServiceSpec();
@@ -155,6 +105,7 @@ public final class CompactServiceStore implements ItemStore<Service> {
         }
         spec.setPorts(ports);
         spec.setExternalTrafficPolicy(k.externalTrafficPolicy());
+        spec.setPublishNotReadyAddresses(k.publishNotReadyAddresses());
         spec.setSelector(new HashMap<>(k.selector()));
         List<LoadBalancerIngress> ingress = new ArrayList<>();
         for (Ingress i : k.ingress()) {
@@ -187,9 +138,5 @@ public final class CompactServiceStore implements ItemStore<Service> {
             }
         });
         return Map.copyOf(copy);
-    }
-
-    private static String intern(String word) {
-        return word == null ? null : word.intern();
     }
 }

@@ -35,6 +35,13 @@ public final class Watches implements AutoCloseable {
 
     private record Watched(String what, SharedIndexInformer<?> informer) {}
 
+    /**
+     * Objects per page when an informer lists (client-go's page size): the API server sends a list of thousands in
+     * pages, each decoded and put into the informer's cache before the next is asked for, where one response was
+     * decoded whole first (a speaker with a 64 MiB heap ran out of it listing 10,000 Services that way).
+     */
+    static final long LIST_PAGE = 500;
+
     private final List<Watched> watched = new CopyOnWriteArrayList<>();
     private ApiContact contact = ApiContact.answeredAt(System.nanoTime()); // guarded by this
     private volatile Thread checker;
@@ -73,7 +80,7 @@ public final class Watches implements AutoCloseable {
 
     private static <T> SharedIndexInformer<T> resilient(
             String what, Informable<T> source, Optional<ItemStore<T>> store, ResourceEventHandler<? super T> handler) {
-        SharedIndexInformer<T> informer = source.runnableInformer(0);
+        SharedIndexInformer<T> informer = source.withLimit(LIST_PAGE).runnableInformer(0);
         store.ifPresent(informer::itemStore);
         informer.exceptionHandler((started, failure) -> {
             if (started) {

@@ -23,6 +23,8 @@ import io.lbk8s.health.HealthServer.Readiness;
 import io.lbk8s.kube.AddressConflicts;
 import io.lbk8s.kube.BgpConfigInformers;
 import io.lbk8s.kube.BgpSessionStates;
+import io.lbk8s.kube.CompactEndpointSliceStore;
+import io.lbk8s.kube.CompactServiceStore;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.ConfigurationStates;
 import io.lbk8s.kube.EventRecorder;
@@ -217,8 +219,11 @@ public final class Speaker implements AutoCloseable {
         l2Advertisements = customResources(ConfigResources.L2_ADVERTISEMENTS);
         bgpConfig = BgpConfigInformers.start(watches, client, settings.configNamespace(), handler());
         endpointSlices = watches.inform(
-                "endpointslices", client.discovery().v1().endpointSlices().inAnyNamespace(), handler());
-        services = watches.inform("services", client.services().inAnyNamespace(), handler());
+                "endpointslices",
+                client.discovery().v1().endpointSlices().inAnyNamespace(),
+                new CompactEndpointSliceStore(),
+                handler());
+        services = watches.inform("services", client.services().inAnyNamespace(), new CompactServiceStore(), handler());
         adoptConflicts();
         watches.checkApi(client);
         synced = true;

@@ -45,6 +45,7 @@ class CompactServiceStoreTest {
                 .withPort(53)
                 .endPort()
                 .withExternalTrafficPolicy("Local")
+                .withPublishNotReadyAddresses(true)
                 .withSelector(Map.of("app", "web"))
                 .withClusterIP("10.96.0.10")
                 .withSessionAffinity("ClientIP")
@@ -79,6 +80,8 @@ class CompactServiceStoreTest {
         assertThat(kept.getStatus().getLoadBalancer())
                 .isEqualTo(full.getStatus().getLoadBalancer());
         // what claims and Events name
+        // what the speaker reads besides: whether not-ready endpoints count
+        assertThat(kept.getSpec().getPublishNotReadyAddresses()).isTrue();
         assertThat(kept.getMetadata().getUid()).isEqualTo("4f1c-uid");
         assertThat(kept.getMetadata().getResourceVersion()).isEqualTo("42");
         assertThat(kept.getKind()).isEqualTo("Service");

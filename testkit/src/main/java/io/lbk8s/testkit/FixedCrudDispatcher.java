@@ -43,6 +43,7 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * <li>JSON patch failures (e.g. a failing {@code test} op) answer 422 instead of never answering;</li>
  * <li>discovery ({@code /version}, {@code /api}, {@code /apis}, resource lists, including stored CRDs);</li>
  * <li>set-based label selectors and arbitrary field selectors on list requests;</li>
+ * <li>lists asked for in chunks ({@code limit} and {@code continue}) come in key order, a chunk at a time ({@link ListPages});</li>
  * <li>cluster IP / node port allocation and defaults for created Services; CRDs get an Established status;</li>
  * <li>errors always carry a {@code Status} body, lists carry their proper {@code kind}.</li>
  * </ul>
@@ -68,6 +69,7 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
     private final Set<SelectorWatch> selectorWatches = new CopyOnWriteArraySet<>();
     private final Set<String> brokenWatches = new CopyOnWriteArraySet<>();
     private final ServiceDefaults serviceDefaults = new ServiceDefaults();
+    private final ListPages pages = new ListPages();
     /** Kept for watches that resume; a real API server's watch cache holds a few thousand changes per kind. */
     private final WatchHistory history = new WatchHistory(10_000);
 
@@ -379,6 +381,7 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
             }
         }
         list.set("items", kept);
+        pages.page(rp.objectPath(), rp.query(), list, version[0]);
         Optional<String> kind = Discovery.builtInKind(rp.group(), rp.plural())
                 .or(() -> discovery().kind(rp.group(), rp.plural()));
         kind.ifPresent(k -> {
