@@ -210,6 +210,84 @@ class BgpBirdIT {
         }
     }
 
+    @Test
+    void withGracefulRestartAndBfdAKilledSpeakersPathLeavesBirdWithBfdOnAndStaysWithBfdGraceful() throws Exception {
+        BgpSandbox.peerWith(cluster, PEER, true, BFD_PROFILE, true);
+        try {
+            BirdRouter bird = startBird(true, true);
+            InetAddress ip = loadBalancer("restarting-with-bfd");
+            router.awaitFib(prefix(ip), overThree(), "over 3", SOON);
+            TestNode victim = network.nodes().get(2);
+            awaitBfdUp(bird);
+
+            // bfd on: BFD's verdict ends the session, graceful restart or not
+            long killedAt = System.nanoTime();
+            cluster.speaker(victim).kill();
+            router.awaitFib(
+                    prefix(ip),
+                    r -> r.size() == 1 && !r.getFirst().nextHops().contains(victim.ipv4()),
+                    "without the killed node (bfd on)",
+                    Duration.ofSeconds(5));
+            System.out.println("BgpBirdIT: graceful restart with bfd on: the killed speaker's next hop left the FIB "
+                    + Duration.ofNanos(System.nanoTime() - killedAt).toMillis() + " ms after the kill; "
+                    + bird.bfdPeers());
+            assertThat(bird.nextHops(prefix(ip))).doesNotContain(victim.ipv4());
+            assertThat(bird.bfdPeers())
+                    .filteredOn(p -> p.peer().equals(victim.ipv4()))
+                    .noneMatch(RouterBfdPeer::up);
+            cluster.startSpeaker(victim);
+            cluster.awaitSpeakerReadyAndMarkPod(victim);
+            bird.awaitRoutes(prefix(ip), p -> p.size() == 3, "from all three nodes again", SOON);
+
+            // bfd graceful: BFD's verdict starts a graceful restart instead
+            bird.bfdGraceful();
+            for (TestNode node : network.nodes()) {
+                bird.awaitEstablished(node.ipv4(), SOON);
+            }
+            awaitBfdUp(bird);
+            router.awaitFib(prefix(ip), overThree(), "over 3 after reconfiguring", SOON);
+            try (BgpSandbox.FibWatch fib = BgpSandbox.FibWatch.start(router, prefix(ip), victim.ipv4())) {
+                killedAt = System.nanoTime();
+                cluster.speaker(victim).kill();
+                Sandbox.poll(
+                        "BIRD to see the killed node's BFD session down and keep its path as stale",
+                        Duration.ofSeconds(5),
+                        () -> bird.bfdPeers().stream().anyMatch(p -> p.peer().equals(victim.ipv4()) && !p.up())
+                                && bird.staleNextHops(prefix(ip)).contains(victim.ipv4()));
+                Thread.sleep(2_000); // well past BFD's 900 ms detection time: the path is still there
+                System.out.println("BgpBirdIT: with bfd graceful while the speaker is dead: " + bird.bfdPeers() + "\n"
+                        + bird.birdc("show", "route", prefix(ip), "all"));
+                assertThat(bird.staleNextHops(prefix(ip))).containsExactly(victim.ipv4());
+                assertThat(BgpSandbox.curlsAnswered(router, ip, 10, CURL))
+                        .as("curls answered while the speaker and its BFD session are dead")
+                        .isEqualTo(10);
+                cluster.startSpeaker(victim);
+                cluster.awaitSpeakerReadyAndMarkPod(victim);
+                bird.awaitEstablished(victim.ipv4(), SOON);
+                Sandbox.poll(
+                        "the restarted node's path fresh again (its End-of-RIB received)",
+                        SOON,
+                        () -> bird.staleNextHops(prefix(ip)).isEmpty()
+                                && bird.nextHops(prefix(ip)).size() == 3);
+                BgpSandbox.FibWatch.Seen seen = fib.stop();
+                System.out.println(
+                        "BgpBirdIT: with bfd graceful, speaker of " + victim.name() + " killed and back after "
+                                + Duration.ofNanos(System.nanoTime() - killedAt).toMillis() + " ms; the FIB sampled "
+                                + seen.samples() + " times, the node's next hop missing in " + seen);
+                seen.assertNeverMissing();
+            }
+        } finally {
+            BgpSandbox.peerWith(cluster, PEER, false, BFD_PROFILE, true);
+        }
+    }
+
+    private static void awaitBfdUp(BirdRouter bird) {
+        Sandbox.poll(
+                "BIRD's BFD sessions with the three nodes Up",
+                SOON,
+                () -> bird.bfdPeers().stream().filter(RouterBfdPeer::up).count() == 3);
+    }
+
     /** BIRD peering with the three nodes over IPv4, with {@code bfd on} (300 ms × 3) or graceful restart as asked. */
     private static BirdRouter startBird(boolean bfd, boolean gracefulRestart) {
         List<RouterPeer> peers = network.nodes().stream()

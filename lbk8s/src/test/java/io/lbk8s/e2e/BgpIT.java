@@ -406,6 +406,163 @@ class BgpIT {
         }
     }
 
+    @Test
+    void whenFrrsBgpdRestartsGracefullyTheSpeakersSendTheirRoutesAgainAndTrafficFlowsThroughout() throws Exception {
+        peerWith(true, false);
+        try {
+            FrrRouter frr = startFrrWithoutBfd(true);
+            InetAddress ip = loadBalancer("router-restarts", "Cluster");
+            router.awaitFib(
+                    prefix(ip), r -> r.size() == 1 && r.getFirst().nextHops().size() == 3, "over 3", SOON);
+            TestNode watched = network.nodes().getFirst();
+
+            try (BgpSandbox.FibWatch fib = BgpSandbox.FibWatch.start(router, prefix(ip), watched.ipv4())) {
+                long killedAt = System.nanoTime();
+                frr.killBgpd(); // zebra runs on, keeping bgpd's routes for its graceful restart
+                assertThat(BgpSandbox.curlsAnswered(router, ip, 10, CURL))
+                        .as("curls answered through the router while its bgpd is dead")
+                        .isEqualTo(10);
+                assertThat(router.fibNextHops(prefix(ip))).containsExactlyInAnyOrderElementsOf(nodeAddresses());
+
+                frr.startBgpd();
+                long startedAt = System.nanoTime();
+                for (TestNode node : network.nodes()) {
+                    frr.awaitEstablished(node.ipv4(), SOON);
+                }
+                FrrRouter restarted = frr;
+                Sandbox.poll(
+                        "every speaker's End-of-RIB received by the restarted bgpd and its paths back",
+                        SOON,
+                        () -> network.nodes().stream().allMatch(n -> restarted.endOfRibReceived(n.ipv4()))
+                                && restarted.nextHops(prefix(ip)).size() == 3);
+                Duration back = Duration.ofNanos(System.nanoTime() - startedAt);
+                System.out.println("BgpIT: FRR's restarted bgpd once the speakers are back: "
+                        + frr.vtysh("show bgp neighbors " + text(watched.ipv4())) + "\n"
+                        + frr.vtysh("show ip route " + prefix(ip) + " json"));
+                BgpSandbox.FibWatch.Seen seen = fib.stop();
+                System.out.println("BgpIT: bgpd killed; " + network.nodes().size()
+                        + " speakers' routes and End-of-RIB back " + back.toMillis() + " ms after bgpd started again ("
+                        + Duration.ofNanos(System.nanoTime() - killedAt).toMillis() + " ms after the kill); the FIB"
+                        + " sampled " + seen.samples() + " times, " + watched.name() + "'s next hop missing in "
+                        + seen);
+                seen.assertNeverMissing();
+                assertThat(frr.staleNextHops(prefix(ip))).isEmpty();
+            }
+            assertThat(frr.routes(prefix(ip)))
+                    .extracting(RibPath::nextHop)
+                    .containsExactlyInAnyOrderElementsOf(nodeAddresses());
+            assertThat(router.fibNextHops(prefix(ip))).containsExactlyInAnyOrderElementsOf(nodeAddresses());
+            assertThat(BgpSandbox.curlsAnswered(router, ip, 5, CURL)).isEqualTo(5);
+        } finally {
+            peerWith(false, true);
+        }
+    }
+
+    @Test
+    void withGracefulRestartAndBfdAKilledSpeakersPathStaysOnFrrThoughItsBfdSessionDiesWithIt() throws Exception {
+        peerWith(true, true);
+        try {
+            FrrRouter frr = startFrrWithBfdAndGracefulRestart();
+            InetAddress ip = loadBalancer("restarting-with-bfd", "Cluster");
+            router.awaitFib(
+                    prefix(ip), r -> r.size() == 1 && r.getFirst().nextHops().size() == 3, "over 3", SOON);
+            TestNode victim = network.nodes().get(2);
+
+            try (BgpSandbox.FibWatch fib = BgpSandbox.FibWatch.start(router, prefix(ip), victim.ipv4())) {
+                long killedAt = System.nanoTime();
+                cluster.speaker(victim).kill(); // its BFD session dies with it: no more packets, no AdminDown
+                Sandbox.poll(
+                        "FRR to see the killed node's BFD session down and keep its path as stale",
+                        Duration.ofSeconds(5),
+                        () -> bfdDown(frr, victim)
+                                && frr.staleNextHops(prefix(ip)).contains(victim.ipv4()));
+                Thread.sleep(2_000); // well past BFD's 900 ms detection time: the path is still there
+                System.out.println("BgpIT: FRR with BFD while the speaker is dead: "
+                        + frr.vtysh("show bgp neighbors " + text(victim.ipv4())));
+                assertThat(frr.staleNextHops(prefix(ip))).containsExactly(victim.ipv4());
+                assertThat(BgpSandbox.curlsAnswered(router, ip, 10, CURL))
+                        .as("curls answered while the speaker and its BFD session are dead")
+                        .isEqualTo(10);
+
+                cluster.startSpeaker(victim);
+                cluster.awaitSpeakerReadyAndMarkPod(victim);
+                frr.awaitEstablished(victim.ipv4(), SOON);
+                Sandbox.poll(
+                        "the restarted node's path fresh again and its BFD session Up",
+                        SOON,
+                        () -> frr.staleNextHops(prefix(ip)).isEmpty()
+                                && frr.nextHops(prefix(ip)).size() == 3
+                                && !bfdDown(frr, victim));
+                BgpSandbox.FibWatch.Seen seen = fib.stop();
+                System.out.println("BgpIT: with BFD, speaker of " + victim.name() + " killed and back after "
+                        + Duration.ofNanos(System.nanoTime() - killedAt).toMillis() + " ms; the FIB sampled "
+                        + seen.samples() + " times, the node's next hop missing in " + seen);
+                seen.assertNeverMissing();
+            }
+        } finally {
+            peerWith(false, true);
+        }
+    }
+
+    @Test
+    void withGracefulRestartAndBfdAFrozenNodesPathStillLeavesFrrWithinAboutASecond() {
+        peerWith(true, true);
+        try {
+            FrrRouter frr = startFrrWithBfdAndGracefulRestart();
+            InetAddress ip = loadBalancer("frozen-with-gr", "Cluster");
+            router.awaitFib(
+                    prefix(ip), r -> r.size() == 1 && r.getFirst().nextHops().size() == 3, "over 3", SOON);
+            TestNode victim = network.nodes().getFirst();
+
+            long frozenAt = System.nanoTime();
+            network.freeze(victim);
+            // no connection closed: BFD's verdict ends the session while it is Established, and FRR keeps nothing
+            router.awaitFib(
+                    prefix(ip),
+                    r -> r.size() == 1 && !r.getFirst().nextHops().contains(victim.ipv4()),
+                    "without the frozen node",
+                    Duration.ofSeconds(5));
+            Duration gone = Duration.ofNanos(System.nanoTime() - frozenAt);
+            System.out.println("BgpIT: with BFD and graceful restart, the frozen node's next hop left the FIB after "
+                    + gone.toMillis() + " ms\n" + frr.vtysh("show bgp neighbors " + text(victim.ipv4())));
+            assertThat(gone).isLessThan(Duration.ofSeconds(3));
+            assertThat(bfdDown(frr, victim)).isTrue();
+            assertThat(frr.nextHops(prefix(ip))).hasSize(2).doesNotContain(victim.ipv4());
+            assertThat(frr.staleNextHops(prefix(ip))).isEmpty();
+            assertThat(BgpSandbox.curlsAnswered(router, ip, 5, CURL)).isEqualTo(5);
+
+            network.thaw(victim);
+            router.awaitFib(
+                    prefix(ip),
+                    r -> r.size() == 1 && r.getFirst().nextHops().size() == 3,
+                    "back over 3 after the thaw",
+                    SOON);
+        } finally {
+            peerWith(false, true);
+        }
+    }
+
+    private static boolean bfdDown(FrrRouter frr, TestNode node) {
+        return frr.bfdPeers().stream().anyMatch(b -> b.peer().equals(node.ipv4()) && !b.up());
+    }
+
+    /** FRR with graceful restart and BFD at 300 ms × 3 for the three nodes, every BFD session Up. */
+    private static FrrRouter startFrrWithBfdAndGracefulRestart() {
+        List<RouterPeer> peers = network.nodes().stream()
+                .map(n -> RouterPeer.at(n.ipv4(), NODE_AS).withBfd(BfdTimers.DEFAULT))
+                .toList();
+        FrrRouter frr =
+                router.startFrr(RouterConfig.of(ROUTER_AS, router.ipv4(), peers).withGracefulRestart(true));
+        for (TestNode node : network.nodes()) {
+            frr.awaitEstablished(node.ipv4(), SOON);
+        }
+        Sandbox.poll(
+                "FRR's BFD sessions with the three nodes Up",
+                SOON,
+                () -> frr.bfdPeers().stream().filter(RouterBfdPeer::up).count() == 3);
+        return frr;
+    }
+
     private static FrrRouter startFrrWithoutBfd(boolean gracefulRestart) {
         List<RouterPeer> peers = network.nodes().stream()
                 .map(n -> RouterPeer.at(n.ipv4(), NODE_AS))

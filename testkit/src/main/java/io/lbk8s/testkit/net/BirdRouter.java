@@ -114,6 +114,25 @@ public final class BirdRouter extends DaemonRouter implements BgpRouter {
         reconfigure();
     }
 
+    /**
+     * Every BGP protocol's {@code bfd on} becomes {@code bfd graceful}, and BIRD reconfigures (restarting those
+     * sessions): a BFD session that goes down then starts a graceful restart of the BGP session instead of ending it,
+     * so a neighbour's paths stay as stale.
+     */
+    public synchronized void bfdGraceful() {
+        Path conf = daemons.file("bird.conf");
+        try {
+            String text = java.nio.file.Files.readString(conf);
+            if (!text.contains("  bfd on;")) {
+                throw new IllegalStateException("no peer with BFD in " + conf);
+            }
+            daemons.write("bird.conf", text.replace("  bfd on;", "  bfd graceful;"));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        reconfigure();
+    }
+
     @Override
     void stop() {
         daemons.stopAll(); // bird removes its kernel routes on SIGTERM

@@ -84,6 +84,18 @@ final class FrrJson {
         return bit.isBoolean() ? Optional.of(bit.asBoolean()) : Optional.empty();
     }
 
+    /**
+     * One neighbor of {@code show bgp neighbors json}: whether FRR has received its End-of-RIB for {@code family}
+     * ({@code ipv4Unicast}) since the session came up ({@code gracefulRestartInfo.<family>.endOfRibStatus.endOfRibRecv}).
+     */
+    static boolean endOfRibReceived(JsonNode neighbor, String family) {
+        return neighbor.path("gracefulRestartInfo")
+                .path(family)
+                .path("endOfRibStatus")
+                .path("endOfRibRecv")
+                .asBoolean(false);
+    }
+
     /** An IPv6 path lists the global next hop and the link-local one; traffic goes by the global one. */
     private static String nextHop(JsonNode path) {
         for (JsonNode hop : path.path("nexthops")) {

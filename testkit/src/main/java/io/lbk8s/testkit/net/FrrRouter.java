@@ -76,6 +76,33 @@ public final class FrrRouter extends DaemonRouter implements BgpRouter {
                 .path(address));
     }
 
+    /** Whether FRR has received {@code neighbor}'s End-of-RIB for IPv4 unicast since their session came up. */
+    public boolean endOfRibReceived(InetAddress neighbor) {
+        String address = Addressing.text(neighbor);
+        return FrrJson.endOfRibReceived(
+                RouterDaemons.json(vtysh("show bgp neighbors " + address + " json"))
+                        .path(address),
+                "ipv4Unicast");
+    }
+
+    /**
+     * bgpd killed with SIGKILL, as a crash ends it, while zebra runs on: with {@code bgp graceful-restart} bgpd has
+     * told zebra to keep its routes for a while when it goes (zebra's client graceful restart), so the FIB still
+     * forwards. Its neighbours see their connections closed without a NOTIFICATION.
+     */
+    public void killBgpd() {
+        daemons.kill("bgpd");
+    }
+
+    /**
+     * bgpd started again with the same configuration: within its restart time it sets Restart State in its OPENs (RFC
+     * 4724 4.1) and defers its best-path selection until its neighbours' End-of-RIB.
+     */
+    public void startBgpd() {
+        daemons.start("bgpd", daemon("bgpd"));
+        daemons.awaitAnswer(vtyshCommand("show bgp summary json"));
+    }
+
     @Override
     public List<RouterBfdPeer> bfdPeers() {
         return FrrJson.bfdPeers(RouterDaemons.json(vtysh("show bfd peers json")));

@@ -1,5 +1,6 @@
 package io.lbk8s.testkit.net;
 
+import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -57,6 +58,23 @@ final class GobgpJson {
             }
         }
         return List.copyOf(paths);
+    }
+
+    /** The same output: next hops of the paths GoBGP marks {@code "stale": true} (graceful restart, RFC 4724). */
+    static List<InetAddress> staleNextHops(String prefix, JsonNode rib) {
+        List<InetAddress> stale = new ArrayList<>();
+        for (Map.Entry<String, JsonNode> entry : rib.properties()) {
+            if (!entry.getKey().equals(prefix)) {
+                continue;
+            }
+            for (JsonNode path : entry.getValue()) {
+                InetAddress hop = path(prefix, path).nextHop();
+                if (path.path("stale").asBoolean(false) && !stale.contains(hop)) {
+                    stale.add(hop);
+                }
+            }
+        }
+        return List.copyOf(stale);
     }
 
     private static RibPath path(String prefix, JsonNode path) {

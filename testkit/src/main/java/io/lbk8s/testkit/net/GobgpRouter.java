@@ -1,5 +1,6 @@
 package io.lbk8s.testkit.net;
 
+import java.net.InetAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -61,6 +62,15 @@ public final class GobgpRouter extends DaemonRouter implements BgpRouter {
     @Override
     public List<RibPath> routes(String prefix) {
         return GobgpJson.paths(prefix, RouterDaemons.json(gobgp("global", "rib", "-a", family(prefix), prefix, "-j")));
+    }
+
+    /**
+     * Next hops of the paths to {@code prefix} GoBGP keeps as stale: from a peer whose session dropped while both had
+     * announced graceful restart (RFC 4724 4.2), kept until the peer's End-of-RIB or its restart time ends.
+     */
+    public List<InetAddress> staleNextHops(String prefix) {
+        return GobgpJson.staleNextHops(
+                prefix, RouterDaemons.json(gobgp("global", "rib", "-a", family(prefix), prefix, "-j")));
     }
 
     /** Every path in its table of one family ({@code ipv4} or {@code ipv6}), by prefix. */

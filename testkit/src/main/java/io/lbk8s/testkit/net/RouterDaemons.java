@@ -89,6 +89,24 @@ final class RouterDaemons {
         return process;
     }
 
+    /**
+     * SIGKILL to the daemon started as {@code name}, as a crash would end it: no clean-up of its own (its sessions end
+     * without a NOTIFICATION, what it installed stays). It is then no longer one of {@link #processes()}, so that it can
+     * be started again under the same name.
+     */
+    void kill(String name) {
+        Path log = directory.resolve(name + ".log");
+        NamespacedProcess daemon = processes.stream()
+                .filter(p -> p.logFile().equals(log) && p.isAlive())
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("no running " + name + " in " + namespace));
+        daemon.kill();
+        if (daemon.waitFor(STOP_GRACE).isEmpty()) {
+            throw new IllegalStateException(daemon + " still runs after SIGKILL");
+        }
+        processes.remove(daemon);
+    }
+
     List<NamespacedProcess> processes() {
         return List.copyOf(processes);
     }
