@@ -56,7 +56,8 @@ class BgpIT {
                 "router",
                 "{myASN: " + NODE_AS + ", peerASN: " + ROUTER_AS + ", peerAddress: '" + text(router.ipv4())
                         + "', bfdProfile: fast, holdTime: 90s}");
-        cluster.createMetallb("IPAddressPool", "bgp", "{addresses: ['" + range(40, 49) + "']}");
+        // 20 addresses: every test's Services stay until the class ends
+        cluster.createMetallb("IPAddressPool", "bgp", "{addresses: ['" + range(30, 49) + "']}");
         cluster.createMetallb("BGPAdvertisement", "bgp", "{ipAddressPools: [bgp], communities: ['65000:7']}");
     }
 

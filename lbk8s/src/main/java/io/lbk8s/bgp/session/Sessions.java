@@ -4,6 +4,7 @@ import io.lbk8s.bgp.BgpSessions;
 import io.lbk8s.bgp.Message;
 import io.lbk8s.bgp.PeerSpec;
 import io.lbk8s.bgp.Route;
+import io.lbk8s.bgp.SessionState;
 import io.lbk8s.bgp.SessionStatus;
 import java.time.Clock;
 import java.time.Duration;
@@ -55,8 +56,12 @@ public final class Sessions implements BgpSessions {
             var entry = it.next();
             PeerSpec now = wanted.get(entry.getKey());
             PeerSpec before = entry.getValue().spec();
-            if (now != null && now.sameSessionAs(before)) {
-                entry.getValue().respec(now); // only what the next connection reads changed: the session goes on
+            if (now != null
+                    && now.sameSessionAs(before)
+                    && entry.getValue().status().state() == SessionState.ESTABLISHED) {
+                // only what the next connection reads changed: the session goes on. One still connecting starts
+                // again, so that the new connectTime holds for the attempt under way (which may wait 120 s) too.
+                entry.getValue().respec(now);
                 continue;
             }
             // Cease subcodes of RFC 4486: the peer was removed (3) or its configuration changed (6)

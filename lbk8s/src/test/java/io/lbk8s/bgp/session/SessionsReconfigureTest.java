@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -98,6 +99,45 @@ class SessionsReconfigureTest {
                 sessions.close();
             }
         }
+    }
+
+    @Test
+    void anotherConnectTimeRestartsASessionStillConnecting() throws Exception {
+        int closed;
+        try (ServerSocket gone = new ServerSocket(0, 1, LOOPBACK)) {
+            closed = gone.getLocalPort(); // nothing listens there once it is closed: every attempt is refused
+        }
+        Sessions sessions = Sessions.start(new Md5Connector(), Clock.systemUTC(), status -> {});
+        try {
+            sessions.configure(List.of(spec(closed, Duration.ofSeconds(90))));
+            awaitLastError(sessions, e -> e.contains("refused"));
+
+            sessions.configure(
+                    List.of(PeerSpecs.onLoopback("router", closed, Duration.ofSeconds(90), Duration.ofSeconds(5))));
+
+            // the attempt under way would keep the old connectTime (120 s unless set) otherwise
+            assertThat(sessions.statuses())
+                    .singleElement()
+                    .extracting(SessionStatus::lastError)
+                    .isEqualTo(Optional.of("BGPPeer \"router\" changed (connectTime): session restarted"));
+        } finally {
+            sessions.close();
+        }
+    }
+
+    private static void awaitLastError(Sessions sessions, Predicate<String> matches) throws InterruptedException {
+        for (int i = 0; i < 100 && !lastErrorMatches(sessions, matches); i++) {
+            Thread.sleep(50);
+        }
+        assertThat(sessions.statuses())
+                .singleElement()
+                .satisfies(s -> assertThat(s.lastError())
+                        .hasValueSatisfying(e -> assertThat(matches).accepts(e)));
+    }
+
+    private static boolean lastErrorMatches(Sessions sessions, Predicate<String> matches) {
+        return sessions.statuses().stream()
+                .allMatch(s -> s.lastError().filter(matches).isPresent());
     }
 
     private static PeerSpec spec(int port, Duration holdTime) {
