@@ -11,9 +11,11 @@ import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -23,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * Keeps one MetalLB-style status object of one kind per subject (a Service, a BGP peer) of this node, labelled with
  * the node, and none for the subjects it no longer has, including those an earlier run of its speaker left. Writes run
  * in order on a thread of their own, so that a slow API server delays the objects, never what the speaker announces.
- * A write that fails starts the next one over from the API's view.
+ * A write that fails is tried again, from the API's view, until it succeeds or a newer one replaces it: nothing else
+ * would write again while what this node announces stays the same.
  *
  * @param <K> what an object is about
  * @param <V> what its status says of it
@@ -54,16 +57,25 @@ abstract class NodeStatusObjects<K, V> implements AutoCloseable {
     private final KubernetesClient client;
     private final String namespace;
     private final String node;
-    private final ExecutorService writer;
+    static final long FIRST_RETRY_MILLIS = 200;
+    static final long LAST_RETRY_MILLIS = 10_000;
+
+    private final ScheduledExecutorService writer;
+    /** What the latest {@link #publish} asked for (its caller's thread). */
     private Map<K, V> written = Map.of();
-    private boolean cleanedUp;
+    /** Set by {@link #rewriteAll}, taken by the next {@link #publish} (its caller's thread). */
+    private boolean resyncNext;
+    /** Counts the publishes, so that a retry that a newer write replaced does nothing. */
+    private final AtomicLong publishes = new AtomicLong();
+    /** Whether the writer's next write lists this node's objects first (the writer's thread). */
+    private boolean fromApi = true;
 
     NodeStatusObjects(Shape<K, V> shape, KubernetesClient client, String namespace, String node) {
         this.shape = shape;
         this.client = client;
         this.namespace = namespace;
         this.node = node;
-        this.writer = Executors.newSingleThreadExecutor(
+        this.writer = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofVirtual().name(shape.context().getPlural()).factory());
     }
 
@@ -75,14 +87,22 @@ abstract class NodeStatusObjects<K, V> implements AutoCloseable {
         Map<K, V> now = Map.copyOf(wanted);
         Set<String> failed = Set.copyOf(failedNodes);
         Map<K, V> before = written;
+        boolean resync = resyncNext;
         written = now;
-        writer.execute(() -> write(before, now, failed));
+        resyncNext = false;
+        long publish = publishes.incrementAndGet();
+        submit(() -> {
+            if (resync) {
+                fromApi = true;
+            }
+            write(before, now, failed, publish, FIRST_RETRY_MILLIS);
+        });
     }
 
-    private void write(Map<K, V> before, Map<K, V> wanted, Set<String> failed) {
+    private void write(Map<K, V> before, Map<K, V> wanted, Set<String> failed, long publish, long retryMillis) {
         var resources = client.genericKubernetesResources(shape.context()).inNamespace(namespace);
         try {
-            if (!cleanedUp) {
+            if (fromApi) {
                 for (GenericKubernetesResource stale :
                         resources.withLabel(NODE_LABEL, node).list().getItems()) {
                     if (!wanted.containsKey(
@@ -90,7 +110,7 @@ abstract class NodeStatusObjects<K, V> implements AutoCloseable {
                         resources.withName(stale.getMetadata().getName()).delete();
                     }
                 }
-                cleanedUp = true;
+                fromApi = false;
                 before = Map.of();
             }
             for (var entry : wanted.entrySet()) {
@@ -104,8 +124,34 @@ abstract class NodeStatusObjects<K, V> implements AutoCloseable {
                 }
             }
         } catch (KubernetesClientException e) {
-            log.warn("could not write {} objects: {}", shape.context().getKind(), e.getMessage());
-            cleanedUp = false;
+            log.warn(
+                    "could not write {} objects: {}; trying again in {} ms",
+                    shape.context().getKind(),
+                    e.getMessage(),
+                    retryMillis);
+            fromApi = true;
+            long next = Math.min(retryMillis * 2, LAST_RETRY_MILLIS);
+            schedule(
+                    () -> {
+                        if (publishes.get() == publish) { // a newer write starts from the API's view by itself
+                            write(Map.of(), wanted, failed, publish, next);
+                        }
+                    },
+                    retryMillis);
+        }
+    }
+
+    private void submit(Runnable task) {
+        schedule(task, 0);
+    }
+
+    private void schedule(Runnable task, long delayMillis) {
+        try {
+            writer.schedule(task, delayMillis, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            log.debug(
+                    "{} objects: not written, the speaker is stopping",
+                    shape.context().getKind());
         }
     }
 
@@ -130,9 +176,13 @@ abstract class NodeStatusObjects<K, V> implements AutoCloseable {
         }
     }
 
-    /** The next {@link #publish} writes every object again. */
+    /**
+     * The next {@link #publish} starts from the API's view: it removes this node's objects it does not want and writes
+     * every one it wants, even where the last publish wanted the same.
+     */
     protected void rewriteAll() {
         written = Map.of();
+        resyncNext = true;
     }
 
     /** A stable name, so that a restarted speaker finds its objects again: <prefix>-<node>-<hash of the subject>. */

@@ -121,6 +121,9 @@ public final class Speaker implements AutoCloseable {
     private NodePlan.Inputs planInputs;
     private int stallsSeen;
     private Map<ServiceKey, Set<String>> announcedServices = Map.of();
+    /** After a stall: the status objects are written from the API's view even if this node now announces nothing. */
+    private boolean statusesStale;
+
     private Set<ServiceKey> warnedServices =
             Set.of(); // those this speaker gave a NotAnnounced Warning in its last plan
     private volatile Optional<PeerWatch> peers = Optional.empty();
@@ -428,6 +431,7 @@ public final class Speaker implements AutoCloseable {
             plan = NodePlan.EMPTY;
             announcedServices = Map.of();
             statuses.rewriteAll();
+            statusesStale = true;
             watch.get().stallHandled(heard.get());
         }
         Set<IpAddress> fromFailed = heard.filter(h -> planInputs != null)
@@ -575,9 +579,10 @@ public final class Speaker implements AutoCloseable {
             }
         }
         warnedServices = warnedNow;
-        if (!now.equals(announcedServices)) {
+        if (statusesStale || !now.equals(announcedServices)) {
             // the objects a failed node left behind go; a live node's are its own to remove
             statuses.publish(now, failedNodes(nodeStates));
+            statusesStale = false;
         }
         announcedServices = now;
         metrics.plan(next);

@@ -81,6 +81,47 @@ class NodeStatusObjectsApiTest {
         assertThat(nodesOf(ServiceL2Statuses.CONTEXT)).isEqualTo(Map.of("node-3", 1));
     }
 
+    /**
+     * An API server that refuses a few writes (restarting, overloaded, or this node's link just back) does not leave
+     * the objects wrong until the node's announcements next change: the write is tried again until it succeeds.
+     */
+    @Test
+    void writesTheApiRefusesAreTriedAgain() {
+        try (var statuses = new ServiceL2Statuses(client, NS, "node-1")) {
+            server.dispatcher().refuseWrites("servicel2statuses", 3);
+            statuses.publish(Map.of(WEB, Set.of("eth0")), Set.of());
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> nodesOf(ServiceL2Statuses.CONTEXT).equals(Map.of("node-1", 1)));
+
+            server.dispatcher().refuseWrites("servicel2statuses", 3);
+            statuses.publish(Map.of(), Set.of());
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> nodesOf(ServiceL2Statuses.CONTEXT).isEmpty());
+        }
+    }
+
+    /**
+     * After a stall the speaker forgets what it wrote ({@code rewriteAll}); if it then announces nothing, the object it
+     * wrote before the stall still goes, since no other node removes a live node's objects.
+     */
+    @Test
+    void afterRewriteAllAnObjectNoLongerWantedGoesThoughNothingSeemsToChange() {
+        try (var statuses = new ServiceL2Statuses(client, NS, "node-1")) {
+            statuses.publish(Map.of(WEB, Set.of("eth0")), Set.of());
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> nodesOf(ServiceL2Statuses.CONTEXT).equals(Map.of("node-1", 1)));
+
+            statuses.rewriteAll();
+            statuses.publish(Map.of(), Set.of());
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> nodesOf(ServiceL2Statuses.CONTEXT).isEmpty());
+        }
+    }
+
     @Test
     void aSessionStateForEachPeerOfThisNodeOnly() {
         leftBehind(BgpSessionStates.CONTEXT, "session-node-2-x", "node-2", null);

@@ -17,7 +17,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArraySet;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Consumer;
@@ -68,6 +70,7 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
 
     private final Set<SelectorWatch> selectorWatches = new CopyOnWriteArraySet<>();
     private final Set<String> brokenWatches = new CopyOnWriteArraySet<>();
+    private final Map<String, AtomicInteger> refusedWrites = new ConcurrentHashMap<>();
     private final ServiceDefaults serviceDefaults = new ServiceDefaults();
     private final ListPages pages = new ListPages();
     /** Kept for watches that resume; a real API server's watch cache holds a few thousand changes per kind. */
@@ -163,6 +166,9 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
             throw new ApiException(404, "NotFound", "the server could not find the requested resource");
         }
         ResourcePath rp = parsed.get();
+        if (method != HttpMethod.GET && refused(rp.plural())) {
+            throw new ApiException(503, "ServiceUnavailable", "the server is currently unable to handle the request");
+        }
         if (!rp.group().isEmpty()
                 && Discovery.builtInKind(rp.group(), rp.plural()).isEmpty()
                 && handleGet(CRD_LIST_PATH + "/" + rp.plural() + "." + rp.group())
@@ -464,6 +470,19 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
             }
             return null;
         });
+    }
+
+    /**
+     * The next {@code count} writes (create, update, patch, delete) of {@code plural} are refused with a 503, as an API
+     * server that is restarting or overloaded answers; reads still work.
+     */
+    public void refuseWrites(String plural, int count) {
+        refusedWrites.put(plural, new AtomicInteger(count));
+    }
+
+    private boolean refused(String plural) {
+        var left = refusedWrites.get(plural);
+        return left != null && left.getAndUpdate(n -> Math.max(0, n - 1)) > 0;
     }
 
     /** Whether some client holds a watch of {@code group}/{@code plural} open, so a test can break it knowingly. */

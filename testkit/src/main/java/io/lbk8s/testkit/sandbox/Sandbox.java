@@ -518,15 +518,23 @@ public final class Sandbox implements AutoCloseable {
      */
     public TestNode awaitServingNode(String service, InetAddress ip, Duration timeout) {
         TestNode[] agreed = new TestNode[1];
-        poll("one node to announce " + ip.getHostAddress() + " and serve the client", timeout, () -> {
-            Optional<String> named = announcingNode("default", service);
-            if (named.isEmpty()) {
-                return false;
-            }
-            agreed[0] = nodeNamed(named.get());
-            return network.client().curl(ip, Duration.ofMillis(500)).equals(Optional.of(agreed[0].backendBody()))
-                    && announcingNode("default", service).equals(named);
-        });
+        String[] seen = {"nothing yet"};
+        try {
+            poll("one node to announce " + ip.getHostAddress() + " and serve the client", timeout, () -> {
+                List<String> named = l2StatusNodes("default", service);
+                if (named.size() != 1 || named.contains("?")) {
+                    seen[0] = "ServiceL2Status objects name " + named;
+                    return false;
+                }
+                agreed[0] = nodeNamed(named.getFirst());
+                Optional<String> answer = network.client().curl(ip, Duration.ofMillis(500));
+                seen[0] = "ServiceL2Status names " + named + ", curl answered " + answer.orElse("nothing");
+                return answer.equals(Optional.of(agreed[0].backendBody()))
+                        && l2StatusNodes("default", service).equals(named);
+            });
+        } catch (IllegalStateException e) {
+            throw new IllegalStateException(e.getMessage() + "; last seen: " + seen[0], e);
+        }
         return agreed[0];
     }
 
@@ -603,14 +611,20 @@ public final class Sandbox implements AutoCloseable {
      * The node that announces a Service, as {@code kubectl get servicel2statuses} shows it: present once exactly one
      * ServiceL2Status names a node (during a handover there may briefly be none or two).
      */
-    @SuppressWarnings("unchecked")
     public Optional<String> announcingNode(String namespace, String name) {
-        List<GenericKubernetesResource> statuses = l2Statuses(namespace, name);
-        if (statuses.size() != 1
-                || !(statuses.getFirst().getAdditionalProperties().get("status") instanceof Map<?, ?> status)) {
-            return Optional.empty();
-        }
-        return Optional.ofNullable((String) ((Map<String, Object>) status).get("node"));
+        List<String> nodes = l2StatusNodes(namespace, name);
+        return nodes.size() == 1 && !nodes.getFirst().equals("?") ? Optional.of(nodes.getFirst()) : Optional.empty();
+    }
+
+    /** The node each ServiceL2Status of the Service names ("?" for one without a node). */
+    @SuppressWarnings("unchecked")
+    public List<String> l2StatusNodes(String namespace, String name) {
+        return l2Statuses(namespace, name).stream()
+                .map(s -> s.getAdditionalProperties().get("status") instanceof Map<?, ?> status
+                                && ((Map<String, Object>) status).get("node") instanceof String node
+                        ? node
+                        : "?")
+                .toList();
     }
 
     public static InetAddress address(String ip) {
