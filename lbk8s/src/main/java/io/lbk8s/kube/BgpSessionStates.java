@@ -38,7 +38,8 @@ public final class BgpSessionStates extends NodeStatusObjects<String, BgpSession
                         }),
                 client,
                 namespace,
-                node);
+                node,
+                other -> false);
     }
 
     /** Makes this node's objects match {@code byPeer}, keyed by {@link State#peer}; called from one thread. */

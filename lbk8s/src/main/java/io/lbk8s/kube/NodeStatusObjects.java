@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,6 +58,7 @@ abstract class NodeStatusObjects<K, V> implements AutoCloseable {
     private final KubernetesClient client;
     private final String namespace;
     private final String node;
+    private final Predicate<String> failedNow;
     static final long FIRST_RETRY_MILLIS = 200;
     static final long LAST_RETRY_MILLIS = 10_000;
 
@@ -70,11 +72,17 @@ abstract class NodeStatusObjects<K, V> implements AutoCloseable {
     /** Whether the writer's next write lists this node's objects first (the writer's thread). */
     private boolean fromApi = true;
 
-    NodeStatusObjects(Shape<K, V> shape, KubernetesClient client, String namespace, String node) {
+    /**
+     * @param failedNow whether a node has failed by what this speaker knows when the write runs, which may be later
+     *                  than the plan that named it failed: a node that came back meanwhile keeps its objects
+     */
+    NodeStatusObjects(
+            Shape<K, V> shape, KubernetesClient client, String namespace, String node, Predicate<String> failedNow) {
         this.shape = shape;
         this.client = client;
         this.namespace = namespace;
         this.node = node;
+        this.failedNow = failedNow;
         this.writer = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofVirtual().name(shape.context().getPlural()).factory());
     }
@@ -166,12 +174,24 @@ abstract class NodeStatusObjects<K, V> implements AutoCloseable {
             return;
         }
         // A node that died or lost the network could not delete its own object; the node that took the subject over
-        // does, so that users see who holds it now.
+        // does, so that users see who holds it now. Only if it is still failed, and only the version listed: a write
+        // runs after its plan, and a node that came back and wrote its object again in between keeps it.
         var resources = client.genericKubernetesResources(shape.context()).inNamespace(namespace);
         for (GenericKubernetesResource other :
                 resources.withLabels(subjectLabels).list().getItems()) {
-            if (failed.contains(other.getMetadata().getLabels().get(NODE_LABEL))) {
-                resources.withName(other.getMetadata().getName()).delete();
+            String owner = other.getMetadata().getLabels().get(NODE_LABEL);
+            if (failed.contains(owner) && failedNow.test(owner)) {
+                try {
+                    resources.resource(other).lockResourceVersion().delete();
+                } catch (KubernetesClientException e) {
+                    if (e.getCode() != 409) {
+                        throw e;
+                    }
+                    log.debug(
+                            "{} of node {} written again meanwhile: kept",
+                            shape.context().getKind(),
+                            owner);
+                }
             }
         }
     }

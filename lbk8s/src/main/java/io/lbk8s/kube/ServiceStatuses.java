@@ -6,6 +6,7 @@ import io.lbk8s.service.ServiceKey;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * Keeps one MetalLB-style status object (a ServiceL2Status, a ServiceBGPStatus) per Service this node announces, and
@@ -28,7 +29,8 @@ public class ServiceStatuses extends NodeStatusObjects<ServiceKey, Set<String>> 
     public record Kind(
             ResourceDefinitionContext context, String prefix, String detail, Function<String, Object> item) {}
 
-    protected ServiceStatuses(Kind kind, KubernetesClient client, String namespace, String node) {
+    protected ServiceStatuses(
+            Kind kind, KubernetesClient client, String namespace, String node, Predicate<String> failedNow) {
         super(
                 new Shape<ServiceKey, Set<String>>(
                         kind.context(),
@@ -46,7 +48,8 @@ public class ServiceStatuses extends NodeStatusObjects<ServiceKey, Set<String>> 
                                 details.stream().sorted().map(kind.item()).toList())),
                 client,
                 namespace,
-                node);
+                node,
+                failedNow);
     }
 
     /**

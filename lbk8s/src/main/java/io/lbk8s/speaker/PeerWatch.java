@@ -91,6 +91,11 @@ final class PeerWatch implements AutoCloseable {
         return detector.snapshot();
     }
 
+    /** The detector's latest view, without updating its peers (safe from any thread). */
+    Membership.Snapshot now() {
+        return detector.snapshot();
+    }
+
     /** What the detector says of a node: this node is alive when its peers let it announce. */
     Liveness liveness(String node, Membership.Snapshot snapshot) {
         if (node.equals(settings.node())) {

@@ -146,7 +146,7 @@ public final class Speaker implements AutoCloseable {
         this.facts = new PlanFacts(settings.lbClass(), this::plannedNow);
         watches.measure(registry);
         QueueMeters.measure(registry, "speaker", queue);
-        this.statuses = new ServiceL2Statuses(client, settings.podNamespace(), settings.node());
+        this.statuses = new ServiceL2Statuses(client, settings.podNamespace(), settings.node(), this::failedNow);
         this.registry = registry;
         // With the detector, this node answers only while the detector renews the fence: a frozen speaker goes silent.
         this.fence = settings.peers().enabled() ? Fence.renewable() : Fence.unlimited();
@@ -202,7 +202,7 @@ public final class Speaker implements AutoCloseable {
                 events,
                 this::nodeObject,
                 new BgpSessionStates(client, settings.podNamespace(), settings.node()),
-                new ServiceBgpStatuses(client, settings.podNamespace(), settings.node()));
+                new ServiceBgpStatuses(client, settings.podNamespace(), settings.node(), this::failedNow));
         this.passwords = new PasswordSecrets(client, settings.configNamespace(), () -> queue.add(PLAN));
     }
 
@@ -590,10 +590,30 @@ public final class Speaker implements AutoCloseable {
 
     /** The nodes whose status objects the others remove: they could not remove their own. */
     private static Set<String> failedNodes(List<NodeState> nodeStates) {
-        return nodeStates.stream()
-                .filter(n -> !n.speakerReady() || !n.ready() || n.liveness() == Liveness.DEAD)
-                .map(NodeState::name)
-                .collect(Collectors.toSet());
+        return nodeStates.stream().filter(Speaker::failed).map(NodeState::name).collect(Collectors.toSet());
+    }
+
+    private static boolean failed(NodeState node) {
+        return !node.speakerReady() || !node.ready() || node.liveness() == Liveness.DEAD;
+    }
+
+    /**
+     * Whether {@code node} has failed by what this speaker knows now (the API's copy and the failure detector's
+     * latest view), for a status write that runs after the plan that named it failed.
+     */
+    private boolean failedNow(String node) {
+        SharedIndexInformer<Node> nodeInformer = nodes;
+        SharedIndexInformer<Pod> podInformer = speakerPods;
+        Node object = nodeInformer == null ? null : nodeInformer.getStore().getByKey(node);
+        if (object == null || podInformer == null) {
+            return object == null;
+        }
+        NodeState state = SpeakerMapping.nodeState(
+                object,
+                SpeakerMapping.nodesWithReadySpeaker(podInformer.getStore().list()));
+        Optional<PeerWatch> watch = peers;
+        return failed(
+                watch.map(w -> state.withLiveness(w.liveness(node, w.now()))).orElse(state));
     }
 
     /** This node's Node object, where the BGP sessions' Events go. */

@@ -187,11 +187,11 @@ class RbacTest {
             speaker.close();
             controller.close();
             // the speaker's ServiceL2Status writer, as it runs when it announces (nothing announces here: no interface)
-            var statuses = new ServiceL2Statuses(speakerClient, NS, "node-1");
+            var statuses = new ServiceL2Statuses(speakerClient, NS, "node-1", node -> true);
             statuses.publish(Map.of(new ServiceKey("default", "web"), Set.of("eth0")), Set.of("node-2"));
             statuses.withdraw(3000);
             // and its BGP status writers, as they run when it advertises to a peer (no BGPPeer here)
-            var bgpStatuses = new ServiceBgpStatuses(speakerClient, NS, "node-1");
+            var bgpStatuses = new ServiceBgpStatuses(speakerClient, NS, "node-1", node -> true);
             bgpStatuses.publish(Map.of(new ServiceKey("default", "web"), Set.of("tor")), Set.of("node-2"));
             bgpStatuses.withdraw(3000);
             var sessionStates = new BgpSessionStates(speakerClient, NS, "node-1");

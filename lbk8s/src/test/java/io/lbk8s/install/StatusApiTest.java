@@ -314,7 +314,7 @@ class StatusApiTest {
         var api = new io.lbk8s.service.ServiceKey("default", "api");
         List<AutoCloseable> writers = new java.util.ArrayList<>();
         for (String node : List.of("lb-k8s-node-1", "lb-k8s-node-2")) {
-            var advertised = new ServiceBgpStatuses(client, NS, node);
+            var advertised = new ServiceBgpStatuses(client, NS, node, other -> true);
             advertised.publish(Map.of(api, java.util.Set.of("tor")), java.util.Set.of());
             writers.add(advertised);
             var sessions = new BgpSessionStates(client, NS, node);

@@ -52,7 +52,7 @@ class NodeStatusObjectsApiTest {
         leftBehind(ServiceL2Statuses.CONTEXT, "l2-node-3-x", "node-3", WEB);
         leftBehind(ServiceL2Statuses.CONTEXT, "l2-node-1-x", "node-1", OLD);
 
-        try (var statuses = new ServiceL2Statuses(client, NS, "node-1")) {
+        try (var statuses = new ServiceL2Statuses(client, NS, "node-1", node -> true)) {
             statuses.publish(Map.of(WEB, Set.of("eth1", "eth0")), Set.of("node-2"));
             Awaitility.await()
                     .atMost(Duration.ofSeconds(10))
@@ -82,12 +82,31 @@ class NodeStatusObjectsApiTest {
     }
 
     /**
+     * The plan named node-2 failed, but by the time the write runs node-2 is back (its peers hear it again) and has
+     * written its object anew: it keeps it. Removing it would leave the Service with no ServiceL2Status once node-2
+     * leads again, since node-2 writes only when what it announces changes.
+     */
+    @Test
+    void aNodeThatCameBackSinceThePlanKeepsItsObject() {
+        leftBehind(ServiceL2Statuses.CONTEXT, "l2-node-2-x", "node-2", WEB);
+        Set<String> failedNow = Set.of(); // the live view: node-2 is back
+        try (var statuses = new ServiceL2Statuses(client, NS, "node-1", failedNow::contains)) {
+            statuses.publish(Map.of(WEB, Set.of("eth0")), Set.of("node-2"));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> nodesOf(ServiceL2Statuses.CONTEXT).containsKey("node-1"));
+            statuses.withdraw(5000);
+        }
+        assertThat(nodesOf(ServiceL2Statuses.CONTEXT)).isEqualTo(Map.of("node-2", 1));
+    }
+
+    /**
      * An API server that refuses a few writes (restarting, overloaded, or this node's link just back) does not leave
      * the objects wrong until the node's announcements next change: the write is tried again until it succeeds.
      */
     @Test
     void writesTheApiRefusesAreTriedAgain() {
-        try (var statuses = new ServiceL2Statuses(client, NS, "node-1")) {
+        try (var statuses = new ServiceL2Statuses(client, NS, "node-1", node -> true)) {
             server.dispatcher().refuseWrites("servicel2statuses", 3);
             statuses.publish(Map.of(WEB, Set.of("eth0")), Set.of());
             Awaitility.await()
@@ -108,7 +127,7 @@ class NodeStatusObjectsApiTest {
      */
     @Test
     void afterRewriteAllAnObjectNoLongerWantedGoesThoughNothingSeemsToChange() {
-        try (var statuses = new ServiceL2Statuses(client, NS, "node-1")) {
+        try (var statuses = new ServiceL2Statuses(client, NS, "node-1", node -> true)) {
             statuses.publish(Map.of(WEB, Set.of("eth0")), Set.of());
             Awaitility.await()
                     .atMost(Duration.ofSeconds(10))

@@ -61,7 +61,7 @@ class BgpAdvertiserApiTest {
                 () -> Optional.<HasMetadata>ofNullable(
                         cluster.client.nodes().withName(OneNodeCluster.NODE).get()),
                 new BgpSessionStates(cluster.client, NS, OneNodeCluster.NODE),
-                new ServiceBgpStatuses(cluster.client, NS, OneNodeCluster.NODE));
+                new ServiceBgpStatuses(cluster.client, NS, OneNodeCluster.NODE, node -> true));
     }
 
     @AfterEach
