@@ -101,9 +101,10 @@ class PeerDetectorTest {
         await().atMost(Duration.ofSeconds(1))
                 .pollInterval(Duration.ofMillis(2))
                 .until(() -> a.snapshot().liveness("node-b") == Liveness.DEAD);
+        // under load the message may take a while; what tells "left" from "fell silent" is the reason, checked next
         assertThat(Duration.ofNanos(System.nanoTime() - left))
-                .as("well before the detection time")
-                .isLessThan(Duration.ofMillis(150));
+                .as("before a silence could have been detected")
+                .isLessThan(PeerSettings.defaults(0).membership().timeout());
         assertThat(a.snapshot().failedSilently("node-b"))
                 .as("it left, it did not fall silent")
                 .isFalse();
