@@ -62,12 +62,18 @@ final class BgpPhases implements AutoCloseable {
                 "#!/bin/sh\nunset JAVA_TOOL_OPTIONS MALLOC_ARENA_MAX\n"
                         + (debug ? "export LOG_LEVEL=DEBUG\n" : "")
                         + "export JDK_JAVA_OPTIONS='" + deployed.jdkJavaOptions() + "'\n"
-                        + "export JAVA_OPTS='-XX:AOTMode=on -XX:MaxRAM=" + limitBytes + "'\n"
+                        + "export JAVA_OPTS='-XX:AOTMode=on -XX:MaxRAM=" + limitBytes + extraJavaOpts() + "'\n"
                         + "exec '" + dist.resolve("bin/lbk8s") + "' \"$@\"\n");
         if (!launcher.toFile().setExecutable(true)) {
             throw new IOException("cannot make " + launcher + " executable");
         }
         return launcher;
+    }
+
+    /** {@code -Dbench.javaOpts=...}: flags added to every role's, e.g. a GC log to see where a figure's time went. */
+    private static String extraJavaOpts() {
+        String extra = System.getProperty("bench.javaOpts", "").strip();
+        return extra.isEmpty() ? "" : " " + extra;
     }
 
     /** How {@link #launcher} runs the roles, for the rows. */

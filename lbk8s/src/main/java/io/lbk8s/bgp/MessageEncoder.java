@@ -1,5 +1,6 @@
 package io.lbk8s.bgp;
 
+import io.lbk8s.address.IpAddress;
 import io.lbk8s.address.IpPrefix;
 import java.io.ByteArrayOutputStream;
 import java.util.List;
@@ -164,9 +165,23 @@ public final class MessageEncoder {
         Out out = new Out();
         for (IpPrefix prefix : prefixes) {
             out.u8(prefix.length());
-            out.bytes(prefix.network().toBytes(), (prefix.length() + 7) / 8);
+            // the network's octets straight from the address, host bits cleared: no copies per prefix (a full table
+            // writes 10,000 of them)
+            IpAddress address = prefix.address();
+            for (int i = 0, bits = prefix.length(); bits > 0; i++, bits -= 8) {
+                int octet = octet(address, i);
+                out.u8(bits >= 8 ? octet : octet & (0xFF00 >>> bits));
+            }
         }
         return out.toByteArray();
+    }
+
+    /** The {@code i}-th octet of {@code address}, in network order. */
+    private static int octet(IpAddress address, int i) {
+        if (address.isV4()) {
+            return (int) (address.low() >>> (24 - 8 * i)) & 0xFF;
+        }
+        return (int) ((i < 8 ? address.high() : address.low()) >>> (56 - 8 * (i % 8))) & 0xFF;
     }
 
     /** A growing buffer with the big-endian writes BGP needs. */
@@ -187,10 +202,6 @@ public final class MessageEncoder {
 
         void bytes(byte[] b) {
             write(b, 0, b.length);
-        }
-
-        void bytes(byte[] b, int count) {
-            write(b, 0, count);
         }
     }
 }

@@ -98,6 +98,39 @@ class MessageCodecTest {
         assertThat(MessageEncoder.encode(update, false)).hasSize(MessageEncoder.encode(update, true).length - 2 * 2);
     }
 
+    /** A prefix as a BGPAdvertisement's aggregation may write it (host bits set) goes out as its network. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            198.51.100.9/32     | 20c6336409
+            10.5.0.7/20         | 140a0500
+            10.5.0.7/0          | 00
+            2001:db8:ffff::1/33 | 2120010db880
+            fd00::5/127         | 7ffd000000000000000000000000000004
+            2001:db8::10/128    | 8020010db8000000000000000000000010
+            """)
+    void aPrefixGoesOnTheWireAsItsLengthAndItsNetworksOctets(String prefix, String wire) {
+        IpPrefix p = prefix(prefix);
+        boolean v4 = p.address().isV4();
+        Message.Update withdrawal = v4
+                ? new Message.Update(List.of(p), List.of(), List.of())
+                : new Message.Update(
+                        List.of(), List.of(new PathAttribute.MpUnreach(Family.IPV6_UNICAST, List.of(p))), List.of());
+
+        byte[] bytes = MessageEncoder.encode(withdrawal, true);
+        Message.Update decoded = (Message.Update) decodeValid(bytes, true);
+
+        // IPv4: withdrawn routes' length, the prefix, no attributes; IPv6: the MP_UNREACH_NLRI ends with it
+        assertThat(HexFormat.of().formatHex(bytes))
+                .endsWith(v4 ? String.format("%04x", wire.length() / 2) + wire + "0000" : wire);
+        assertThat(
+                        v4
+                                ? decoded.withdrawn()
+                                : ((PathAttribute.MpUnreach)
+                                                decoded.attributes().getFirst())
+                                        .withdrawn())
+                .containsExactly(p.canonical());
+    }
+
     @Test
     void endOfRibMarkersAreRecognised() {
         assertThat(Message.Update.endOfRib(Family.IPV4_UNICAST).endOfRibFamily())

@@ -250,7 +250,7 @@ final class PeerSession {
                 case SessionAction.Arm(var timer) -> arm(timer);
                 case SessionAction.Disarm(var timer) -> deadlines.remove(timer);
                 case SessionAction.Adopt(var n) -> adopt(n);
-                case SessionAction.SendAllRoutes _ -> sendPlan(AdjRibOut.everything(wanted, context));
+                case SessionAction.SendAllRoutes _ -> sendAll();
                 case SessionAction.SendChanges _ -> sendPlan(AdjRibOut.changes(sent, wanted, context));
                 case SessionAction.Failed failed ->
                     error = Optional.of(LastError.of(spec.address(), spec.myAsn(), failed));
@@ -398,6 +398,23 @@ final class PeerSession {
                 around.otherFamily(),
                 localAddress.isV4() ? Optional.empty() : around.ipv6LinkLocal(),
                 spec.dualStack());
+    }
+
+    /** The whole table; with its times in the debug log, where a full table's time to a new peer goes (bench). */
+    private void sendAll() {
+        long start = System.nanoTime();
+        AdjRibOut.Plan plan = AdjRibOut.everything(wanted, context);
+        long planned = System.nanoTime();
+        sendPlan(plan);
+        if (log.isDebugEnabled()) {
+            log.debug(
+                    "BGP peer {}: the full table, {} route(s) in {} UPDATE(s), planned in {} ms, sent in {} ms",
+                    spec.name(),
+                    plan.sent().size(),
+                    plan.updates().size(),
+                    (planned - start) / 1_000_000,
+                    (System.nanoTime() - planned) / 1_000_000);
+        }
     }
 
     private void sendPlan(AdjRibOut.Plan plan) {
