@@ -36,6 +36,10 @@ abstract class NodeStatusObjects<K, V> implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(NodeStatusObjects.class);
 
     static final String NODE_LABEL = "metallb.io/node";
+    /** A refused write is tried again after this, doubling up to {@link #LAST_RETRY_MILLIS}. */
+    static final long FIRST_RETRY_MILLIS = 200;
+
+    static final long LAST_RETRY_MILLIS = 10_000;
 
     /**
      * What the objects of one kind are.
@@ -59,9 +63,6 @@ abstract class NodeStatusObjects<K, V> implements AutoCloseable {
     private final String namespace;
     private final String node;
     private final Predicate<String> failedNow;
-    static final long FIRST_RETRY_MILLIS = 200;
-    static final long LAST_RETRY_MILLIS = 10_000;
-
     private final ScheduledExecutorService writer;
     /** What the latest {@link #publish} asked for (its caller's thread). */
     private Map<K, V> written = Map.of();
