@@ -396,12 +396,7 @@ public final class Speaker implements AutoCloseable {
                 .toList();
         Map<String, List<EndpointState>> endpoints =
                 SpeakerMapping.endpointsByService(endpointSlices.getStore().list());
-        List<ServiceState> served = new ArrayList<>();
-        for (Service service : services.getStore().list()) {
-            if (PlanFacts.planned(service, settings.lbClass())) {
-                served.add(SpeakerMapping.serviceState(service, endpoints));
-            }
-        }
+        List<ServiceState> served = SpeakerMapping.planned(services.getStore().list(), settings.lbClass(), endpoints);
         List<LinkInfo> links = Links.list();
         NodeNetwork network = NodeNetworkAnnotation.of(links, DefaultGateways.read(), settings.excludedInterfaces());
         nodeNetworkAnnotation.publish(network);

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointConditions;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.lbk8s.kube.ObjectFacts;
 import io.lbk8s.kube.ServiceMapping;
+import io.lbk8s.service.ServiceView;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -95,8 +96,30 @@ public final class SpeakerMapping {
         return result;
     }
 
+    /**
+     * The Services a plan announces ({@link PlanFacts#planned}: LoadBalancers of {@code lbClass} with an address), as
+     * the plan reads them; each Service's fields copied out once.
+     */
+    public static List<ServiceState> planned(
+            Collection<Service> services,
+            Optional<String> lbClass,
+            Map<String, List<EndpointState>> endpointsByService) {
+        List<ServiceState> planned = new ArrayList<>();
+        for (Service service : services) {
+            ServiceView view = ServiceMapping.view(service);
+            if (PlanFacts.planned(view, lbClass)) {
+                planned.add(serviceState(view, service, endpointsByService));
+            }
+        }
+        return planned;
+    }
+
     public static ServiceState serviceState(Service service, Map<String, List<EndpointState>> endpointsByService) {
-        var view = ServiceMapping.view(service);
+        return serviceState(ServiceMapping.view(service), service, endpointsByService);
+    }
+
+    private static ServiceState serviceState(
+            ServiceView view, Service service, Map<String, List<EndpointState>> endpointsByService) {
         String key = view.key().namespace() + "/" + view.key().name();
         boolean publishNotReady = service.getSpec() != null
                 && Boolean.TRUE.equals(service.getSpec().getPublishNotReadyAddresses());
