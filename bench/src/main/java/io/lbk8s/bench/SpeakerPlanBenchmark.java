@@ -18,7 +18,6 @@ import io.lbk8s.kube.CompactEndpointSliceStore;
 import io.lbk8s.kube.CompactServiceStore;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.ObjectFacts;
-import io.lbk8s.kube.ServiceMapping;
 import io.lbk8s.net.frame.MacAddress;
 import io.lbk8s.net.link.LinkAddress;
 import io.lbk8s.net.link.LinkInfo;
@@ -37,7 +36,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -180,9 +178,10 @@ public final class SpeakerPlanBenchmark {
                     time("endpointsByService", () -> SpeakerMapping.endpointsByService(sliceList));
             List<Service> serviceList =
                     time("Services from the cache", () -> services.values().toList());
-            List<ServiceState> served = time(
-                    "planned Services -> serviceState",
-                    () -> SpeakerMapping.planned(serviceList, Optional.empty(), endpoints));
+            SpeakerMapping.ServicesRead read = time(
+                    "Services read (planned ones -> ServiceState, every status address)",
+                    () -> SpeakerMapping.read(serviceList, Optional.empty(), endpoints));
+            List<ServiceState> served = read.planned();
             NodePlan.Inputs inputs = new NodePlan.Inputs(
                     NODE,
                     config,
@@ -214,11 +213,6 @@ public final class SpeakerPlanBenchmark {
                 boolean changed = !now.equals(announcedServices);
                 announcedServices = now;
                 return changed;
-            });
-            time("addresses taken (probeAhead)", () -> {
-                Set<IpAddress> taken = new HashSet<>();
-                services.values().forEach(s -> taken.addAll(ServiceMapping.statusIps(s)));
-                return taken;
             });
             previousPlan = next;
             previousInputs = inputs;

@@ -396,7 +396,9 @@ public final class Speaker implements AutoCloseable {
                 .toList();
         Map<String, List<EndpointState>> endpoints =
                 SpeakerMapping.endpointsByService(endpointSlices.getStore().list());
-        List<ServiceState> served = SpeakerMapping.planned(services.getStore().list(), settings.lbClass(), endpoints);
+        SpeakerMapping.ServicesRead read =
+                SpeakerMapping.read(services.getStore().list(), settings.lbClass(), endpoints);
+        List<ServiceState> served = read.planned();
         List<LinkInfo> links = Links.list();
         NodeNetwork network = NodeNetworkAnnotation.of(links, DefaultGateways.read(), settings.excludedInterfaces());
         nodeNetworkAnnotation.publish(network);
@@ -432,7 +434,7 @@ public final class Speaker implements AutoCloseable {
         bgp.apply(bgpPlan, failedNodes(nodeStates));
         plan = next;
         planInputs = inputs;
-        probeAhead(withSpeaker);
+        probeAhead(withSpeaker, read.taken());
         // A speaker that hears none of its peers cannot tell a dead cluster from its own cut link: it reports nothing.
         // what users see (ServiceL2Status, Events, metrics) leaves out what another host makes this node withhold
         NodePlan shown = next.without(announcer.inConflict()).reporting(bgpPlan.problems());
@@ -446,18 +448,17 @@ public final class Speaker implements AutoCloseable {
     }
 
     /**
-     * The speaker on the node whose name sorts first probes the pools' next addresses ({@link LookaheadProbes}); none
-     * when probes are off ({@code --takeover-probe 0}).
+     * The speaker on the node whose name sorts first probes the pools' next addresses ({@link LookaheadProbes}), not
+     * those {@code taken} (every Service's status addresses, read in the plan's pass over the Services); none when
+     * probes are off ({@code --takeover-probe 0}).
      */
-    private void probeAhead(Set<String> withSpeaker) {
+    private void probeAhead(Set<String> withSpeaker, Set<IpAddress> taken) {
         boolean first = withSpeaker.stream()
                 .filter(n -> !n.equals(settings.node()))
                 .noneMatch(n -> n.compareTo(settings.node()) < 0);
         if (!first || config == null || settings.takeoverProbe().isZero()) {
             return;
         }
-        Set<IpAddress> taken = new HashSet<>();
-        services.getStore().list().forEach(s -> taken.addAll(ServiceMapping.statusIps(s)));
         lookahead.maybeProbe(config.pools(), taken);
     }
 

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointConditions;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.lbk8s.address.IpAddress;
 import io.lbk8s.kube.ObjectFacts;
 import io.lbk8s.kube.ServiceMapping;
 import io.lbk8s.service.ServiceView;
@@ -97,21 +98,29 @@ public final class SpeakerMapping {
     }
 
     /**
-     * The Services a plan announces ({@link PlanFacts#planned}: LoadBalancers of {@code lbClass} with an address), as
-     * the plan reads them; each Service's fields copied out once.
+     * What a plan reads of the Services, in one pass over them: each Service's fields are copied out once, and at
+     * 10,000 Services a pass costs tens of milliseconds.
+     *
+     * @param planned the Services the plan announces ({@link PlanFacts#planned}: LoadBalancers of the speaker's class
+     *                with an address), as it reads them
+     * @param taken   every address a Service's status shows, whatever its class: the look-ahead probes skip them
      */
-    public static List<ServiceState> planned(
+    public record ServicesRead(List<ServiceState> planned, Set<IpAddress> taken) {}
+
+    public static ServicesRead read(
             Collection<Service> services,
             Optional<String> lbClass,
             Map<String, List<EndpointState>> endpointsByService) {
         List<ServiceState> planned = new ArrayList<>();
+        Set<IpAddress> taken = new HashSet<>();
         for (Service service : services) {
             ServiceView view = ServiceMapping.view(service);
+            taken.addAll(view.statusIps());
             if (PlanFacts.planned(view, lbClass)) {
                 planned.add(serviceState(view, service, endpointsByService));
             }
         }
-        return planned;
+        return new ServicesRead(planned, taken);
     }
 
     public static ServiceState serviceState(Service service, Map<String, List<EndpointState>> endpointsByService) {
