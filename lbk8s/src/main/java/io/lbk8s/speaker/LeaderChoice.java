@@ -267,10 +267,6 @@ public final class LeaderChoice {
         return sorted;
     }
 
-    static byte[] hash(String node, IpAddress hashKey) {
-        return hash(node, hashKey.toString());
-    }
-
     private static byte[] hash(String node, String hashKey) {
         return SHA256.get().digest((node + "#" + hashKey).getBytes(StandardCharsets.UTF_8));
     }
