@@ -1,6 +1,7 @@
 package io.lbk8s.bench;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -9,6 +10,7 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
+import io.fabric8.kubernetes.client.informers.cache.ItemStore;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.bgp.Route;
@@ -34,8 +36,11 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.AbstractCollection;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -172,14 +177,13 @@ public final class SpeakerPlanBenchmark {
                     () -> nodes.stream()
                             .map(n -> SpeakerMapping.nodeState(n, withSpeaker))
                             .toList());
-            List<EndpointSlice> sliceList =
-                    time("EndpointSlices from the cache", () -> slices.values().toList());
-            Map<String, List<EndpointState>> endpoints =
-                    time("endpointsByService", () -> SpeakerMapping.endpointsByService(sliceList));
-            List<Service> serviceList =
-                    time("Services from the cache", () -> services.values().toList());
+            // as the speaker reads its caches: each object rebuilt when the plan comes to it, then dropped
+            Collection<EndpointSlice> sliceList = oneAtATime(slices);
+            Map<String, List<EndpointState>> endpoints = time(
+                    "EndpointSlices rebuilt -> endpointsByService", () -> SpeakerMapping.endpointsByService(sliceList));
+            Collection<Service> serviceList = oneAtATime(services);
             SpeakerMapping.ServicesRead read = time(
-                    "Services read (planned ones -> ServiceState, every status address)",
+                    "Services rebuilt and read (planned ones -> ServiceState, every status address)",
                     () -> SpeakerMapping.read(serviceList, Optional.empty(), endpoints));
             List<ServiceState> served = read.planned();
             NodePlan.Inputs inputs = new NodePlan.Inputs(
@@ -216,6 +220,22 @@ public final class SpeakerPlanBenchmark {
             });
             previousPlan = next;
             previousInputs = inputs;
+        }
+
+        /** The cache's objects, each rebuilt as it is iterated (what {@code Speaker} hands the plan). */
+        private static <T extends HasMetadata> Collection<T> oneAtATime(ItemStore<T> store) {
+            List<String> keys = store.keySet().toList();
+            return new AbstractCollection<>() {
+                @Override
+                public Iterator<T> iterator() {
+                    return keys.stream().map(store::get).iterator();
+                }
+
+                @Override
+                public int size() {
+                    return keys.size();
+                }
+            };
         }
 
         /** The plan with one address fewer: the next plan takes one address anew, as after a new Service. */

@@ -52,9 +52,12 @@ import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.AbstractCollection;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -394,10 +397,8 @@ public final class Speaker implements AutoCloseable {
                 .map(n -> heard.map(h -> n.withLiveness(watch.get().liveness(n.name(), h)))
                         .orElse(n))
                 .toList();
-        Map<String, List<EndpointState>> endpoints =
-                SpeakerMapping.endpointsByService(endpointSlices.getStore().list());
-        SpeakerMapping.ServicesRead read =
-                SpeakerMapping.read(services.getStore().list(), settings.lbClass(), endpoints);
+        Map<String, List<EndpointState>> endpoints = SpeakerMapping.endpointsByService(oneAtATime(endpointSlices));
+        SpeakerMapping.ServicesRead read = SpeakerMapping.read(oneAtATime(services), settings.lbClass(), endpoints);
         List<ServiceState> served = read.planned();
         List<LinkInfo> links = Links.list();
         NodeNetwork network = NodeNetworkAnnotation.of(links, DefaultGateways.read(), settings.excludedInterfaces());
@@ -445,6 +446,30 @@ public final class Speaker implements AutoCloseable {
                         withSpeaker,
                         nodes.getStore().list().stream()
                                 .collect(Collectors.toMap(n -> n.getMetadata().getName(), n -> n))));
+    }
+
+    /**
+     * The informer's objects, each rebuilt from its compact cache as the plan comes to it and dropped after: a list of
+     * all 10,000 Services rebuilt at once (and of their EndpointSlices) was tens of MiB live during every plan, and
+     * with the 64 MiB heap of the manifest's 256Mi limit each plan ran the collector full again and again (Pause Full
+     * back to back in BgpBenchmark's GC log). An object deleted meanwhile is skipped.
+     */
+    private static <T> Collection<T> oneAtATime(SharedIndexInformer<T> informer) {
+        List<String> keys = informer.getStore().listKeys();
+        return new AbstractCollection<>() {
+            @Override
+            public Iterator<T> iterator() {
+                return keys.stream()
+                        .map(key -> informer.getStore().getByKey(key))
+                        .filter(Objects::nonNull)
+                        .iterator();
+            }
+
+            @Override
+            public int size() {
+                return keys.size();
+            }
+        };
     }
 
     /**
