@@ -3,11 +3,11 @@ package io.lbk8s.speaker;
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.config.AddressPool;
 import io.lbk8s.config.BgpAdvertisement;
+import io.lbk8s.config.BgpPeer;
 import io.lbk8s.config.Config;
 import io.lbk8s.peers.Liveness;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,14 +54,33 @@ public final class BgpChoice {
             IpAddress ip,
             Collection<NodeState> nodes,
             LeaderChoice.Options options) {
-        Optional<AddressPool> pool =
-                config.pools().stream().filter(p -> p.contains(ip)).findFirst();
+        return switch (decideInNameOrder(config, service, ip, nodes, options)) {
+            case Advertised advertised -> inHashOrder(advertised, service);
+            case Decision other -> other;
+        };
+    }
+
+    /**
+     * As {@link #decide}, with the advertising nodes in name order: their hash order costs a SHA-256 per node, and a
+     * plan needs it only for the few addresses it has a problem to report about ({@link #inHashOrder}).
+     */
+    static Decision decideInNameOrder(
+            Config config,
+            ServiceState service,
+            IpAddress ip,
+            Collection<NodeState> nodes,
+            LeaderChoice.Options options) {
+        // loops, not streams: a plan runs this for every address ({@link LeaderChoice})
+        Optional<AddressPool> pool = LeaderChoice.poolOf(config, ip);
         if (pool.isEmpty()) {
             return new NotBgp(); // layer 2's choice says so already
         }
-        List<BgpAdvertisement> advertisements = config.bgpAdvertisements().stream()
-                .filter(a -> a.selects(pool.get()))
-                .toList();
+        List<BgpAdvertisement> advertisements = new ArrayList<>();
+        for (BgpAdvertisement advertisement : config.bgpAdvertisements()) {
+            if (advertisement.selects(pool.get())) {
+                advertisements.add(advertisement);
+            }
+        }
         if (advertisements.isEmpty()) {
             return new NotBgp();
         }
@@ -71,8 +90,7 @@ public final class BgpChoice {
         }
         Map<String, List<String>> excludedBy = new LinkedHashMap<>();
         List<NodeState> eligible = new ArrayList<>();
-        for (NodeState node :
-                nodes.stream().sorted(Comparator.comparing(NodeState::name)).toList()) {
+        for (NodeState node : LeaderChoice.byName(nodes)) {
             Optional<String> why = whyNot(config, node, service, advertisements, options);
             if (why.isEmpty()) {
                 eligible.add(node);
@@ -84,11 +102,20 @@ public final class BgpChoice {
             return new Unadvertised(
                     ip, LeaderChoice.noEligibleNode(ip, "advertise " + ip + " over BGP", excludedBy, nodes.size()));
         }
-        List<String> inHashOrder = eligible.stream()
-                .sorted(LeaderChoice.hashOrder(service.ips().getFirst()))
-                .map(NodeState::name)
-                .toList();
-        return new Advertised(ip, pool.get(), advertisements, inHashOrder);
+        List<String> names = new ArrayList<>(eligible.size());
+        for (NodeState node : eligible) {
+            names.add(node.name());
+        }
+        return new Advertised(ip, pool.get(), advertisements, names);
+    }
+
+    /** {@code advertised} with its nodes in the hash order of the Service's first address. */
+    static Advertised inHashOrder(Advertised advertised, ServiceState service) {
+        return new Advertised(
+                advertised.ip(),
+                advertised.pool(),
+                advertised.advertisements(),
+                LeaderChoice.inHashOrder(advertised.nodes(), service.ips().getFirst()));
     }
 
     /**
@@ -109,16 +136,25 @@ public final class BgpChoice {
         if (unfit.isPresent()) {
             return unfit;
         }
-        List<BgpAdvertisement> allowing =
-                advertisements.stream().filter(a -> a.allowsNode(node.labels())).toList();
+        List<BgpAdvertisement> allowing = new ArrayList<>();
+        for (BgpAdvertisement advertisement : advertisements) {
+            if (advertisement.allowsNode(node.labels())) {
+                allowing.add(advertisement);
+            }
+        }
         if (allowing.isEmpty()) {
             return Optional.of("is not selected by the nodeSelectors of "
                     + LeaderChoice.names(
                             advertisements.stream().map(BgpAdvertisement::name).toList()));
         }
-        boolean peersWithATarget = config.bgpPeers().stream()
-                .filter(p -> BgpPeering.peers(p, node, options))
-                .anyMatch(p -> allowing.stream().anyMatch(a -> a.toPeer(p.name())));
+        boolean peersWithATarget = false;
+        for (BgpPeer peer : config.bgpPeers()) {
+            if (BgpPeering.peers(peer, node, options)) {
+                for (BgpAdvertisement advertisement : allowing) {
+                    peersWithATarget |= advertisement.toPeer(peer.name());
+                }
+            }
+        }
         if (!peersWithATarget) {
             return Optional.of("peers with none of the BGPPeers that "
                     + LeaderChoice.names(

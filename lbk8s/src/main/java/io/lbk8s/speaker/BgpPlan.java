@@ -12,6 +12,7 @@ import io.lbk8s.text.Quoted;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -63,12 +64,13 @@ public record BgpPlan(
         BgpPeering peering = me.map(n -> BgpPeering.of(in.config(), n, in.options(), passwords, unreadable))
                 .orElse(BgpPeering.NONE);
         Map<String, Map<IpPrefix, RouteDraft>> drafts = new TreeMap<>();
-        peering.peers().forEach(p -> drafts.put(p.name(), new TreeMap<>(Comparator.comparing(IpPrefix::toString))));
-        Map<ServiceKey, Set<String>> services = new TreeMap<>();
+        // by prefix in no order: a peer's routes are a set
+        peering.peers().forEach(p -> drafts.put(p.name(), new HashMap<>()));
+        Map<ServiceKey, Set<String>> services = new HashMap<>(); // kept in no order (Map.copyOf)
         List<NodePlan.Problem> problems = new ArrayList<>();
         for (ServiceState service : in.services()) {
             for (IpAddress ip : service.ips()) {
-                switch (BgpChoice.decide(in.config(), service, ip, nodes, in.options())) {
+                switch (BgpChoice.decideInNameOrder(in.config(), service, ip, nodes, in.options())) {
                     case BgpChoice.NotBgp _ -> {}
                     case BgpChoice.Unadvertised(IpAddress unadvertised, String reason) -> {
                         if (LeaderChoice.reporterOf(service.ips().getFirst(), in.nodes())
@@ -79,12 +81,19 @@ public record BgpPlan(
                     }
                     case BgpChoice.Advertised advertised
                     when advertised.nodes().contains(in.node()) -> {
-                        // one node says what is wrong with the configuration, the first that advertises
-                        boolean reporter = advertised.nodes().getFirst().equals(in.node());
-                        LocalPrefClash.find(advertised, in.config(), nodes, in.options())
-                                .filter(clash -> clash.node().equals(in.node()))
-                                .ifPresent(
-                                        clash -> problems.add(new NodePlan.Problem(service.key(), ip, clash.reason())));
+                        // one node says what is wrong with the configuration, the first that advertises in the
+                        // address's hash order, worked out only when there is something to say
+                        Boolean reporter = null;
+                        if (LocalPrefClash.possible(advertised.advertisements())) {
+                            LocalPrefClash.find(
+                                            BgpChoice.inHashOrder(advertised, service),
+                                            in.config(),
+                                            nodes,
+                                            in.options())
+                                    .filter(clash -> clash.node().equals(in.node()))
+                                    .ifPresent(clash ->
+                                            problems.add(new NodePlan.Problem(service.key(), ip, clash.reason())));
+                        }
                         for (BgpAdvertisement advertisement : advertised.advertisements()) {
                             if (!advertisement.allowsNode(me.orElseThrow().labels())) {
                                 continue;
@@ -95,6 +104,12 @@ public record BgpPlan(
                                 }
                                 Optional<String> unsendable = unsendable(ip, peer);
                                 if (unsendable.isPresent()) {
+                                    if (reporter == null) {
+                                        reporter = BgpChoice.inHashOrder(advertised, service)
+                                                .nodes()
+                                                .getFirst()
+                                                .equals(in.node());
+                                    }
                                     if (reporter) {
                                         problems.add(new NodePlan.Problem(service.key(), ip, unsendable.get()));
                                     }

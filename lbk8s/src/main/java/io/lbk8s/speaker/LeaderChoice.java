@@ -52,16 +52,20 @@ public final class LeaderChoice {
             IpAddress hashKey,
             Collection<NodeState> nodes,
             Options options) {
-        Optional<AddressPool> pool =
-                config.pools().stream().filter(p -> p.contains(ip)).findFirst(); // pools never overlap
+        // loops, not streams, here and below: a plan runs this for every address, and with the speaker's JIT (C1) a
+        // stream costs more than what it computes
+        Optional<AddressPool> pool = poolOf(config, ip);
         if (pool.isEmpty()) {
             return new Announcement.Unannounced(ip, ip + " is in no configured address pool, so no node announces it");
         }
-        List<L2Advertisement> advertisements = config.l2Advertisements().stream()
-                .filter(a -> a.selects(pool.get()))
-                .toList();
+        List<L2Advertisement> advertisements = new ArrayList<>();
+        for (L2Advertisement advertisement : config.l2Advertisements()) {
+            if (advertisement.selects(pool.get())) {
+                advertisements.add(advertisement);
+            }
+        }
         if (advertisements.isEmpty()) {
-            if (config.bgpAdvertisements().stream().anyMatch(a -> a.selects(pool.get()))) {
+            if (selectedByBgp(config, pool.get())) {
                 return new Announcement.BgpOnly(ip);
             }
             return new Announcement.Unannounced(
@@ -76,8 +80,7 @@ public final class LeaderChoice {
         }
         Map<String, List<String>> excludedBy = new LinkedHashMap<>();
         List<NodeState> eligible = new ArrayList<>();
-        for (NodeState node :
-                nodes.stream().sorted(Comparator.comparing(NodeState::name)).toList()) {
+        for (NodeState node : byName(nodes)) {
             String why = whyNotEligible(node, service, advertisements, options);
             if (why == null) {
                 eligible.add(node);
@@ -88,13 +91,13 @@ public final class LeaderChoice {
         if (eligible.isEmpty()) {
             return new Announcement.Unannounced(ip, noEligibleNode(ip, "announce " + ip, excludedBy, nodes.size()));
         }
-        NodeState leader = eligible.stream()
-                .min(Comparator.comparingInt((NodeState n) -> -preferenceWeight(n, advertisements))
-                        .thenComparing(hashOrder(hashKey)))
-                .orElseThrow();
-        List<L2Advertisement> applying = advertisements.stream()
-                .filter(a -> a.allowsNode(leader.labels()))
-                .toList();
+        NodeState leader = leader(eligible, advertisements, hashKey);
+        List<L2Advertisement> applying = new ArrayList<>();
+        for (L2Advertisement advertisement : advertisements) {
+            if (advertisement.allowsNode(leader.labels())) {
+                applying.add(advertisement);
+            }
+        }
         return new Announcement.Led(ip, leader.name(), pool.get(), applying);
     }
 
@@ -104,10 +107,69 @@ public final class LeaderChoice {
      * hash order.
      */
     public static Optional<String> reporterOf(IpAddress hashKey, Collection<NodeState> nodes) {
-        return nodes.stream()
+        List<String> candidates = nodes.stream()
                 .filter(n -> n.speakerReady() && n.liveness().eligible())
-                .min(hashOrder(hashKey))
-                .map(NodeState::name);
+                .map(NodeState::name)
+                .toList();
+        return candidates.isEmpty()
+                ? Optional.empty()
+                : Optional.of(inHashOrder(candidates, hashKey).getFirst());
+    }
+
+    /** The node with the highest preference weight, the first in {@code hashKey}'s hash order among equals. */
+    private static NodeState leader(List<NodeState> eligible, List<L2Advertisement> advertisements, IpAddress hashKey) {
+        String key = hashKey.toString();
+        NodeState leader = null;
+        int leaderWeight = 0;
+        byte[] leaderHash = null;
+        for (NodeState node : eligible) {
+            int weight = preferenceWeight(node, advertisements);
+            if (leader != null && weight < leaderWeight) {
+                continue;
+            }
+            byte[] hash = hash(node.name(), key);
+            if (leader == null || weight > leaderWeight || Arrays.compareUnsigned(hash, leaderHash) < 0) {
+                leader = node;
+                leaderWeight = weight;
+                leaderHash = hash;
+            }
+        }
+        return leader;
+    }
+
+    /** The pool that holds {@code ip} (pools never overlap). */
+    static Optional<AddressPool> poolOf(Config config, IpAddress ip) {
+        for (AddressPool pool : config.pools()) {
+            if (pool.contains(ip)) {
+                return Optional.of(pool);
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static boolean selectedByBgp(Config config, AddressPool pool) {
+        for (var advertisement : config.bgpAdvertisements()) {
+            if (advertisement.selects(pool)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean anyAllows(List<L2Advertisement> advertisements, NodeState node) {
+        for (L2Advertisement advertisement : advertisements) {
+            if (advertisement.allowsNode(node.labels())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The nodes sorted by name, the order in which a sentence lists the nodes left out. */
+    static List<NodeState> byName(Collection<NodeState> nodes) {
+        List<NodeState> sorted = new ArrayList<>(nodes);
+        sorted.sort(Comparator.comparing(NodeState::name));
+        return sorted;
     }
 
     private static String whyNotEligible(
@@ -116,7 +178,7 @@ public final class LeaderChoice {
         if (unfit.isPresent()) {
             return unfit.get();
         }
-        if (advertisements.stream().noneMatch(a -> a.allowsNode(node.labels()))) {
+        if (!anyAllows(advertisements, node)) {
             return "is not selected by the nodeSelectors of "
                     + names(advertisements.stream().map(L2Advertisement::name).toList());
         }
@@ -187,16 +249,34 @@ public final class LeaderChoice {
         return names.stream().map(Quoted::of).reduce((a, b) -> a + ", " + b).orElse("");
     }
 
-    /** The nodes in the order of {@code hashKey}'s hash, the order that picks a leader among equals. */
-    static Comparator<NodeState> hashOrder(IpAddress hashKey) {
-        return (a, b) -> Arrays.compareUnsigned(hash(a.name(), hashKey), hash(b.name(), hashKey));
+    /**
+     * The nodes in the order of {@code hashKey}'s hash, the order that picks a leader among equals (a stable sort);
+     * each node's hash computed once.
+     */
+    static List<String> inHashOrder(List<String> nodes, IpAddress hashKey) {
+        String key = hashKey.toString();
+        List<Map.Entry<byte[], String>> hashed = new ArrayList<>(nodes.size());
+        for (String node : nodes) {
+            hashed.add(Map.entry(hash(node, key), node));
+        }
+        hashed.sort((a, b) -> Arrays.compareUnsigned(a.getKey(), b.getKey()));
+        List<String> sorted = new ArrayList<>(hashed.size());
+        for (Map.Entry<byte[], String> entry : hashed) {
+            sorted.add(entry.getValue());
+        }
+        return sorted;
     }
 
-    static byte[] hash(String node, IpAddress hashKey) {
+    private static byte[] hash(String node, String hashKey) {
+        return SHA256.get().digest((node + "#" + hashKey).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Looking a digest up by name costs more than the digest of a short text: one per thread (digest() resets it). */
+    private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {
         try {
-            return MessageDigest.getInstance("SHA-256").digest((node + "#" + hashKey).getBytes(StandardCharsets.UTF_8));
+            return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new AssertionError("every JDK has SHA-256", e);
         }
-    }
+    });
 }

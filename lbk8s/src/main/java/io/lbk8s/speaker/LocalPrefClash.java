@@ -31,11 +31,7 @@ final class LocalPrefClash {
     /** The first of the advertising nodes where the advertisements of {@code advertised} clash, if any. */
     static Optional<Found> find(
             BgpChoice.Advertised advertised, Config config, Collection<NodeState> nodes, LeaderChoice.Options options) {
-        if (advertised.advertisements().stream()
-                        .map(a -> Route.sentLocalPref(a.localPref()))
-                        .distinct()
-                        .count()
-                < 2) {
+        if (!possible(advertised.advertisements())) {
             return Optional.empty(); // the common case: nothing can clash
         }
         List<BgpPeer> internal = config.bgpPeers().stream()
@@ -60,6 +56,17 @@ final class LocalPrefClash {
             }
         }
         return Optional.empty();
+    }
+
+    /** Whether the advertisements send different localPrefs, without which nothing can clash (most addresses). */
+    static boolean possible(List<BgpAdvertisement> advertisements) {
+        for (BgpAdvertisement advertisement : advertisements) {
+            if (Route.sentLocalPref(advertisement.localPref())
+                    != Route.sentLocalPref(advertisements.getFirst().localPref())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The highest of the local preferences, unset counting as what is sent; empty when none is set. */

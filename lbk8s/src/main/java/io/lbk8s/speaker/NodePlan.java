@@ -6,6 +6,7 @@ import io.lbk8s.net.link.LinkInfo;
 import io.lbk8s.service.ServiceKey;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -51,8 +52,9 @@ public record NodePlan(Map<IpAddress, Announced> announced, List<Problem> proble
             List<Pattern> excludedInterfaces) {}
 
     public static NodePlan compute(Inputs in) {
-        Map<IpAddress, Set<ServiceKey>> servicesByIp = new TreeMap<>();
-        Map<IpAddress, List<LinkInfo>> linksByIp = new TreeMap<>();
+        // hashed, not sorted: the plan keeps them in no order (Map.copyOf), and at 10,000 Services sorting cost
+        Map<IpAddress, Set<ServiceKey>> servicesByIp = new HashMap<>();
+        Map<IpAddress, List<LinkInfo>> linksByIp = new HashMap<>();
         List<Problem> problems = new ArrayList<>();
         for (ServiceState service : in.services()) {
             for (Announcement announcement : LeaderChoice.decide(in.config(), service, in.nodes(), in.options())) {
@@ -69,7 +71,7 @@ public record NodePlan(Map<IpAddress, Announced> announced, List<Problem> proble
                                             led.ip(), in.node(), led.advertisements(), in.links())));
                         } else {
                             servicesByIp
-                                    .computeIfAbsent(led.ip(), ip -> new TreeSet<>())
+                                    .computeIfAbsent(led.ip(), ip -> new HashSet<>())
                                     .add(service.key());
                             linksByIp.put(led.ip(), links);
                         }
@@ -88,7 +90,7 @@ public record NodePlan(Map<IpAddress, Announced> announced, List<Problem> proble
                 }
             }
         }
-        Map<IpAddress, Announced> announced = new TreeMap<>();
+        Map<IpAddress, Announced> announced = new HashMap<>();
         servicesByIp.forEach((ip, keys) -> announced.put(ip, new Announced(ip, keys, linksByIp.get(ip))));
         return new NodePlan(announced, problems);
     }
@@ -108,6 +110,9 @@ public record NodePlan(Map<IpAddress, Announced> announced, List<Problem> proble
         }
         Set<IpAddress> fromFailed = new TreeSet<>();
         for (ServiceState service : previousInputs.services()) {
+            if (!holdsAny(service, taken)) {
+                continue; // what the plan before decided of it cannot say where a taken address was
+            }
             for (Announcement before : LeaderChoice.decide(
                     previousInputs.config(), service, previousInputs.nodes(), previousInputs.options())) {
                 if (before instanceof Announcement.Led led
@@ -118,6 +123,15 @@ public record NodePlan(Map<IpAddress, Announced> announced, List<Problem> proble
             }
         }
         return Set.copyOf(fromFailed);
+    }
+
+    private static boolean holdsAny(ServiceState service, Set<IpAddress> addresses) {
+        for (IpAddress ip : service.ips()) {
+            if (addresses.contains(ip)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -10,6 +10,7 @@ import io.lbk8s.address.NodeNetwork;
 import io.lbk8s.kube.ObjectFacts;
 import io.lbk8s.kube.ServiceMapping;
 import io.lbk8s.service.ServiceRequests;
+import io.lbk8s.service.ServiceView;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -55,7 +56,10 @@ final class PlanFacts {
 
     /** Whether a plan announces {@code service}: a LoadBalancer of this speaker's class with an address in its status. */
     static boolean planned(Service service, Optional<String> lbClass) {
-        var view = ServiceMapping.view(service);
+        return planned(ServiceMapping.view(service), lbClass);
+    }
+
+    static boolean planned(ServiceView view, Optional<String> lbClass) {
         return view.isLoadBalancer()
                 && ServiceRequests.served(view, lbClass)
                 && !view.statusIps().isEmpty();

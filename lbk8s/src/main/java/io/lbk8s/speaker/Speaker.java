@@ -52,9 +52,12 @@ import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.AbstractCollection;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -397,14 +400,9 @@ public final class Speaker implements AutoCloseable {
                 .map(n -> heard.map(h -> n.withLiveness(watch.get().liveness(n.name(), h)))
                         .orElse(n))
                 .toList();
-        Map<String, List<EndpointState>> endpoints =
-                SpeakerMapping.endpointsByService(endpointSlices.getStore().list());
-        List<ServiceState> served = new ArrayList<>();
-        for (Service service : services.getStore().list()) {
-            if (PlanFacts.planned(service, settings.lbClass())) {
-                served.add(SpeakerMapping.serviceState(service, endpoints));
-            }
-        }
+        Map<String, List<EndpointState>> endpoints = SpeakerMapping.endpointsByService(oneAtATime(endpointSlices));
+        SpeakerMapping.ServicesRead read = SpeakerMapping.read(oneAtATime(services), settings.lbClass(), endpoints);
+        List<ServiceState> served = read.planned();
         List<LinkInfo> links = Links.list();
         NodeNetwork network = NodeNetworkAnnotation.of(links, DefaultGateways.read(), settings.excludedInterfaces());
         nodeNetworkAnnotation.publish(network);
@@ -441,7 +439,7 @@ public final class Speaker implements AutoCloseable {
         bgp.apply(bgpPlan, failedNodes(nodeStates));
         plan = next;
         planInputs = inputs;
-        probeAhead(withSpeaker);
+        probeAhead(withSpeaker, read.taken());
         // A speaker that hears none of its peers cannot tell a dead cluster from its own cut link: it reports nothing.
         // what users see (ServiceL2Status, Events, metrics) leaves out what another host makes this node withhold
         NodePlan shown = next.without(announcer.inConflict()).reporting(bgpPlan.problems());
@@ -455,18 +453,41 @@ public final class Speaker implements AutoCloseable {
     }
 
     /**
-     * The speaker on the node whose name sorts first probes the pools' next addresses ({@link LookaheadProbes}); none
-     * when probes are off ({@code --takeover-probe 0}).
+     * The informer's objects, each rebuilt from its compact cache as the plan comes to it and dropped after: a list of
+     * all 10,000 Services rebuilt at once (and of their EndpointSlices) was tens of MiB live during every plan, and
+     * with the 64 MiB heap of the manifest's 256Mi limit each plan ran the collector full again and again (Pause Full
+     * back to back in BgpBenchmark's GC log). An object deleted meanwhile is skipped.
      */
-    private void probeAhead(Set<String> withSpeaker) {
+    private static <T> Collection<T> oneAtATime(SharedIndexInformer<T> informer) {
+        List<String> keys = informer.getStore().listKeys();
+        return new AbstractCollection<>() {
+            @Override
+            public Iterator<T> iterator() {
+                return keys.stream()
+                        .map(key -> informer.getStore().getByKey(key))
+                        .filter(Objects::nonNull)
+                        .iterator();
+            }
+
+            @Override
+            public int size() {
+                return keys.size();
+            }
+        };
+    }
+
+    /**
+     * The speaker on the node whose name sorts first probes the pools' next addresses ({@link LookaheadProbes}), not
+     * those {@code taken} (every Service's status addresses, read in the plan's pass over the Services); none when
+     * probes are off ({@code --takeover-probe 0}).
+     */
+    private void probeAhead(Set<String> withSpeaker, Set<IpAddress> taken) {
         boolean first = withSpeaker.stream()
                 .filter(n -> !n.equals(settings.node()))
                 .noneMatch(n -> n.compareTo(settings.node()) < 0);
         if (!first || config == null || settings.takeoverProbe().isZero()) {
             return;
         }
-        Set<IpAddress> taken = new HashSet<>();
-        services.getStore().list().forEach(s -> taken.addAll(ServiceMapping.statusIps(s)));
         lookahead.maybeProbe(config.pools(), taken);
     }
 

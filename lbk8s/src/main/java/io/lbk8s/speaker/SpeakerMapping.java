@@ -7,8 +7,10 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointConditions;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.lbk8s.address.IpAddress;
 import io.lbk8s.kube.ObjectFacts;
 import io.lbk8s.kube.ServiceMapping;
+import io.lbk8s.service.ServiceView;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -95,8 +97,38 @@ public final class SpeakerMapping {
         return result;
     }
 
+    /**
+     * What a plan reads of the Services, in one pass over them: each Service's fields are copied out once, and at
+     * 10,000 Services a pass costs tens of milliseconds.
+     *
+     * @param planned the Services the plan announces ({@link PlanFacts#planned}: LoadBalancers of the speaker's class
+     *                with an address), as it reads them
+     * @param taken   every address a Service's status shows, whatever its class: the look-ahead probes skip them
+     */
+    public record ServicesRead(List<ServiceState> planned, Set<IpAddress> taken) {}
+
+    public static ServicesRead read(
+            Collection<Service> services,
+            Optional<String> lbClass,
+            Map<String, List<EndpointState>> endpointsByService) {
+        List<ServiceState> planned = new ArrayList<>();
+        Set<IpAddress> taken = new HashSet<>();
+        for (Service service : services) {
+            ServiceView view = ServiceMapping.view(service);
+            taken.addAll(view.statusIps());
+            if (PlanFacts.planned(view, lbClass)) {
+                planned.add(serviceState(view, service, endpointsByService));
+            }
+        }
+        return new ServicesRead(planned, taken);
+    }
+
     public static ServiceState serviceState(Service service, Map<String, List<EndpointState>> endpointsByService) {
-        var view = ServiceMapping.view(service);
+        return serviceState(ServiceMapping.view(service), service, endpointsByService);
+    }
+
+    private static ServiceState serviceState(
+            ServiceView view, Service service, Map<String, List<EndpointState>> endpointsByService) {
         String key = view.key().namespace() + "/" + view.key().name();
         boolean publishNotReady = service.getSpec() != null
                 && Boolean.TRUE.equals(service.getSpec().getPublishNotReadyAddresses());
