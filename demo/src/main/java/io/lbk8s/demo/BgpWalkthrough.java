@@ -16,6 +16,7 @@ import io.lbk8s.testkit.sandbox.Sandbox;
 import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -227,9 +228,14 @@ final class BgpWalkthrough {
         });
     }
 
+    /**
+     * The next hops in node order: the kernel lists them in the order of the router's path choice (its best path
+     * first, which for eBGP is the oldest), so the same route would read differently from run to run.
+     */
     private String describe(List<InetAddress> hops) {
         return "nexthop via "
                 + hops.stream()
+                        .sorted(Comparator.comparing(this::nodeName))
                         .map(h -> Format.address(h) + " (" + nodeName(h) + ")")
                         .collect(Collectors.joining(", "))
                 + " proto bgp";
