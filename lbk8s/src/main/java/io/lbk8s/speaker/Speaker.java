@@ -396,9 +396,7 @@ public final class Speaker implements AutoCloseable {
         Optional<Membership.Snapshot> heard = watch.map(
                 w -> w.update(nodes.getStore().list(), speakerPods.getStore().list()));
         List<NodeState> nodeStates = nodes.getStore().list().stream()
-                .map(n -> SpeakerMapping.nodeState(n, withSpeaker))
-                .map(n -> heard.map(h -> n.withLiveness(watch.get().liveness(n.name(), h)))
-                        .orElse(n))
+                .map(n -> judged(n, withSpeaker, watch, heard))
                 .toList();
         Map<String, List<EndpointState>> endpoints = SpeakerMapping.endpointsByService(oneAtATime(endpointSlices));
         SpeakerMapping.ServicesRead read = SpeakerMapping.read(oneAtATime(services), settings.lbClass(), endpoints);
@@ -629,12 +627,20 @@ public final class Speaker implements AutoCloseable {
         if (object == null || podInformer == null) {
             return object == null;
         }
-        NodeState state = SpeakerMapping.nodeState(
-                object,
-                SpeakerMapping.nodesWithReadySpeaker(podInformer.getStore().list()));
         Optional<PeerWatch> watch = peers;
-        return failed(
-                watch.map(w -> state.withLiveness(w.liveness(node, w.now()))).orElse(state));
+        return failed(judged(
+                object,
+                SpeakerMapping.nodesWithReadySpeaker(podInformer.getStore().list()),
+                watch,
+                watch.map(PeerWatch::now)));
+    }
+
+    /** A node as the API shows it ({@code withSpeaker}: the nodes whose speaker is ready), with what the detector heard. */
+    private static NodeState judged(
+            Node node, Set<String> withSpeaker, Optional<PeerWatch> watch, Optional<Membership.Snapshot> heard) {
+        NodeState state = SpeakerMapping.nodeState(node, withSpeaker);
+        return heard.map(h -> state.withLiveness(watch.get().liveness(state.name(), h)))
+                .orElse(state);
     }
 
     /** This node's Node object, where the BGP sessions' Events go. */
