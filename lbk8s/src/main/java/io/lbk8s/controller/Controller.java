@@ -332,6 +332,10 @@ public final class Controller implements AutoCloseable {
                 // Our cache is behind a write (often our own): the newer version is on its way and is reconciled again,
                 // after a backoff so that a reconcile of the same stale copy does not spin until it comes.
                 log.debug("reconcile of {} met a newer version, reconciling again", work);
+            } else if (e.getCode() == 404 && work instanceof Work.ServiceChanged) {
+                // The same for a Service deleted after our cache's copy: its deletion is on its way, and the reconcile
+                // that follows it frees the address. Nothing failed that an operator should hear of.
+                log.debug("{} was deleted after the copy it was reconciled on; reconciling again", work);
             } else {
                 log.warn("reconcile of {} failed, will retry: {}", work, e.getMessage());
             }

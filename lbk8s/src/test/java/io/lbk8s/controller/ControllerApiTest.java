@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.ServiceStatusBuilder;
@@ -15,6 +19,7 @@ import java.util.Optional;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /** The controller against the test API server, checked as a user would with kubectl: status, annotations, events. */
 class ControllerApiTest {
@@ -277,6 +282,50 @@ class ControllerApiTest {
         assertThat(lb.awaitIp("during")).as("created while the watch was down").isEqualTo("10.5.0.201");
         lb.service("after");
         assertThat(lb.awaitIp("after")).isEqualTo("10.5.0.202");
+    }
+
+    /**
+     * A Service deleted while the controller can neither watch nor list Services: the controller, still holding it,
+     * writes to it and finds it gone. That is no failure to warn of: its deletion is on its way, and once it comes the
+     * address is free.
+     */
+    @Test
+    void aServiceDeletedBehindTheCacheIsNoFailureAndItsAddressIsFreedWhenTheDeletionArrives() throws Exception {
+        lb = ControllerHarness.started();
+        lb.pool("default", "10.5.0.200-10.5.0.220");
+        lb.service("gone");
+        assertThat(lb.awaitIp("gone")).isEqualTo("10.5.0.200");
+        Logger root = (Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
+        ListAppender<ILoggingEvent> log = new ListAppender<>();
+        log.start();
+        root.addAppender(log);
+        try {
+            lb.server.dispatcher().breakReads("", "services");
+            await().atMost(ControllerHarness.PATIENCE)
+                    .until(() -> !lb.controller().readiness().ready());
+            lb.client.services().inNamespace("default").withName("gone").delete();
+            lb.pool("default", "10.5.0.201-10.5.0.220"); // its address leaves the pool: the controller moves it
+            await().atMost(ControllerHarness.PATIENCE)
+                    .until(() -> lb.server.recentRequests().stream()
+                            .dropWhile(r -> !r.startsWith("DELETE /api/v1/namespaces/default/services/gone"))
+                            .anyMatch(r -> r.startsWith("PATCH /api/v1/namespaces/default/services/gone")));
+
+            lb.server.dispatcher().mendWatches("", "services");
+            await().atMost(Duration.ofSeconds(40))
+                    .until(() -> List.copyOf(log.list).stream()
+                            .anyMatch(e ->
+                                    e.getFormattedMessage().equals("default/gone deleted; its addresses are free")));
+            lb.service("next");
+            assertThat(lb.awaitIp("next"))
+                    .as("the first address of the pool, whatever the deleted Service held")
+                    .isEqualTo("10.5.0.201");
+        } finally {
+            root.detachAppender(log);
+        }
+        assertThat(log.list)
+                .filteredOn(e -> e.getLevel().isGreaterOrEqual(Level.WARN))
+                .extracting(ILoggingEvent::getFormattedMessage)
+                .noneMatch(m -> m.contains("gone"));
     }
 
     /**

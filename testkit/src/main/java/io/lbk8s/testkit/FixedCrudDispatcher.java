@@ -70,6 +70,7 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
 
     private final Set<SelectorWatch> selectorWatches = new CopyOnWriteArraySet<>();
     private final Set<String> brokenWatches = new CopyOnWriteArraySet<>();
+    private final Set<String> brokenLists = new CopyOnWriteArraySet<>();
     private final Map<String, AtomicInteger> refusedWrites = new ConcurrentHashMap<>();
     private final ServiceDefaults serviceDefaults = new ServiceDefaults();
     private final ListPages pages = new ListPages();
@@ -350,6 +351,10 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
         if (rp.isWatch()) {
             return watch(rp);
         }
+        if (rp.isList() && brokenLists.contains(rp.group() + "/" + rp.plural())) {
+            throw new ApiException(
+                    500, "InternalError", "Internal error occurred: list of " + rp.plural() + " is broken by the test");
+        }
         if (!rp.isList()) {
             MockResponse r = handleGet(rp.objectPath());
             if (r.code() == 404) {
@@ -473,6 +478,15 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
     }
 
     /**
+     * As {@link #breakWatches}, and lists of {@code group}/{@code plural} are refused too until {@link #mendWatches}:
+     * a client's cache of them can neither resume nor list again, so it is behind whatever happens meanwhile.
+     */
+    public void breakReads(String group, String plural) {
+        brokenLists.add(group + "/" + plural);
+        breakWatches(group, plural);
+    }
+
+    /**
      * The next {@code count} writes (create, update, patch, delete) of {@code plural} are refused with a 503, as an API
      * server that is restarting or overloaded answers; reads still work.
      */
@@ -490,8 +504,9 @@ public class FixedCrudDispatcher extends KubernetesCrudDispatcher {
         return selectorWatches.stream().anyMatch(w -> w.watches(group, plural));
     }
 
-    /** Watches of {@code group}/{@code plural} are served again. */
+    /** Watches (and lists) of {@code group}/{@code plural} are served again. */
     public void mendWatches(String group, String plural) {
+        brokenLists.remove(group + "/" + plural);
         brokenWatches.remove(group + "/" + plural);
     }
 
