@@ -26,6 +26,14 @@ public record SessionContext(
         families = Set.copyOf(families);
     }
 
+    /** This session as RFC 7606's AFI/SAFI disable leaves it: {@code family} no longer carried. */
+    public SessionContext without(Family family) {
+        Set<Family> left = new java.util.HashSet<>(families);
+        left.remove(family);
+        return new SessionContext(
+                myAsn, internal, fourOctetAs, left, localAddress, otherFamilyNextHop, ipv6LinkLocal, dualStack);
+    }
+
     /** The next hop for routes of {@code family}; empty when such routes do not go on this session. */
     public Optional<IpAddress> nextHop(Family family) {
         if (!families.contains(family)) {

@@ -71,8 +71,8 @@ class UpdateErrorHandlingTest {
                                 .isEqualTo(expected));
     }
 
-    /** An UPDATE without withdrawn routes, with these attributes and this NLRI (hex, spaces ignored). */
-    private static byte[] update(String attributes, String nlri) {
+    /** An UPDATE without withdrawn routes, with these attributes and this NLRI (hex, spaces ignored); MP_REACH_V6 stands for {@link #MP_REACH_V6}. */
+    static byte[] update(String attributes, String nlri) {
         HexFormat hex = HexFormat.of();
         byte[] attrs =
                 hex.parseHex(attributes.replace("MP_REACH_V6", MP_REACH_V6).replace(" ", ""));
