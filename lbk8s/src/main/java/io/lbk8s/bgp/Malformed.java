@@ -18,9 +18,12 @@ final class Malformed extends Exception {
         this(new Message.Notification(code, subcode, data), reason, Optional.empty());
     }
 
-    /** The same error, found in an MP_REACH_NLRI or MP_UNREACH_NLRI of {@code family}. */
-    Malformed in(Family family) {
-        return new Malformed(notification, getMessage(), Optional.of(family));
+    /** The same error, found in {@code attribute} (MP_REACH_NLRI or MP_UNREACH_NLRI) of {@code family}. */
+    Malformed in(Family family, String attribute) {
+        return new Malformed(
+                notification,
+                "an UPDATE whose " + family.describe() + " " + attribute + " cannot be parsed: " + getMessage(),
+                Optional.of(family));
     }
 
     Malformed(int code, int subcode, String reason) {

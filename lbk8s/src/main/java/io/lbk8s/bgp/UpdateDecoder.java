@@ -263,20 +263,21 @@ final class UpdateDecoder {
      */
     private static PathAttribute mpReach(int flags, ByteBuffer value, Octets whole) throws Malformed {
         int length = value.remaining();
-        if (length < 3) {
+        Optional<Family> family =
+                length >= 3 ? Family.of(value.getShort() & 0xFFFF, value.get() & 0xFF) : Optional.empty();
+        if (family.isEmpty() && length < 5) {
             throw new Malformed(3, 5, whole, "an UPDATE whose attribute 14 has a wrong length");
         }
-        Optional<Family> family = Family.of(value.getShort() & 0xFFFF, value.get() & 0xFF);
-        if (family.isEmpty() && length >= 5) {
+        if (family.isEmpty()) {
             return new PathAttribute.Other(flags, 14, octets(value.rewind()));
         }
         try {
             if (length < 5) {
-                throw new Malformed(3, 5, whole, "an UPDATE whose attribute 14 has a wrong length");
+                throw new Malformed(3, 5, whole, "it ends after " + length + " octets");
             }
             return mpReach(family.get(), value, whole);
         } catch (Malformed e) {
-            throw family.isPresent() ? e.in(family.get()) : e;
+            throw e.in(family.get(), "MP_REACH_NLRI");
         }
     }
 
@@ -284,8 +285,7 @@ final class UpdateDecoder {
         int nextHopLength = value.get() & 0xFF;
         int global = family.ipFamily().bits() / 8;
         if ((nextHopLength != global && nextHopLength != 2 * global) || nextHopLength + 1 > value.remaining()) {
-            throw new Malformed(
-                    3, 9, whole, "an UPDATE whose MP_REACH_NLRI has a next hop of " + nextHopLength + " octets");
+            throw new Malformed(3, 9, whole, "a next hop of " + nextHopLength + " octets");
         }
         IpAddress nextHop = address(value, global);
         Optional<IpAddress> linkLocal =
@@ -308,7 +308,7 @@ final class UpdateDecoder {
             return new PathAttribute.MpUnreach(
                     family.get(), MessageDecoder.prefixes(value, family.get().ipFamily(), 3, 9));
         } catch (Malformed e) {
-            throw e.in(family.get());
+            throw e.in(family.get(), "MP_UNREACH_NLRI");
         }
     }
 

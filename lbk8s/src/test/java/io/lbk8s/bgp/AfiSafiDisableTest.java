@@ -32,7 +32,7 @@ class AfiSafiDisableTest {
             """)
     void anUnreadableMultiprotocolAttributeDisablesItsFamilyWhenAnotherIsLeft(
             String what, String attributes, String nlri, String negotiated, String carried, String outcome) {
-        Decoded decoded = MessageDecoder.decode(UpdateErrorHandlingTest.update(attributes, nlri), true);
+        Decoded decoded = MessageDecoder.decode(HandBuiltUpdates.update(attributes, nlri), true);
 
         assertThat(decoded).as(what).isInstanceOfSatisfying(Decoded.Invalid.class, invalid -> {
             SessionEvent event = AfiSafiDisable.event(invalid, families(negotiated), families(carried));

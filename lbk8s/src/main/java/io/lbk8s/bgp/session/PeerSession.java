@@ -430,11 +430,13 @@ final class PeerSession {
         }
         context = context.without(family);
         log.warn(
-                "BGP peer {} ({}) sent {}: {} is disabled on this session as RFC 7606 allows, the routes sent to it in"
-                        + " that family are withdrawn and no more are sent until the session restarts; {} goes on",
+                "BGP peer {} ({}) sent {}; the session goes on without {} (RFC 7606's AFI/SAFI disable): this node"
+                        + " withdraws its {} routes from the peer and sends it none until the session restarts, and {}"
+                        + " goes on",
                 spec.name(),
                 spec.address(),
                 reason,
+                family.describe(),
                 family.describe(),
                 String.join(
                         " and ",
