@@ -76,12 +76,14 @@ class SessionsAfiSafiDisableTest {
                         .as("a new IPv4 route")
                         .containsExactly("announce 198.51.100.11/32");
 
-                // as if IPv6 had not been negotiated: no IPv6 End-of-RIB before the route advertised after the refresh
+                // as if IPv6 had not been negotiated: no IPv6 End-of-RIB after the IPv4 one, before the next route
                 connection.getOutputStream().write(MessageEncoder.encode(new Message.RouteRefresh(1, 1), true));
+                List<String> seen = new ArrayList<>(untilEndOfRib(connection, Family.IPV4_UNICAST));
                 sessions.advertise(
                         "router",
                         routes("198.51.100.10/32", "198.51.100.11/32", "198.51.100.12/32", "2001:db8::11/128"));
-                assertThat(untilAnnounced(connection, "198.51.100.12/32"))
+                seen.addAll(untilAnnounced(connection, "198.51.100.12/32"));
+                assertThat(seen)
                         .as("the table again, then the next route")
                         .containsExactly(
                                 "announce 198.51.100.10/32",
@@ -108,20 +110,31 @@ class SessionsAfiSafiDisableTest {
     }
 
     @Test
-    void anUnreadableIpv4UpdateWithdrawsTheIpv4RoutesAndKeepsTheSession() throws Exception {
+    void anUnreadableIpv4UpdateWithdrawsTheIpv4RoutesUntilTheSessionRestarts() throws Exception {
         try (ServerSocket router = new ServerSocket(0, 4, LOOPBACK)) {
             router.setSoTimeout(WAIT_MILLIS);
             Sessions sessions = started(router, "198.51.100.10/32");
-            try (Socket connection = router.accept()) {
-                SessionsGracefulRestartTest.answerOpen(connection, Family.IPV4_UNICAST, Family.IPV6_UNICAST);
-                untilEndOfRib(connection, Family.IPV6_UNICAST);
+            try {
+                try (Socket connection = router.accept()) {
+                    SessionsGracefulRestartTest.answerOpen(connection, Family.IPV4_UNICAST, Family.IPV6_UNICAST);
+                    untilEndOfRib(connection, Family.IPV6_UNICAST);
 
-                connection.getOutputStream().write(HandBuiltUpdates.update(UNREADABLE_IPV4, null));
-                assertThat(untilWithdrawn(connection)).containsExactly("withdraw 198.51.100.10/32");
-                SessionStatus status = awaitStatus(sessions, s -> !s.disabled().isEmpty());
-                assertThat(status.state()).isEqualTo(SessionState.ESTABLISHED);
-                assertThat(status.disabled()).containsExactly(Family.IPV4_UNICAST);
-                assertThat(status.advertised()).isZero();
+                    connection.getOutputStream().write(HandBuiltUpdates.update(UNREADABLE_IPV4, null));
+                    assertThat(untilWithdrawn(connection)).containsExactly("withdraw 198.51.100.10/32");
+                    SessionStatus status =
+                            awaitStatus(sessions, s -> !s.disabled().isEmpty());
+                    assertThat(status.state()).isEqualTo(SessionState.ESTABLISHED);
+                    assertThat(status.disabled()).containsExactly(Family.IPV4_UNICAST);
+                    assertThat(status.advertised()).isZero();
+                }
+                // the router closed the connection: the next session negotiates IPv4 again
+                try (Socket again = router.accept()) {
+                    SessionsGracefulRestartTest.answerOpen(again, Family.IPV4_UNICAST, Family.IPV6_UNICAST);
+                    assertThat(untilEndOfRib(again, Family.IPV6_UNICAST))
+                            .containsExactly("announce 198.51.100.10/32", "EoR IPv4 unicast", "EoR IPv6 unicast");
+                    SessionStatus status = awaitStatus(sessions, s -> s.state() == SessionState.ESTABLISHED);
+                    assertThat(status.disabled()).isEmpty();
+                }
             } finally {
                 sessions.close();
             }
