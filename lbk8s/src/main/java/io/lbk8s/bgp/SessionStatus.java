@@ -29,16 +29,4 @@ public record SessionStatus(
     public SessionStatus {
         disabled = Set.copyOf(disabled);
     }
-
-    /** A session with every family it negotiated. */
-    public SessionStatus(
-            String peer,
-            IpAddress address,
-            SessionState state,
-            Instant since,
-            Optional<String> lastError,
-            int advertised,
-            Optional<BfdState> bfd) {
-        this(peer, address, state, since, lastError, advertised, bfd, Set.of());
-    }
 }

@@ -115,7 +115,7 @@ final class PeerSession {
         this.bfd = bfd;
         this.establishedPeers = establishedPeers;
         this.status = new SessionStatus(
-                spec.name(), spec.address(), SessionState.IDLE, clock.instant(), why, 0, Optional.empty());
+                spec.name(), spec.address(), SessionState.IDLE, clock.instant(), why, 0, Optional.empty(), Set.of());
         this.loop = Thread.ofVirtual().name("bgp-" + spec.name()).unstarted(this::run);
     }
 
