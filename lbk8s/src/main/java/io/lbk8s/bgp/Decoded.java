@@ -24,9 +24,5 @@ public sealed interface Decoded {
      * @param family the AFI/SAFI of the MP_REACH_NLRI or MP_UNREACH_NLRI that could not be parsed, when that much of
      *               it could be read: {@link AfiSafiDisable} may then keep the session without that family
      */
-    record Invalid(Message.Notification notification, String reason, Optional<Family> family) implements Decoded {
-        public Invalid(Message.Notification notification, String reason) {
-            this(notification, reason, Optional.empty());
-        }
-    }
+    record Invalid(Message.Notification notification, String reason, Optional<Family> family) implements Decoded {}
 }

@@ -3,6 +3,7 @@ package io.lbk8s.bgp;
 import io.lbk8s.address.IpAddress;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * What an established session decides its UPDATEs by.
@@ -28,8 +29,7 @@ public record SessionContext(
 
     /** This session as RFC 7606's AFI/SAFI disable leaves it: {@code family} no longer carried. */
     public SessionContext without(Family family) {
-        Set<Family> left = new java.util.HashSet<>(families);
-        left.remove(family);
+        Set<Family> left = families.stream().filter(f -> f != family).collect(Collectors.toSet());
         return new SessionContext(
                 myAsn, internal, fourOctetAs, left, localAddress, otherFamilyNextHop, ipv6LinkLocal, dualStack);
     }
