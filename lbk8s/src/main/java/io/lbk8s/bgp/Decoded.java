@@ -1,5 +1,7 @@
 package io.lbk8s.bgp;
 
+import java.util.Optional;
+
 /**
  * What decoding one received message gave: the message, the UPDATE as RFC 7606 reads a malformed one, or the
  * NOTIFICATION RFC 4271 6 says to answer with.
@@ -17,6 +19,10 @@ public sealed interface Decoded {
      */
     record Revised(Message.Update update, String reason) implements Decoded {}
 
-    /** @param reason what was wrong, as a sentence for the session's last error */
-    record Invalid(Message.Notification notification, String reason) implements Decoded {}
+    /**
+     * @param reason what was wrong, as a sentence for the session's last error
+     * @param family the AFI/SAFI of the MP_REACH_NLRI or MP_UNREACH_NLRI that could not be parsed, when that much of
+     *               it could be read: {@link AfiSafiDisable} may then keep the session without that family
+     */
+    record Invalid(Message.Notification notification, String reason, Optional<Family> family) implements Decoded {}
 }

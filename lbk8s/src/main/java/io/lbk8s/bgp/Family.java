@@ -31,6 +31,11 @@ public enum Family {
         return ipFamily;
     }
 
+    /** "IPv4 unicast", "IPv6 unicast": as routers' configurations and logs name them. */
+    public String describe() {
+        return ipFamily + " unicast";
+    }
+
     public static Optional<Family> of(int afi, int safi) {
         return Arrays.stream(values())
                 .filter(f -> f.afi == afi && f.safi == safi)

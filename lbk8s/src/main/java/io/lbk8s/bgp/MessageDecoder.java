@@ -28,7 +28,7 @@ public final class MessageDecoder {
         try {
             return decodeOrThrow(message, fourOctetAs);
         } catch (Malformed e) {
-            return new Decoded.Invalid(e.notification, e.getMessage());
+            return new Decoded.Invalid(e.notification, e.getMessage(), e.family);
         }
     }
 

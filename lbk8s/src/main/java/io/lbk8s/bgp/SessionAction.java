@@ -22,6 +22,12 @@ public sealed interface SessionAction {
     /** Send the UPDATEs for what changed since the last routes sent. */
     record SendChanges() implements SessionAction {}
 
+    /**
+     * RFC 7606's AFI/SAFI disable: from now on this session carries {@code family} as if it had not been negotiated;
+     * a {@link SendChanges} after it withdraws the routes already sent in it.
+     */
+    record DisableFamily(Family family, String reason) implements SessionAction {}
+
     /** Take the negotiated parameters for this session (hold time, keepalive, families). */
     record Adopt(Negotiated negotiated) implements SessionAction {}
 

@@ -3,6 +3,7 @@ package io.lbk8s.bgp;
 import io.lbk8s.address.IpAddress;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * What an established session decides its UPDATEs by.
@@ -24,6 +25,13 @@ public record SessionContext(
         boolean dualStack) {
     public SessionContext {
         families = Set.copyOf(families);
+    }
+
+    /** This session as RFC 7606's AFI/SAFI disable leaves it: {@code family} no longer carried. */
+    public SessionContext without(Family family) {
+        Set<Family> left = families.stream().filter(f -> f != family).collect(Collectors.toSet());
+        return new SessionContext(
+                myAsn, internal, fourOctetAs, left, localAddress, otherFamilyNextHop, ipv6LinkLocal, dualStack);
     }
 
     /** The next hop for routes of {@code family}; empty when such routes do not go on this session. */

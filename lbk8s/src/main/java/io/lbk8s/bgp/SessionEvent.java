@@ -26,6 +26,14 @@ public sealed interface SessionEvent {
     /** A well-formed KEEPALIVE, UPDATE, NOTIFICATION or ROUTE-REFRESH (an OPEN comes as OpenAccepted or Refused). */
     record Received(Message message) implements SessionEvent {}
 
+    /**
+     * The peer sent an UPDATE whose MP_REACH_NLRI or MP_UNREACH_NLRI of {@code family} cannot be parsed, and the
+     * session goes on without that family ({@link AfiSafiDisable}).
+     *
+     * @param reason what was wrong with the UPDATE, as {@link Decoded.Invalid#reason()} says it
+     */
+    record FamilyUnreadable(Family family, String reason) implements SessionEvent {}
+
     /** The speaker changed the routes this peer should have. */
     record RoutesChanged() implements SessionEvent {}
 

@@ -67,6 +67,17 @@ public final class SessionFsm {
             case SessionEvent.Refused(var notification, var reason) ->
                 isConnected(state) ? down(SessionState.IDLE, notification, reason) : stay(state);
             case SessionEvent.Received(var message) -> received(state, message);
+            case SessionEvent.FamilyUnreadable(var family, var reason) ->
+                switch (state) {
+                    case ESTABLISHED ->
+                        new Transition(
+                                state,
+                                List.of(
+                                        new SessionAction.Arm(HOLD),
+                                        new SessionAction.DisableFamily(family, reason),
+                                        new SessionAction.SendChanges()));
+                    default -> unexpected(state, "an UPDATE");
+                };
             case SessionEvent.RoutesChanged _ ->
                 state == SessionState.ESTABLISHED
                         ? new Transition(state, List.of(new SessionAction.SendChanges()))

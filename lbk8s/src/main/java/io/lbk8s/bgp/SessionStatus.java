@@ -4,6 +4,7 @@ import io.lbk8s.address.IpAddress;
 import io.lbk8s.bfd.BfdState;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * What a node can say of its session with one peer: shown in BGPSessionState objects, metrics, Events and
@@ -13,6 +14,8 @@ import java.util.Optional;
  *                   refused connection, a timeout)
  * @param advertised how many routes the peer has been sent and not withdrawn
  * @param bfd        empty when the peer has no BFD profile
+ * @param disabled   the families RFC 7606's AFI/SAFI disable took off this session (the peer sent an MP_REACH_NLRI or
+ *                   MP_UNREACH_NLRI of that family that could not be parsed), until it restarts; usually none
  */
 public record SessionStatus(
         String peer,
@@ -21,4 +24,9 @@ public record SessionStatus(
         Instant since,
         Optional<String> lastError,
         int advertised,
-        Optional<BfdState> bfd) {}
+        Optional<BfdState> bfd,
+        Set<Family> disabled) {
+    public SessionStatus {
+        disabled = Set.copyOf(disabled);
+    }
+}

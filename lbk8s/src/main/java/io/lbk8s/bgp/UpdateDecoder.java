@@ -17,7 +17,8 @@ import java.util.Set;
  * longer ends the session. Its routes are treated as withdrawn, or a bad ATOMIC_AGGREGATE or AGGREGATOR (which change
  * no route) is left out, or a repeated attribute is kept once. A NOTIFICATION remains for what leaves the message
  * unreadable: lengths that overrun it, an NLRI field that cannot be parsed (MP_REACH_NLRI's and MP_UNREACH_NLRI's
- * included, and either of them twice), and a well-known attribute this speaker does not know.
+ * included, and either of them twice), and a well-known attribute this speaker does not know. An MP_REACH_NLRI or
+ * MP_UNREACH_NLRI whose AFI/SAFI could be read says which: {@link AfiSafiDisable} decides whether the session ends.
  */
 final class UpdateDecoder {
     private static final Set<Integer> WELL_KNOWN = Set.of(1, 2, 3, 5, 6);
@@ -195,7 +196,7 @@ final class UpdateDecoder {
      * One attribute's value, checked as RFC 7606 7 says for each: a flaw in one that describes the routes (ORIGIN,
      * AS_PATH, NEXT_HOP, MULTI_EXIT_DISC, LOCAL_PREF, COMMUNITIES, LARGE_COMMUNITY) withdraws them, one in
      * ATOMIC_AGGREGATE or AGGREGATOR discards the attribute; MP_REACH_NLRI and MP_UNREACH_NLRI hold the routes
-     * themselves, so a flaw there is {@link Malformed} (RFC 7606 7.11: session reset).
+     * themselves, so a flaw there is {@link Malformed} (RFC 7606 7.11: session reset, or AFI/SAFI disable).
      */
     private static PathAttribute attribute(int flags, int type, ByteBuffer value, Octets whole, boolean fourOctetAs)
             throws Malformed, Flawed {
@@ -256,28 +257,45 @@ final class UpdateDecoder {
         };
     }
 
+    /**
+     * RFC 4760 3; a flaw past its AFI/SAFI is told with that family (RFC 7606 7.11: with the next hop's length wrong,
+     * the NLRI cannot be found, so "session reset" or "AFI/SAFI disable").
+     */
     private static PathAttribute mpReach(int flags, ByteBuffer value, Octets whole) throws Malformed {
-        if (value.remaining() < 5) {
+        int length = value.remaining();
+        Optional<Family> family =
+                length >= 3 ? Family.of(value.getShort() & 0xFFFF, value.get() & 0xFF) : Optional.empty();
+        if (family.isEmpty() && length < 5) {
             throw new Malformed(3, 5, whole, "an UPDATE whose attribute 14 has a wrong length");
         }
-        Optional<Family> family = Family.of(value.getShort() & 0xFFFF, value.get() & 0xFF);
         if (family.isEmpty()) {
             return new PathAttribute.Other(flags, 14, octets(value.rewind()));
         }
+        try {
+            if (length < 5) {
+                throw new Malformed(3, 5, whole, "it ends after " + length + " octets");
+            }
+            return mpReach(family.get(), value, whole);
+        } catch (Malformed e) {
+            throw e.in(family.get(), "MP_REACH_NLRI");
+        }
+    }
+
+    private static PathAttribute mpReach(Family family, ByteBuffer value, Octets whole) throws Malformed {
         int nextHopLength = value.get() & 0xFF;
-        int global = family.get().ipFamily().bits() / 8;
+        int global = family.ipFamily().bits() / 8;
         if ((nextHopLength != global && nextHopLength != 2 * global) || nextHopLength + 1 > value.remaining()) {
-            throw new Malformed(
-                    3, 9, whole, "an UPDATE whose MP_REACH_NLRI has a next hop of " + nextHopLength + " octets");
+            throw new Malformed(3, 9, whole, "a next hop of " + nextHopLength + " octets");
         }
         IpAddress nextHop = address(value, global);
         Optional<IpAddress> linkLocal =
                 nextHopLength == 2 * global ? Optional.of(address(value, global)) : Optional.empty();
         value.get(); // reserved (RFC 4760 3)
-        List<IpPrefix> nlri = MessageDecoder.prefixes(value, family.get().ipFamily(), 3, 9);
-        return new PathAttribute.MpReach(family.get(), nextHop, linkLocal, nlri);
+        List<IpPrefix> nlri = MessageDecoder.prefixes(value, family.ipFamily(), 3, 9);
+        return new PathAttribute.MpReach(family, nextHop, linkLocal, nlri);
     }
 
+    /** RFC 4760 4; a flaw past its AFI/SAFI is told with that family, as in {@link #mpReach}. */
     private static PathAttribute mpUnreach(int flags, ByteBuffer value, Octets whole) throws Malformed {
         if (value.remaining() < 3) {
             throw new Malformed(3, 5, whole, "an UPDATE whose attribute 15 has a wrong length");
@@ -286,8 +304,12 @@ final class UpdateDecoder {
         if (family.isEmpty()) {
             return new PathAttribute.Other(flags, 15, octets(value.rewind()));
         }
-        return new PathAttribute.MpUnreach(
-                family.get(), MessageDecoder.prefixes(value, family.get().ipFamily(), 3, 9));
+        try {
+            return new PathAttribute.MpUnreach(
+                    family.get(), MessageDecoder.prefixes(value, family.get().ipFamily(), 3, 9));
+        } catch (Malformed e) {
+            throw e.in(family.get(), "MP_UNREACH_NLRI");
+        }
     }
 
     private static List<AsPathSegment> asPath(ByteBuffer value, int asSize) throws Flawed {

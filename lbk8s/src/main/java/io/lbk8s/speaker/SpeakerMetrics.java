@@ -25,7 +25,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * and lbk8s_speaker_announced_addresses; lbk8s_speaker_address_conflicts{address,node}, 1 for each address another
  * host answers for, as this node saw it; and lbk8s_speaker_requests_dropped_total{interface,protocol}, the requests
  * the kernel dropped because a responder's receive queue was full (they went unanswered). In BGP mode:
- * lbk8s_bgp_session_up{peer}, lbk8s_bgp_advertised_routes{peer} and lbk8s_bgp_session_transitions_total{peer}.
+ * lbk8s_bgp_session_up{peer}, lbk8s_bgp_advertised_routes{peer}, lbk8s_bgp_session_transitions_total{peer} and
+ * lbk8s_bgp_families_disabled{peer,family}.
  * How often it plans: lbk8s_speaker_plans_total, and lbk8s_speaker_changes_ignored_total{kind}, the watch events it did
  * not plan for because they changed nothing a plan reads.
  */
@@ -60,6 +61,7 @@ final class SpeakerMetrics implements L2Listener {
     private final java.util.Set<IpAddress> inConflict = ConcurrentHashMap.newKeySet();
     private final MultiGauge bgpSessionUp;
     private final MultiGauge bgpAdvertisedRoutes;
+    private final MultiGauge bgpFamiliesDisabled;
     private final Map<String, Counter> bgpTransitions = new ConcurrentHashMap<>();
     private final Counter plans;
     private final Map<String, Counter> changesIgnored = new ConcurrentHashMap<>();
@@ -89,6 +91,10 @@ final class SpeakerMetrics implements L2Listener {
                 "lbk8s.bgp.session.up", "1 for each BGPPeer this node's session with is Established, 0 for the others");
         bgpAdvertisedRoutes = meters.gauges(
                 "lbk8s.bgp.advertised.routes", "Routes this node has sent each BGPPeer and not withdrawn");
+        bgpFamiliesDisabled = meters.gauges(
+                "lbk8s.bgp.families.disabled",
+                "1 for each address family RFC 7606's AFI/SAFI disable took off this node's session with a BGPPeer (the"
+                        + " peer sent an UPDATE of that family that could not be parsed), until the session restarts");
         plans = meters.counter(
                 "lbk8s.speaker.plans",
                 "Plans this node computed: each reads every watched object, and one plan answers every change that came"
@@ -210,13 +216,24 @@ final class SpeakerMetrics implements L2Listener {
     void bgpSessions(List<io.lbk8s.bgp.SessionStatus> sessions) {
         List<MultiGauge.Row<?>> up = new ArrayList<>();
         List<MultiGauge.Row<?>> routes = new ArrayList<>();
+        List<MultiGauge.Row<?>> disabled = new ArrayList<>();
         for (io.lbk8s.bgp.SessionStatus session : sessions) {
             Tags peer = Tags.of("peer", session.peer());
             up.add(MultiGauge.Row.of(peer, session.state() == io.lbk8s.bgp.SessionState.ESTABLISHED ? 1 : 0));
             routes.add(MultiGauge.Row.of(peer, session.advertised()));
+            // named as GoBGP's afi-safi-name: ipv4-unicast, ipv6-unicast
+            session.disabled()
+                    .forEach(f -> disabled.add(MultiGauge.Row.of(
+                            peer.and(
+                                    "family",
+                                    f.describe()
+                                            .toLowerCase(java.util.Locale.ROOT)
+                                            .replace(' ', '-')),
+                            1)));
         }
         bgpSessionUp.register(up, true);
         bgpAdvertisedRoutes.register(routes, true);
+        bgpFamiliesDisabled.register(disabled, true);
     }
 
     /** The session with {@code peer} changed state. */

@@ -114,6 +114,24 @@ class SessionFsmTest {
                 Arguments.of(OPEN_SENT, new SessionEvent.RoutesChanged(), OPEN_SENT, List.of()),
                 Arguments.of(
                         ESTABLISHED,
+                        new SessionEvent.FamilyUnreadable(Family.IPV6_UNICAST, "an UPDATE"),
+                        ESTABLISHED,
+                        List.of(
+                                arm(HOLD),
+                                new SessionAction.DisableFamily(Family.IPV6_UNICAST, "an UPDATE"),
+                                new SessionAction.SendChanges())),
+                Arguments.of(
+                        OPEN_CONFIRM,
+                        new SessionEvent.FamilyUnreadable(Family.IPV6_UNICAST, "an UPDATE"),
+                        IDLE,
+                        List.of(
+                                send(Message.Notification.of(5, 2)),
+                                DISCONNECT,
+                                disarm(HOLD),
+                                disarm(KEEPALIVE),
+                                arm(CONNECT_RETRY))),
+                Arguments.of(
+                        ESTABLISHED,
                         new SessionEvent.Stop(Optional.of(SHUTDOWN)),
                         IDLE,
                         List.of(send(SHUTDOWN), DISCONNECT, disarm(CONNECT_RETRY), disarm(HOLD), disarm(KEEPALIVE))),

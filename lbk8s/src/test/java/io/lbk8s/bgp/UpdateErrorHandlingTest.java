@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lbk8s.address.IpPrefix;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -20,8 +19,6 @@ class UpdateErrorHandlingTest {
     private static final String NEXT_HOP = "4003040a000001";
     /** 198.51.100.0/24 */
     private static final String NLRI = "18c63364";
-    /** MP_REACH_NLRI's value: IPv6 unicast, next hop fd00::1, fd00::/64 (30 octets). */
-    private static final String MP_REACH_V6 = "00020110fd00000000000000000000000000000100" + "40fd00000000000000";
 
     @ParameterizedTest(name = "{0}: {3}")
     @CsvSource(delimiter = '|', textBlock = """
@@ -43,7 +40,7 @@ class UpdateErrorHandlingTest {
             ORIGIN twice (3 g)                      | 40010100 40010100 400200 4003040a000001        | 18c63364 | announces 198.51.100.0/24
             """)
     void anErrorInOneAttributeEndsNoSession(String what, String attributes, String nlri, String outcome) {
-        Decoded decoded = MessageDecoder.decode(update(attributes, nlri), true);
+        Decoded decoded = MessageDecoder.decode(HandBuiltUpdates.update(attributes, nlri), true);
 
         assertThat(decoded).as(what).isInstanceOfSatisfying(Decoded.Revised.class, revised -> {
             assertThat(routes(revised.update())).as(what).isEqualTo(outcome);
@@ -60,7 +57,7 @@ class UpdateErrorHandlingTest {
             an unrecognized well-known attribute    | 40010100 400200 4003040a000001 406301ff        | 18c63364 | UPDATE Message Error / Unrecognized Well-known Attribute
             """)
     void whatCannotBeParsedStillEndsTheSession(String what, String attributes, String nlri, String expected) {
-        Decoded decoded = MessageDecoder.decode(update(attributes, nlri), true);
+        Decoded decoded = MessageDecoder.decode(HandBuiltUpdates.update(attributes, nlri), true);
 
         assertThat(decoded)
                 .as(what)
@@ -69,21 +66,6 @@ class UpdateErrorHandlingTest {
                         invalid -> assertThat(invalid.notification().describe())
                                 .as(invalid.reason())
                                 .isEqualTo(expected));
-    }
-
-    /** An UPDATE without withdrawn routes, with these attributes and this NLRI (hex, spaces ignored). */
-    private static byte[] update(String attributes, String nlri) {
-        HexFormat hex = HexFormat.of();
-        byte[] attrs =
-                hex.parseHex(attributes.replace("MP_REACH_V6", MP_REACH_V6).replace(" ", ""));
-        byte[] routes = nlri == null ? new byte[0] : hex.parseHex(nlri.replace(" ", ""));
-        int length = MessageDecoder.HEADER + 2 + 2 + attrs.length + routes.length;
-        java.nio.ByteBuffer message = java.nio.ByteBuffer.allocate(length);
-        for (int i = 0; i < 16; i++) {
-            message.put((byte) 0xFF);
-        }
-        message.putShort((short) length).put((byte) 2).putShort((short) 0).putShort((short) attrs.length);
-        return message.put(attrs).put(routes).array();
     }
 
     /** What the UPDATE says of routes: the prefixes it withdraws, else those it announces. */

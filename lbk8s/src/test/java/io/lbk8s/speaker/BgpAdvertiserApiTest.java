@@ -85,7 +85,8 @@ class BgpAdvertiserApiTest {
     }
 
     static SessionStatus session(SessionState state, Optional<String> lastError, int advertised) {
-        return new SessionStatus("tor", TOR_ADDRESS, state, Instant.now(), lastError, advertised, Optional.empty());
+        return new SessionStatus(
+                "tor", TOR_ADDRESS, state, Instant.now(), lastError, advertised, Optional.empty(), Set.of());
     }
 
     @Test

@@ -5,7 +5,9 @@ import io.lbk8s.address.IpPrefix;
 import io.lbk8s.bfd.BfdSession;
 import io.lbk8s.bfd.BfdState;
 import io.lbk8s.bgp.AdjRibOut;
+import io.lbk8s.bgp.AfiSafiDisable;
 import io.lbk8s.bgp.Decoded;
+import io.lbk8s.bgp.Family;
 import io.lbk8s.bgp.LastError;
 import io.lbk8s.bgp.Message;
 import io.lbk8s.bgp.MessageDecoder;
@@ -28,6 +30,7 @@ import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -63,6 +66,9 @@ final class PeerSession {
     private record OpenFromPeer(Message.Open open, int attempt) implements Input {}
 
     private record BfdChanged(BfdState state, int attempt) implements Input {}
+
+    /** An UPDATE whose MP_REACH_NLRI or MP_UNREACH_NLRI of a known family cannot be parsed. */
+    private record FamilyUnreadable(Decoded.Invalid invalid, int attempt) implements Input {}
 
     private volatile PeerSpec spec;
     private final Connector connector;
@@ -109,7 +115,7 @@ final class PeerSession {
         this.bfd = bfd;
         this.establishedPeers = establishedPeers;
         this.status = new SessionStatus(
-                spec.name(), spec.address(), SessionState.IDLE, clock.instant(), why, 0, Optional.empty());
+                spec.name(), spec.address(), SessionState.IDLE, clock.instant(), why, 0, Optional.empty(), Set.of());
         this.loop = Thread.ofVirtual().name("bgp-" + spec.name()).unstarted(this::run);
     }
 
@@ -216,6 +222,14 @@ final class PeerSession {
                     }
                 }
             }
+            case FamilyUnreadable(var invalid, var from) -> {
+                if (from == attempt) {
+                    handle(AfiSafiDisable.event(
+                            invalid,
+                            negotiated == null ? Set.of() : negotiated.families(),
+                            context == null ? Set.of() : context.families()));
+                }
+            }
             case OpenFromPeer(var open, var from) -> {
                 if (from == attempt) {
                     handle(
@@ -250,6 +264,7 @@ final class PeerSession {
                 case SessionAction.Arm(var timer) -> arm(timer);
                 case SessionAction.Disarm(var timer) -> deadlines.remove(timer);
                 case SessionAction.Adopt(var n) -> adopt(n);
+                case SessionAction.DisableFamily(var family, var reason) -> disable(family, reason);
                 case SessionAction.SendAllRoutes _ -> sendAll();
                 case SessionAction.SendChanges _ -> sendPlan(AdjRibOut.changes(sent, wanted, context));
                 case SessionAction.Failed failed ->
@@ -259,7 +274,8 @@ final class PeerSession {
         if (state != before
                 || !error.equals(status.lastError())
                 || sent.size() != status.advertised()
-                || !bfdState.equals(status.bfd())) {
+                || !bfdState.equals(status.bfd())
+                || !disabled().equals(status.disabled())) {
             status = new SessionStatus(
                     spec.name(),
                     spec.address(),
@@ -267,7 +283,8 @@ final class PeerSession {
                     state != before ? clock.instant() : status.since(),
                     error,
                     sent.size(),
-                    bfdState);
+                    bfdState,
+                    disabled());
             listener.changed(status);
         }
     }
@@ -373,7 +390,10 @@ final class PeerSession {
                         }
                         inputs.add(new FromPeer(new SessionEvent.Received(update), from));
                     }
-                    case Decoded.Invalid(var notification, var reason) -> {
+                    // the loop decides, by the session's families, whether it ends; reading goes on meanwhile
+                    case Decoded.Invalid invalid
+                    when invalid.family().isPresent() -> inputs.add(new FamilyUnreadable(invalid, from));
+                    case Decoded.Invalid(var notification, var reason, var _) -> {
                         inputs.add(new FromPeer(new SessionEvent.Refused(notification, "sent " + reason), from));
                         return;
                     }
@@ -398,6 +418,43 @@ final class PeerSession {
                 around.otherFamily(),
                 localAddress.isV4() ? Optional.empty() : around.ipv6LinkLocal(),
                 spec.dualStack());
+    }
+
+    /**
+     * RFC 7606's AFI/SAFI disable: the session goes on as if {@code family} had not been negotiated, until it restarts.
+     * Said once: the peer's later UPDATEs of that family are ignored without a word.
+     */
+    private void disable(Family family, String reason) {
+        if (context == null || !context.families().contains(family)) {
+            return;
+        }
+        context = context.without(family);
+        log.warn(
+                "BGP peer {} ({}) sent {}; the session goes on without {} (RFC 7606's AFI/SAFI disable): this node"
+                        + " withdraws its {} routes from the peer and sends it none until the session restarts, and {}"
+                        + " goes on",
+                spec.name(),
+                spec.address(),
+                reason,
+                family.describe(),
+                family.describe(),
+                String.join(
+                        " and ",
+                        context.families().stream()
+                                .sorted()
+                                .map(Family::describe)
+                                .toList()));
+    }
+
+    /** The families negotiated and since disabled (RFC 7606's AFI/SAFI disable). */
+    private Set<Family> disabled() {
+        if (negotiated == null || context == null) {
+            return Set.of();
+        }
+        Set<Family> disabled = EnumSet.noneOf(Family.class);
+        disabled.addAll(negotiated.families());
+        disabled.removeAll(context.families());
+        return disabled;
     }
 
     /** The whole table; with its times in the debug log, where a full table's time to a new peer goes (bench). */

@@ -92,19 +92,27 @@ class SessionsGracefulRestartTest {
      * {@link SessionsReconfigureTest}.
      */
     static boolean restartState(Socket connection) throws IOException {
+        return answerOpen(connection, Family.IPV4_UNICAST)
+                .capability(Capability.GracefulRestart.class)
+                .orElseThrow()
+                .restarting();
+    }
+
+    /** Reads our OPEN and answers it with a router's that announces {@code families}, and a KEEPALIVE; ours. */
+    static Message.Open answerOpen(Socket connection, Family... families) throws IOException {
         connection.setSoTimeout(WAIT_MILLIS);
         Message.Open ours = (Message.Open) read(connection.getInputStream());
-        Message.Open theirs = Message.Open.of(
-                64513,
-                90,
-                IpAddress.parse("10.0.0.1").orElseThrow(),
-                List.of(
-                        Capability.Multiprotocol.of(Family.IPV4_UNICAST),
-                        new Capability.FourOctetAs(64513),
-                        new Capability.GracefulRestart(false, 120, List.of())));
+        List<Capability> capabilities = new ArrayList<>();
+        for (Family family : families) {
+            capabilities.add(Capability.Multiprotocol.of(family));
+        }
+        capabilities.add(new Capability.FourOctetAs(64513));
+        capabilities.add(new Capability.GracefulRestart(false, 120, List.of()));
+        Message.Open theirs =
+                Message.Open.of(64513, 90, IpAddress.parse("10.0.0.1").orElseThrow(), capabilities);
         connection.getOutputStream().write(MessageEncoder.encode(theirs, true));
         connection.getOutputStream().write(MessageEncoder.encode(new Message.Keepalive(), true));
-        return ours.capability(Capability.GracefulRestart.class).orElseThrow().restarting();
+        return ours;
     }
 
     /** The prefixes our UPDATEs announce, in order, with "EoR" for End-of-RIB, up to that End-of-RIB. */
