@@ -98,7 +98,7 @@ public final class Rbac {
             new Rule(METALLB, List.of("ipaddresspools", "l2advertisements"), INFORM),
             new Rule(METALLB, BGP_CONFIG, INFORM), // validated like the pools, problems reported on them
             new Rule(METALLB, List.of("configurationstates"), List.of("get", "create")),
-            new Rule(METALLB, List.of("configurationstates/status"), List.of("update")),
+            new Rule(METALLB, List.of("configurationstates/status"), List.of("patch")),
             // the speakers' Pods, whose annotation says their node's subnets and gateways: never a Service's address
             new Rule("", List.of("pods"), INFORM));
 
@@ -122,14 +122,11 @@ public final class Rbac {
             new Rule(METALLB, BGP_CONFIG, INFORM),
             // at start, the configuration objects the controller uses, so a refused edit is judged alike
             new Rule(METALLB, List.of("configurationstates"), List.of("get"), List.of(ConfigurationStates.CONTROLLER)),
-            new Rule(METALLB, List.of("servicel2statuses"), List.of("list", "get", "create", "delete")),
-            new Rule(METALLB, List.of("servicel2statuses/status"), List.of("update")),
+            new Rule(METALLB, List.of("servicel2statuses"), List.of("list", "create", "delete")),
+            new Rule(METALLB, List.of("servicel2statuses/status"), List.of("patch")),
             // BGP mode: each node's sessions and the Services it advertises, MetalLB's status kinds
-            new Rule(
-                    METALLB,
-                    List.of("servicebgpstatuses", "bgpsessionstates"),
-                    List.of("list", "get", "create", "delete")),
-            new Rule(METALLB, List.of("servicebgpstatuses/status", "bgpsessionstates/status"), List.of("update")),
+            new Rule(METALLB, List.of("servicebgpstatuses", "bgpsessionstates"), List.of("list", "create", "delete")),
+            new Rule(METALLB, List.of("servicebgpstatuses/status", "bgpsessionstates/status"), List.of("patch")),
             // Secrets of the install namespace, each watched by name (for rotation): the failure detector's key, and
             // the Secret a BGPPeer names in passwordSecret, which only the user knows (MetalLB's speaker may read the
             // Secrets of its namespace too). The key Secret is created by the first speaker that finds it missing

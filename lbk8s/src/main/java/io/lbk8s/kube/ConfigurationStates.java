@@ -63,7 +63,7 @@ public final class ConfigurationStates {
                             "lastTransitionTime", now,
                             "reason", valid ? "ConfigurationValid" : "ConfigurationInvalid",
                             "message", valid ? "the configuration is valid" : errorSummary)));
-            CustomResources.writeStatus(client, CONTEXT, namespace, name, Map.of(), status);
+            CustomResources.writeStatus(client, CONTEXT, namespace, name, Map.of(), status, lastWritten != null);
             lastWritten = fingerprint;
         } catch (KubernetesClientException e) {
             log.warn("could not write ConfigurationState {}/{}: {}", namespace, name, e.getMessage());

@@ -124,7 +124,7 @@ abstract class NodeStatusObjects<K, V> implements AutoCloseable {
             }
             for (var entry : wanted.entrySet()) {
                 if (!entry.getValue().equals(before.get(entry.getKey()))) {
-                    upsert(entry.getKey(), entry.getValue(), failed);
+                    upsert(entry.getKey(), entry.getValue(), failed, before.containsKey(entry.getKey()));
                 }
             }
             for (K gone : before.keySet()) {
@@ -164,13 +164,13 @@ abstract class NodeStatusObjects<K, V> implements AutoCloseable {
         }
     }
 
-    private void upsert(K subject, V value, Set<String> failed) {
+    private void upsert(K subject, V value, Set<String> failed, boolean writtenBefore) {
         Map<String, String> subjectLabels = shape.subjectLabels().apply(subject);
         Map<String, String> labels = new HashMap<>(subjectLabels);
         labels.put(NODE_LABEL, node);
         Map<String, Object> status = new HashMap<>(shape.status().apply(subject, value));
         status.put("node", node);
-        CustomResources.writeStatus(client, shape.context(), namespace, nameOf(subject), labels, status);
+        CustomResources.writeStatus(client, shape.context(), namespace, nameOf(subject), labels, status, writtenBefore);
         if (failed.isEmpty()) {
             return;
         }

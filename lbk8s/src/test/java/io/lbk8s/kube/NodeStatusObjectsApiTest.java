@@ -82,6 +82,69 @@ class NodeStatusObjectsApiTest {
     }
 
     /**
+     * At 10,000 Services a speaker writes thousands of these objects: a new one takes a create and a status patch, a
+     * changed one its status patch alone, with no read before either.
+     */
+    @Test
+    void aNewObjectIsTwoRequestsAndAChangedStatusOne() {
+        try (var statuses = new ServiceL2Statuses(client, NS, "node-1", node -> true)) {
+            statuses.publish(Map.of(), Set.of()); // the first publish lists what an earlier run left
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> !requestsFor("servicel2statuses").isEmpty());
+            int before = requestsFor("servicel2statuses").size();
+            String name = statuses.nameOf(WEB);
+
+            String patch =
+                    "PATCH /apis/metallb.io/v1beta1/namespaces/lbk8s-system/servicel2statuses/" + name + "/status";
+            statuses.publish(Map.of(WEB, Set.of("eth0", "eth1")), Set.of());
+            int afterNew = awaitRequest(patch, before);
+            assertThat(requestsFor("servicel2statuses").subList(before, afterNew))
+                    .as("a new object")
+                    .containsExactly("POST /apis/metallb.io/v1beta1/namespaces/lbk8s-system/servicel2statuses", patch);
+            assertThat(interfacesOf(name)).isEqualTo(List.of("eth0", "eth1"));
+            before = requestsFor("servicel2statuses").size(); // the test's own read included
+
+            statuses.publish(Map.of(WEB, Set.of("eth1")), Set.of());
+            int afterChange = awaitRequest(patch, before);
+            assertThat(requestsFor("servicel2statuses").subList(before, afterChange))
+                    .as("a changed status")
+                    .containsExactly(patch);
+            assertThat(interfacesOf(name)).isEqualTo(List.of("eth1"));
+        }
+    }
+
+    /** Waits for {@code request} after the first {@code from} requests; the count up to and including it. */
+    private int awaitRequest(String request, int from) {
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(10))
+                .until(() ->
+                        requestsFor("servicel2statuses").stream().skip(from).anyMatch(request::equals));
+        List<String> requests = requestsFor("servicel2statuses");
+        return from + requests.subList(from, requests.size()).indexOf(request) + 1;
+    }
+
+    private List<String> requestsFor(String plural) {
+        return server.recentRequests().stream()
+                .filter(r -> r.contains("/" + plural))
+                .map(r -> r.replaceAll("\\?.*", ""))
+                .toList();
+    }
+
+    @SuppressWarnings("unchecked")
+    private List<String> interfacesOf(String name) {
+        GenericKubernetesResource object = client.genericKubernetesResources(ServiceL2Statuses.CONTEXT)
+                .inNamespace(NS)
+                .withName(name)
+                .get();
+        if (object == null || !(object.getAdditionalProperties().get("status") instanceof Map<?, ?> status)) {
+            return List.of();
+        }
+        return ((List<Map<String, String>>) status.get("interfaces"))
+                .stream().map(i -> i.get("name")).toList();
+    }
+
+    /**
      * The plan named node-2 failed, but by the time the write runs node-2 is back (its peers hear it again) and has
      * written its object anew: it keeps it. Removing it would leave the Service with no ServiceL2Status once node-2
      * leads again, since node-2 writes only when what it announces changes.
