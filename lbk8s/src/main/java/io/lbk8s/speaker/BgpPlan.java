@@ -55,78 +55,129 @@ public record BgpPlan(
      * @param unreadable why the API refused to show a Secret a BGPPeer names, by Secret name
      */
     public static BgpPlan compute(NodePlan.Inputs in, Map<String, String> passwords, Map<String, String> unreadable) {
-        if (in.config().bgpPeers().isEmpty() && in.config().bgpAdvertisements().isEmpty()) {
+        Optional<Frame> frame = Frame.of(in, passwords, unreadable);
+        if (frame.isEmpty()) {
             return EMPTY;
         }
-        List<NodeState> nodes = withThisSpeakerRunning(in.nodes(), in.node());
-        Optional<NodeState> me =
-                nodes.stream().filter(n -> n.name().equals(in.node())).findFirst();
-        BgpPeering peering = me.map(n -> BgpPeering.of(in.config(), n, in.options(), passwords, unreadable))
-                .orElse(BgpPeering.NONE);
-        Map<String, Map<IpPrefix, RouteDraft>> drafts = new TreeMap<>();
-        // by prefix in no order: a peer's routes are a set
-        peering.peers().forEach(p -> drafts.put(p.name(), new HashMap<>()));
-        Map<ServiceKey, Set<String>> services = new HashMap<>(); // kept in no order (Map.copyOf)
-        List<NodePlan.Problem> problems = new ArrayList<>();
+        List<Share> shares = new ArrayList<>(in.services().size());
         for (ServiceState service : in.services()) {
-            for (IpAddress ip : service.ips()) {
-                switch (BgpChoice.decideInNameOrder(in.config(), service, ip, nodes, in.options())) {
-                    case BgpChoice.NotBgp _ -> {}
-                    case BgpChoice.Unadvertised(IpAddress unadvertised, String reason) -> {
-                        if (LeaderChoice.reporterOf(service.ips().getFirst(), in.nodes())
-                                .map(in.node()::equals)
-                                .orElse(false)) {
-                            problems.add(new NodePlan.Problem(service.key(), unadvertised, reason));
-                        }
-                    }
-                    case BgpChoice.Advertised advertised
-                    when advertised.nodes().contains(in.node()) -> {
-                        // one node says what is wrong with the configuration, the first that advertises in the
-                        // address's hash order, worked out only when there is something to say
-                        Boolean reporter = null;
-                        if (LocalPrefClash.possible(advertised.advertisements())) {
-                            LocalPrefClash.find(
-                                            BgpChoice.inHashOrder(advertised, service),
-                                            in.config(),
-                                            nodes,
-                                            in.options())
-                                    .filter(clash -> clash.node().equals(in.node()))
-                                    .ifPresent(clash ->
-                                            problems.add(new NodePlan.Problem(service.key(), ip, clash.reason())));
-                        }
-                        for (BgpAdvertisement advertisement : advertised.advertisements()) {
-                            if (!advertisement.allowsNode(me.orElseThrow().labels())) {
-                                continue;
-                            }
-                            for (PeerSpec peer : peering.peers()) {
-                                if (!advertisement.toPeer(peer.name())) {
-                                    continue;
-                                }
-                                Optional<String> unsendable = unsendable(ip, peer);
-                                if (unsendable.isPresent()) {
-                                    if (reporter == null) {
-                                        reporter = BgpChoice.inHashOrder(advertised, service)
-                                                .nodes()
-                                                .getFirst()
-                                                .equals(in.node());
-                                    }
-                                    if (reporter) {
-                                        problems.add(new NodePlan.Problem(service.key(), ip, unsendable.get()));
-                                    }
-                                    continue;
-                                }
-                                drafts.get(peer.name())
-                                        .computeIfAbsent(prefix(ip, advertisement), RouteDraft::new)
-                                        .add(advertisement);
-                                services.computeIfAbsent(service.key(), k -> new TreeSet<>())
-                                        .add(peer.name());
-                            }
-                        }
-                    }
-                    case BgpChoice.Advertised _ -> {
-                        /* other nodes advertise it, this one does not qualify */
+            shares.add(share(in, frame.get(), service));
+        }
+        return of(frame.get(), shares);
+    }
+
+    /**
+     * What every Service's share is computed against: the nodes as BGP sees them, this node among them, and the
+     * sessions it holds. Empty when no BGP is configured (the plan is then {@link #EMPTY}).
+     */
+    record Frame(List<NodeState> nodes, Optional<NodeState> me, BgpPeering peering) {
+        static Optional<Frame> of(NodePlan.Inputs in, Map<String, String> passwords, Map<String, String> unreadable) {
+            if (in.config().bgpPeers().isEmpty()
+                    && in.config().bgpAdvertisements().isEmpty()) {
+                return Optional.empty();
+            }
+            List<NodeState> nodes = withThisSpeakerRunning(in.nodes(), in.node());
+            Optional<NodeState> me =
+                    nodes.stream().filter(n -> n.name().equals(in.node())).findFirst();
+            BgpPeering peering = me.map(n -> BgpPeering.of(in.config(), n, in.options(), passwords, unreadable))
+                    .orElse(BgpPeering.NONE);
+            return Optional.of(new Frame(nodes, me, peering));
+        }
+    }
+
+    /**
+     * What one Service adds to this node's BGP plan: its problems, the routes it adds to each peer's table, and the
+     * peers it is advertised to. It depends on the Service and on the cluster-wide inputs only ({@link PlanCache}).
+     */
+    record Share(ServiceKey service, List<NodePlan.Problem> problems, List<RouteAdd> routes, Set<String> peers) {
+        Share {
+            problems = List.copyOf(problems);
+            routes = List.copyOf(routes);
+            peers = Set.copyOf(peers);
+        }
+    }
+
+    /** One BGPAdvertisement sending {@code prefix} to {@code peer}. */
+    record RouteAdd(String peer, IpPrefix prefix, BgpAdvertisement advertisement) {}
+
+    static Share share(NodePlan.Inputs in, Frame frame, ServiceState service) {
+        List<NodeState> nodes = frame.nodes();
+        BgpPeering peering = frame.peering();
+        List<NodePlan.Problem> problems = new ArrayList<>(0);
+        List<RouteAdd> routes = new ArrayList<>(1);
+        Set<String> peers = new TreeSet<>();
+        for (IpAddress ip : service.ips()) {
+            switch (BgpChoice.decideInNameOrder(in.config(), service, ip, nodes, in.options())) {
+                case BgpChoice.NotBgp _ -> {}
+                case BgpChoice.Unadvertised(IpAddress unadvertised, String reason) -> {
+                    if (LeaderChoice.reporterOf(service.ips().getFirst(), in.nodes())
+                            .map(in.node()::equals)
+                            .orElse(false)) {
+                        problems.add(new NodePlan.Problem(service.key(), unadvertised, reason));
                     }
                 }
+                case BgpChoice.Advertised advertised
+                when advertised.nodes().contains(in.node()) -> {
+                    // one node says what is wrong with the configuration, the first that advertises in the
+                    // address's hash order, worked out only when there is something to say
+                    Boolean reporter = null;
+                    if (LocalPrefClash.possible(advertised.advertisements())) {
+                        LocalPrefClash.find(
+                                        BgpChoice.inHashOrder(advertised, service), in.config(), nodes, in.options())
+                                .filter(clash -> clash.node().equals(in.node()))
+                                .ifPresent(
+                                        clash -> problems.add(new NodePlan.Problem(service.key(), ip, clash.reason())));
+                    }
+                    for (BgpAdvertisement advertisement : advertised.advertisements()) {
+                        if (!advertisement.allowsNode(frame.me().orElseThrow().labels())) {
+                            continue;
+                        }
+                        for (PeerSpec peer : peering.peers()) {
+                            if (!advertisement.toPeer(peer.name())) {
+                                continue;
+                            }
+                            Optional<String> unsendable = unsendable(ip, peer);
+                            if (unsendable.isPresent()) {
+                                if (reporter == null) {
+                                    reporter = BgpChoice.inHashOrder(advertised, service)
+                                            .nodes()
+                                            .getFirst()
+                                            .equals(in.node());
+                                }
+                                if (reporter) {
+                                    problems.add(new NodePlan.Problem(service.key(), ip, unsendable.get()));
+                                }
+                                continue;
+                            }
+                            routes.add(new RouteAdd(peer.name(), prefix(ip, advertisement), advertisement));
+                            peers.add(peer.name());
+                        }
+                    }
+                }
+                case BgpChoice.Advertised _ -> {
+                    /* other nodes advertise it, this one does not qualify */
+                }
+            }
+        }
+        return new Share(service.key(), problems, routes, peers);
+    }
+
+    /** The plan the Services' shares add up to, in their order. */
+    static BgpPlan of(Frame frame, Iterable<Share> shares) {
+        Map<String, Map<IpPrefix, RouteDraft>> drafts = new TreeMap<>();
+        // by prefix in no order: a peer's routes are a set
+        frame.peering().peers().forEach(p -> drafts.put(p.name(), new HashMap<>()));
+        Map<ServiceKey, Set<String>> services = new HashMap<>(); // kept in no order (Map.copyOf)
+        List<NodePlan.Problem> problems = new ArrayList<>();
+        for (Share share : shares) {
+            problems.addAll(share.problems());
+            for (RouteAdd route : share.routes()) {
+                drafts.get(route.peer())
+                        .computeIfAbsent(route.prefix(), RouteDraft::new)
+                        .add(route.advertisement());
+            }
+            if (!share.peers().isEmpty()) {
+                services.computeIfAbsent(share.service(), k -> new TreeSet<>()).addAll(share.peers());
             }
         }
         Map<String, Set<Route>> routes = new TreeMap<>();
@@ -136,7 +187,7 @@ public record BgpPlan(
             routes.put(peer, Set.copyOf(set));
         });
         return new BgpPlan(
-                peering, routes, services, problems.stream().distinct().toList());
+                frame.peering(), routes, services, problems.stream().distinct().toList());
     }
 
     /**

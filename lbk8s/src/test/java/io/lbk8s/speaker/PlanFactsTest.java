@@ -133,7 +133,7 @@ class PlanFactsTest {
                 .build();
     }
 
-    private static Service service(String name, String type, String trafficPolicy, String ip) {
+    static Service service(String name, String type, String trafficPolicy, String ip) {
         ServiceBuilder builder = new ServiceBuilder()
                 .withNewMetadata()
                 .withName(name)
