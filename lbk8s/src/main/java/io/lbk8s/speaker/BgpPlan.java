@@ -11,6 +11,7 @@ import io.lbk8s.service.ServiceKey;
 import io.lbk8s.text.Quoted;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -93,12 +94,19 @@ public record BgpPlan(
         Share {
             problems = List.copyOf(problems);
             routes = List.copyOf(routes);
-            peers = Set.copyOf(peers);
+            peers = Collections.unmodifiableSortedSet(new TreeSet<>(peers));
         }
     }
 
-    /** One BGPAdvertisement sending {@code prefix} to {@code peer}. */
-    record RouteAdd(String peer, IpPrefix prefix, BgpAdvertisement advertisement) {}
+    /**
+     * One BGPAdvertisement sending {@code prefix} to {@code peer}, and the route it makes when no other advertisement
+     * sends that prefix to that peer (most prefixes: the route is worked out once, not at every plan).
+     */
+    record RouteAdd(String peer, IpPrefix prefix, BgpAdvertisement advertisement, Route alone) {
+        RouteAdd(String peer, IpPrefix prefix, BgpAdvertisement advertisement) {
+            this(peer, prefix, advertisement, RouteDraft.route(prefix, List.of(advertisement)));
+        }
+    }
 
     static Share share(NodePlan.Inputs in, Frame frame, ServiceState service) {
         List<NodeState> nodes = frame.nodes();
@@ -172,19 +180,25 @@ public record BgpPlan(
         for (Share share : shares) {
             problems.addAll(share.problems());
             for (RouteAdd route : share.routes()) {
-                drafts.get(route.peer())
-                        .computeIfAbsent(route.prefix(), RouteDraft::new)
-                        .add(route.advertisement());
+                RouteDraft before = drafts.get(route.peer()).putIfAbsent(route.prefix(), new RouteDraft(route));
+                if (before != null) {
+                    before.add(route);
+                }
             }
             if (!share.peers().isEmpty()) {
-                services.computeIfAbsent(share.service(), k -> new TreeSet<>()).addAll(share.peers());
+                Set<String> before = services.putIfAbsent(share.service(), share.peers());
+                if (before != null) {
+                    TreeSet<String> both = new TreeSet<>(before);
+                    both.addAll(share.peers());
+                    services.put(share.service(), Collections.unmodifiableSortedSet(both));
+                }
             }
         }
         Map<String, Set<Route>> routes = new TreeMap<>();
         drafts.forEach((peer, byPrefix) -> {
-            Set<Route> set = new java.util.LinkedHashSet<>();
-            byPrefix.values().forEach(draft -> set.add(draft.route()));
-            routes.put(peer, Set.copyOf(set));
+            List<Route> list = new ArrayList<>(byPrefix.size());
+            byPrefix.values().forEach(draft -> list.add(draft.route()));
+            routes.put(peer, Set.copyOf(list));
         });
         return new BgpPlan(
                 frame.peering(), routes, services, problems.stream().distinct().toList());
@@ -227,20 +241,31 @@ public record BgpPlan(
      * router sees one route per prefix from each node.
      */
     private static final class RouteDraft {
-        private final IpPrefix prefix;
-        private final List<OptionalLong> localPrefs = new ArrayList<>();
-        private final Set<Community> communities = new TreeSet<>(Comparator.comparing(BgpPlan::communityOrder));
+        private final RouteAdd first;
+        private List<BgpAdvertisement> all; // null while only the first sends the prefix
 
-        RouteDraft(IpPrefix prefix) {
-            this.prefix = prefix;
+        RouteDraft(RouteAdd first) {
+            this.first = first;
         }
 
-        void add(BgpAdvertisement advertisement) {
-            localPrefs.add(advertisement.localPref());
-            communities.addAll(advertisement.communities());
+        void add(RouteAdd more) {
+            if (all == null) {
+                all = new ArrayList<>(List.of(first.advertisement()));
+            }
+            all.add(more.advertisement());
         }
 
         Route route() {
+            return all == null ? first.alone() : route(first.prefix(), all);
+        }
+
+        static Route route(IpPrefix prefix, List<BgpAdvertisement> advertisements) {
+            List<OptionalLong> localPrefs = new ArrayList<>(advertisements.size());
+            Set<Community> communities = new TreeSet<>(Comparator.comparing(BgpPlan::communityOrder));
+            for (BgpAdvertisement advertisement : advertisements) {
+                localPrefs.add(advertisement.localPref());
+                communities.addAll(advertisement.communities());
+            }
             return new Route(prefix, LocalPrefClash.highest(localPrefs), List.copyOf(communities));
         }
     }

@@ -71,7 +71,8 @@ public record NodePlan(Map<IpAddress, Announced> announced, List<Problem> proble
         }
     }
 
-    record Led(IpAddress ip, List<LinkInfo> links) {}
+    /** An address the Service leads from this node, and what the plan announces when no other Service shares it. */
+    record Led(IpAddress ip, List<LinkInfo> links, Announced alone) {}
 
     static Share share(Inputs in, ServiceState service) {
         List<Led> led = new ArrayList<>(1);
@@ -88,7 +89,7 @@ public record NodePlan(Map<IpAddress, Announced> announced, List<Problem> proble
                                 mine.ip(),
                                 InterfaceChoice.noInterface(mine.ip(), in.node(), mine.advertisements(), in.links())));
                     } else {
-                        led.add(new Led(mine.ip(), links));
+                        led.add(new Led(mine.ip(), links, new Announced(mine.ip(), Set.of(service.key()), links)));
                     }
                 }
                 case Announcement.Led _, Announcement.BgpOnly _ -> {
@@ -110,18 +111,19 @@ public record NodePlan(Map<IpAddress, Announced> announced, List<Problem> proble
     /** The plan the Services' shares add up to, in their order. */
     static NodePlan of(Iterable<Share> shares) {
         // hashed, not sorted: the plan keeps them in no order (Map.copyOf), and at 10,000 Services sorting cost
-        Map<IpAddress, Set<ServiceKey>> servicesByIp = new HashMap<>();
-        Map<IpAddress, List<LinkInfo>> linksByIp = new HashMap<>();
+        Map<IpAddress, Announced> announced = new HashMap<>();
         List<Problem> problems = new ArrayList<>();
         for (Share share : shares) {
             for (Led led : share.led()) {
-                servicesByIp.computeIfAbsent(led.ip(), ip -> new HashSet<>()).add(share.service());
-                linksByIp.put(led.ip(), led.links());
+                Announced before = announced.putIfAbsent(led.ip(), led.alone());
+                if (before != null) { // Services that share an address: announced on the last one's interfaces
+                    Set<ServiceKey> services = new HashSet<>(before.services());
+                    services.add(share.service());
+                    announced.put(led.ip(), new Announced(led.ip(), services, led.links()));
+                }
             }
             problems.addAll(share.problems());
         }
-        Map<IpAddress, Announced> announced = new HashMap<>();
-        servicesByIp.forEach((ip, keys) -> announced.put(ip, new Announced(ip, keys, linksByIp.get(ip))));
         return new NodePlan(announced, problems);
     }
 
