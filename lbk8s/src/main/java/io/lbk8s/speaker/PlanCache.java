@@ -68,37 +68,49 @@ public final class PlanCache {
 
     /** The shares of the last plan by Service, and the facts they were computed against. */
     private static final class Shares<F, S> {
-        private record Kept<S>(ServiceState service, S share) {}
+        /** A Service's share, and the last plan that read it. */
+        private static final class Kept<S> {
+            final ServiceState service;
+            final S share;
+            long plan;
+
+            Kept(ServiceState service, S share) {
+                this.service = service;
+                this.share = share;
+            }
+        }
 
         private F facts;
-        private Map<ServiceKey, Kept<S>> kept = new HashMap<>();
+        private final Map<ServiceKey, Kept<S>> kept = new HashMap<>();
+        private long plans;
         private int recomputed;
 
         List<S> of(F factsNow, Collection<ServiceState> services, Function<ServiceState, S> share) {
             if (!factsNow.equals(facts)) {
-                kept = new HashMap<>();
+                kept.clear();
                 facts = factsNow;
             }
             recomputed = 0;
-            // a new map each plan: the Services gone since leave with the old one
-            Map<ServiceKey, Kept<S>> next = HashMap.newHashMap(services.size());
+            long plan = ++plans;
             List<S> shares = new ArrayList<>(services.size());
             for (ServiceState service : services) {
                 Kept<S> before = kept.get(service.key());
-                if (before == null
-                        || (before.service() != service && !before.service().equals(service))) {
+                if (before == null || (before.service != service && !before.service.equals(service))) {
                     before = new Kept<>(service, share.apply(service));
+                    kept.put(service.key(), before);
                     recomputed++;
                 }
-                next.put(service.key(), before);
-                shares.add(before.share());
+                before.plan = plan;
+                shares.add(before.share);
             }
-            kept = next;
+            if (kept.size() > shares.size()) { // some Services are gone
+                kept.values().removeIf(k -> k.plan != plan);
+            }
             return shares;
         }
 
         void clear() {
-            kept = new HashMap<>();
+            kept.clear();
             facts = null;
             recomputed = 0;
         }
