@@ -1,13 +1,13 @@
 package io.lbk8s.speaker;
 
 import static io.lbk8s.speaker.PlanFactsTest.service;
+import static io.lbk8s.speaker.PlanFactsTest.slice;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.lbk8s.kube.ObjectFacts;
 import io.lbk8s.kube.ServiceMapping;
 import java.util.ArrayList;
@@ -165,23 +165,5 @@ class ServiceReadsTest {
                         + s.getEndpoints().getFirst().getConditions().getReady();
             default -> object.toString();
         };
-    }
-
-    private static EndpointSlice slice(String name, String service, String node, boolean ready) {
-        return new EndpointSliceBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withNamespace("default")
-                .withLabels(Map.of(ObjectFacts.SERVICE_NAME_LABEL, service))
-                .endMetadata()
-                .withAddressType("IPv4")
-                .addNewEndpoint()
-                .withAddresses("10.244.0.5")
-                .withNodeName(node)
-                .withNewConditions()
-                .withReady(ready)
-                .endConditions()
-                .endEndpoint()
-                .build();
     }
 }
