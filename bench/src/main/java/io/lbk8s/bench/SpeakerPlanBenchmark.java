@@ -30,6 +30,8 @@ import io.lbk8s.speaker.InterfaceChoice;
 import io.lbk8s.speaker.LeaderChoice;
 import io.lbk8s.speaker.NodePlan;
 import io.lbk8s.speaker.NodeState;
+import io.lbk8s.speaker.PlanCache;
+import io.lbk8s.speaker.ServiceReads;
 import io.lbk8s.speaker.ServiceState;
 import io.lbk8s.speaker.SpeakerMapping;
 import java.lang.management.ManagementFactory;
@@ -55,7 +57,13 @@ import java.util.function.Supplier;
  * speaker each; a pool, an L2Advertisement, a BGPPeer with BFD and a BGPAdvertisement), and the time of each of its
  * pure steps, in the order reconcile runs them, as node-1 (the node that also probes the pools ahead).
  *
- * <p>Usage: {@code SpeakerPlanBenchmark [COUNT...]} (default 1000 10000). Run it with the speaker's own JVM flags
+ * <p>Three cases at each count: plans with nothing changed since the one before; plans each after one more Service was
+ * created (with its EndpointSlice), the common case while thousands are advertised; plans each after node-3 turned
+ * not Ready or Ready again, a change every Service's decision reads. The speaker plans incrementally ({@link
+ * ServiceReads} reads only what a watch event named, {@link PlanCache} decides again only for the Services that
+ * changed); with {@code --from-scratch} every plan reads and decides for every Service, as the speaker did before.
+ *
+ * <p>Usage: {@code SpeakerPlanBenchmark [--from-scratch] [COUNT...]} (default 1000 10000). Run it with the speaker's own JVM flags
  * (the distribution's: C1 only, serial GC; the manifest's heap) to see what a deployed speaker spends:
  * <pre>
  *   java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmx64m -cp bench/target/classes:$(cat bench/target/classpath.txt) \
@@ -74,19 +82,40 @@ public final class SpeakerPlanBenchmark {
     private SpeakerPlanBenchmark() {}
 
     public static void main(String[] args) throws Exception {
-        List<Integer> counts = args.length == 0
-                ? List.of(1_000, 10_000)
-                : Arrays.stream(args).map(Integer::parseInt).toList();
+        boolean fromScratch = Arrays.asList(args).contains("--from-scratch");
+        List<Integer> counts = Arrays.stream(args)
+                .filter(a -> !a.startsWith("--"))
+                .map(Integer::parseInt)
+                .toList();
         System.out.println("| component | figure | value |");
         System.out.println("|---|---|---|");
-        for (int count : counts) {
-            new Run(count).measure();
+        for (int count : counts.isEmpty() ? List.of(1_000, 10_000) : counts) {
+            for (Change change : Change.values()) {
+                new Run(count, fromScratch).measure(change);
+            }
+        }
+    }
+
+    /** What changes before each plan. */
+    private enum Change {
+        NOTHING("nothing changed"),
+        ONE_SERVICE_CREATED("one Service created"),
+        NODE_FAILS_OR_RETURNS("node-3 not Ready / Ready again");
+
+        private final String description;
+
+        Change(String description) {
+            this.description = description;
         }
     }
 
     /** One cluster of {@code count} Services and the speaker's state between its plans. */
     private static final class Run {
         private final int count;
+        private final boolean fromScratch;
+        private final ServiceReads reads = new ServiceReads(Optional.empty());
+        private final PlanCache planCache = new PlanCache();
+        private int created;
         private final CompactServiceStore services = new CompactServiceStore();
         private final CompactEndpointSliceStore slices = new CompactEndpointSliceStore();
         private final List<Node> nodes = new ArrayList<>();
@@ -111,8 +140,9 @@ public final class SpeakerPlanBenchmark {
         private Map<String, Set<Route>> sent = Map.of();
         private Map<ServiceKey, Set<String>> announcedServices = Map.of();
 
-        Run(int count) {
+        Run(int count, boolean fromScratch) {
             this.count = count;
+            this.fromScratch = fromScratch;
             IpAddress first = IpAddress.parse("198.19.64.0").orElseThrow();
             for (int i = 0; i < count; i++) {
                 String name = "bulk-" + i;
@@ -140,23 +170,81 @@ public final class SpeakerPlanBenchmark {
                             "{receiveInterval: 300, transmitInterval: 300, detectMultiplier: 3}")));
         }
 
-        void measure() throws Exception {
+        void measure(Change change) throws Exception {
             for (int i = 0; i < WARMUP_PLANS; i++) {
+                change(change);
                 plan();
             }
             nanos.clear();
             wall.clear();
             for (int i = 0; i < MEASURED_PLANS; i++) {
+                change(change);
                 plan();
             }
-            String at = String.format(Locale.ROOT, "%,d Services", count);
+            String at = String.format(
+                    Locale.ROOT,
+                    "%,d Services, %s, %s",
+                    count,
+                    change.description,
+                    fromScratch ? "from scratch" : "incremental");
             String load = Files.readString(Path.of("/proc/loadavg")).trim();
             nanos.forEach((step, times) -> row("plan at " + at + ": " + step + " (CPU)", times));
             row("plan at " + at + ": the whole plan (CPU; load " + load + ")", totals(nanos));
             row("plan at " + at + ": the whole plan (wall clock, with GC pauses)", totals(wall));
+            if (!fromScratch) {
+                boolean same = previousPlan.equals(NodePlan.compute(previousInputs))
+                        && sent.equals(BgpPlan.compute(previousInputs, Map.of(), Map.of())
+                                .routes());
+                System.out.println(
+                        "| speaker plan | at " + at + ": the last plan equals the plan from scratch | " + same + " |");
+            }
+            if (!fromScratch && change == Change.NOTHING) {
+                List<Long> gathered = new ArrayList<>();
+                for (int i = 0; i < MEASURED_PLANS; i++) {
+                    long start = THREAD.getCurrentThreadCpuTime();
+                    reads.taken();
+                    gathered.add(THREAD.getCurrentThreadCpuTime() - start);
+                }
+                row(
+                        "at " + at + ": the look-ahead probes' taken addresses, gathered when a round starts (every"
+                                + " 10 s), not in the plan (CPU)",
+                        gathered);
+            }
             System.out.println("| speaker plan | announced from " + NODE + " at " + at + " (layer 2 / BGP routes) | "
                     + previousPlan.announced().size() + " / "
                     + sent.values().stream().mapToInt(Set::size).sum() + " |");
+        }
+
+        /** The change before a plan, in the caches and as the informers' handlers tell it ({@code Speaker#changed}). */
+        private void change(Change change) {
+            switch (change) {
+                case NOTHING -> {}
+                case ONE_SERVICE_CREATED -> {
+                    int i = count + created++;
+                    String name = "bulk-" + i;
+                    Service service = service(
+                            name,
+                            IpAddress.parse("198.19.64.0")
+                                    .orElseThrow()
+                                    .plus(i + 1)
+                                    .orElseThrow()
+                                    .toString());
+                    EndpointSlice slice = slice(name, NODES.get(i % NODES.size()));
+                    slices.put("default/" + name + "-abcde", slice);
+                    reads.changed(slice);
+                    services.put("default/" + name, service);
+                    reads.changed(service);
+                }
+                case NODE_FAILS_OR_RETURNS -> {
+                    Node node3 = nodes.get(2);
+                    boolean ready = node3.getStatus()
+                            .getConditions()
+                            .getFirst()
+                            .getStatus()
+                            .equals("True");
+                    nodes.set(2, node(node3.getMetadata().getName(), !ready));
+                }
+            }
         }
 
         /** What {@code Speaker#reconcile} computes, step by step, each step timed. */
@@ -177,15 +265,7 @@ public final class SpeakerPlanBenchmark {
                     () -> nodes.stream()
                             .map(n -> SpeakerMapping.nodeState(n, withSpeaker))
                             .toList());
-            // as the speaker reads its caches: each object rebuilt when the plan comes to it, then dropped
-            Collection<EndpointSlice> sliceList = oneAtATime(slices);
-            Map<String, List<EndpointState>> endpoints = time(
-                    "EndpointSlices rebuilt -> endpointsByService", () -> SpeakerMapping.endpointsByService(sliceList));
-            Collection<Service> serviceList = oneAtATime(services);
-            SpeakerMapping.ServicesRead read = time(
-                    "Services rebuilt and read (planned ones -> ServiceState, every status address)",
-                    () -> SpeakerMapping.read(serviceList, Optional.empty(), endpoints));
-            List<ServiceState> served = read.planned();
+            List<ServiceState> served = fromScratch ? readWhole() : readChanged();
             NodePlan.Inputs inputs = new NodePlan.Inputs(
                     NODE,
                     config,
@@ -194,8 +274,12 @@ public final class SpeakerPlanBenchmark {
                     LeaderChoice.Options.DEFAULT,
                     links,
                     InterfaceChoice.DEFAULT_EXCLUDED);
-            NodePlan next = time("NodePlan.compute", () -> NodePlan.compute(inputs));
-            BgpPlan bgpPlan = time("BgpPlan.compute", () -> BgpPlan.compute(inputs, Map.of(), Map.of()));
+            NodePlan next = fromScratch
+                    ? time("NodePlan.compute", () -> NodePlan.compute(inputs))
+                    : time("NodePlan (PlanCache)", () -> planCache.nodePlan(inputs));
+            BgpPlan bgpPlan = fromScratch
+                    ? time("BgpPlan.compute", () -> BgpPlan.compute(inputs, Map.of(), Map.of()))
+                    : time("BgpPlan (PlanCache)", () -> planCache.bgpPlan(inputs, Map.of(), Map.of()));
             // a plan after new Services looks up which of its new addresses a failed node led before
             NodePlan before = previousPlan;
             NodePlan.Inputs beforeInputs = previousInputs == null ? inputs : previousInputs;
@@ -220,6 +304,32 @@ public final class SpeakerPlanBenchmark {
             });
             previousPlan = next;
             previousInputs = inputs;
+        }
+
+        /**
+         * Every Service and EndpointSlice read, as the speaker did before it read incrementally: each object rebuilt
+         * when the plan comes to it, then dropped; the look-ahead probes' taken addresses in the same pass.
+         */
+        private List<ServiceState> readWhole() {
+            Collection<EndpointSlice> sliceList = oneAtATime(slices);
+            Map<String, List<EndpointState>> endpoints = time(
+                    "EndpointSlices rebuilt -> endpointsByService", () -> SpeakerMapping.endpointsByService(sliceList));
+            Collection<Service> serviceList = oneAtATime(services);
+            return time(
+                            "Services rebuilt and read (planned ones -> ServiceState, every status address)",
+                            () -> SpeakerMapping.read(serviceList, Optional.empty(), endpoints))
+                    .planned();
+        }
+
+        /** The Services and EndpointSlices named since the last plan read ({@link ServiceReads}). */
+        private List<ServiceState> readChanged() {
+            return time(
+                    "Services and EndpointSlices named since read (ServiceReads)",
+                    () -> reads.read(source(services), source(slices)));
+        }
+
+        private static <T extends HasMetadata> ServiceReads.Source<T> source(ItemStore<T> store) {
+            return new ServiceReads.Source<>(() -> store.keySet().toList(), store::get);
         }
 
         /** The cache's objects, each rebuilt as it is iterated (what {@code Speaker} hands the plan). */
@@ -320,6 +430,10 @@ public final class SpeakerPlanBenchmark {
     }
 
     private static Node node(String name) {
+        return node(name, true);
+    }
+
+    private static Node node(String name, boolean ready) {
         return new NodeBuilder()
                 .withNewMetadata()
                 .withName(name)
@@ -328,7 +442,7 @@ public final class SpeakerPlanBenchmark {
                 .withNewStatus()
                 .addNewCondition()
                 .withType("Ready")
-                .withStatus("True")
+                .withStatus(ready ? "True" : "False")
                 .endCondition()
                 .endStatus()
                 .build();

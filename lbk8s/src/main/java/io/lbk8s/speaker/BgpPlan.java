@@ -11,6 +11,7 @@ import io.lbk8s.service.ServiceKey;
 import io.lbk8s.text.Quoted;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -55,88 +56,152 @@ public record BgpPlan(
      * @param unreadable why the API refused to show a Secret a BGPPeer names, by Secret name
      */
     public static BgpPlan compute(NodePlan.Inputs in, Map<String, String> passwords, Map<String, String> unreadable) {
-        if (in.config().bgpPeers().isEmpty() && in.config().bgpAdvertisements().isEmpty()) {
+        Optional<Frame> frame = Frame.of(in, passwords, unreadable);
+        if (frame.isEmpty()) {
             return EMPTY;
         }
-        List<NodeState> nodes = withThisSpeakerRunning(in.nodes(), in.node());
-        Optional<NodeState> me =
-                nodes.stream().filter(n -> n.name().equals(in.node())).findFirst();
-        BgpPeering peering = me.map(n -> BgpPeering.of(in.config(), n, in.options(), passwords, unreadable))
-                .orElse(BgpPeering.NONE);
-        Map<String, Map<IpPrefix, RouteDraft>> drafts = new TreeMap<>();
-        // by prefix in no order: a peer's routes are a set
-        peering.peers().forEach(p -> drafts.put(p.name(), new HashMap<>()));
-        Map<ServiceKey, Set<String>> services = new HashMap<>(); // kept in no order (Map.copyOf)
-        List<NodePlan.Problem> problems = new ArrayList<>();
+        List<Share> shares = new ArrayList<>(in.services().size());
         for (ServiceState service : in.services()) {
-            for (IpAddress ip : service.ips()) {
-                switch (BgpChoice.decideInNameOrder(in.config(), service, ip, nodes, in.options())) {
-                    case BgpChoice.NotBgp _ -> {}
-                    case BgpChoice.Unadvertised(IpAddress unadvertised, String reason) -> {
-                        if (LeaderChoice.reporterOf(service.ips().getFirst(), in.nodes())
-                                .map(in.node()::equals)
-                                .orElse(false)) {
-                            problems.add(new NodePlan.Problem(service.key(), unadvertised, reason));
-                        }
+            shares.add(share(in, frame.get(), service));
+        }
+        return of(frame.get(), shares);
+    }
+
+    /**
+     * What every Service's share is computed against: the nodes as BGP sees them, this node among them, and the
+     * sessions it holds. Empty when no BGP is configured (the plan is then {@link #EMPTY}).
+     */
+    record Frame(List<NodeState> nodes, Optional<NodeState> me, BgpPeering peering) {
+        static Optional<Frame> of(NodePlan.Inputs in, Map<String, String> passwords, Map<String, String> unreadable) {
+            if (in.config().bgpPeers().isEmpty()
+                    && in.config().bgpAdvertisements().isEmpty()) {
+                return Optional.empty();
+            }
+            List<NodeState> nodes = withThisSpeakerRunning(in.nodes(), in.node());
+            Optional<NodeState> me =
+                    nodes.stream().filter(n -> n.name().equals(in.node())).findFirst();
+            BgpPeering peering = me.map(n -> BgpPeering.of(in.config(), n, in.options(), passwords, unreadable))
+                    .orElse(BgpPeering.NONE);
+            return Optional.of(new Frame(nodes, me, peering));
+        }
+    }
+
+    /**
+     * What one Service adds to this node's BGP plan: its problems, the routes it adds to each peer's table, and the
+     * peers it is advertised to. It depends on the Service and on the cluster-wide inputs only ({@link PlanCache}).
+     */
+    record Share(ServiceKey service, List<NodePlan.Problem> problems, List<RouteAdd> routes, Set<String> peers) {
+        Share {
+            problems = List.copyOf(problems);
+            routes = List.copyOf(routes);
+            peers = Collections.unmodifiableSortedSet(new TreeSet<>(peers));
+        }
+    }
+
+    /**
+     * One BGPAdvertisement sending {@code prefix} to {@code peer}, and the route it makes when no other advertisement
+     * sends that prefix to that peer (most prefixes: the route is worked out once, not at every plan).
+     */
+    record RouteAdd(String peer, IpPrefix prefix, BgpAdvertisement advertisement, Route alone) {
+        RouteAdd(String peer, IpPrefix prefix, BgpAdvertisement advertisement) {
+            this(peer, prefix, advertisement, RouteDraft.route(prefix, List.of(advertisement)));
+        }
+    }
+
+    static Share share(NodePlan.Inputs in, Frame frame, ServiceState service) {
+        List<NodeState> nodes = frame.nodes();
+        BgpPeering peering = frame.peering();
+        List<NodePlan.Problem> problems = new ArrayList<>(0);
+        List<RouteAdd> routes = new ArrayList<>(1);
+        Set<String> peers = new TreeSet<>();
+        for (IpAddress ip : service.ips()) {
+            switch (BgpChoice.decideInNameOrder(in.config(), service, ip, nodes, in.options())) {
+                case BgpChoice.NotBgp _ -> {}
+                case BgpChoice.Unadvertised(IpAddress unadvertised, String reason) -> {
+                    if (LeaderChoice.reporterOf(service.ips().getFirst(), in.nodes())
+                            .map(in.node()::equals)
+                            .orElse(false)) {
+                        problems.add(new NodePlan.Problem(service.key(), unadvertised, reason));
                     }
-                    case BgpChoice.Advertised advertised
-                    when advertised.nodes().contains(in.node()) -> {
-                        // one node says what is wrong with the configuration, the first that advertises in the
-                        // address's hash order, worked out only when there is something to say
-                        Boolean reporter = null;
-                        if (LocalPrefClash.possible(advertised.advertisements())) {
-                            LocalPrefClash.find(
-                                            BgpChoice.inHashOrder(advertised, service),
-                                            in.config(),
-                                            nodes,
-                                            in.options())
-                                    .filter(clash -> clash.node().equals(in.node()))
-                                    .ifPresent(clash ->
-                                            problems.add(new NodePlan.Problem(service.key(), ip, clash.reason())));
+                }
+                case BgpChoice.Advertised advertised
+                when advertised.nodes().contains(in.node()) -> {
+                    // one node says what is wrong with the configuration, the first that advertises in the
+                    // address's hash order, worked out only when there is something to say
+                    Boolean reporter = null;
+                    if (LocalPrefClash.possible(advertised.advertisements())) {
+                        LocalPrefClash.find(
+                                        BgpChoice.inHashOrder(advertised, service), in.config(), nodes, in.options())
+                                .filter(clash -> clash.node().equals(in.node()))
+                                .ifPresent(
+                                        clash -> problems.add(new NodePlan.Problem(service.key(), ip, clash.reason())));
+                    }
+                    for (BgpAdvertisement advertisement : advertised.advertisements()) {
+                        if (!advertisement.allowsNode(frame.me().orElseThrow().labels())) {
+                            continue;
                         }
-                        for (BgpAdvertisement advertisement : advertised.advertisements()) {
-                            if (!advertisement.allowsNode(me.orElseThrow().labels())) {
+                        for (PeerSpec peer : peering.peers()) {
+                            if (!advertisement.toPeer(peer.name())) {
                                 continue;
                             }
-                            for (PeerSpec peer : peering.peers()) {
-                                if (!advertisement.toPeer(peer.name())) {
-                                    continue;
+                            Optional<String> unsendable = unsendable(ip, peer);
+                            if (unsendable.isPresent()) {
+                                if (reporter == null) {
+                                    reporter = BgpChoice.inHashOrder(advertised, service)
+                                            .nodes()
+                                            .getFirst()
+                                            .equals(in.node());
                                 }
-                                Optional<String> unsendable = unsendable(ip, peer);
-                                if (unsendable.isPresent()) {
-                                    if (reporter == null) {
-                                        reporter = BgpChoice.inHashOrder(advertised, service)
-                                                .nodes()
-                                                .getFirst()
-                                                .equals(in.node());
-                                    }
-                                    if (reporter) {
-                                        problems.add(new NodePlan.Problem(service.key(), ip, unsendable.get()));
-                                    }
-                                    continue;
+                                if (reporter) {
+                                    problems.add(new NodePlan.Problem(service.key(), ip, unsendable.get()));
                                 }
-                                drafts.get(peer.name())
-                                        .computeIfAbsent(prefix(ip, advertisement), RouteDraft::new)
-                                        .add(advertisement);
-                                services.computeIfAbsent(service.key(), k -> new TreeSet<>())
-                                        .add(peer.name());
+                                continue;
                             }
+                            routes.add(new RouteAdd(peer.name(), prefix(ip, advertisement), advertisement));
+                            peers.add(peer.name());
                         }
                     }
-                    case BgpChoice.Advertised _ -> {
-                        /* other nodes advertise it, this one does not qualify */
-                    }
+                }
+                case BgpChoice.Advertised _ -> {
+                    /* other nodes advertise it, this one does not qualify */
+                }
+            }
+        }
+        return new Share(service.key(), problems, routes, peers);
+    }
+
+    /** The plan the Services' shares add up to, in their order. */
+    static BgpPlan of(Frame frame, Iterable<Share> shares) {
+        Map<String, Map<IpPrefix, RouteDraft>> drafts = new TreeMap<>();
+        // by prefix in no order: a peer's routes are a set
+        frame.peering().peers().forEach(p -> drafts.put(p.name(), new HashMap<>()));
+        Map<ServiceKey, Set<String>> services = new HashMap<>(); // kept in no order (Map.copyOf)
+        List<NodePlan.Problem> problems = new ArrayList<>();
+        for (Share share : shares) {
+            problems.addAll(share.problems());
+            for (RouteAdd route : share.routes()) {
+                RouteDraft before = drafts.get(route.peer()).putIfAbsent(route.prefix(), new RouteDraft(route));
+                if (before != null) {
+                    before.add(route);
+                }
+            }
+            if (!share.peers().isEmpty()) {
+                Set<String> before = services.putIfAbsent(share.service(), share.peers());
+                if (before != null) {
+                    TreeSet<String> both = new TreeSet<>(before);
+                    both.addAll(share.peers());
+                    services.put(share.service(), Collections.unmodifiableSortedSet(both));
                 }
             }
         }
         Map<String, Set<Route>> routes = new TreeMap<>();
         drafts.forEach((peer, byPrefix) -> {
-            Set<Route> set = new java.util.LinkedHashSet<>();
-            byPrefix.values().forEach(draft -> set.add(draft.route()));
-            routes.put(peer, Set.copyOf(set));
+            List<Route> list = new ArrayList<>(byPrefix.size());
+            byPrefix.values().forEach(draft -> list.add(draft.route()));
+            routes.put(peer, Set.copyOf(list));
         });
         return new BgpPlan(
-                peering, routes, services, problems.stream().distinct().toList());
+                frame.peering(), routes, services, problems.stream().distinct().toList());
     }
 
     /**
@@ -176,20 +241,31 @@ public record BgpPlan(
      * router sees one route per prefix from each node.
      */
     private static final class RouteDraft {
-        private final IpPrefix prefix;
-        private final List<OptionalLong> localPrefs = new ArrayList<>();
-        private final Set<Community> communities = new TreeSet<>(Comparator.comparing(BgpPlan::communityOrder));
+        private final RouteAdd first;
+        private List<BgpAdvertisement> all; // null while only the first sends the prefix
 
-        RouteDraft(IpPrefix prefix) {
-            this.prefix = prefix;
+        RouteDraft(RouteAdd first) {
+            this.first = first;
         }
 
-        void add(BgpAdvertisement advertisement) {
-            localPrefs.add(advertisement.localPref());
-            communities.addAll(advertisement.communities());
+        void add(RouteAdd more) {
+            if (all == null) {
+                all = new ArrayList<>(List.of(first.advertisement()));
+            }
+            all.add(more.advertisement());
         }
 
         Route route() {
+            return all == null ? first.alone() : route(first.prefix(), all);
+        }
+
+        static Route route(IpPrefix prefix, List<BgpAdvertisement> advertisements) {
+            List<OptionalLong> localPrefs = new ArrayList<>(advertisements.size());
+            Set<Community> communities = new TreeSet<>(Comparator.comparing(BgpPlan::communityOrder));
+            for (BgpAdvertisement advertisement : advertisements) {
+                localPrefs.add(advertisement.localPref());
+                communities.addAll(advertisement.communities());
+            }
             return new Route(prefix, LocalPrefClash.highest(localPrefs), List.copyOf(communities));
         }
     }

@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,14 +46,18 @@ final class LookaheadProbes implements AutoCloseable {
         this.conflicts = conflicts;
     }
 
-    /** Starts a round if the last began {@link #INTERVAL} ago and none runs; never waits. */
-    void maybeProbe(List<AddressPool> pools, Set<IpAddress> taken) {
+    /**
+     * Starts a round if the last began {@link #INTERVAL} ago and none runs; never waits. {@code taken} is asked for
+     * only then, on the caller's thread: at 10,000 Services gathering it costs milliseconds, and most plans start no
+     * round.
+     */
+    void maybeProbe(List<AddressPool> pools, Supplier<Set<IpAddress>> taken) {
         if (System.nanoTime() - lastStart < INTERVAL.toNanos() || !running.compareAndSet(false, true)) {
             return;
         }
         lastStart = System.nanoTime();
         List<AddressPool> poolsNow = List.copyOf(pools);
-        Set<IpAddress> takenNow = Set.copyOf(taken);
+        Set<IpAddress> takenNow = Set.copyOf(taken.get());
         try {
             runner.execute(() -> {
                 try {

@@ -52,46 +52,78 @@ public record NodePlan(Map<IpAddress, Announced> announced, List<Problem> proble
             List<Pattern> excludedInterfaces) {}
 
     public static NodePlan compute(Inputs in) {
-        // hashed, not sorted: the plan keeps them in no order (Map.copyOf), and at 10,000 Services sorting cost
-        Map<IpAddress, Set<ServiceKey>> servicesByIp = new HashMap<>();
-        Map<IpAddress, List<LinkInfo>> linksByIp = new HashMap<>();
-        List<Problem> problems = new ArrayList<>();
+        List<Share> shares = new ArrayList<>(in.services().size());
         for (ServiceState service : in.services()) {
-            for (Announcement announcement : LeaderChoice.decide(in.config(), service, in.nodes(), in.options())) {
-                switch (announcement) {
-                    case Announcement.Led led
-                    when led.node().equals(in.node()) -> {
-                        List<LinkInfo> links = InterfaceChoice.choose(
-                                led.ip(), led.advertisements(), in.links(), in.excludedInterfaces());
-                        if (links.isEmpty()) {
-                            problems.add(new Problem(
-                                    service.key(),
-                                    led.ip(),
-                                    InterfaceChoice.noInterface(
-                                            led.ip(), in.node(), led.advertisements(), in.links())));
-                        } else {
-                            servicesByIp
-                                    .computeIfAbsent(led.ip(), ip -> new HashSet<>())
-                                    .add(service.key());
-                            linksByIp.put(led.ip(), links);
-                        }
+            shares.add(share(in, service));
+        }
+        return of(shares);
+    }
+
+    /**
+     * What one Service adds to this node's plan: the addresses it leads with the interfaces it answers on, and its
+     * problems. It depends on the Service and on the cluster-wide inputs only, so that {@link PlanCache} may keep it
+     * while neither changes.
+     */
+    record Share(ServiceKey service, List<Led> led, List<Problem> problems) {
+        Share {
+            led = List.copyOf(led);
+            problems = List.copyOf(problems);
+        }
+    }
+
+    /** An address the Service leads from this node, and what the plan announces when no other Service shares it. */
+    record Led(IpAddress ip, List<LinkInfo> links, Announced alone) {}
+
+    static Share share(Inputs in, ServiceState service) {
+        List<Led> led = new ArrayList<>(1);
+        List<Problem> problems = new ArrayList<>(0);
+        for (Announcement announcement : LeaderChoice.decide(in.config(), service, in.nodes(), in.options())) {
+            switch (announcement) {
+                case Announcement.Led mine
+                when mine.node().equals(in.node()) -> {
+                    List<LinkInfo> links = InterfaceChoice.choose(
+                            mine.ip(), mine.advertisements(), in.links(), in.excludedInterfaces());
+                    if (links.isEmpty()) {
+                        problems.add(new Problem(
+                                service.key(),
+                                mine.ip(),
+                                InterfaceChoice.noInterface(mine.ip(), in.node(), mine.advertisements(), in.links())));
+                    } else {
+                        led.add(new Led(mine.ip(), links, new Announced(mine.ip(), Set.of(service.key()), links)));
                     }
-                    case Announcement.Led _, Announcement.BgpOnly _ -> {
-                        /* another node announces it, or layer 2 does not */
-                    }
-                    case Announcement.Unannounced(IpAddress ip, String reason) -> {
-                        boolean mine = LeaderChoice.reporterOf(service.ips().getFirst(), in.nodes())
-                                .map(in.node()::equals)
-                                .orElse(false);
-                        if (mine) {
-                            problems.add(new Problem(service.key(), ip, reason));
-                        }
+                }
+                case Announcement.Led _, Announcement.BgpOnly _ -> {
+                    /* another node announces it, or layer 2 does not */
+                }
+                case Announcement.Unannounced(IpAddress ip, String reason) -> {
+                    boolean mine = LeaderChoice.reporterOf(service.ips().getFirst(), in.nodes())
+                            .map(in.node()::equals)
+                            .orElse(false);
+                    if (mine) {
+                        problems.add(new Problem(service.key(), ip, reason));
                     }
                 }
             }
         }
+        return new Share(service.key(), led, problems);
+    }
+
+    /** The plan the Services' shares add up to, in their order. */
+    static NodePlan of(Iterable<Share> shares) {
+        // hashed, not sorted: the plan keeps them in no order (Map.copyOf), and at 10,000 Services sorting cost
         Map<IpAddress, Announced> announced = new HashMap<>();
-        servicesByIp.forEach((ip, keys) -> announced.put(ip, new Announced(ip, keys, linksByIp.get(ip))));
+        List<Problem> problems = new ArrayList<>();
+        for (Share share : shares) {
+            for (Led led : share.led()) {
+                Announced before = announced.putIfAbsent(led.ip(), led.alone());
+                if (before != null) { // Services that share an address: announced on the last one's interfaces
+                    Set<ServiceKey> services = new HashSet<>(before.services());
+                    services.add(share.service());
+                    announced.put(led.ip(), new Announced(led.ip(), services, led.links()));
+                }
+            }
+            problems.addAll(share.problems());
+        }
         return new NodePlan(announced, problems);
     }
 

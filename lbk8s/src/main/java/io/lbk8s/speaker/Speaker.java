@@ -52,12 +52,9 @@ import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.AbstractCollection;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -104,6 +101,8 @@ public final class Speaker implements AutoCloseable {
     private final RateLimitedQueue<String> queue = new RateLimitedQueue<>(RetryPolicy.DEFAULT);
     private final Watches watches = new Watches();
     private final PlanFacts facts;
+    private final ServiceReads reads;
+    private final PlanCache planCache = new PlanCache();
 
     private SharedIndexInformer<Service> services;
     private SharedIndexInformer<EndpointSlice> endpointSlices;
@@ -147,6 +146,7 @@ public final class Speaker implements AutoCloseable {
         this.events = new EventRecorder(client, COMPONENT, settings.node());
         this.metrics = new SpeakerMetrics(registry, settings.node());
         this.facts = new PlanFacts(settings.lbClass(), this::plannedNow);
+        this.reads = new ServiceReads(settings.lbClass());
         watches.measure(registry);
         QueueMeters.measure(registry, "speaker", queue);
         this.statuses = new ServiceL2Statuses(client, settings.podNamespace(), settings.node(), this::failedNow);
@@ -321,6 +321,9 @@ public final class Speaker implements AutoCloseable {
     }
 
     private void changed(Object before, Object after) {
+        // read again at the next plan whether or not this one plans: a Service that becomes planned later is planned
+        // with its EndpointSlices as they are then
+        reads.changed(after == null ? before : after);
         if (facts.changes(before, after)) {
             queue.add(PLAN);
         } else {
@@ -398,9 +401,7 @@ public final class Speaker implements AutoCloseable {
         List<NodeState> nodeStates = nodes.getStore().list().stream()
                 .map(n -> judged(n, withSpeaker, watch, heard))
                 .toList();
-        Map<String, List<EndpointState>> endpoints = SpeakerMapping.endpointsByService(oneAtATime(endpointSlices));
-        SpeakerMapping.ServicesRead read = SpeakerMapping.read(oneAtATime(services), settings.lbClass(), endpoints);
-        List<ServiceState> served = read.planned();
+        List<ServiceState> served = reads.read(source(services), source(endpointSlices));
         List<LinkInfo> links = Links.list();
         NodeNetwork network = NodeNetworkAnnotation.of(links, DefaultGateways.read(), settings.excludedInterfaces());
         nodeNetworkAnnotation.publish(network);
@@ -414,8 +415,8 @@ public final class Speaker implements AutoCloseable {
                 new LeaderChoice.Options(settings.ignoreExcludeLabel()),
                 links,
                 settings.excludedInterfaces());
-        NodePlan next = withhold(NodePlan.compute(inputs), network, published);
-        BgpPlan bgpPlan = BgpPlan.compute(inputs, passwords.passwords(inputs.config()), passwords.unreadable());
+        NodePlan next = withhold(planCache.nodePlan(inputs), network, published);
+        BgpPlan bgpPlan = planCache.bgpPlan(inputs, passwords.passwords(inputs.config()), passwords.unreadable());
         if (stopping) {
             return;
         }
@@ -437,7 +438,7 @@ public final class Speaker implements AutoCloseable {
         bgp.apply(bgpPlan, failedNodes(nodeStates));
         plan = next;
         planInputs = inputs;
-        probeAhead(withSpeaker, read.taken());
+        probeAhead(withSpeaker);
         // A speaker that hears none of its peers cannot tell a dead cluster from its own cut link: it reports nothing.
         // what users see (ServiceL2Status, Events, metrics) leaves out what another host makes this node withhold
         NodePlan shown = next.without(announcer.inConflict()).reporting(bgpPlan.problems());
@@ -451,42 +452,28 @@ public final class Speaker implements AutoCloseable {
     }
 
     /**
-     * The informer's objects, each rebuilt from its compact cache as the plan comes to it and dropped after: a list of
-     * all 10,000 Services rebuilt at once (and of their EndpointSlices) was tens of MiB live during every plan, and
-     * with the 64 MiB heap of the manifest's 256Mi limit each plan ran the collector full again and again (Pause Full
-     * back to back in BgpBenchmark's GC log). An object deleted meanwhile is skipped.
+     * The informer's cache as {@link ServiceReads} reads it: each object rebuilt from its compact cache when it is read
+     * and dropped after (a list of all 10,000 Services rebuilt at once was tens of MiB live, and with the 64 MiB heap
+     * of the manifest's 256Mi limit each plan ran the collector full again and again).
      */
-    private static <T> Collection<T> oneAtATime(SharedIndexInformer<T> informer) {
-        List<String> keys = informer.getStore().listKeys();
-        return new AbstractCollection<>() {
-            @Override
-            public Iterator<T> iterator() {
-                return keys.stream()
-                        .map(key -> informer.getStore().getByKey(key))
-                        .filter(Objects::nonNull)
-                        .iterator();
-            }
-
-            @Override
-            public int size() {
-                return keys.size();
-            }
-        };
+    private static <T> ServiceReads.Source<T> source(SharedIndexInformer<T> informer) {
+        return new ServiceReads.Source<>(
+                informer.getStore()::listKeys, key -> informer.getStore().getByKey(key));
     }
 
     /**
      * The speaker on the node whose name sorts first probes the pools' next addresses ({@link LookaheadProbes}), not
-     * those {@code taken} (every Service's status addresses, read in the plan's pass over the Services); none when
-     * probes are off ({@code --takeover-probe 0}).
+     * those taken (every Service's status addresses, as the plan read them, gathered only when a round starts); none
+     * when probes are off ({@code --takeover-probe 0}).
      */
-    private void probeAhead(Set<String> withSpeaker, Set<IpAddress> taken) {
+    private void probeAhead(Set<String> withSpeaker) {
         boolean first = withSpeaker.stream()
                 .filter(n -> !n.equals(settings.node()))
                 .noneMatch(n -> n.compareTo(settings.node()) < 0);
         if (!first || config == null || settings.takeoverProbe().isZero()) {
             return;
         }
-        lookahead.maybeProbe(config.pools(), taken);
+        lookahead.maybeProbe(config.pools(), reads::taken);
     }
 
     /** What every speaker published on its Pod ({@link NodeNetwork#ANNOTATION}), by node. */

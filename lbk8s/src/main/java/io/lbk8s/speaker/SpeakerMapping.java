@@ -77,24 +77,34 @@ public final class SpeakerMapping {
     public static Map<String, List<EndpointState>> endpointsByService(Collection<EndpointSlice> slices) {
         Map<String, List<EndpointState>> result = new HashMap<>();
         for (EndpointSlice slice : slices) {
-            Map<String, String> labels = slice.getMetadata().getLabels();
-            String service = labels == null ? null : labels.get(ObjectFacts.SERVICE_NAME_LABEL);
-            if (service == null || slice.getEndpoints() == null) {
-                continue;
-            }
-            List<EndpointState> endpoints =
-                    result.computeIfAbsent(slice.getMetadata().getNamespace() + "/" + service, k -> new ArrayList<>());
-            for (Endpoint endpoint : slice.getEndpoints()) {
-                EndpointConditions conditions =
-                        Objects.requireNonNullElse(endpoint.getConditions(), new EndpointConditions());
-                endpoints.add(new EndpointState(
-                        Optional.ofNullable(endpoint.getNodeName()),
-                        Optional.ofNullable(conditions.getReady()),
-                        Optional.ofNullable(conditions.getServing()),
-                        Optional.ofNullable(conditions.getTerminating())));
-            }
+            sliceEndpoints(slice)
+                    .ifPresent(e -> result.computeIfAbsent(e.service(), k -> new ArrayList<>())
+                            .addAll(e.endpoints()));
         }
         return result;
+    }
+
+    /** The endpoints one EndpointSlice lists for its Service ("namespace/name"). */
+    public record SliceEndpoints(String service, List<EndpointState> endpoints) {}
+
+    /** Empty for a slice that names no Service or lists no endpoints. */
+    public static Optional<SliceEndpoints> sliceEndpoints(EndpointSlice slice) {
+        Map<String, String> labels = slice.getMetadata().getLabels();
+        String service = labels == null ? null : labels.get(ObjectFacts.SERVICE_NAME_LABEL);
+        if (service == null || slice.getEndpoints() == null) {
+            return Optional.empty();
+        }
+        List<EndpointState> endpoints = new ArrayList<>(slice.getEndpoints().size());
+        for (Endpoint endpoint : slice.getEndpoints()) {
+            EndpointConditions conditions =
+                    Objects.requireNonNullElse(endpoint.getConditions(), new EndpointConditions());
+            endpoints.add(new EndpointState(
+                    Optional.ofNullable(endpoint.getNodeName()),
+                    Optional.ofNullable(conditions.getReady()),
+                    Optional.ofNullable(conditions.getServing()),
+                    Optional.ofNullable(conditions.getTerminating())));
+        }
+        return Optional.of(new SliceEndpoints(slice.getMetadata().getNamespace() + "/" + service, endpoints));
     }
 
     /**
@@ -130,13 +140,21 @@ public final class SpeakerMapping {
     private static ServiceState serviceState(
             ServiceView view, Service service, Map<String, List<EndpointState>> endpointsByService) {
         String key = view.key().namespace() + "/" + view.key().name();
-        boolean publishNotReady = service.getSpec() != null
-                && Boolean.TRUE.equals(service.getSpec().getPublishNotReadyAddresses());
+        return serviceState(view, publishNotReady(service), endpointsByService.getOrDefault(key, List.of()));
+    }
+
+    /** The Service as the plan reads it, with {@code endpoints} (those of all its EndpointSlices). */
+    static ServiceState serviceState(ServiceView view, boolean publishNotReady, Collection<EndpointState> endpoints) {
         return new ServiceState(
                 view.key(),
                 view.statusIps(),
                 view.externalTrafficPolicy().filter("Local"::equals).isPresent(),
-                ServiceEndpoints.of(endpointsByService.getOrDefault(key, List.of()), publishNotReady));
+                ServiceEndpoints.of(endpoints, publishNotReady));
+    }
+
+    static boolean publishNotReady(Service service) {
+        return service.getSpec() != null
+                && Boolean.TRUE.equals(service.getSpec().getPublishNotReadyAddresses());
     }
 
     private static Map<String, String> withoutNulls(Map<String, String> map) {

@@ -133,7 +133,7 @@ class PlanFactsTest {
                 .build();
     }
 
-    private static Service service(String name, String type, String trafficPolicy, String ip) {
+    static Service service(String name, String type, String trafficPolicy, String ip) {
         ServiceBuilder builder = new ServiceBuilder()
                 .withNewMetadata()
                 .withName(name)
@@ -157,16 +157,21 @@ class PlanFactsTest {
 
     /** The EndpointSlice of {@code service}'s one Pod, on node-1. */
     static EndpointSlice slice(String service, boolean ready) {
+        return slice(service + "-x1", service, "node-1", ready);
+    }
+
+    /** The EndpointSlice {@code name} of {@code service}'s one Pod, on {@code node}. */
+    static EndpointSlice slice(String name, String service, String node, boolean ready) {
         return new EndpointSliceBuilder()
                 .withNewMetadata()
-                .withName(service + "-x1")
+                .withName(name)
                 .withNamespace("default")
                 .withLabels(Map.of(ObjectFacts.SERVICE_NAME_LABEL, service))
                 .endMetadata()
                 .withAddressType("IPv4")
                 .addNewEndpoint()
                 .withAddresses("10.244.0.5")
-                .withNodeName("node-1")
+                .withNodeName(node)
                 .withNewConditions()
                 .withReady(ready)
                 .endConditions()
