@@ -25,6 +25,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -49,6 +51,8 @@ final class BgpSandbox implements BeforeAllCallback, AfterEachCallback, AfterAll
     static final String PEER = "router";
     static final String BFD_PROFILE = "fast";
     static final String POOL = "bgp";
+    private static final Pattern TRANSITIONS =
+            Pattern.compile("lbk8s_bgp_session_transitions_total\\{peer=\"" + PEER + "\"\\} ([0-9.E]+)");
 
     private final String logName;
     private final boolean bfd;
@@ -275,13 +279,10 @@ final class BgpSandbox implements BeforeAllCallback, AfterEachCallback, AfterAll
                                 .orElse(false)));
     }
 
-    private static final java.util.regex.Pattern TRANSITIONS = java.util.regex.Pattern.compile(
-            "lbk8s_bgp_session_transitions_total\\{peer=\"" + PEER + "\"\\} ([0-9.E]+)");
-
     /** {@code lbk8s_bgp_session_transitions_total{peer="router"}} on {@code node}'s /metrics: its session's changes. */
     double sessionTransitions(TestNode node) {
         String metrics = cluster.metrics(node).orElseThrow(() -> new AssertionError("no /metrics on " + node.name()));
-        java.util.regex.Matcher m = TRANSITIONS.matcher(metrics);
+        Matcher m = TRANSITIONS.matcher(metrics);
         if (!m.find()) {
             throw new AssertionError("no lbk8s_bgp_session_transitions_total{peer=\"" + PEER + "\"} on " + node.name());
         }

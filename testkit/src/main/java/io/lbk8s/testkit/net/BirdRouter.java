@@ -46,11 +46,15 @@ public final class BirdRouter extends DaemonRouter implements BgpRouter {
      * answers.
      */
     public void restartGracefully() {
+        // birdc may lose its connection as bird exits: whether bird went is what counts, its reply says why not
         CommandResult reply = daemons.run(birdcCommand("graceful restart"));
-        // birdc may lose its connection as bird exits: whether bird went is what counts
-        daemons.awaitExit("bird", RouterDaemons.STOP_GRACE.multipliedBy(5));
-        if (!reply.stdout().contains("Shutting down for graceful restart") && !reply.ok()) {
-            throw new IllegalStateException("birdc graceful restart in " + namespace() + ": " + reply.output());
+        try {
+            daemons.awaitExit("bird", RouterDaemons.START_TIMEOUT);
+        } catch (IllegalStateException e) {
+            throw new IllegalStateException(
+                    "birdc graceful restart in " + namespace() + ": "
+                            + reply.output().strip(),
+                    e);
         }
         daemons.start("bird", birdCommand(true));
         daemons.awaitAnswer(birdcCommand("show status"));

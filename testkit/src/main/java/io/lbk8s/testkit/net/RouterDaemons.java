@@ -107,7 +107,7 @@ final class RouterDaemons {
      * Waits (at most {@code timeout}) until the daemon started as {@code name} has exited of its own accord (after a
      * CLI command told it to), then forgets it, so that it can be started again under the same name.
      */
-    void awaitExit(String name, java.time.Duration timeout) {
+    void awaitExit(String name, Duration timeout) {
         NamespacedProcess daemon = running(name);
         if (daemon.waitFor(timeout).isEmpty()) {
             throw new IllegalStateException(daemon + " still runs " + timeout.toMillis() + " ms later");
