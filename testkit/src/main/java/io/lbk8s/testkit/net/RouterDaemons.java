@@ -95,7 +95,7 @@ final class RouterDaemons {
      * be started again under the same name.
      */
     void kill(String name) {
-        NamespacedProcess daemon = running(name);
+        NamespacedProcess daemon = started(name, true);
         daemon.kill();
         if (daemon.waitFor(STOP_GRACE).isEmpty()) {
             throw new IllegalStateException(daemon + " still runs after SIGKILL");
@@ -108,19 +108,20 @@ final class RouterDaemons {
      * CLI command told it to), then forgets it, so that it can be started again under the same name.
      */
     void awaitExit(String name, Duration timeout) {
-        NamespacedProcess daemon = running(name);
+        NamespacedProcess daemon = started(name, false); // it may have exited already
         if (daemon.waitFor(timeout).isEmpty()) {
             throw new IllegalStateException(daemon + " still runs " + timeout.toMillis() + " ms later");
         }
         processes.remove(daemon);
     }
 
-    private NamespacedProcess running(String name) {
+    /** The daemon started as {@code name} and not yet forgotten; {@code alive}: only if it still runs. */
+    private NamespacedProcess started(String name, boolean alive) {
         Path log = directory.resolve(name + ".log");
         return processes.stream()
-                .filter(p -> p.logFile().equals(log) && p.isAlive())
+                .filter(p -> p.logFile().equals(log) && (p.isAlive() || !alive))
                 .findFirst()
-                .orElseThrow(() -> new IllegalStateException("no running " + name + " in " + namespace));
+                .orElseThrow(() -> new IllegalStateException("no " + name + " started in " + namespace));
     }
 
     List<NamespacedProcess> processes() {
