@@ -19,10 +19,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * A router that goes away without closing its connections, with FRR and BIRD as the router: its LAN link down (a
- * pulled cable, a power cut) or its every process stopped (a hung router). lbk8s only connects out, so it learns of
- * it only from BFD or its hold timer; the speakers must say so (BGPSessionState, their log), keep trying, and come
- * back by themselves once the router is there again, with the route on it and the remote client's curl answered.
+ * A router that goes away without closing its connections: its LAN link down (a pulled cable, a power cut; FRR and
+ * BIRD, with BFD) or its every process stopped (a hung router; FRR, BIRD and GoBGP, the hold timer alone). lbk8s only
+ * connects out, so it learns of it only from BFD or its hold timer; the speakers must say so (BGPSessionState, their
+ * log), keep trying, and come back by themselves once the router is there again, with the route on it and the remote
+ * client's curl answered.
  */
 class BgpRouterOutageIT {
     @RegisterExtension
@@ -79,7 +80,7 @@ class BgpRouterOutageIT {
     @ParameterizedTest
     @EnumSource(
             value = RouterKind.class,
-            names = {"FRR", "BIRD"})
+            names = {"FRR", "BIRD", "GOBGP"})
     void aHungRouterIsSeenDownByTheHoldTimerAndTheSessionsComeBackWhenItRunsAgain(RouterKind kind) throws Exception {
         bgp.peerWith(false, false); // no BFD: only the hold timer can tell
         bgp.editPeer(spec -> {
