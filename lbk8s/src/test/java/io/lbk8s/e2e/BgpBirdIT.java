@@ -11,8 +11,11 @@ import io.lbk8s.testkit.net.NamespacedProcess;
 import io.lbk8s.testkit.net.RibPath;
 import io.lbk8s.testkit.net.RouterBfdPeer;
 import io.lbk8s.testkit.net.TestNode;
+import io.lbk8s.testkit.sandbox.Sandbox;
 import java.net.InetAddress;
+import java.nio.file.Files;
 import java.time.Duration;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -145,9 +148,7 @@ class BgpBirdIT {
 
         // bfd graceful: BFD's verdict starts a graceful restart instead
         bird.bfdGraceful();
-        for (TestNode node : bgp.network().nodes()) {
-            bird.awaitEstablished(node.ipv4(), SOON);
-        }
+        bgp.awaitEstablishedWithEveryNode(bird);
         BgpSandbox.awaitBfdUp(bird);
         bgp.awaitFibOverEveryNode(ip, "over 3 after reconfiguring");
         try (FibWatch fib = bgp.watchFib(ip, victim)) {
@@ -170,5 +171,79 @@ class BgpBirdIT {
                     + seen.samples() + " times, the node's next hop missing in " + seen);
             seen.assertNeverMissing();
         }
+    }
+
+    @Test
+    void withGracefulRestartAndBfdAFrozenNodesPathLeavesBirdWithBfdOnAndStaysStaleWithBfdGraceful() throws Exception {
+        bgp.peerWith(true, true);
+        BirdRouter bird = bgp.startBird(true, true);
+        BgpSandbox.awaitBfdUp(bird);
+        // bfd on: BFD's verdict ends the session while it is Established, graceful restart or not
+        InetAddress ip = bgp.assertFrozenNodeLeavesDespiteGracefulRestart(bird, "frozen-with-gr");
+
+        // bfd graceful: BFD's verdict starts a graceful restart instead, which a frozen node does not finish
+        bird.bfdGraceful();
+        bgp.awaitEstablishedWithEveryNode(bird);
+        BgpSandbox.awaitBfdUp(bird);
+        bgp.awaitFibOverEveryNode(ip, "over 3 after reconfiguring");
+        TestNode victim = bgp.node(0);
+        long frozenAt = System.nanoTime();
+        bgp.network().freeze(victim);
+        bgp.awaitBfdDownAndPathStale(bird, victim, ip);
+        long staleAfter = Duration.ofNanos(System.nanoTime() - frozenAt).toMillis();
+        Thread.sleep(3_000); // well past BFD's 900 ms detection time
+        System.out.println("BgpBirdIT: with bfd graceful, the frozen node's BFD session down and its path stale "
+                + staleAfter + " ms after the freeze; 3 s later: " + bird.bfdPeers() + "\n"
+                + bird.birdc("show", "route", prefix(ip), "all") + "\nFIB: "
+                + bgp.router().fibNextHops(prefix(ip)));
+        assertThat(bird.staleNextHops(prefix(ip)))
+                .as("the frozen node's path, kept stale by BIRD's graceful restart")
+                .containsExactly(victim.ipv4());
+        assertThat(bgp.router().fibNextHops(prefix(ip)))
+                .as("the FIB still forwards to the frozen node")
+                .contains(victim.ipv4());
+
+        bgp.network().thaw(victim);
+        bgp.awaitPathsFreshFromEveryNode(bird, ip, "the thawed node's path fresh again (its End-of-RIB received)");
+    }
+
+    @Test
+    void whenBirdRestartsGracefullyTheSpeakersSendTheirRoutesAndEndOfRibAgainAndTrafficFlowsThroughout()
+            throws Exception {
+        bgp.peerWith(true, false);
+        BirdRouter bird = bgp.startBird(false, true);
+        InetAddress ip = bgp.loadBalancerOverEveryNode("router-restarts");
+        TestNode watched = bgp.node(0);
+
+        try (FibWatch fib = bgp.watchFib(ip, watched)) {
+            long restartedAt = System.nanoTime();
+            // birdc graceful restart, then bird -R: its kernel routes stay, its OPENs say Restart State
+            bird.restartGracefully();
+            long startedAt = System.nanoTime();
+            bgp.awaitEstablishedWithEveryNode(bird);
+            // BIRD ends its recovery once every neighbour that offered graceful restart has sent End-of-RIB (or
+            // after its wait time, 240 s, far beyond this wait)
+            Sandbox.poll(
+                    "BIRD's graceful restart recovery done (every speaker's End-of-RIB) and its paths back",
+                    SOON,
+                    () -> !bird.recoveringFromGracefulRestart()
+                            && bird.nextHops(prefix(ip)).size() == 3);
+            Duration back = Duration.ofNanos(System.nanoTime() - startedAt);
+            String log = Files.readString(bird.logs().getFirst());
+            System.out.println("BgpBirdIT: BIRD once the speakers are back: "
+                    + bird.birdc("show", "status") + "\n"
+                    + bird.birdc("show", "route", prefix(ip), "all") + "\n"
+                    + log.lines().filter(l -> l.contains("raceful restart")).collect(Collectors.joining("\n")));
+            FibWatch.Seen seen = fib.stop();
+            System.out.println("BgpBirdIT: BIRD restarted gracefully; "
+                    + bgp.network().nodes().size()
+                    + " speakers' routes and End-of-RIB back " + back.toMillis() + " ms after bird -R started ("
+                    + Duration.ofNanos(System.nanoTime() - restartedAt).toMillis() + " ms after the restart"
+                    + " began); the FIB sampled " + seen.samples() + " times, " + watched.name()
+                    + "'s next hop missing in " + seen);
+            assertThat(log).as("BIRD's log").contains("Graceful restart done");
+            seen.assertNeverMissing();
+        }
+        bgp.assertRoutedOverEveryNodeAndAnswered(bird, ip);
     }
 }

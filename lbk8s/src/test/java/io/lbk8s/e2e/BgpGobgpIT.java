@@ -1,6 +1,7 @@
 package io.lbk8s.e2e;
 
 import static io.lbk8s.e2e.BgpSandbox.CURL;
+import static io.lbk8s.e2e.BgpSandbox.SOON;
 import static io.lbk8s.e2e.BgpSandbox.prefix;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -70,5 +71,21 @@ class BgpGobgpIT {
         assertThat(gobgp.nextHops(prefix(ip))).hasSize(2).doesNotContain(victim.ipv4());
         assertThat(gobgp.staleNextHops(prefix(ip))).isEmpty();
         assertThat(bgp.router().remoteClient().curl(ip, CURL)).isPresent();
+    }
+
+    @Test
+    void whenGobgpRestartsGracefullyTheSpeakersSendTheirRoutesAgain() {
+        bgp.peerWith(true, false);
+        GobgpRouter gobgp = bgp.startGobgp(true);
+        InetAddress ip = bgp.loadBalancerOverEveryNode("router-restarts");
+
+        long restartedAt = System.nanoTime();
+        gobgp.restartGracefully(); // SIGKILL, then gobgpd --graceful-restart: an empty table, Restart State set
+        bgp.awaitEstablishedWithEveryNode(gobgp);
+        gobgp.awaitRoutes(prefix(ip), p -> p.size() == 3, "from all three nodes again", SOON);
+        System.out.println("BgpGobgpIT: gobgpd restarted; the three paths back after "
+                + Duration.ofNanos(System.nanoTime() - restartedAt).toMillis() + " ms:\n"
+                + gobgp.gobgp("neighbor", bgp.node(0).ipv4().getHostAddress()));
+        bgp.assertRoutedOverEveryNodeAndAnswered(gobgp, ip);
     }
 }

@@ -134,9 +134,7 @@ class BgpIT {
         assertThat(frr.sessions()).noneMatch(RouterSession::established);
 
         bgp.editPeer(spec -> spec.put("password", "s3cret-md5"));
-        for (TestNode node : bgp.network().nodes()) {
-            frr.awaitEstablished(node.ipv4(), SOON);
-        }
+        bgp.awaitEstablishedWithEveryNode(frr);
         assertThat(frr.awaitRoutes(prefix(ip), p -> p.size() == 3, "from all three nodes", SOON))
                 .hasSize(3);
     }
@@ -329,9 +327,7 @@ class BgpIT {
 
             frr.startBgpd();
             long startedAt = System.nanoTime();
-            for (TestNode node : bgp.network().nodes()) {
-                frr.awaitEstablished(node.ipv4(), SOON);
-            }
+            bgp.awaitEstablishedWithEveryNode(frr);
             Sandbox.poll(
                     "every speaker's End-of-RIB received by the restarted bgpd and its paths back",
                     SOON,
@@ -350,11 +346,7 @@ class BgpIT {
             seen.assertNeverMissing();
             assertThat(frr.staleNextHops(prefix(ip))).isEmpty();
         }
-        assertThat(frr.routes(prefix(ip)))
-                .extracting(RibPath::nextHop)
-                .containsExactlyInAnyOrderElementsOf(bgp.nodeAddresses());
-        assertThat(bgp.router().fibNextHops(prefix(ip))).containsExactlyInAnyOrderElementsOf(bgp.nodeAddresses());
-        assertThat(bgp.curlsAnswered(ip, 5)).isEqualTo(5);
+        bgp.assertRoutedOverEveryNodeAndAnswered(frr, ip);
     }
 
     @Test
@@ -395,21 +387,8 @@ class BgpIT {
     void withGracefulRestartAndBfdAFrozenNodesPathStillLeavesFrrWithinAboutASecond() {
         bgp.peerWith(true, true);
         FrrRouter frr = startFrrWithBfdAndGracefulRestart();
-        InetAddress ip = bgp.loadBalancerOverEveryNode("frozen-with-gr");
-        TestNode victim = bgp.node(0);
-
         // no connection closed: BFD's verdict ends the session while it is Established, and FRR keeps nothing
-        Duration gone = bgp.freezeAndTimeFibDrop(victim, ip, "without the frozen node");
-        System.out.println("BgpIT: with BFD and graceful restart, the frozen node's next hop left the FIB after "
-                + gone.toMillis() + " ms\n" + frr.vtysh("show bgp neighbors " + text(victim.ipv4())));
-        assertThat(gone).isLessThan(Duration.ofSeconds(3));
-        assertThat(BgpSandbox.bfdDown(frr, victim)).isTrue();
-        assertThat(frr.nextHops(prefix(ip))).hasSize(2).doesNotContain(victim.ipv4());
-        assertThat(frr.staleNextHops(prefix(ip))).isEmpty();
-        assertThat(bgp.curlsAnswered(ip, 5)).isEqualTo(5);
-
-        bgp.network().thaw(victim);
-        bgp.awaitFibOverEveryNode(ip, "back over 3 after the thaw");
+        bgp.assertFrozenNodeLeavesDespiteGracefulRestart(frr, "frozen-with-gr");
     }
 
     /** FRR peering with every node over IPv4 with BFD (300 ms × 3) and over IPv6 without, no graceful restart. */

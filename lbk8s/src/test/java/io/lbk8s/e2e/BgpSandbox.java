@@ -1,11 +1,15 @@
 package io.lbk8s.e2e;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.lbk8s.kube.BgpSessionStates;
 import io.lbk8s.testkit.net.BfdTimers;
 import io.lbk8s.testkit.net.BgpRouter;
 import io.lbk8s.testkit.net.BirdRouter;
 import io.lbk8s.testkit.net.FrrRouter;
 import io.lbk8s.testkit.net.GobgpRouter;
+import io.lbk8s.testkit.net.RibPath;
 import io.lbk8s.testkit.net.RouterBfdPeer;
 import io.lbk8s.testkit.net.RouterConfig;
 import io.lbk8s.testkit.net.RouterKind;
@@ -21,6 +25,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -45,6 +51,8 @@ final class BgpSandbox implements BeforeAllCallback, AfterEachCallback, AfterAll
     static final String PEER = "router";
     static final String BFD_PROFILE = "fast";
     static final String POOL = "bgp";
+    private static final Pattern TRANSITIONS =
+            Pattern.compile("lbk8s_bgp_session_transitions_total\\{peer=\"" + PEER + "\"\\} ([0-9.E]+)");
 
     private final String logName;
     private final boolean bfd;
@@ -116,6 +124,8 @@ final class BgpSandbox implements BeforeAllCallback, AfterEachCallback, AfterAll
                 peerBeforeTest = null;
             }
         } finally {
+            router().thaw();
+            router().linkUp();
             router().running().ifPresent(BgpRouter::close);
             for (TestNode node : network().nodes()) {
                 network().thaw(node);
@@ -176,10 +186,29 @@ final class BgpSandbox implements BeforeAllCallback, AfterEachCallback, AfterAll
      */
     BgpRouter startRouter(RouterKind kind, List<RouterPeer> peers, boolean gracefulRestart) {
         BgpRouter upstream = router().start(kind, routerConfig(peers, gracefulRestart));
+        awaitEstablishedWithEveryNode(upstream);
+        return upstream;
+    }
+
+    /** Waits until {@code upstream}'s IPv4 session with every node is Established. */
+    void awaitEstablishedWithEveryNode(BgpRouter upstream) {
         for (TestNode node : network().nodes()) {
             upstream.awaitEstablished(node.ipv4(), SOON);
         }
-        return upstream;
+    }
+
+    /**
+     * {@code upstream} has a path to {@code ip} from every node and its FIB routes it over all three, and 5 of 5 curls
+     * from the remote client through it are answered.
+     */
+    void assertRoutedOverEveryNodeAndAnswered(BgpRouter upstream, InetAddress ip) {
+        assertThat(upstream.awaitRoutes(prefix(ip), p -> p.size() == 3, "from all three nodes", SOON))
+                .extracting(RibPath::nextHop)
+                .containsExactlyInAnyOrderElementsOf(nodeAddresses());
+        awaitFibOverEveryNode(ip, "over 3");
+        assertThat(curlsAnswered(ip, 5))
+                .as("curls answered through " + upstream.kind())
+                .isEqualTo(5);
     }
 
     /** FRR peering with the nodes over IPv4 (BFD and graceful restart as asked), every session Established. */
@@ -217,6 +246,47 @@ final class BgpSandbox implements BeforeAllCallback, AfterEachCallback, AfterAll
             case BirdRouter bird -> bird.staleNextHops(prefix);
             case GobgpRouter gobgp -> gobgp.staleNextHops(prefix);
         };
+    }
+
+    /**
+     * What {@code kubectl get bgpsessionstates} says of {@code node}'s session with BGPPeer {@value PEER}: its
+     * {@code bgpStatus} (e.g. {@code Established}, {@code Active}); empty while the node has no such object.
+     */
+    Optional<String> sessionState(TestNode node) {
+        return cluster
+                .client
+                .genericKubernetesResources(BgpSessionStates.CONTEXT)
+                .inNamespace(Sandbox.NAMESPACE)
+                .withLabel(BgpSessionStates.NODE_LABEL, node.name())
+                .withLabel(BgpSessionStates.PEER_LABEL, PEER)
+                .list()
+                .getItems()
+                .stream()
+                .map(r -> r.getAdditionalProperties().get("status"))
+                .filter(Map.class::isInstance)
+                .map(status -> String.valueOf(((Map<?, ?>) status).get("bgpStatus")))
+                .findFirst();
+    }
+
+    /** Waits until every node's BGPSessionState with BGPPeer {@value PEER} says (or does not say) Established. */
+    void awaitSessionStates(boolean established, Duration timeout) {
+        Sandbox.poll(
+                "every node's BGPSessionState " + (established ? "" : "not ") + "Established",
+                timeout,
+                () -> network().nodes().stream()
+                        .allMatch(n -> sessionState(n)
+                                .map(s -> s.equals("Established") == established)
+                                .orElse(false)));
+    }
+
+    /** {@code lbk8s_bgp_session_transitions_total{peer="router"}} on {@code node}'s /metrics: its session's changes. */
+    double sessionTransitions(TestNode node) {
+        String metrics = cluster.metrics(node).orElseThrow(() -> new AssertionError("no /metrics on " + node.name()));
+        Matcher m = TRANSITIONS.matcher(metrics);
+        if (!m.find()) {
+            throw new AssertionError("no lbk8s_bgp_session_transitions_total{peer=\"" + PEER + "\"} on " + node.name());
+        }
+        return Double.parseDouble(m.group(1));
     }
 
     /** Creates a LoadBalancer Service for pods {@code app=name}, IPv4 from pool {@value POOL}, and returns its address. */
@@ -328,6 +398,30 @@ final class BgpSandbox implements BeforeAllCallback, AfterEachCallback, AfterAll
                 SOON,
                 () -> staleNextHops(upstream, prefix(ip)).isEmpty()
                         && upstream.nextHops(prefix(ip)).size() == 3);
+    }
+
+    /**
+     * With graceful restart and BFD on both sides, freezes node-1 (no connection closed) and checks that its path
+     * still leaves {@code upstream} within about a second, nothing kept stale: BFD ends the session while it is
+     * Established, and a session that ends so starts no graceful restart. Then thaws it, waits for its path, and
+     * returns the Service's address.
+     */
+    InetAddress assertFrozenNodeLeavesDespiteGracefulRestart(BgpRouter upstream, String service) {
+        InetAddress ip = loadBalancerOverEveryNode(service);
+        TestNode victim = node(0);
+        Duration gone = freezeAndTimeFibDrop(victim, ip, "without the frozen node");
+        System.out.println(upstream.kind() + ": with BFD and graceful restart, the frozen node's next hop left the FIB"
+                + " after " + gone.toMillis() + " ms; " + upstream.session(victim.ipv4()) + ", "
+                + upstream.bfdPeers());
+        assertThat(gone).isLessThan(Duration.ofSeconds(3));
+        assertThat(bfdDown(upstream, victim)).isTrue();
+        assertThat(upstream.nextHops(prefix(ip))).hasSize(2).doesNotContain(victim.ipv4());
+        assertThat(staleNextHops(upstream, prefix(ip))).isEmpty();
+        assertThat(curlsAnswered(ip, 5)).isEqualTo(5);
+
+        network().thaw(victim);
+        awaitFibOverEveryNode(ip, "back over 3 after the thaw");
+        return ip;
     }
 
     /** Watches the router's FIB for {@code node}'s next hop to {@code ip} until the watch is stopped. */

@@ -27,6 +27,11 @@ final class BirdConfig {
                 if (config.multipath()) {
                     lines.add("  merge paths on;");
                 }
+                if (config.gracefulRestart()) {
+                    // after a graceful restart (bird -R) the kernel routes the last run left stay until the peers'
+                    // End-of-RIB, instead of being synchronised with an empty table at start
+                    lines.add("  graceful restart on;");
+                }
                 lines.add("}");
             }
         } else {

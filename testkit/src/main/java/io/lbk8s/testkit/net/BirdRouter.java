@@ -32,20 +32,37 @@ public final class BirdRouter extends DaemonRouter implements BgpRouter {
         return started(new BirdRouter(network, namespace, config), bird -> {
             RouterDaemons daemons = bird.daemons;
             bird.writeAnnounced();
-            Path conf = daemons.write("bird.conf", BirdConfig.render(config, router, daemons.directory()));
-            daemons.start(
-                    "bird",
-                    List.of(
-                            RouterTool.BIRD.path(),
-                            "-f",
-                            "-c",
-                            conf.toString(),
-                            "-s",
-                            daemons.runFile("bird.ctl").toString(),
-                            "-P",
-                            daemons.runFile("bird.pid").toString()));
+            daemons.write("bird.conf", BirdConfig.render(config, router, daemons.directory()));
+            daemons.start("bird", bird.birdCommand(false));
             daemons.awaitAnswer(bird.birdcCommand("show status"));
         });
+    }
+
+    /**
+     * BIRD restarted gracefully, as an operator does it: {@code birdc graceful restart} ends its sessions without a
+     * NOTIFICATION (so neighbours with graceful restart keep its routes, RFC 4724) and leaves its kernel routes, then
+     * {@code bird -R} starts it again in graceful restart recovery: its OPENs set Restart State, and it keeps the old
+     * kernel routes until every neighbour that offered graceful restart has sent End-of-RIB. Returns once its CLI
+     * answers.
+     */
+    public void restartGracefully() {
+        // birdc may lose its connection as bird exits: whether bird went is what counts, its reply says why not
+        CommandResult reply = daemons.run(birdcCommand("graceful restart"));
+        try {
+            daemons.awaitExit("bird", RouterDaemons.START_TIMEOUT);
+        } catch (IllegalStateException e) {
+            throw new IllegalStateException(
+                    "birdc graceful restart in " + namespace() + ": "
+                            + reply.output().strip(),
+                    e);
+        }
+        daemons.start("bird", birdCommand(true));
+        daemons.awaitAnswer(birdcCommand("show status"));
+    }
+
+    /** Whether BIRD is still in graceful restart recovery: waiting for some neighbour's End-of-RIB. */
+    public boolean recoveringFromGracefulRestart() {
+        return birdc("show", "status").contains("Graceful restart recovery in progress");
     }
 
     /** Any birdc command, e.g. {@code birdc("show", "protocols")}; its output. */
@@ -165,6 +182,23 @@ public final class BirdRouter extends DaemonRouter implements BgpRouter {
             return List.of(); // birdc's way of saying there is no route, with exit code 1
         }
         return BirdText.paths(prefix, daemons.check(command, result));
+    }
+
+    /** bird in the foreground with this run's files; {@code recovering}: {@code -R}, after a graceful restart. */
+    private List<String> birdCommand(boolean recovering) {
+        List<String> command = new ArrayList<>(List.of(
+                RouterTool.BIRD.path(),
+                "-f",
+                "-c",
+                daemons.file("bird.conf").toString(),
+                "-s",
+                daemons.runFile("bird.ctl").toString(),
+                "-P",
+                daemons.runFile("bird.pid").toString()));
+        if (recovering) {
+            command.add("-R");
+        }
+        return command;
     }
 
     private List<String> birdcCommand(String command) {

@@ -1,7 +1,6 @@
 package io.lbk8s.testkit.net;
 
 import java.net.InetAddress;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
@@ -27,26 +26,44 @@ public final class GobgpRouter extends DaemonRouter implements BgpRouter {
     static GobgpRouter start(TestNetwork network, String namespace, RouterConfig config, boolean programsFib) {
         return started(new GobgpRouter(network, namespace, config), router -> {
             RouterDaemons daemons = router.daemons;
-            Path toml = daemons.write("gobgpd.toml", GobgpConfig.toml(config));
-            daemons.start(
-                    "gobgpd",
-                    List.of(
-                            RouterTool.GOBGPD.path(),
-                            "-f",
-                            toml.toString(),
-                            "-t",
-                            "toml",
-                            "--api-hosts",
-                            API,
-                            "--pprof-disable",
-                            "--log-plain",
-                            "-l",
-                            "info"));
+            daemons.write("gobgpd.toml", GobgpConfig.toml(config));
+            daemons.start("gobgpd", router.gobgpdCommand(false));
             daemons.awaitAnswer(router.gobgpCommand(List.of("global")));
             if (programsFib) {
                 router.fibSync = GobgpFibSync.start(router, namespace);
             }
         });
+    }
+
+    /**
+     * gobgpd killed with SIGKILL, as a crash ends it (its neighbours see their connections closed without a
+     * NOTIFICATION), and started again with {@code --graceful-restart}: its OPENs set Restart State (RFC 4724 4.1),
+     * and it starts with an empty table that its neighbours fill again. Returns once its CLI answers.
+     */
+    public void restartGracefully() {
+        daemons.kill("gobgpd");
+        daemons.start("gobgpd", gobgpdCommand(true));
+        daemons.awaitAnswer(gobgpCommand(List.of("global")));
+    }
+
+    /** gobgpd in the foreground with this run's config; {@code restarting}: with Restart State in its OPENs. */
+    private List<String> gobgpdCommand(boolean restarting) {
+        List<String> command = new ArrayList<>(List.of(
+                RouterTool.GOBGPD.path(),
+                "-f",
+                daemons.file("gobgpd.toml").toString(),
+                "-t",
+                "toml",
+                "--api-hosts",
+                API,
+                "--pprof-disable",
+                "--log-plain",
+                "-l",
+                "info"));
+        if (restarting) {
+            command.add("--graceful-restart");
+        }
+        return command;
     }
 
     /** Any gobgp CLI command against this instance, e.g. {@code gobgp("neighbor")}; its output. */

@@ -95,16 +95,33 @@ final class RouterDaemons {
      * be started again under the same name.
      */
     void kill(String name) {
-        Path log = directory.resolve(name + ".log");
-        NamespacedProcess daemon = processes.stream()
-                .filter(p -> p.logFile().equals(log) && p.isAlive())
-                .findFirst()
-                .orElseThrow(() -> new IllegalStateException("no running " + name + " in " + namespace));
+        NamespacedProcess daemon = started(name, true);
         daemon.kill();
         if (daemon.waitFor(STOP_GRACE).isEmpty()) {
             throw new IllegalStateException(daemon + " still runs after SIGKILL");
         }
         processes.remove(daemon);
+    }
+
+    /**
+     * Waits (at most {@code timeout}) until the daemon started as {@code name} has exited of its own accord (after a
+     * CLI command told it to), then forgets it, so that it can be started again under the same name.
+     */
+    void awaitExit(String name, Duration timeout) {
+        NamespacedProcess daemon = started(name, false); // it may have exited already
+        if (daemon.waitFor(timeout).isEmpty()) {
+            throw new IllegalStateException(daemon + " still runs " + timeout.toMillis() + " ms later");
+        }
+        processes.remove(daemon);
+    }
+
+    /** The daemon started as {@code name} and not yet forgotten; {@code alive}: only if it still runs. */
+    private NamespacedProcess started(String name, boolean alive) {
+        Path log = directory.resolve(name + ".log");
+        return processes.stream()
+                .filter(p -> p.logFile().equals(log) && (p.isAlive() || !alive))
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("no " + name + " started in " + namespace));
     }
 
     List<NamespacedProcess> processes() {

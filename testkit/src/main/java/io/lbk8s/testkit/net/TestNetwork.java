@@ -368,19 +368,20 @@ public final class TestNetwork implements AutoCloseable {
      * forwards, accepts TCP handshakes and runs XDP programs, but no process of it does anything.
      */
     public void freeze(TestNode node) {
-        signalEveryProcess(node, "STOP");
+        signalEveryProcess(node.namespace(), "STOP");
     }
 
     /** Lets the node's processes run again (SIGCONT). */
     public void thaw(TestNode node) {
-        signalEveryProcess(node, "CONT");
+        signalEveryProcess(node.namespace(), "CONT");
     }
 
-    private void signalEveryProcess(TestNode node, String signal) {
-        CommandResult pids = Shell.run(Shell.SETUP_TIMEOUT, List.of(Tool.IP.path(), "netns", "pids", node.namespace()));
+    /** Sends {@code signal} (e.g. {@code STOP}) to every process in {@code namespace}, a node's or the router's. */
+    void signalEveryProcess(String namespace, String signal) {
+        CommandResult pids = Shell.run(Shell.SETUP_TIMEOUT, List.of(Tool.IP.path(), "netns", "pids", namespace));
         if (!pids.ok()) {
             throw new IllegalStateException(
-                    "ip netns pids " + node.namespace() + ": " + pids.output().strip());
+                    "ip netns pids " + namespace + ": " + pids.output().strip());
         }
         List<String> command = new ArrayList<>(List.of("kill", "-" + signal));
         pids.stdout().lines().map(String::strip).filter(l -> !l.isEmpty()).forEach(command::add);
@@ -733,11 +734,15 @@ public final class TestNetwork implements AutoCloseable {
     }
 
     private void setLink(TestNode node, String state) {
-        CommandResult result =
-                run(node.namespace(), Shell.SETUP_TIMEOUT, Tool.IP.path(), "link", "set", node.interfaceName(), state);
+        setLink(node.namespace(), node.interfaceName(), state);
+    }
+
+    /** {@code ip link set <link> <state>} in {@code namespace}, a node's or the router's. */
+    void setLink(String namespace, String link, String state) {
+        CommandResult result = run(namespace, Shell.SETUP_TIMEOUT, Tool.IP.path(), "link", "set", link, state);
         if (!result.ok()) {
-            throw new IllegalStateException("ip link set " + node.interfaceName() + " " + state + " in "
-                    + node.namespace() + ": " + result.output().strip());
+            throw new IllegalStateException("ip link set " + link + " " + state + " in " + namespace + ": "
+                    + result.output().strip());
         }
     }
 

@@ -108,6 +108,32 @@ public final class UpstreamRouter {
     }
 
     /**
+     * Takes the router's LAN leg (eth0) down, as a cable pulled at the router or a router that lost power: nothing
+     * closes its BGP connections, the nodes' packets to it go nowhere. Its daemons run on and see the link go.
+     */
+    public void linkDown() {
+        network.setLink(namespace(), Names.INTERFACE, "down");
+    }
+
+    /** Brings the router's LAN leg back up; the kernel adds its connected routes again. */
+    public void linkUp() {
+        network.setLink(namespace(), Names.INTERFACE, "up");
+    }
+
+    /**
+     * Stops every process in the router's namespace (SIGSTOP), as a hung router: its kernel still forwards and
+     * completes TCP handshakes on its listening sockets, but its BGP and BFD daemons send nothing and read nothing.
+     */
+    public void freeze() {
+        network.signalEveryProcess(namespace(), "STOP");
+    }
+
+    /** Lets the router's processes run again (SIGCONT); harmless when none is stopped. */
+    public void thaw() {
+        network.signalEveryProcess(namespace(), "CONT");
+    }
+
+    /**
      * The kernel routes for exactly {@code prefix} in the router's namespace ({@code ip -j route show exact}): what
      * forwards the remote client's packets, whichever daemon put it there. Empty when there is none.
      */
