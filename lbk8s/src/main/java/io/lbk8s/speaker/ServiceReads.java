@@ -100,16 +100,8 @@ public final class ServiceReads {
         for (String key : endpointsOnly) {
             Planned before = planned.get(key);
             if (before != null) {
-                ServiceState state = before.state();
-                planned.put(
-                        key,
-                        new Planned(
-                                new ServiceState(
-                                        state.key(),
-                                        state.ips(),
-                                        state.localTrafficPolicy(),
-                                        ServiceEndpoints.of(endpointsOf(key), before.publishNotReady())),
-                                before.publishNotReady()));
+                ServiceEndpoints endpoints = ServiceEndpoints.of(endpointsOf(key), before.publishNotReady());
+                planned.put(key, new Planned(before.state().withEndpoints(endpoints), before.publishNotReady()));
             }
         }
         List<ServiceState> result = new ArrayList<>(planned.size());

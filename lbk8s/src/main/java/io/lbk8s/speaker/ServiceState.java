@@ -14,4 +14,9 @@ public record ServiceState(
     public ServiceState {
         ips = ips.stream().sorted().distinct().toList(); // IPv4 first: the first address is the hash key
     }
+
+    /** The same Service with other endpoints (its EndpointSlices changed, the Service itself did not). */
+    public ServiceState withEndpoints(ServiceEndpoints endpoints) {
+        return new ServiceState(key, ips, localTrafficPolicy, endpoints);
+    }
 }
