@@ -118,8 +118,11 @@ public record StatusReport(
 
     public record Announcement(String node, List<String> interfaces, String object) {}
 
-    /** One node's BGP session with one BGPPeer, as its BGPSessionState says. */
-    public record BgpSessionRow(String node, String peer, String bgp, String bfd) {}
+    /**
+     * One node's BGP session with one BGPPeer, as its BGPSessionState says; {@code disabled} lists the families
+     * RFC 7606's AFI/SAFI disable took off it, usually none.
+     */
+    public record BgpSessionRow(String node, String peer, String bgp, String bfd, List<String> disabled) {}
 
     /** One node advertising a Service over BGP, as its ServiceBGPStatus says: to which BGPPeers. */
     public record BgpAdvertised(String node, List<String> peers, String object) {}
@@ -210,8 +213,12 @@ public record StatusReport(
                 .toList();
         List<BgpSessionRow> sessions = in.bgpSessionStates().stream()
                 .map(StatusReport::body)
-                .map(b ->
-                        new BgpSessionRow(text(b, "node"), text(b, "peer"), text(b, "bgpStatus"), text(b, "bfdStatus")))
+                .map(b -> new BgpSessionRow(
+                        text(b, "node"),
+                        text(b, "peer"),
+                        text(b, "bgpStatus"),
+                        text(b, "bfdStatus"),
+                        texts(b, "disabledFamilies")))
                 .sorted(Comparator.comparing(BgpSessionRow::node).thenComparing(BgpSessionRow::peer))
                 .toList();
         return new StatusReport(
@@ -431,6 +438,12 @@ public record StatusReport(
 
     private static String text(Map<String, Object> body, String field) {
         return Objects.toString(body.get(field), "");
+    }
+
+    private static List<String> texts(Map<String, Object> body, String field) {
+        return body.get(field) instanceof List<?> list
+                ? list.stream().map(String::valueOf).toList()
+                : List.of();
     }
 
     private static BgpAdvertised advertised(GenericKubernetesResource status) {

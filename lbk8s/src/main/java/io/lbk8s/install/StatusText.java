@@ -1,6 +1,7 @@
 package io.lbk8s.install;
 
 import io.lbk8s.ipam.ExcludedAddresses;
+import java.util.Arrays;
 import java.util.List;
 
 /** The status command's human output. Pure. */
@@ -113,8 +114,17 @@ public final class StatusText {
         }
         if (!report.bgpSessions().isEmpty()) {
             out.append('\n');
-            Table sessions = new Table("BGP SESSION ON", "PEER", "STATE", "BFD");
-            report.bgpSessions().forEach(s -> sessions.row(s.node(), s.peer(), dash(s.bgp()), dash(s.bfd())));
+            // the column of families taken off a session appears only while some session has one
+            int columns =
+                    report.bgpSessions().stream().anyMatch(s -> !s.disabled().isEmpty()) ? 5 : 4;
+            Table sessions = new Table(Arrays.copyOf(
+                    new String[] {"BGP SESSION ON", "PEER", "STATE", "BFD", "FAMILIES DISABLED"}, columns));
+            report.bgpSessions()
+                    .forEach(s -> sessions.row(Arrays.copyOf(
+                            new String[] {
+                                s.node(), s.peer(), dash(s.bgp()), dash(s.bfd()), dash(String.join(", ", s.disabled()))
+                            },
+                            columns)));
             out.append(sessions);
         }
     }

@@ -3,6 +3,7 @@ package io.lbk8s.kube;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -17,8 +18,16 @@ public final class BgpSessionStates extends NodeStatusObjects<String, BgpSession
     public static final String NODE_LABEL = NodeStatusObjects.NODE_LABEL;
     public static final String PEER_LABEL = "metallb.io/peer";
 
-    /** What the object says of one session: MetalLB's fields; lbk8s has no VRFs, so vrf is always empty. */
-    public record State(String peer, String bgpStatus, String bfdStatus) {}
+    /**
+     * What the object says of one session: MetalLB's fields (lbk8s has no VRFs, so vrf is always empty), and
+     * lbk8s's own {@code disabledFamilies} only while RFC 7606's AFI/SAFI disable has taken a family off the session
+     * (under MetalLB's own CRD that field is pruned, and the object is MetalLB's exactly).
+     */
+    public record State(String peer, String bgpStatus, String bfdStatus, List<String> disabledFamilies) {
+        public State {
+            disabledFamilies = List.copyOf(disabledFamilies);
+        }
+    }
 
     public BgpSessionStates(KubernetesClient client, String namespace, String node) {
         super(
@@ -34,6 +43,9 @@ public final class BgpSessionStates extends NodeStatusObjects<String, BgpSession
                             status.put("vrf", "");
                             status.put("bgpStatus", state.bgpStatus());
                             status.put("bfdStatus", state.bfdStatus());
+                            if (!state.disabledFamilies().isEmpty()) {
+                                status.put("disabledFamilies", state.disabledFamilies());
+                            }
                             return status;
                         }),
                 client,

@@ -2,6 +2,7 @@ package io.lbk8s.speaker;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.lbk8s.bgp.BgpSessions;
+import io.lbk8s.bgp.Family;
 import io.lbk8s.bgp.PeerSpec;
 import io.lbk8s.bgp.Route;
 import io.lbk8s.bgp.SessionState;
@@ -32,6 +33,7 @@ final class BgpAdvertiser implements AutoCloseable {
     static final String ESTABLISHED = "BGPSessionEstablished";
     static final String DOWN = "BGPSessionDown";
     static final String PEER_PROBLEM = "BGPPeerProblem";
+    static final String FAMILY_DISABLED = "BGPFamilyDisabled";
 
     private final String node;
     private final BgpSessions sessions;
@@ -156,6 +158,16 @@ final class BgpAdvertiser implements AutoCloseable {
             }
             target.ifPresent(n -> events.recordInsteadOf(n, ESTABLISHED, EventRecorder.Type.Warning, DOWN, message));
         }
+        Set<Family> disabledBefore = before.map(SessionStatus::disabled).orElse(Set.of());
+        now.disabled().stream()
+                .filter(family -> !disabledBefore.contains(family))
+                .sorted()
+                .forEach(family -> target.ifPresent(n -> events.record(
+                        n,
+                        EventRecorder.Type.Warning,
+                        FAMILY_DISABLED,
+                        session + " goes on without " + family.describe() + " until it restarts: the peer sent an "
+                                + family.describe() + " UPDATE that cannot be parsed (RFC 7606 AFI/SAFI disable)")));
     }
 
     /** MetalLB's words: FRR's names of the states, "N/A" without BFD. */
@@ -176,7 +188,9 @@ final class BgpAdvertiser implements AutoCloseable {
                     case UP -> "Up";
                 })
                 .orElse("N/A");
-        return new BgpSessionStates.State(status.peer(), bgp, bfd);
+        List<String> disabled =
+                status.disabled().stream().sorted().map(Family::describe).toList();
+        return new BgpSessionStates.State(status.peer(), bgp, bfd, disabled);
     }
 
     /** Graceful stop: every session ends with a Cease, so the routers withdraw this node's routes at once. */

@@ -195,7 +195,7 @@ class RbacTest {
             bgpStatuses.publish(Map.of(new ServiceKey("default", "web"), Set.of("tor")), Set.of("node-2"));
             bgpStatuses.withdraw(3000);
             var sessionStates = new BgpSessionStates(speakerClient, NS, "node-1");
-            sessionStates.publish(Map.of("tor", new BgpSessionStates.State("tor", "Established", "N/A")));
+            sessionStates.publish(Map.of("tor", new BgpSessionStates.State("tor", "Established", "N/A", List.of())));
             sessionStates.withdraw(3000);
             // the speaker's AddressConflict writer, as it runs when another host answers for an address: report (get,
             // create), refresh (get, update), clear (delete); nothing answers here

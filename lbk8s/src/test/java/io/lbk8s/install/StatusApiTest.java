@@ -321,7 +321,10 @@ class StatusApiTest {
             sessions.publish(Map.of(
                     "tor",
                     new BgpSessionStates.State(
-                            "tor", node.endsWith("1") ? "Established" : "Active", node.endsWith("1") ? "Up" : "N/A")));
+                            "tor",
+                            node.endsWith("1") ? "Established" : "Active",
+                            node.endsWith("1") ? "Up" : "N/A",
+                            node.endsWith("1") ? List.of("IPv6 unicast") : List.of())));
             writers.add(sessions);
         }
         org.awaitility.Awaitility.await()
@@ -349,9 +352,9 @@ class StatusApiTest {
                 .containsExactly(
                         "default", "api", "10.5.0.201", "lan", "lb-k8s-node-1,lb-k8s-node-2", "Announced", "-");
         assertThat(run.out())
-                .containsPattern("(?m)^BGP SESSION ON +PEER +STATE +BFD$")
-                .containsPattern("(?m)^lb-k8s-node-1 +tor +Established +Up$")
-                .containsPattern("(?m)^lb-k8s-node-2 +tor +Active +N/A$");
+                .containsPattern("(?m)^BGP SESSION ON +PEER +STATE +BFD +FAMILIES DISABLED$")
+                .containsPattern("(?m)^lb-k8s-node-1 +tor +Established +Up +IPv6 unicast$")
+                .containsPattern("(?m)^lb-k8s-node-2 +tor +Active +N/A +-$");
 
         CliRun detail = lbk8s("status", "svc/api", "-n", "default");
         assertThat(detail.code()).as(detail.err()).isZero();

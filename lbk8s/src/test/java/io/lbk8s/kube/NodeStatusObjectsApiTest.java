@@ -210,8 +210,8 @@ class NodeStatusObjectsApiTest {
 
         try (var sessions = new BgpSessionStates(client, NS, "node-1")) {
             sessions.publish(Map.of(
-                    "tor-a", new BgpSessionStates.State("tor-a", "Established", "Up"),
-                    "tor-b", new BgpSessionStates.State("tor-b", "Active", "N/A")));
+                    "tor-a", new BgpSessionStates.State("tor-a", "Established", "Up", List.of()),
+                    "tor-b", new BgpSessionStates.State("tor-b", "Active", "N/A", List.of())));
             Awaitility.await()
                     .atMost(Duration.ofSeconds(10))
                     .until(() -> nodesOf(BgpSessionStates.CONTEXT).equals(Map.of("node-1", 2, "node-2", 1)));
@@ -237,7 +237,7 @@ class NodeStatusObjectsApiTest {
                             "Up"));
 
             // tor-b is no longer configured
-            sessions.publish(Map.of("tor-a", new BgpSessionStates.State("tor-a", "Established", "Up")));
+            sessions.publish(Map.of("tor-a", new BgpSessionStates.State("tor-a", "Established", "Up", List.of())));
             Awaitility.await()
                     .atMost(Duration.ofSeconds(10))
                     .until(() -> nodesOf(BgpSessionStates.CONTEXT).equals(Map.of("node-1", 1, "node-2", 1)));

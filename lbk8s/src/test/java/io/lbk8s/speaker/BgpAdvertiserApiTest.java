@@ -12,6 +12,7 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.lbk8s.address.IpAddress;
+import io.lbk8s.bgp.Family;
 import io.lbk8s.bgp.SessionState;
 import io.lbk8s.bgp.SessionStatus;
 import io.lbk8s.config.Config;
@@ -155,6 +156,42 @@ class BgpAdvertiserApiTest {
                         .contains(
                                 "Warning BGPSessionDown: BGP session of node node-1 with BGPPeer \"tor\" (10.0.0.254) is"
                                         + " down: hold timer expired"));
+    }
+
+    @Test
+    void aFamilyTakenOffAnEstablishedSessionShowsInItsObjectAndAWarning() {
+        advertiser.apply(plan(List.of(cluster("10.0.0.1"))), Set.of());
+        SessionStatus established = session(SessionState.ESTABLISHED, Optional.empty(), 1);
+        sessions.report(new SessionStatus(
+                "tor",
+                TOR_ADDRESS,
+                SessionState.ESTABLISHED,
+                established.since(),
+                Optional.empty(),
+                1,
+                Optional.empty(),
+                Set.of(Family.IPV6_UNICAST)));
+        advertiser.sessionsChanged();
+
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(sessionStates())
+                        .singleElement()
+                        .satisfies(state -> assertThat(status(state))
+                                .containsEntry("bgpStatus", "Established")
+                                .containsEntry("disabledFamilies", List.of("IPv6 unicast"))));
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(nodeEvents())
+                        .contains("Warning BGPFamilyDisabled: BGP session of node node-1 with BGPPeer \"tor\""
+                                + " (10.0.0.254) goes on without IPv6 unicast until it restarts: the peer sent an IPv6"
+                                + " unicast UPDATE that cannot be parsed (RFC 7606 AFI/SAFI disable)"));
+
+        // restarted: the family is back, and the object says nothing of it (MetalLB's shape again)
+        sessions.report(established);
+        advertiser.sessionsChanged();
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(sessionStates())
+                        .singleElement()
+                        .satisfies(state -> assertThat(status(state)).doesNotContainKey("disabledFamilies")));
     }
 
     @Test
