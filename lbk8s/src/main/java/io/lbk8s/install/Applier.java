@@ -275,11 +275,8 @@ public final class Applier {
         }
 
         static ResourceDefinitionContext context(String kind) {
-            return switch (kind) {
-                case "IPAddressPool" -> ConfigResources.IP_ADDRESS_POOLS;
-                case "L2Advertisement" -> ConfigResources.L2_ADVERTISEMENTS;
-                default -> throw new IllegalArgumentException("no resource known for kind " + kind);
-            };
+            return ConfigResources.ofKind(kind)
+                    .orElseThrow(() -> new IllegalArgumentException("no resource known for kind " + kind));
         }
     }
 }

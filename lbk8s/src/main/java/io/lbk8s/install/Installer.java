@@ -289,12 +289,11 @@ public final class Installer {
     private void awaitCrds(String namespace) throws InterruptedException {
         for (int attempt = 0; ; attempt++) {
             try {
-                client.genericKubernetesResources(ConfigResources.IP_ADDRESS_POOLS)
-                        .inNamespace(namespace)
-                        .list();
-                client.genericKubernetesResources(ConfigResources.L2_ADVERTISEMENTS)
-                        .inNamespace(namespace)
-                        .list();
+                for (var kind : ConfigResources.KINDS) {
+                    client.genericKubernetesResources(kind)
+                            .inNamespace(namespace)
+                            .list();
+                }
                 return;
             } catch (KubernetesClientException e) {
                 if (attempt >= 60) {

@@ -36,6 +36,11 @@ public final class ConfigResources {
     public static final List<ResourceDefinitionContext> KINDS =
             List.of(L2_ADVERTISEMENTS, BGP_ADVERTISEMENTS, IP_ADDRESS_POOLS, BGP_PEERS, COMMUNITIES, BFD_PROFILES);
 
+    /** The configuration kind called {@code kind} (e.g. {@code BGPPeer}), if it is one. */
+    public static Optional<ResourceDefinitionContext> ofKind(String kind) {
+        return KINDS.stream().filter(k -> k.getKind().equals(kind)).findFirst();
+    }
+
     /** The BGP objects as read from the API (from informers' stores or a list). */
     public record BgpObjects(
             Collection<GenericKubernetesResource> peers,

@@ -3,6 +3,7 @@ package io.lbk8s.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.lbk8s.cli.CliRun;
 import io.lbk8s.kube.BgpSessionStates;
 import io.lbk8s.testkit.net.BfdTimers;
 import io.lbk8s.testkit.net.BgpRouter;
@@ -54,33 +55,46 @@ final class BgpSandbox implements BeforeAllCallback, AfterEachCallback, AfterAll
     private static final Pattern TRANSITIONS =
             Pattern.compile("lbk8s_bgp_session_transitions_total\\{peer=\"" + PEER + "\"\\} ([0-9.E]+)");
 
+    /** The pool {@code lbk8s install} creates, which {@link #configuredByInstall} uses instead of {@value POOL}. */
+    static final String INSTALLED_POOL = "default";
+
     private final String logName;
     private final boolean bfd;
     private final Optional<String> community;
+    private final boolean byInstall;
     private Sandbox cluster;
     private UpstreamRouter router;
     /** The BGPPeer's spec before a test edited it, to put back after the test; null while unedited. */
     private Map<String, Object> peerBeforeTest;
 
-    private BgpSandbox(String logName, boolean bfd, Optional<String> community) {
+    private BgpSandbox(String logName, boolean bfd, Optional<String> community, boolean byInstall) {
         this.logName = logName;
         this.bfd = bfd;
         this.community = community;
+        this.byInstall = byInstall;
     }
 
     /** The BGPPeer references the BFDProfile {@value BFD_PROFILE} (300 ms × 3). */
     static BgpSandbox withBfd(String logName) {
-        return new BgpSandbox(logName, true, Optional.empty());
+        return new BgpSandbox(logName, true, Optional.empty(), false);
     }
 
     /** The BGPPeer has no BFDProfile (GoBGP has no BFD). */
     static BgpSandbox withoutBfd(String logName) {
-        return new BgpSandbox(logName, false, Optional.empty());
+        return new BgpSandbox(logName, false, Optional.empty(), false);
+    }
+
+    /**
+     * The pool {@value INSTALLED_POOL}, the BGPPeer {@value PEER} (no BFD) and the BGPAdvertisement come from what a
+     * user types: {@code lbk8s install --addresses RANGE --bgp-peer ROUTER,asn=...,my-asn=...,name=router}.
+     */
+    static BgpSandbox configuredByInstall(String logName) {
+        return new BgpSandbox(logName, false, Optional.empty(), true);
     }
 
     /** The BGPAdvertisement also attaches the BGP community {@code value} (e.g. {@code 65000:7}). */
     BgpSandbox advertisingCommunity(String value) {
-        return new BgpSandbox(logName, bfd, Optional.of(value));
+        return new BgpSandbox(logName, bfd, Optional.of(value), byInstall);
     }
 
     @Override
@@ -89,6 +103,10 @@ final class BgpSandbox implements BeforeAllCallback, AfterEachCallback, AfterAll
         cluster = Sandbox.start(
                 Sandbox.REPO.resolve("lbk8s/target/e2e-logs/" + logName + "-" + System.currentTimeMillis()));
         router = cluster.network.router();
+        if (byInstall) {
+            install();
+            return;
+        }
         if (bfd) {
             cluster.createMetallb(
                     "BFDProfile", BFD_PROFILE, "{receiveInterval: 300, transmitInterval: 300, detectMultiplier: 3}");
@@ -109,6 +127,18 @@ final class BgpSandbox implements BeforeAllCallback, AfterEachCallback, AfterAll
                 POOL,
                 "{ipAddressPools: [" + POOL + "]"
                         + community.map(c -> ", communities: ['" + c + "']").orElse("") + "}");
+    }
+
+    private void install() {
+        CliRun run = CliRun.of(
+                cluster.kubeconfig,
+                "install",
+                "--wait=false",
+                "--addresses",
+                text(network().ipv4PoolAddress(30)) + "-" + text(network().ipv4PoolAddress(49)),
+                "--bgp-peer",
+                text(router().ipv4()) + ",asn=" + ROUTER_AS + ",my-asn=" + NODE_AS + ",name=" + PEER);
+        assertThat(run.code()).as("lbk8s install: %s%s", run.out(), run.err()).isZero();
     }
 
     /** The BGPPeer as the class set it, the router stopped, every node thawed, every killed speaker running and Ready. */

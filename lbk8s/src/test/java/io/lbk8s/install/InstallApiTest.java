@@ -826,6 +826,47 @@ class InstallApiTest {
     }
 
     @Test
+    @SuppressWarnings("unchecked")
+    void bgpPeersGivenToInstallAreCreatedKeptOnARerunAndUninstalled() {
+        String[] install = {
+            "install",
+            "--wait=false",
+            "--addresses",
+            "10.5.0.240-10.5.0.250",
+            "--bgp-peer",
+            "10.5.0.1,asn=64501,name=tor"
+        };
+        CliRun first = lbk8s(install);
+        assertThat(first.code()).as(first.err()).isZero();
+        assertThat(first.out())
+                .contains("bgppeer.metallb.io/tor created", "bgpadvertisement.metallb.io/default created");
+        var peer = client.genericKubernetesResources(ConfigResources.BGP_PEERS)
+                .inNamespace("lbk8s-system")
+                .withName("tor")
+                .get();
+        assertThat((Map<String, Object>) peer.getAdditionalProperties().get("spec"))
+                .containsEntry("myASN", 64512)
+                .containsEntry("peerASN", 64501)
+                .containsEntry("peerAddress", "10.5.0.1");
+        assertThat((Map<String, Object>) client.genericKubernetesResources(ConfigResources.BGP_ADVERTISEMENTS)
+                        .inNamespace("lbk8s-system")
+                        .withName("default")
+                        .get()
+                        .getAdditionalProperties()
+                        .get("spec"))
+                .containsEntry("ipAddressPools", List.of("default"));
+
+        CliRun again = lbk8s(install);
+        assertThat(again.code()).as(again.err()).isZero();
+        assertThat(again.out())
+                .contains("bgppeer.metallb.io/tor unchanged", "bgpadvertisement.metallb.io/default unchanged");
+
+        CliRun un = lbk8s("uninstall");
+        assertThat(un.code()).as(un.err()).isZero();
+        assertThat(un.out()).contains("bgppeer.metallb.io/tor deleted", "bgpadvertisement.metallb.io/default deleted");
+    }
+
+    @Test
     void rolloutProgressIsBoundedAndSaysWhatItWaitsFor() throws Exception {
         List<String> said = new java.util.ArrayList<>();
         var waiting = new Rollout.Progress("deployment/x", false, "0 of 1 available");
