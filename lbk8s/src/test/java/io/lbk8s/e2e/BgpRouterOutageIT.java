@@ -20,10 +20,10 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A router that goes away without closing its connections: its LAN link down (a pulled cable, a power cut; FRR and
- * BIRD, with BFD) or its every process stopped (a hung router; FRR, BIRD and GoBGP, the hold timer alone). lbk8s only
- * connects out, so it learns of it only from BFD or its hold timer; the speakers must say so (BGPSessionState, their
- * log), keep trying, and come back by themselves once the router is there again, with the route on it and the remote
- * client's curl answered.
+ * BIRD, with BFD) or its every process stopped (a hung router; FRR, BIRD and GoBGP, the hold timer alone). lbk8s
+ * learns of it only from BFD or its hold timer; the speakers must say so (BGPSessionState, their log), keep trying, and
+ * come back once the router is there again (by their own attempts, or by the router's connection to their listening
+ * socket), with the route on it and the remote client's curl answered.
  */
 class BgpRouterOutageIT {
     @RegisterExtension
@@ -37,6 +37,8 @@ class BgpRouterOutageIT {
     private static final String BFD_DOWN = "went silent: BFD says it is down";
 
     private static final String HOLD_TIME = "sent no KEEPALIVE or UPDATE within the hold time";
+    /** What a speaker logs when it takes a connection the router opened to its listening socket. */
+    private static final String ROUTER_CONNECTED = "connected to this node (in state";
 
     @ParameterizedTest
     @EnumSource(
@@ -75,6 +77,46 @@ class BgpRouterOutageIT {
         assertThat(since(upAt))
                 .as("back within the connectTime between two attempts, and a margin")
                 .isLessThan(Duration.ofSeconds(20));
+    }
+
+    /**
+     * With the BGPPeer's default connectTime (120 s) the speaker's attempt under way when the link comes back waits
+     * for the kernel's next SYN retransmission (after 1, 2, 4, 8, 16 s...): the link stays down until just after one, so
+     * that the next is about 15 s away. The router (FRR connects at once when its neighbour becomes reachable again)
+     * connects to the speakers' listening sockets and brings every session back within seconds.
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = RouterKind.class,
+            names = {"FRR"})
+    void withTheDefaultConnectTimeTheRouterConnectsToTheSpeakersWhenItsLinkComesBack(RouterKind kind) throws Exception {
+        BgpRouter upstream = bgp.startRouter(kind, bgp.ipv4Peers(true), false);
+        BgpSandbox.awaitBfdUp(upstream);
+        InetAddress ip =
+                bgp.loadBalancerOverEveryNode("default-connect-" + kind.name().toLowerCase(Locale.ROOT));
+        bgp.awaitSessionStates(true, SOON);
+
+        Map<TestNode, Long> routerConnected = logged(ROUTER_CONNECTED);
+        bgp.router().linkDown();
+        bgp.awaitSessionStates(false, FAILOVER);
+        // each speaker connects again 1 s after it noticed; its SYN is sent again 1, 3, 7, 15, 31 s into the attempt
+        Thread.sleep(Duration.ofSeconds(17));
+        assertNoSessionEstablished("while the router is unplugged");
+
+        long upAt = System.nanoTime();
+        bgp.router().linkUp();
+        Duration back = awaitBack(upstream, ip);
+        System.out.println("BgpRouterOutageIT: " + kind + "'s link down 17 s, connectTime 120 s (the default): every"
+                + " session Established, the route over 3 nodes and answered " + back.toMillis() + " ms after the"
+                + " link came up");
+        Sandbox.poll(
+                "every speaker's log: the router connected to this node",
+                FAILOVER,
+                () -> logged(ROUTER_CONNECTED).entrySet().stream()
+                        .allMatch(e -> e.getValue() > routerConnected.get(e.getKey())));
+        assertThat(since(upAt))
+                .as("back within seconds, long before the speakers' next SYN")
+                .isLessThan(Duration.ofSeconds(8));
     }
 
     @ParameterizedTest
@@ -125,6 +167,22 @@ class BgpRouterOutageIT {
         bgp.awaitSessionStates(true, SOON);
         bgp.assertRoutedOverEveryNodeAndAnswered(upstream, ip);
         return since(from);
+    }
+
+    /** How many lines of each speaker's log contain {@code text}. */
+    private static Map<TestNode, Long> logged(String text) {
+        Map<TestNode, Long> counts = new HashMap<>();
+        for (TestNode node : bgp.network().nodes()) {
+            counts.put(
+                    node,
+                    bgp.cluster()
+                            .speaker(node)
+                            .log()
+                            .lines()
+                            .filter(l -> l.contains(text))
+                            .count());
+        }
+        return counts;
     }
 
     /** How many times each speaker has logged that its session went down for {@code reason}. */

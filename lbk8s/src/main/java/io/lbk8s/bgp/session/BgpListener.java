@@ -147,7 +147,7 @@ final class BgpListener implements AutoCloseable {
 
     private static String local(TcpSocket socket) {
         InetSocketAddress local = socket.local();
-        String ip = local.getAddress().getHostAddress();
+        String ip = io.lbk8s.address.IpAddress.of(local.getAddress()).toString();
         return (ip.contains(":") ? "[" + ip + "]" : ip) + ":" + local.getPort();
     }
 }

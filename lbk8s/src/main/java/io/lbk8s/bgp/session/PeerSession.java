@@ -243,6 +243,12 @@ final class PeerSession {
                 held = incoming;
             }
             case TAKE_INCOMING -> {
+                log.info(
+                        "BGP peer {} ({}) connected to this node (in state {}): the session goes on over its"
+                                + " connection",
+                        spec.name(),
+                        spec.address(),
+                        state);
                 handle(new SessionEvent.CollisionLost()); // only in OPEN_SENT or OPEN_CONFIRM: a Cease on ours
                 disconnect(); // abandons our attempt under way, if any
                 connection = incoming;
