@@ -3,6 +3,10 @@ package io.lbk8s.bgp.session;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.address.IpPrefix;
 import io.lbk8s.bgp.Capability;
@@ -27,6 +31,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.slf4j.LoggerFactory;
 
 /**
  * The speaker's listening socket, against a router on loopback (our own codecs) that connects to it as FRR, BIRD and
@@ -197,6 +202,41 @@ class SessionsListenTest {
                 s.gracefulRestart(),
                 s.dualStack(),
                 s.bfd());
+    }
+
+    @Test
+    void aPortAnotherProcessHoldsLeavesTheSpeakerConnectOnlyWithOneWarning() throws Exception {
+        Logger logger = (Logger) LoggerFactory.getLogger(BgpListener.class);
+        ListAppender<ILoggingEvent> log = new ListAppender<>();
+        log.start();
+        logger.addAppender(log);
+        // another BGP daemon on the node (Calico's BIRD): its socket on every address of the node
+        try (ServerSocket taken = new ServerSocket(0, 4, InetAddress.ofLiteral("::"));
+                ServerSocket router = new ServerSocket(0, 4, LOOPBACK)) {
+            router.setSoTimeout(WAIT_MILLIS);
+            try (Sessions sessions =
+                    Sessions.start(new Md5Connector(), Clock.systemUTC(), status -> {}, taken.getLocalPort())) {
+                assertThat(sessions.listeningPort()).isEmpty();
+                assertThat(log.list)
+                        .filteredOn(e -> e.getLevel() == Level.WARN)
+                        .extracting(ILoggingEvent::getFormattedMessage)
+                        .singleElement()
+                        .asString()
+                        .startsWith("BGP: cannot listen on TCP port " + taken.getLocalPort() + " (")
+                        .contains("is in use by another socket")
+                        .contains("the speaker stays connect-only");
+                sessions.configure(List.of(spec(router.getLocalPort())));
+                sessions.advertise("router", Set.of(Route.of(SERVICE)));
+                try (Socket ours = router.accept()) {
+                    exchangeOpens(ours, "10.0.0.1");
+                    assertThat(untilEndOfRib(ours))
+                            .as("the session connects out as before")
+                            .containsExactly("KEEPALIVE", "198.51.100.10/32", "EoR");
+                }
+            }
+        } finally {
+            logger.detachAppender(log);
+        }
     }
 
     private static Sessions listening(PeerSpec spec) throws IOException {
