@@ -57,15 +57,21 @@ final class BgpSandbox implements BeforeAllCallback, AfterEachCallback, AfterAll
     private final String logName;
     private final boolean bfd;
     private final Optional<String> community;
+    private final List<String> speakerArgs;
     private Sandbox cluster;
     private UpstreamRouter router;
     /** The BGPPeer's spec before a test edited it, to put back after the test; null while unedited. */
     private Map<String, Object> peerBeforeTest;
 
     private BgpSandbox(String logName, boolean bfd, Optional<String> community) {
+        this(logName, bfd, community, List.of());
+    }
+
+    private BgpSandbox(String logName, boolean bfd, Optional<String> community, List<String> speakerArgs) {
         this.logName = logName;
         this.bfd = bfd;
         this.community = community;
+        this.speakerArgs = List.copyOf(speakerArgs);
     }
 
     /** The BGPPeer references the BFDProfile {@value BFD_PROFILE} (300 ms × 3). */
@@ -80,14 +86,21 @@ final class BgpSandbox implements BeforeAllCallback, AfterEachCallback, AfterAll
 
     /** The BGPAdvertisement also attaches the BGP community {@code value} (e.g. {@code 65000:7}). */
     BgpSandbox advertisingCommunity(String value) {
-        return new BgpSandbox(logName, bfd, Optional.of(value));
+        return new BgpSandbox(logName, bfd, Optional.of(value), speakerArgs);
+    }
+
+    /** Every speaker started with {@code args} added to its command line. */
+    BgpSandbox withSpeakerArgs(String... args) {
+        return new BgpSandbox(logName, bfd, community, List.of(args));
     }
 
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
         E2ePrerequisites.check();
         cluster = Sandbox.start(
-                Sandbox.REPO.resolve("lbk8s/target/e2e-logs/" + logName + "-" + System.currentTimeMillis()));
+                Sandbox.REPO.resolve("lbk8s/target/e2e-logs/" + logName + "-" + System.currentTimeMillis()),
+                TestNetwork.DEFAULT_NODE_COUNT,
+                speakerArgs);
         router = cluster.network.router();
         if (bfd) {
             cluster.createMetallb(
