@@ -346,7 +346,8 @@ public final class DeployedRolesBenchmark {
             row("speaker", "deployed figures", "not measured: " + missing.get());
             return;
         }
-        // The DaemonSet grants NET_RAW and SYS_NICE only, so its speaker answers ARP from the raw socket; as root here
+        // The DaemonSet grants NET_RAW, SYS_NICE and NET_BIND_SERVICE only, so its speaker answers ARP from the raw
+        // socket; as root here
         // it would load the XDP program.
         List<String> args = List.of("--no-arp-in-kernel");
         try (Launcher launcher = new Launcher("speaker");

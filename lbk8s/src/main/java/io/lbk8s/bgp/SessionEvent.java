@@ -14,6 +14,15 @@ public sealed interface SessionEvent {
 
     record Connected() implements SessionEvent {}
 
+    /**
+     * The peer connected to this node (passive open, RFC 4271 8.2.1) and the shell made that the session's connection,
+     * abandoning its own attempt under way, if any.
+     */
+    record Accepted() implements SessionEvent {}
+
+    /** The peer's own connection won a {@link Collision} against the session's: close this one with a Cease. */
+    record CollisionLost() implements SessionEvent {}
+
     /** @param reason one sentence: refused, timed out, closed by the peer */
     record ConnectionLost(String reason) implements SessionEvent {}
 

@@ -9,9 +9,10 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * RFC 4271 8's finite state machine for a speaker that only connects out (as MetalLB's does): (state, event) to (new
- * state, actions). After an error the session waits in ACTIVE (connection failed) or IDLE (the peer refused us) for
- * the ConnectRetry timer, then connects again.
+ * RFC 4271 8's finite state machine: (state, event) to (new state, actions). The session connects out, and takes a
+ * connection the peer opens ({@link SessionEvent.Accepted}) in IDLE, CONNECT or ACTIVE; one that arrives later is a
+ * {@link Collision}, which the shell resolves. After an error the session waits in ACTIVE (connection failed) or IDLE
+ * (the peer refused us) for the ConnectRetry timer, then connects again.
  */
 public final class SessionFsm {
     private SessionFsm() {}
@@ -49,6 +50,27 @@ public final class SessionFsm {
                                         new SessionAction.Disarm(CONNECT_RETRY),
                                         new SessionAction.SendOpen(),
                                         new SessionAction.Arm(HOLD)))
+                        : stay(state);
+            case SessionEvent.Accepted _ ->
+                switch (state) {
+                    case IDLE, CONNECT, ACTIVE ->
+                        new Transition(
+                                SessionState.OPEN_SENT,
+                                List.of(
+                                        new SessionAction.Disarm(CONNECT_RETRY),
+                                        new SessionAction.SendOpen(),
+                                        new SessionAction.Arm(HOLD)));
+                    default -> stay(state);
+                };
+            case SessionEvent.CollisionLost _ ->
+                state == SessionState.OPEN_SENT || state == SessionState.OPEN_CONFIRM
+                        ? new Transition(
+                                SessionState.ACTIVE,
+                                List.of(
+                                        new SessionAction.Send(Collision.RESOLUTION),
+                                        new SessionAction.Disconnect(),
+                                        new SessionAction.Disarm(HOLD),
+                                        new SessionAction.Disarm(KEEPALIVE)))
                         : stay(state);
             case SessionEvent.ConnectionLost(var reason) ->
                 state == SessionState.IDLE || state == SessionState.ACTIVE

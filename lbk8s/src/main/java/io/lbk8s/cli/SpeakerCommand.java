@@ -147,6 +147,15 @@ final class SpeakerCommand extends ClusterCommand {
                             + " (default: ${DEFAULT-VALUE}).")
     String takeoverProbe;
 
+    @Option(
+            names = "--bgp-listen-port",
+            defaultValue = "" + SpeakerSettings.DEFAULT_BGP_LISTEN_PORT,
+            description =
+                    "TCP port on which the routers of this node's BGPPeers may connect to it, so that a session comes"
+                            + " back as soon as the router can reach the node; other addresses are refused. 0 only"
+                            + " connects out, as does a port another process holds (default: ${DEFAULT-VALUE}).")
+    int bgpListenPort;
+
     @Mixin
     HealthOptions served;
 
@@ -191,6 +200,10 @@ final class SpeakerCommand extends ClusterCommand {
                 .or(() -> Optional.ofNullable(System.getenv("POD_NAME")))
                 .filter(s -> !s.isBlank());
         Duration refresh = DurationFlags.parse(spec, "--gratuitous-refresh", gratuitousRefresh);
+        if (bgpListenPort < 0 || bgpListenPort > 65_535) {
+            throw new ParameterException(
+                    spec.commandLine(), "--bgp-listen-port " + bgpListenPort + " is not a TCP port (0 turns it off)");
+        }
         if (receiveBuffer < 65_536) {
             throw new ParameterException(
                     spec.commandLine(), "--receive-buffer " + receiveBuffer + " is too small (at least 65536 bytes)");
@@ -209,7 +222,8 @@ final class SpeakerCommand extends ClusterCommand {
                 receiveBuffer,
                 arpInKernel,
                 peers(),
-                DurationFlags.parse(spec, "--takeover-probe", takeoverProbe));
+                DurationFlags.parse(spec, "--takeover-probe", takeoverProbe),
+                bgpListenPort);
     }
 
     private PeerSettings peers() {

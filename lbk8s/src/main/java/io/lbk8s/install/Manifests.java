@@ -393,8 +393,8 @@ public final class Manifests {
         }
         args.add("--peer-port=" + values.peerPort()); // explicit, also when 0 (the failure detector off)
         // SYS_NICE: the failure detector's thread runs at real-time priority, so that a starved CPU does not make
-        // the other speakers take this node's addresses
-        List<String> capabilities = new ArrayList<>(List.of("NET_RAW", "SYS_NICE"));
+        // the other speakers take this node's addresses; NET_BIND_SERVICE: routers connect to BGP's port 179
+        List<String> capabilities = new ArrayList<>(List.of("NET_RAW", "SYS_NICE", "NET_BIND_SERVICE"));
         if (values.speakerNetAdmin() || values.speakerArpInKernel()) {
             capabilities.add("NET_ADMIN");
         }

@@ -17,6 +17,11 @@ public interface BgpSessionsFactory {
     BgpSessions start(Runnable statusChanged);
 
     /** The real sessions: TCP (signed with TCP MD5 for a peer with a password), BFD where a profile asks for it. */
-    BgpSessionsFactory SESSIONS =
-            statusChanged -> Sessions.start(new Md5Connector(), Clock.systemUTC(), status -> statusChanged.run());
+    BgpSessionsFactory SESSIONS = listening(0);
+
+    /** Likewise, taking the peers' own connections on TCP {@code port} (0: none, the sessions only connect out). */
+    static BgpSessionsFactory listening(int port) {
+        return statusChanged ->
+                Sessions.start(new Md5Connector(), Clock.systemUTC(), status -> statusChanged.run(), port);
+    }
 }

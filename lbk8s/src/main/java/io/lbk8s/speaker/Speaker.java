@@ -136,7 +136,7 @@ public final class Speaker implements AutoCloseable {
 
     /** A speaker with this node's real BGP sessions. */
     public Speaker(KubernetesClient client, SpeakerSettings settings, MeterRegistry registry) {
-        this(client, settings, registry, BgpSessionsFactory.SESSIONS);
+        this(client, settings, registry, BgpSessionsFactory.listening(settings.bgpListenPort()));
     }
 
     public Speaker(

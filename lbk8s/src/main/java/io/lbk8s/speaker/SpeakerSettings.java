@@ -22,6 +22,7 @@ import java.util.regex.Pattern;
  * @param peers              the failure detector among speakers
  * @param takeoverProbe      how long to listen for another MAC answering for an address before taking it; zero takes
  *                           it without asking
+ * @param bgpListenPort      the TCP port on which BGP peers may connect to this node; 0 only connects out
  */
 public record SpeakerSettings(
         String node,
@@ -37,7 +38,8 @@ public record SpeakerSettings(
         int receiveBufferBytes,
         boolean arpInKernel,
         PeerSettings peers,
-        Duration takeoverProbe) {
+        Duration takeoverProbe,
+        int bgpListenPort) {
 
     public static final List<Duration> DEFAULT_BURST =
             List.of(Duration.ZERO, Duration.ofMillis(200), Duration.ofSeconds(1));
@@ -49,6 +51,8 @@ public record SpeakerSettings(
      * is at least 100 ms before the new node's first and no client sees two MACs within 100 ms.
      */
     public static final Duration HANDOVER_QUIET = Duration.ofMillis(130);
+    /** BGP's own port (RFC 4271 8.2.1), where routers connect to their neighbours. */
+    public static final int DEFAULT_BGP_LISTEN_PORT = 179;
 
     public SpeakerSettings {
         speakerPodLabels = Map.copyOf(speakerPodLabels);

@@ -144,7 +144,31 @@ class SessionFsmTest {
                         ACTIVE,
                         new SessionEvent.Stop(Optional.of(SHUTDOWN)),
                         IDLE,
-                        List.of(DISCONNECT, disarm(CONNECT_RETRY), disarm(HOLD), disarm(KEEPALIVE))));
+                        List.of(DISCONNECT, disarm(CONNECT_RETRY), disarm(HOLD), disarm(KEEPALIVE))),
+                // the peer connected to us: waiting for the retry, or with our own attempt under way
+                Arguments.of(
+                        ACTIVE,
+                        new SessionEvent.Accepted(),
+                        OPEN_SENT,
+                        List.of(disarm(CONNECT_RETRY), new SessionAction.SendOpen(), arm(HOLD))),
+                Arguments.of(
+                        CONNECT,
+                        new SessionEvent.Accepted(),
+                        OPEN_SENT,
+                        List.of(disarm(CONNECT_RETRY), new SessionAction.SendOpen(), arm(HOLD))),
+                Arguments.of(
+                        IDLE,
+                        new SessionEvent.Accepted(),
+                        OPEN_SENT,
+                        List.of(disarm(CONNECT_RETRY), new SessionAction.SendOpen(), arm(HOLD))),
+                Arguments.of(ESTABLISHED, new SessionEvent.Accepted(), ESTABLISHED, List.of()),
+                // our connection lost a collision: a Cease (Connection Collision Resolution) on it, no retry timer
+                Arguments.of(
+                        OPEN_CONFIRM,
+                        new SessionEvent.CollisionLost(),
+                        ACTIVE,
+                        List.of(send(Message.Notification.of(6, 7)), DISCONNECT, disarm(HOLD), disarm(KEEPALIVE))),
+                Arguments.of(ESTABLISHED, new SessionEvent.CollisionLost(), ESTABLISHED, List.of()));
     }
 
     @ParameterizedTest(name = "{0} + {1} -> {2}")

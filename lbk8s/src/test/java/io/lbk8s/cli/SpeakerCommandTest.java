@@ -69,6 +69,16 @@ class SpeakerCommandTest {
     }
 
     @Test
+    void theBgpListenPortIs179UnlessToldAndZeroTurnsItOff() {
+        assertThat(parsed("--node", "n1").bgpListenPort()).isEqualTo(179);
+        assertThat(parsed("--node", "n1", "--bgp-listen-port", "0").bgpListenPort())
+                .isZero();
+        CliRun run = run("speaker", "--node", "n1", "--bgp-listen-port", "70000");
+        assertThat(run.code()).isEqualTo(2);
+        assertThat(run.err()).contains("--bgp-listen-port 70000 is not a TCP port (0 turns it off)");
+    }
+
+    @Test
     void aZeroPeerTimeoutIsRefused() {
         CliRun run = run("speaker", "--node", "n1", "--peer-timeout", "0");
         assertThat(run.code()).isEqualTo(2);

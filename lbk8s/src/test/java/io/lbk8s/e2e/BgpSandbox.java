@@ -62,26 +62,29 @@ final class BgpSandbox implements BeforeAllCallback, AfterEachCallback, AfterAll
     private final boolean bfd;
     private final Optional<String> community;
     private final boolean byInstall;
+    private final List<String> speakerArgs;
     private Sandbox cluster;
     private UpstreamRouter router;
     /** The BGPPeer's spec before a test edited it, to put back after the test; null while unedited. */
     private Map<String, Object> peerBeforeTest;
 
-    private BgpSandbox(String logName, boolean bfd, Optional<String> community, boolean byInstall) {
+    private BgpSandbox(
+            String logName, boolean bfd, Optional<String> community, boolean byInstall, List<String> speakerArgs) {
         this.logName = logName;
         this.bfd = bfd;
         this.community = community;
         this.byInstall = byInstall;
+        this.speakerArgs = List.copyOf(speakerArgs);
     }
 
     /** The BGPPeer references the BFDProfile {@value BFD_PROFILE} (300 ms × 3). */
     static BgpSandbox withBfd(String logName) {
-        return new BgpSandbox(logName, true, Optional.empty(), false);
+        return new BgpSandbox(logName, true, Optional.empty(), false, List.of());
     }
 
     /** The BGPPeer has no BFDProfile (GoBGP has no BFD). */
     static BgpSandbox withoutBfd(String logName) {
-        return new BgpSandbox(logName, false, Optional.empty(), false);
+        return new BgpSandbox(logName, false, Optional.empty(), false, List.of());
     }
 
     /**
@@ -89,19 +92,26 @@ final class BgpSandbox implements BeforeAllCallback, AfterEachCallback, AfterAll
      * user types: {@code lbk8s install --addresses RANGE --bgp-peer ROUTER,asn=...,my-asn=...,name=router}.
      */
     static BgpSandbox configuredByInstall(String logName) {
-        return new BgpSandbox(logName, false, Optional.empty(), true);
+        return new BgpSandbox(logName, false, Optional.empty(), true, List.of());
     }
 
     /** The BGPAdvertisement also attaches the BGP community {@code value} (e.g. {@code 65000:7}). */
     BgpSandbox advertisingCommunity(String value) {
-        return new BgpSandbox(logName, bfd, Optional.of(value), byInstall);
+        return new BgpSandbox(logName, bfd, Optional.of(value), byInstall, speakerArgs);
+    }
+
+    /** Every speaker started with {@code args} added to its command line. */
+    BgpSandbox withSpeakerArgs(String... args) {
+        return new BgpSandbox(logName, bfd, community, byInstall, List.of(args));
     }
 
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
         E2ePrerequisites.check();
         cluster = Sandbox.start(
-                Sandbox.REPO.resolve("lbk8s/target/e2e-logs/" + logName + "-" + System.currentTimeMillis()));
+                Sandbox.REPO.resolve("lbk8s/target/e2e-logs/" + logName + "-" + System.currentTimeMillis()),
+                TestNetwork.DEFAULT_NODE_COUNT,
+                speakerArgs);
         router = cluster.network.router();
         if (byInstall) {
             install();

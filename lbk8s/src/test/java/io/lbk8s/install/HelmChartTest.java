@@ -265,7 +265,7 @@ class HelmChartTest {
                         "--ignore-exclude-lb",
                         "--peer-port=7950");
         assertThat(c.getSecurityContext().getCapabilities().getAdd())
-                .containsExactly("NET_RAW", "SYS_NICE", "NET_ADMIN", "BPF");
+                .containsExactly("NET_RAW", "SYS_NICE", "NET_BIND_SERVICE", "NET_ADMIN", "BPF");
         assertThat(c.getPorts())
                 .extracting(p -> p.getName() + " " + p.getContainerPort() + "/" + p.getProtocol())
                 .containsExactly("monitoring 7473/TCP", "peers 7950/UDP");

@@ -151,7 +151,8 @@ class InstallManifestsTest {
         assertThat(pod.getHostNetwork()).isTrue();
         assertThat(pod.getTerminationGracePeriodSeconds()).isBetween(2L, 5L);
         assertThat(pod.getTolerations()).anyMatch(t -> "node-role.kubernetes.io/control-plane".equals(t.getKey()));
-        assertThat(c.getSecurityContext().getCapabilities().getAdd()).containsExactly("NET_RAW", "SYS_NICE");
+        assertThat(c.getSecurityContext().getCapabilities().getAdd())
+                .containsExactly("NET_RAW", "SYS_NICE", "NET_BIND_SERVICE");
         assertThat(c.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
         assertThat(c.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
         assertThat(c.getEnv())
@@ -290,7 +291,7 @@ class InstallManifestsTest {
         assertThat(c.getArgs()).contains("--ignore-exclude-lb", "--lb-class=x/y");
         assertThat(c.getImage()).isEqualTo("reg:5000/lbk8s:dev");
         assertThat(c.getSecurityContext().getCapabilities().getAdd())
-                .containsExactly("NET_RAW", "SYS_NICE", "NET_ADMIN");
+                .containsExactly("NET_RAW", "SYS_NICE", "NET_BIND_SERVICE", "NET_ADMIN");
         Container inKernel = ((DaemonSet)
                         Manifests.speaker(InstallValues.defaults().withSpeakerArpInKernel(true)))
                 .getSpec()
@@ -299,7 +300,7 @@ class InstallManifestsTest {
                 .getContainers()
                 .getFirst();
         assertThat(inKernel.getSecurityContext().getCapabilities().getAdd())
-                .containsExactly("NET_RAW", "SYS_NICE", "NET_ADMIN", "BPF");
+                .containsExactly("NET_RAW", "SYS_NICE", "NET_BIND_SERVICE", "NET_ADMIN", "BPF");
         assertThat(((Deployment) Manifests.controller(values))
                         .getSpec()
                         .getTemplate()

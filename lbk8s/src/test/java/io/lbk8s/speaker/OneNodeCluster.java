@@ -149,7 +149,8 @@ public final class OneNodeCluster implements AutoCloseable {
                 1 << 20,
                 true,
                 PeerSettings.defaults(peerPort),
-                SpeakerSettings.DEFAULT_TAKEOVER_PROBE);
+                SpeakerSettings.DEFAULT_TAKEOVER_PROBE,
+                0);
     }
 
     /** A LoadBalancer Service in {@code default} whose status shows {@code ip}, as the controller would have written it. */

@@ -6,6 +6,7 @@ import io.lbk8s.bfd.BfdSession;
 import io.lbk8s.bfd.BfdState;
 import io.lbk8s.bgp.AdjRibOut;
 import io.lbk8s.bgp.AfiSafiDisable;
+import io.lbk8s.bgp.Collision;
 import io.lbk8s.bgp.Decoded;
 import io.lbk8s.bgp.Family;
 import io.lbk8s.bgp.LastError;
@@ -61,6 +62,9 @@ final class PeerSession {
 
     private record Opened(Connection connection, int attempt) implements Input {}
 
+    /** A connection the peer opened to this node's listening socket. */
+    private record Incoming(Connection connection) implements Input {}
+
     private record FromPeer(SessionEvent event, int attempt) implements Input {}
 
     private record OpenFromPeer(Message.Open open, int attempt) implements Input {}
@@ -90,6 +94,11 @@ final class PeerSession {
     private int attempt;
     private int failuresInARow;
     private Connection connection;
+    /** Whether this node opened {@link #connection} (else the peer did: {@link #accepted}). */
+    private boolean connectionIsOurs;
+    /** The peer's connection that arrived in OPEN_SENT, held until the peer's OPEN says who wins the collision. */
+    private Connection held;
+
     private Optional<BfdSession> bfdSession = Optional.empty();
     private Optional<BfdState> bfdState = Optional.empty();
     private Message.Open ourOpen;
@@ -142,6 +151,14 @@ final class PeerSession {
         inputs.add(new Fsm(new SessionEvent.RoutesChanged()));
     }
 
+    /** A connection from the peer's address to this node's listening socket: the session decides what to do with it. */
+    void accepted(Connection incoming) {
+        inputs.add(new Incoming(incoming));
+        if (stopped) {
+            closeUnclaimed(); // the loop has ended, or ends without taking it: closeUnclaimed there or here closes it
+        }
+    }
+
     /** Ends the session, with {@code farewell} first when established; waits a bounded time for the loop to end. */
     void stop(Optional<Message.Notification> farewell, Duration wait) {
         inputs.add(new Fsm(new SessionEvent.Stop(farewell)));
@@ -170,6 +187,7 @@ final class PeerSession {
         } finally {
             stopped = true; // a connect still under way closes what it opens from now on
             disconnect();
+            release();
             closeUnclaimed();
         }
     }
@@ -183,11 +201,85 @@ final class PeerSession {
         for (Input input = inputs.poll(); input != null; input = inputs.poll()) {
             if (input instanceof Opened(var unclaimed, var _)) {
                 unclaimed.close();
+            } else if (input instanceof Incoming(var unclaimed)) {
+                unclaimed.close();
             }
         }
     }
 
     private void take(Input input) {
+        step(input);
+        if (held != null && state != SessionState.OPEN_SENT && !stopped) {
+            Connection waiting = held;
+            held = null;
+            collide(waiting); // the peer's OPEN arrived (OPEN_CONFIRM), or the session's connection ended
+        }
+    }
+
+    /**
+     * A connection the peer opened: taken when the session has none of its own yet, else RFC 4271 6.8's collision
+     * decides which of the two goes on; the loser gets a Cease / Connection Collision Resolution.
+     */
+    private void collide(Connection incoming) {
+        Collision.Verdict verdict = Collision.resolve(
+                state,
+                connectionIsOurs,
+                ourOpen == null ? IpAddress.v4(0) : ourOpen.bgpIdentifier(),
+                spec.myAsn(),
+                Optional.ofNullable(negotiated).map(Negotiated::peerIdentifier),
+                negotiated == null ? 0 : negotiated.peerAsn());
+        log.debug(
+                "BGP peer {}: connected to this node from {} in state {}: {}",
+                spec.name(),
+                incoming.remote(),
+                state,
+                verdict);
+        switch (verdict) {
+            case KEEP_EXISTING -> refuse(incoming);
+            case WAIT -> {
+                if (held != null) {
+                    refuse(held); // the peer gave up on the one held: it opens another only then
+                }
+                held = incoming;
+            }
+            case TAKE_INCOMING -> {
+                log.info(
+                        "BGP peer {} ({}) connected to this node (in state {}): the session goes on over its"
+                                + " connection",
+                        spec.name(),
+                        spec.address(),
+                        state);
+                handle(new SessionEvent.CollisionLost()); // only in OPEN_SENT or OPEN_CONFIRM: a Cease on ours
+                disconnect(); // abandons our attempt under way, if any
+                connection = incoming;
+                connectionIsOurs = false;
+                int from = attempt;
+                startReader(incoming, from);
+                watchWithBfd(incoming, from);
+                handle(new SessionEvent.Accepted());
+            }
+        }
+    }
+
+    private static void refuse(Connection loser) {
+        try {
+            loser.output().write(MessageEncoder.encode(Collision.RESOLUTION, false));
+            loser.output().flush();
+        } catch (IOException e) {
+            // it is closed below either way
+        }
+        loser.close();
+    }
+
+    /** Closes a held connection of the peer's when the session ends. */
+    private void release() {
+        if (held != null) {
+            held.close();
+            held = null;
+        }
+    }
+
+    private void step(Input input) {
         switch (input) {
             case Fsm(var event) -> {
                 handle(event);
@@ -195,9 +287,17 @@ final class PeerSession {
                     stopped = true;
                 }
             }
+            case Incoming(var incoming) -> {
+                if (stopped) {
+                    incoming.close();
+                } else {
+                    collide(incoming);
+                }
+            }
             case Opened(var opened, var from) -> {
                 if (from == attempt && state == SessionState.CONNECT) {
                     connection = opened;
+                    connectionIsOurs = true;
                     startReader(opened, from);
                     watchWithBfd(opened, from);
                     handle(new SessionEvent.Connected());
@@ -513,8 +613,8 @@ final class PeerSession {
 
     /**
      * After a failure, try again in 1 s, then 2, 4... up to the BGPPeer's connectTime: a router that restarts is
-     * found again within seconds (we only connect out, so its own attempts cannot bring the session back), and one
-     * that stays away is not asked more often than connectTime says.
+     * found again within seconds even when it does not connect to this node itself (the listening socket may be off or
+     * taken), and one that stays away is not asked more often than connectTime says.
      */
     private Duration retryDelay() {
         Duration delay = Duration.ofSeconds(1L << Math.min(failuresInARow, 16));

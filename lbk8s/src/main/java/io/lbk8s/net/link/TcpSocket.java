@@ -39,6 +39,8 @@ public final class TcpSocket extends OpenDescriptor {
     private static final int ENETUNREACH = 101;
     private static final int EADDRNOTAVAIL = 99;
     private static final int EADDRINUSE = 98;
+    private static final int ENOENT = 2;
+    private static final int EACCES = 13;
 
     private final InetSocketAddress local;
     private final InetSocketAddress remote;
@@ -124,6 +126,32 @@ public final class TcpSocket extends OpenDescriptor {
         } catch (IOException | RuntimeException e) {
             Native.close(fd);
             throw e;
+        }
+    }
+
+    /**
+     * On a listening socket: accept connections from {@code peer} only when signed with {@code key}, or unsigned ones
+     * again when empty. The kernel checks the SYN, so set it before the peer connects. On an IPv6 socket that also takes
+     * IPv4, an IPv4 peer's key goes in as its IPv4-mapped address, the form the kernel takes there.
+     */
+    public void acceptSignedBy(InetAddress peer, Optional<String> key) throws IOException {
+        byte[] bytes = key.isPresent() ? keyBytes(key.get()) : new byte[0];
+        InetAddress as = peer;
+        if (local.getAddress() instanceof Inet6Address && !(peer instanceof Inet6Address)) {
+            byte[] mapped = new byte[16];
+            mapped[10] = (byte) 0xff;
+            mapped[11] = (byte) 0xff;
+            System.arraycopy(peer.getAddress(), 0, mapped, 12, 4);
+            as = Inet6Address.getByAddress(null, mapped, -1);
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            try {
+                setMd5Key(fd, as, bytes, arena);
+            } catch (NativeIOException e) {
+                if (key.isPresent() || e.errno() != ENOENT) { // removing a key that was never set: nothing to do
+                    throw e;
+                }
+            }
         }
     }
 
@@ -247,6 +275,13 @@ public final class TcpSocket extends OpenDescriptor {
         }
     }
 
+    /** Every segment from now on leaves with {@code ttl} (IPv6: hop limit): for an accepted connection. */
+    public void ttl(int ttl) throws IOException {
+        try (Arena arena = Arena.ofConfined()) {
+            setTtl(fd, local.getAddress(), ttl, arena);
+        }
+    }
+
     private static void setTtl(int fd, InetAddress peer, int ttl, Arena arena) throws IOException {
         boolean v6 = peer instanceof Inet6Address;
         if (Native.setsockopt(
@@ -272,6 +307,9 @@ public final class TcpSocket extends OpenDescriptor {
                                     + ": it is not an address of this node",
                             errno);
                 case EADDRINUSE -> new NativeIOException(text(local) + " is in use by another socket", errno);
+                case EACCES ->
+                    new NativeIOException(
+                            "cannot bind to " + text(local) + ": a port below 1024 needs CAP_NET_BIND_SERVICE", errno);
                 default -> NativeIOException.of("cannot bind to " + text(local), errno);
             };
         }
