@@ -8,6 +8,7 @@ import io.lbk8s.config.Config;
 import io.lbk8s.peers.Liveness;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -70,43 +71,82 @@ public final class BgpChoice {
             IpAddress ip,
             Collection<NodeState> nodes,
             LeaderChoice.Options options) {
-        // loops, not streams: a plan runs this for every address ({@link LeaderChoice})
-        Optional<AddressPool> pool = LeaderChoice.poolOf(config, ip);
-        if (pool.isEmpty()) {
-            return new NotBgp(); // layer 2's choice says so already
+        return new Decider(config, nodes, options).decideInNameOrder(service, ip);
+    }
+
+    /**
+     * The decisions of one plan, as {@link #decideInNameOrder} makes them: what they read of the configuration and
+     * the nodes is worked out once per plan (the nodes in name order, why a node may advertise nothing at all) or once
+     * per pool (the BGPAdvertisements that select it, which nodes they let advertise), not once per address; what is
+     * left for each address is its Service's endpoints.
+     */
+    static final class Decider {
+        private final Config config;
+        private final List<NodeState> byName;
+        private final LeaderChoice.Options options;
+        // by identity: the pools are the configuration's own, and a pool's equals would compare its ranges
+        private final Map<AddressPool, Pool> pools = new IdentityHashMap<>();
+
+        /** The BGPAdvertisements selecting a pool, and why each node (by position in byName) may not advertise it. */
+        private record Pool(AddressPool pool, List<BgpAdvertisement> advertisements, List<Optional<String>> whyNot) {}
+
+        Decider(Config config, Collection<NodeState> nodes, LeaderChoice.Options options) {
+            this.config = config;
+            this.byName = LeaderChoice.byName(nodes);
+            this.options = options;
         }
-        List<BgpAdvertisement> advertisements = new ArrayList<>();
-        for (BgpAdvertisement advertisement : config.bgpAdvertisements()) {
-            if (advertisement.selects(pool.get())) {
-                advertisements.add(advertisement);
+
+        Decision decideInNameOrder(ServiceState service, IpAddress ip) {
+            // loops, not streams: a plan runs this for every address ({@link LeaderChoice})
+            Optional<AddressPool> found = LeaderChoice.poolOf(config, ip);
+            if (found.isEmpty()) {
+                return new NotBgp(); // layer 2's choice says so already
             }
-        }
-        if (advertisements.isEmpty()) {
-            return new NotBgp();
-        }
-        Optional<String> noEndpoint = service.endpoints().whyNoNode(ip, service.localTrafficPolicy());
-        if (noEndpoint.isPresent()) {
-            return new Unadvertised(ip, noEndpoint.get());
-        }
-        Map<String, List<String>> excludedBy = new LinkedHashMap<>();
-        List<NodeState> eligible = new ArrayList<>();
-        for (NodeState node : LeaderChoice.byName(nodes)) {
-            Optional<String> why = whyNot(config, node, service, advertisements, options);
-            if (why.isEmpty()) {
-                eligible.add(node);
-            } else {
-                excludedBy.computeIfAbsent(why.get(), k -> new ArrayList<>()).add(node.name());
+            Pool pool = pools.computeIfAbsent(found.get(), this::pool);
+            if (pool.advertisements().isEmpty()) {
+                return new NotBgp();
             }
+            Optional<String> noEndpoint = service.endpoints().whyNoNode(ip, service.localTrafficPolicy());
+            if (noEndpoint.isPresent()) {
+                return new Unadvertised(ip, noEndpoint.get());
+            }
+            Map<String, List<String>> excludedBy = new LinkedHashMap<>();
+            List<String> eligible = new ArrayList<>(byName.size());
+            for (int i = 0; i < byName.size(); i++) {
+                String name = byName.get(i).name();
+                Optional<String> why = pool.whyNot().get(i);
+                if (why.isEmpty() && !service.endpoints().allows(name, service.localTrafficPolicy())) {
+                    why = Optional.of("has no ready endpoint of the Service (externalTrafficPolicy: Local)");
+                }
+                if (why.isEmpty()) {
+                    eligible.add(name);
+                } else {
+                    excludedBy
+                            .computeIfAbsent(why.get(), k -> new ArrayList<>())
+                            .add(name);
+                }
+            }
+            if (eligible.isEmpty()) {
+                return new Unadvertised(
+                        ip,
+                        LeaderChoice.noEligibleNode(ip, "advertise " + ip + " over BGP", excludedBy, byName.size()));
+            }
+            return new Advertised(ip, pool.pool(), pool.advertisements(), eligible);
         }
-        if (eligible.isEmpty()) {
-            return new Unadvertised(
-                    ip, LeaderChoice.noEligibleNode(ip, "advertise " + ip + " over BGP", excludedBy, nodes.size()));
+
+        private Pool pool(AddressPool pool) {
+            List<BgpAdvertisement> advertisements = new ArrayList<>();
+            for (BgpAdvertisement advertisement : config.bgpAdvertisements()) {
+                if (advertisement.selects(pool)) {
+                    advertisements.add(advertisement);
+                }
+            }
+            List<Optional<String>> whyNot = new ArrayList<>(byName.size());
+            for (NodeState node : byName) {
+                whyNot.add(whyNot(config, node, advertisements, options));
+            }
+            return new Pool(pool, List.copyOf(advertisements), whyNot);
         }
-        List<String> names = new ArrayList<>(eligible.size());
-        for (NodeState node : eligible) {
-            names.add(node.name());
-        }
-        return new Advertised(ip, pool.get(), advertisements, names);
     }
 
     /** {@code advertised} with its nodes in the hash order of the Service's first address. */
@@ -127,11 +167,7 @@ public final class BgpChoice {
     }
 
     private static Optional<String> whyNot(
-            Config config,
-            NodeState node,
-            ServiceState service,
-            List<BgpAdvertisement> advertisements,
-            LeaderChoice.Options options) {
+            Config config, NodeState node, List<BgpAdvertisement> advertisements, LeaderChoice.Options options) {
         Optional<String> unfit = whyUnfit(node, options);
         if (unfit.isPresent()) {
             return unfit;
@@ -160,9 +196,6 @@ public final class BgpChoice {
                     + LeaderChoice.names(
                             allowing.stream().map(BgpAdvertisement::name).toList())
                     + " advertise to");
-        }
-        if (!service.endpoints().allows(node.name(), service.localTrafficPolicy())) {
-            return Optional.of("has no ready endpoint of the Service (externalTrafficPolicy: Local)");
         }
         return Optional.empty();
     }

@@ -56,7 +56,7 @@ public record BgpPlan(
      * @param unreadable why the API refused to show a Secret a BGPPeer names, by Secret name
      */
     public static BgpPlan compute(NodePlan.Inputs in, Map<String, String> passwords, Map<String, String> unreadable) {
-        Optional<Frame> frame = Frame.of(in, passwords, unreadable);
+        Optional<Frame> frame = Frame.of(in, passwords, unreadable, new HashOrders());
         if (frame.isEmpty()) {
             return EMPTY;
         }
@@ -69,10 +69,20 @@ public record BgpPlan(
 
     /**
      * What every Service's share is computed against: the nodes as BGP sees them, this node among them, and the
-     * sessions it holds. Empty when no BGP is configured (the plan is then {@link #EMPTY}).
+     * sessions it holds, and what the decisions read of the nodes and the configuration, worked out once for all the
+     * Services. Empty when no BGP is configured (the plan is then {@link #EMPTY}).
      */
-    record Frame(List<NodeState> nodes, Optional<NodeState> me, BgpPeering peering) {
-        static Optional<Frame> of(NodePlan.Inputs in, Map<String, String> passwords, Map<String, String> unreadable) {
+    record Frame(
+            List<NodeState> nodes,
+            Optional<NodeState> me,
+            BgpPeering peering,
+            BgpChoice.Decider choices,
+            LeaderChoice.Decider reporters) {
+        static Optional<Frame> of(
+                NodePlan.Inputs in,
+                Map<String, String> passwords,
+                Map<String, String> unreadable,
+                HashOrders hashOrders) {
             if (in.config().bgpPeers().isEmpty()
                     && in.config().bgpAdvertisements().isEmpty()) {
                 return Optional.empty();
@@ -82,7 +92,12 @@ public record BgpPlan(
                     nodes.stream().filter(n -> n.name().equals(in.node())).findFirst();
             BgpPeering peering = me.map(n -> BgpPeering.of(in.config(), n, in.options(), passwords, unreadable))
                     .orElse(BgpPeering.NONE);
-            return Optional.of(new Frame(nodes, me, peering));
+            return Optional.of(new Frame(
+                    nodes,
+                    me,
+                    peering,
+                    new BgpChoice.Decider(in.config(), nodes, in.options()),
+                    new LeaderChoice.Decider(in.config(), in.nodes(), in.options(), hashOrders)));
         }
     }
 
@@ -115,10 +130,11 @@ public record BgpPlan(
         List<RouteAdd> routes = new ArrayList<>(1);
         Set<String> peers = new TreeSet<>();
         for (IpAddress ip : service.ips()) {
-            switch (BgpChoice.decideInNameOrder(in.config(), service, ip, nodes, in.options())) {
+            switch (frame.choices().decideInNameOrder(service, ip)) {
                 case BgpChoice.NotBgp _ -> {}
                 case BgpChoice.Unadvertised(IpAddress unadvertised, String reason) -> {
-                    if (LeaderChoice.reporterOf(service.ips().getFirst(), in.nodes())
+                    if (frame.reporters()
+                            .reporterOf(service.ips().getFirst())
                             .map(in.node()::equals)
                             .orElse(false)) {
                         problems.add(new NodePlan.Problem(service.key(), unadvertised, reason));
@@ -260,6 +276,12 @@ public record BgpPlan(
         }
 
         static Route route(IpPrefix prefix, List<BgpAdvertisement> advertisements) {
+            if (advertisements.size() == 1
+                    && advertisements.getFirst().communities().size() < 2) {
+                // most routes (one advertisement, at most one community): nothing to add up or to sort
+                BgpAdvertisement only = advertisements.getFirst();
+                return new Route(prefix, only.localPref(), only.communities());
+            }
             List<OptionalLong> localPrefs = new ArrayList<>(advertisements.size());
             Set<Community> communities = new TreeSet<>(Comparator.comparing(BgpPlan::communityOrder));
             for (BgpAdvertisement advertisement : advertisements) {

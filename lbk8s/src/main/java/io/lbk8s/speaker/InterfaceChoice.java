@@ -4,6 +4,7 @@ import io.lbk8s.address.IpAddress;
 import io.lbk8s.config.L2Advertisement;
 import io.lbk8s.net.link.LinkAddress;
 import io.lbk8s.net.link.LinkInfo;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -46,24 +47,73 @@ public final class InterfaceChoice {
 
     public static List<LinkInfo> choose(
             IpAddress ip, List<L2Advertisement> advertisements, List<LinkInfo> links, List<Pattern> excluded) {
-        Set<LinkInfo> chosen = new LinkedHashSet<>();
-        boolean bySubnet = advertisements.isEmpty()
-                || advertisements.stream().anyMatch(a -> a.interfaces().isEmpty());
-        for (LinkInfo link : links) {
-            if (!link.up() || !link.running() || link.loopback()) {
-                continue;
-            }
-            boolean named = advertisements.stream().anyMatch(a -> a.interfaces().contains(link.name()));
-            if (named || (bySubnet && automatic(link, excluded) && holdsSubnet(link, ip))) {
-                chosen.add(link);
-            }
+        return Usable.of(links, excluded).choose(ip, advertisements);
+    }
+
+    /**
+     * The links that may answer at all (up, with a carrier, not loopback), each once, and which of them the choice
+     * by subnet may take: worked out once per plan, since matching every name against the excluded patterns for
+     * every address cost more than the rest of the choice.
+     */
+    static final class Usable {
+        private final List<LinkInfo> links;
+        private final boolean[] automatic;
+
+        private Usable(List<LinkInfo> links, boolean[] automatic) {
+            this.links = links;
+            this.automatic = automatic;
         }
-        return List.copyOf(chosen);
+
+        static Usable of(List<LinkInfo> links, List<Pattern> excluded) {
+            Set<LinkInfo> usable = new LinkedHashSet<>();
+            for (LinkInfo link : links) {
+                if (link.up() && link.running() && !link.loopback()) {
+                    usable.add(link);
+                }
+            }
+            List<LinkInfo> list = List.copyOf(usable);
+            boolean[] automatic = new boolean[list.size()];
+            for (int i = 0; i < automatic.length; i++) {
+                automatic[i] = automatic(list.get(i), excluded);
+            }
+            return new Usable(list, automatic);
+        }
+
+        List<LinkInfo> choose(IpAddress ip, List<L2Advertisement> advertisements) {
+            boolean bySubnet = advertisements.isEmpty();
+            for (L2Advertisement advertisement : advertisements) {
+                bySubnet |= advertisement.interfaces().isEmpty();
+            }
+            List<LinkInfo> chosen = new ArrayList<>(1);
+            for (int i = 0; i < links.size(); i++) {
+                LinkInfo link = links.get(i);
+                if ((bySubnet && automatic[i] && holdsSubnet(link, ip)) || named(link, advertisements)) {
+                    chosen.add(link);
+                }
+            }
+            return List.copyOf(chosen);
+        }
+
+        private static boolean named(LinkInfo link, List<L2Advertisement> advertisements) {
+            for (L2Advertisement advertisement : advertisements) {
+                if (advertisement.interfaces().contains(link.name())) {
+                    return true;
+                }
+            }
+            return false;
+        }
     }
 
     private static boolean automatic(LinkInfo link, List<Pattern> excluded) {
-        return link.master().isEmpty()
-                && excluded.stream().noneMatch(p -> p.matcher(link.name()).find());
+        if (link.master().isPresent()) {
+            return false;
+        }
+        for (Pattern pattern : excluded) {
+            if (pattern.matcher(link.name()).find()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static boolean holdsSubnet(LinkInfo link, IpAddress ip) {

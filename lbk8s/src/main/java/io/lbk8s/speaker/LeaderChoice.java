@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,71 +35,161 @@ public final class LeaderChoice {
 
     public static List<Announcement> decide(
             Config config, ServiceState service, Collection<NodeState> nodes, Options options) {
-        if (service.ips().isEmpty()) {
-            return List.of();
-        }
-        IpAddress hashKey = service.ips().getFirst();
-        List<Announcement> result = new ArrayList<>(service.ips().size());
-        for (IpAddress ip : service.ips()) {
-            result.add(decideOne(config, service, ip, hashKey, nodes, options));
-        }
-        return List.copyOf(result);
+        return new Decider(config, nodes, options, new HashOrders()).decide(service);
     }
 
-    private static Announcement decideOne(
-            Config config,
-            ServiceState service,
-            IpAddress ip,
-            IpAddress hashKey,
-            Collection<NodeState> nodes,
-            Options options) {
-        // loops, not streams, here and below: a plan runs this for every address, and with the speaker's JIT (C1) a
-        // stream costs more than what it computes
-        Optional<AddressPool> pool = poolOf(config, ip);
-        if (pool.isEmpty()) {
-            return new Announcement.Unannounced(ip, ip + " is in no configured address pool, so no node announces it");
-        }
-        List<L2Advertisement> advertisements = new ArrayList<>();
-        for (L2Advertisement advertisement : config.l2Advertisements()) {
-            if (advertisement.selects(pool.get())) {
-                advertisements.add(advertisement);
+    /**
+     * The decisions of one plan, as {@link #decide} makes them: what they read of the configuration and the nodes is
+     * worked out once per plan (the nodes in name order, why a node may announce nothing at all) or once per pool (the
+     * L2Advertisements that select it, which nodes they let announce and with what preference), not once per address,
+     * and the nodes' hash orders come from {@code hashOrders}. What is left for each address is its Service's
+     * endpoints and the leader's pick.
+     */
+    static final class Decider {
+        private final Config config;
+        private final List<NodeState> byName;
+        private final List<String> names;
+        private final String[] unfit; // by position in byName; null: fit
+        private final HashOrders hashOrders;
+        // by identity: the pools are the configuration's own, and a pool's equals would compare its ranges
+        private final Map<AddressPool, Pool> pools = new IdentityHashMap<>();
+
+        /** What the L2Advertisements selecting a pool say of each node, by position in byName. */
+        private record Pool(
+                AddressPool pool,
+                List<L2Advertisement> advertisements,
+                String[] notSelected,
+                int[] weights,
+                List<List<L2Advertisement>> applying) {}
+
+        Decider(Config config, Collection<NodeState> nodes, Options options, HashOrders hashOrders) {
+            this.config = config;
+            this.byName = byName(nodes);
+            this.hashOrders = hashOrders;
+            List<String> sortedNames = new ArrayList<>(byName.size());
+            unfit = new String[byName.size()];
+            for (int i = 0; i < byName.size(); i++) {
+                sortedNames.add(byName.get(i).name());
+                unfit[i] = unfitReason(byName.get(i), options);
             }
+            this.names = List.copyOf(sortedNames);
         }
-        if (advertisements.isEmpty()) {
-            if (selectedByBgp(config, pool.get())) {
-                return new Announcement.BgpOnly(ip);
+
+        List<Announcement> decide(ServiceState service) {
+            if (service.ips().isEmpty()) {
+                return List.of();
             }
-            return new Announcement.Unannounced(
-                    ip,
-                    "no L2Advertisement selects pool " + Quoted.of(pool.get().name()) + ", so no node announces " + ip
-                            + "; create one (an empty spec selects every pool)"
-                            + (config.bgpPeers().isEmpty() ? "" : ", or a BGPAdvertisement to announce it over BGP"));
-        }
-        Optional<String> noEndpoint = service.endpoints().whyNoNode(ip, service.localTrafficPolicy());
-        if (noEndpoint.isPresent()) {
-            return new Announcement.Unannounced(ip, noEndpoint.get());
-        }
-        Map<String, List<String>> excludedBy = new LinkedHashMap<>();
-        List<NodeState> eligible = new ArrayList<>();
-        for (NodeState node : byName(nodes)) {
-            String why = whyNotEligible(node, service, advertisements, options);
-            if (why == null) {
-                eligible.add(node);
-            } else {
-                excludedBy.computeIfAbsent(why, k -> new ArrayList<>()).add(node.name());
+            IpAddress hashKey = service.ips().getFirst();
+            List<Announcement> result = new ArrayList<>(service.ips().size());
+            for (IpAddress ip : service.ips()) {
+                result.add(decideOne(service, ip, hashKey));
             }
+            return List.copyOf(result);
         }
-        if (eligible.isEmpty()) {
-            return new Announcement.Unannounced(ip, noEligibleNode(ip, "announce " + ip, excludedBy, nodes.size()));
-        }
-        NodeState leader = leader(eligible, advertisements, hashKey);
-        List<L2Advertisement> applying = new ArrayList<>();
-        for (L2Advertisement advertisement : advertisements) {
-            if (advertisement.allowsNode(leader.labels())) {
-                applying.add(advertisement);
+
+        /** {@link LeaderChoice#reporterOf} of these nodes. */
+        Optional<String> reporterOf(IpAddress hashKey) {
+            for (int i : hashOrders.of(hashKey, names)) {
+                NodeState node = byName.get(i);
+                if (node.speakerReady() && node.liveness().eligible()) {
+                    return Optional.of(node.name());
+                }
             }
+            return Optional.empty();
         }
-        return new Announcement.Led(ip, leader.name(), pool.get(), applying);
+
+        private Announcement decideOne(ServiceState service, IpAddress ip, IpAddress hashKey) {
+            // loops, not streams, here and below: a plan runs this for every address, and with the speaker's JIT (C1)
+            // a stream costs more than what it computes
+            Optional<AddressPool> found = poolOf(config, ip);
+            if (found.isEmpty()) {
+                return new Announcement.Unannounced(
+                        ip, ip + " is in no configured address pool, so no node announces it");
+            }
+            Pool pool = pools.computeIfAbsent(found.get(), this::pool);
+            if (pool.advertisements().isEmpty()) {
+                if (selectedByBgp(config, pool.pool())) {
+                    return new Announcement.BgpOnly(ip);
+                }
+                return new Announcement.Unannounced(
+                        ip,
+                        "no L2Advertisement selects pool "
+                                + Quoted.of(pool.pool().name()) + ", so no node announces "
+                                + ip + "; create one (an empty spec selects every pool)"
+                                + (config.bgpPeers().isEmpty()
+                                        ? ""
+                                        : ", or a BGPAdvertisement to announce it over BGP"));
+            }
+            Optional<String> noEndpoint = service.endpoints().whyNoNode(ip, service.localTrafficPolicy());
+            if (noEndpoint.isPresent()) {
+                return new Announcement.Unannounced(ip, noEndpoint.get());
+            }
+            boolean[] eligible = new boolean[byName.size()];
+            boolean any = false;
+            for (int i = 0; i < eligible.length; i++) {
+                eligible[i] = unfit[i] == null
+                        && pool.notSelected()[i] == null
+                        && service.endpoints().allows(names.get(i), service.localTrafficPolicy());
+                any |= eligible[i];
+            }
+            if (!any) {
+                return new Announcement.Unannounced(
+                        ip, noEligibleNode(ip, "announce " + ip, excludedBy(service, pool), byName.size()));
+            }
+            // the highest preference weight, the first in the hash order among equals
+            int leader = -1;
+            for (int i : hashOrders.of(hashKey, names)) {
+                if (eligible[i] && (leader < 0 || pool.weights()[i] > pool.weights()[leader])) {
+                    leader = i;
+                }
+            }
+            return new Announcement.Led(
+                    ip, names.get(leader), pool.pool(), pool.applying().get(leader));
+        }
+
+        private Pool pool(AddressPool pool) {
+            List<L2Advertisement> advertisements = new ArrayList<>();
+            for (L2Advertisement advertisement : config.l2Advertisements()) {
+                if (advertisement.selects(pool)) {
+                    advertisements.add(advertisement);
+                }
+            }
+            String[] notSelected = new String[byName.size()];
+            int[] weights = new int[byName.size()];
+            List<List<L2Advertisement>> applying = new ArrayList<>(byName.size());
+            for (int i = 0; i < byName.size(); i++) {
+                NodeState node = byName.get(i);
+                List<L2Advertisement> allowing = new ArrayList<>();
+                for (L2Advertisement advertisement : advertisements) {
+                    if (advertisement.allowsNode(node.labels())) {
+                        allowing.add(advertisement);
+                        weights[i] += advertisement.preferenceWeight(node.labels());
+                    }
+                }
+                if (allowing.isEmpty()) {
+                    notSelected[i] = "is not selected by the nodeSelectors of "
+                            + names(advertisements.stream()
+                                    .map(L2Advertisement::name)
+                                    .toList());
+                }
+                applying.add(allowing);
+            }
+            return new Pool(pool, advertisements, notSelected, weights, applying);
+        }
+
+        /** Why each node may not announce the Service's address: why -> nodes, in name order. */
+        private Map<String, List<String>> excludedBy(ServiceState service, Pool pool) {
+            Map<String, List<String>> excludedBy = new LinkedHashMap<>();
+            for (int i = 0; i < byName.size(); i++) {
+                String why = unfit[i] != null
+                        ? unfit[i]
+                        : pool.notSelected()[i] != null
+                                ? pool.notSelected()[i]
+                                : "has no ready endpoint of the Service (externalTrafficPolicy: Local)";
+                excludedBy.computeIfAbsent(why, k -> new ArrayList<>()).add(names.get(i));
+            }
+            return excludedBy;
+        }
     }
 
     /**
@@ -114,27 +205,6 @@ public final class LeaderChoice {
         return candidates.isEmpty()
                 ? Optional.empty()
                 : Optional.of(inHashOrder(candidates, hashKey).getFirst());
-    }
-
-    /** The node with the highest preference weight, the first in {@code hashKey}'s hash order among equals. */
-    private static NodeState leader(List<NodeState> eligible, List<L2Advertisement> advertisements, IpAddress hashKey) {
-        String key = hashKey.toString();
-        NodeState leader = null;
-        int leaderWeight = 0;
-        byte[] leaderHash = null;
-        for (NodeState node : eligible) {
-            int weight = preferenceWeight(node, advertisements);
-            if (leader != null && weight < leaderWeight) {
-                continue;
-            }
-            byte[] hash = hash(node.name(), key);
-            if (leader == null || weight > leaderWeight || Arrays.compareUnsigned(hash, leaderHash) < 0) {
-                leader = node;
-                leaderWeight = weight;
-                leaderHash = hash;
-            }
-        }
-        return leader;
     }
 
     /** The pool that holds {@code ip} (pools never overlap). */
@@ -156,36 +226,11 @@ public final class LeaderChoice {
         return false;
     }
 
-    private static boolean anyAllows(List<L2Advertisement> advertisements, NodeState node) {
-        for (L2Advertisement advertisement : advertisements) {
-            if (advertisement.allowsNode(node.labels())) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /** The nodes sorted by name, the order in which a sentence lists the nodes left out. */
     static List<NodeState> byName(Collection<NodeState> nodes) {
         List<NodeState> sorted = new ArrayList<>(nodes);
         sorted.sort(Comparator.comparing(NodeState::name));
         return sorted;
-    }
-
-    private static String whyNotEligible(
-            NodeState node, ServiceState service, List<L2Advertisement> advertisements, Options options) {
-        Optional<String> unfit = whyUnfit(node, options);
-        if (unfit.isPresent()) {
-            return unfit.get();
-        }
-        if (!anyAllows(advertisements, node)) {
-            return "is not selected by the nodeSelectors of "
-                    + names(advertisements.stream().map(L2Advertisement::name).toList());
-        }
-        if (!service.endpoints().allows(node.name(), service.localTrafficPolicy())) {
-            return "has no ready endpoint of the Service (externalTrafficPolicy: Local)";
-        }
-        return null;
     }
 
     /**
@@ -235,16 +280,6 @@ public final class LeaderChoice {
         return "no node can " + action + ": " + String.join("; ", parts);
     }
 
-    private static int preferenceWeight(NodeState node, List<L2Advertisement> advertisements) {
-        int total = 0;
-        for (L2Advertisement advertisement : advertisements) {
-            if (advertisement.allowsNode(node.labels())) {
-                total += advertisement.preferenceWeight(node.labels());
-            }
-        }
-        return total;
-    }
-
     static String names(List<String> names) {
         return names.stream().map(Quoted::of).reduce((a, b) -> a + ", " + b).orElse("");
     }
@@ -254,17 +289,26 @@ public final class LeaderChoice {
      * each node's hash computed once.
      */
     static List<String> inHashOrder(List<String> nodes, IpAddress hashKey) {
-        String key = hashKey.toString();
-        List<Map.Entry<byte[], String>> hashed = new ArrayList<>(nodes.size());
-        for (String node : nodes) {
-            hashed.add(Map.entry(hash(node, key), node));
-        }
-        hashed.sort((a, b) -> Arrays.compareUnsigned(a.getKey(), b.getKey()));
-        List<String> sorted = new ArrayList<>(hashed.size());
-        for (Map.Entry<byte[], String> entry : hashed) {
-            sorted.add(entry.getValue());
+        List<String> sorted = new ArrayList<>(nodes.size());
+        for (int i : hashOrder(nodes, hashKey)) {
+            sorted.add(nodes.get(i));
         }
         return sorted;
+    }
+
+    /** {@link #inHashOrder} as positions in {@code nodes}. */
+    static int[] hashOrder(List<String> nodes, IpAddress hashKey) {
+        String key = hashKey.toString();
+        List<Map.Entry<byte[], Integer>> hashed = new ArrayList<>(nodes.size());
+        for (int i = 0; i < nodes.size(); i++) {
+            hashed.add(Map.entry(hash(nodes.get(i), key), i));
+        }
+        hashed.sort((a, b) -> Arrays.compareUnsigned(a.getKey(), b.getKey()));
+        int[] order = new int[hashed.size()];
+        for (int i = 0; i < order.length; i++) {
+            order[i] = hashed.get(i).getValue();
+        }
+        return order;
     }
 
     private static byte[] hash(String node, String hashKey) {

@@ -52,11 +52,25 @@ public record NodePlan(Map<IpAddress, Announced> announced, List<Problem> proble
             List<Pattern> excludedInterfaces) {}
 
     public static NodePlan compute(Inputs in) {
+        Frame frame = Frame.of(in, new HashOrders());
         List<Share> shares = new ArrayList<>(in.services().size());
         for (ServiceState service : in.services()) {
-            shares.add(share(in, service));
+            shares.add(share(frame, service));
         }
         return of(shares);
+    }
+
+    /**
+     * What every Service's share is computed against: the inputs, with what the decisions read of the nodes, the
+     * configuration and the interfaces worked out once for all the Services.
+     */
+    record Frame(Inputs in, LeaderChoice.Decider leaders, InterfaceChoice.Usable links) {
+        static Frame of(Inputs in, HashOrders hashOrders) {
+            return new Frame(
+                    in,
+                    new LeaderChoice.Decider(in.config(), in.nodes(), in.options(), hashOrders),
+                    InterfaceChoice.Usable.of(in.links(), in.excludedInterfaces()));
+        }
     }
 
     /**
@@ -74,15 +88,15 @@ public record NodePlan(Map<IpAddress, Announced> announced, List<Problem> proble
     /** An address the Service leads from this node, and what the plan announces when no other Service shares it. */
     record Led(IpAddress ip, List<LinkInfo> links, Announced alone) {}
 
-    static Share share(Inputs in, ServiceState service) {
+    static Share share(Frame frame, ServiceState service) {
+        Inputs in = frame.in();
         List<Led> led = new ArrayList<>(1);
         List<Problem> problems = new ArrayList<>(0);
-        for (Announcement announcement : LeaderChoice.decide(in.config(), service, in.nodes(), in.options())) {
+        for (Announcement announcement : frame.leaders().decide(service)) {
             switch (announcement) {
                 case Announcement.Led mine
                 when mine.node().equals(in.node()) -> {
-                    List<LinkInfo> links = InterfaceChoice.choose(
-                            mine.ip(), mine.advertisements(), in.links(), in.excludedInterfaces());
+                    List<LinkInfo> links = frame.links().choose(mine.ip(), mine.advertisements());
                     if (links.isEmpty()) {
                         problems.add(new Problem(
                                 service.key(),
@@ -96,7 +110,8 @@ public record NodePlan(Map<IpAddress, Announced> announced, List<Problem> proble
                     /* another node announces it, or layer 2 does not */
                 }
                 case Announcement.Unannounced(IpAddress ip, String reason) -> {
-                    boolean mine = LeaderChoice.reporterOf(service.ips().getFirst(), in.nodes())
+                    boolean mine = frame.leaders()
+                            .reporterOf(service.ips().getFirst())
                             .map(in.node()::equals)
                             .orElse(false);
                     if (mine) {
@@ -137,16 +152,20 @@ public record NodePlan(Map<IpAddress, Announced> announced, List<Problem> proble
             Inputs previousInputs, NodePlan previous, NodePlan next, Predicate<String> failedSilently) {
         Set<IpAddress> taken = new HashSet<>(next.announced().keySet());
         taken.removeAll(previous.announced().keySet());
-        if (taken.isEmpty()) {
+        // a leader is one of the nodes: when none failed silently, no address came from one (the common case, and
+        // after a node turned not Ready thousands of addresses would be decided again for nothing)
+        if (taken.isEmpty()
+                || previousInputs.nodes().stream().map(NodeState::name).noneMatch(failedSilently)) {
             return Set.of();
         }
+        LeaderChoice.Decider leaders = new LeaderChoice.Decider(
+                previousInputs.config(), previousInputs.nodes(), previousInputs.options(), new HashOrders());
         Set<IpAddress> fromFailed = new TreeSet<>();
         for (ServiceState service : previousInputs.services()) {
             if (!holdsAny(service, taken)) {
                 continue; // what the plan before decided of it cannot say where a taken address was
             }
-            for (Announcement before : LeaderChoice.decide(
-                    previousInputs.config(), service, previousInputs.nodes(), previousInputs.options())) {
+            for (Announcement before : leaders.decide(service)) {
                 if (before instanceof Announcement.Led led
                         && taken.contains(led.ip())
                         && failedSilently.test(led.node())) {

@@ -1,14 +1,17 @@
 package io.lbk8s.speaker;
 
+import io.lbk8s.address.IpAddress;
 import io.lbk8s.config.Config;
 import io.lbk8s.net.link.LinkInfo;
 import io.lbk8s.service.ServiceKey;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 
@@ -43,15 +46,29 @@ public final class PlanCache {
 
     private final Shares<NodeFacts, NodePlan.Share> nodeShares = new Shares<>();
     private final Shares<BgpFacts, BgpPlan.Share> bgpShares = new Shares<>();
+    // kept whatever else changes: a node turning Ready or not, or a new configuration, hashes nothing again
+    private final HashOrders hashOrders = new HashOrders();
 
     /** Equal to {@link NodePlan#compute}{@code (in)}. */
     public NodePlan nodePlan(NodePlan.Inputs in) {
-        return NodePlan.of(nodeShares.of(NodeFacts.of(in), in.services(), service -> NodePlan.share(in, service)));
+        NodePlan.Frame frame = NodePlan.Frame.of(in, hashOrders);
+        NodePlan plan =
+                NodePlan.of(nodeShares.of(NodeFacts.of(in), in.services(), service -> NodePlan.share(frame, service)));
+        if (hashOrders.size() > in.services().size()) { // orders of addresses no Service has any more
+            Set<IpAddress> keys = new HashSet<>();
+            for (ServiceState service : in.services()) {
+                if (!service.ips().isEmpty()) {
+                    keys.add(service.ips().getFirst());
+                }
+            }
+            hashOrders.retain(keys);
+        }
+        return plan;
     }
 
     /** Equal to {@link BgpPlan#compute}{@code (in, passwords, unreadable)}. */
     public BgpPlan bgpPlan(NodePlan.Inputs in, Map<String, String> passwords, Map<String, String> unreadable) {
-        Optional<BgpPlan.Frame> frame = BgpPlan.Frame.of(in, passwords, unreadable);
+        Optional<BgpPlan.Frame> frame = BgpPlan.Frame.of(in, passwords, unreadable, hashOrders);
         if (frame.isEmpty()) {
             bgpShares.clear();
             return BgpPlan.EMPTY;
@@ -64,6 +81,11 @@ public final class PlanCache {
     /** How many Services' layer-2 and BGP shares the last plans computed anew (the others were kept). */
     public int recomputed() {
         return nodeShares.recomputed + bgpShares.recomputed;
+    }
+
+    /** How many addresses' hash orders are kept. */
+    int hashOrdersKept() {
+        return hashOrders.size();
     }
 
     /** The shares of the last plan by Service, and the facts they were computed against. */

@@ -53,6 +53,14 @@ class PlanCacheTest {
             List.of(BgpPlanTest.ALL.nodes("zone=a")),
             List.of());
 
+    private static final Config ZONE_B_PREFERRED = BgpFixtures.withBgp(
+            config(
+                    POOL,
+                    l2("preferred", "{preferredNodeSelectors: [{weight: 10, preference: {matchLabels: {zone: b}}}]}")),
+            List.of(BgpPlanTest.TOR),
+            List.of(BgpPlanTest.ALL),
+            List.of());
+
     /** What the plans read: the configuration, the Services in the informer's order, the nodes, the interfaces. */
     private record World(
             Config config, Map<String, ServiceState> services, List<NodeState> nodes, List<LinkInfo> links) {
@@ -119,6 +127,34 @@ class PlanCacheTest {
                                 judge("node-2", Liveness.DEAD),
                                 add("e", "10.0.0.5"),
                                 judge("node-2", Liveness.ALIVE))),
+                arguments(
+                        "nodes join and leave, so the hash orders kept are of other nodes",
+                        BOTH,
+                        List.of(
+                                add("a", "10.0.0.1"),
+                                add("b", "10.0.0.2", "fd00::2"),
+                                add("c", "10.0.0.3"),
+                                add("d", "10.0.0.4"),
+                                join("node-4"),
+                                leave("node-2"),
+                                add("e", "10.0.0.5"),
+                                fail("node-3"),
+                                join("node-2"),
+                                back("node-3"),
+                                leave("node-4"))),
+                arguments(
+                        "preferred nodes, their labels changing while the hash orders are kept",
+                        ZONE_B_PREFERRED,
+                        List.of(
+                                add("a", "10.0.0.1"),
+                                add("b", "10.0.0.2"),
+                                add("c", "10.0.0.3"),
+                                labelled("node-2", "zone=b"),
+                                labelled("node-3", "zone=b"),
+                                fail("node-2"),
+                                labelled("node-2", "zone=c"),
+                                configure(BOTH),
+                                configure(ZONE_B_PREFERRED))),
                 arguments(
                         "the pools and advertisements change",
                         BOTH,
@@ -201,6 +237,26 @@ class PlanCacheTest {
         assertThat(cache.recomputed()).as("nothing changed").isZero();
     }
 
+    @Test
+    void theHashOrdersKeptAreOnlyThoseOfTheServicesPlanned() {
+        PlanCache cache = new PlanCache();
+        World world = new World(BOTH, Map.of(), LeaderChoiceTest.THREE, LINKS);
+        for (int i = 1; i <= 20; i++) {
+            world = add("s" + i, "10.0.0." + i).change().apply(world);
+        }
+        plan(cache, world);
+        assertThat(cache.hashOrdersKept()).isEqualTo(20);
+
+        for (int i = 1; i <= 15; i++) {
+            world = delete("s" + i).change().apply(world);
+        }
+        world = add("s16", "10.0.0.99").change().apply(world); // another address for a Service kept
+        plan(cache, world);
+        assertThat(cache.hashOrdersKept())
+                .as("the orders of deleted Services and of addresses no Service has are forgotten")
+                .isEqualTo(5);
+    }
+
     private static void plan(PlanCache cache, World world) {
         NodePlan.Inputs in = world.inputs("node-1");
         assertThat(cache.nodePlan(in)).isEqualTo(NodePlan.compute(in));
@@ -257,6 +313,24 @@ class PlanCacheTest {
 
     private static Step judge(String node, Liveness liveness) {
         return nodeStep(node + " judged " + liveness, node, node(node).withLiveness(liveness));
+    }
+
+    private static Step join(String node) {
+        return new Step(node + " joins", w -> {
+            List<NodeState> nodes = new ArrayList<>(w.nodes());
+            nodes.add(node(node));
+            return new World(w.config(), w.services(), nodes, w.links());
+        });
+    }
+
+    private static Step leave(String node) {
+        return new Step(
+                node + " leaves",
+                w -> new World(
+                        w.config(),
+                        w.services(),
+                        w.nodes().stream().filter(n -> !n.name().equals(node)).toList(),
+                        w.links()));
     }
 
     private static Step labelled(String node, String label) {
