@@ -95,6 +95,15 @@ final class InstallCommand extends ClusterCommand {
     int peerPort;
 
     @Option(
+            names = "--bgp-listen-port",
+            defaultValue = "" + InstallValues.DEFAULT_BGP_LISTEN_PORT,
+            paramLabel = "PORT",
+            description =
+                    "TCP port on which the speakers take their BGP routers' connections (default: ${DEFAULT-VALUE};"
+                            + " 0: they only connect out, e.g. beside another BGP daemon on the nodes).")
+    int bgpListenPort;
+
+    @Option(
             names = "--controller-replicas",
             defaultValue = "" + InstallValues.DEFAULT_CONTROLLER_REPLICAS,
             paramLabel = "N",
@@ -184,6 +193,10 @@ final class InstallCommand extends ClusterCommand {
         if (peerPort < 0 || peerPort > 65535) {
             throw badFlag("--peer-port: " + peerPort + " is outside 1-65535 (0 turns the failure detector off)");
         }
+        if (bgpListenPort < 0 || bgpListenPort > 65535) {
+            throw badFlag(
+                    "--bgp-listen-port: " + bgpListenPort + " is outside 1-65535 (0: the speakers only connect out)");
+        }
         if (controllerReplicas < 1) {
             throw badFlag("--controller-replicas: " + controllerReplicas
                     + " is below 1 (without a controller no Service gets " + "an address)");
@@ -202,6 +215,7 @@ final class InstallCommand extends ClusterCommand {
                 .withSpeakerNetAdmin(speakerNetAdmin)
                 .withSpeakerArpInKernel(speakerArpInKernel)
                 .withPeerPort(peerPort)
+                .withBgpListenPort(bgpListenPort)
                 .withControllerReplicas(controllerReplicas)
                 .withBgpPeers(peers);
         if (image != null) {

@@ -1,5 +1,6 @@
 package io.lbk8s.install;
 
+import io.lbk8s.bgp.PeerSpec;
 import io.lbk8s.peers.PeerSettings;
 import io.lbk8s.version.BuildVersion;
 import java.util.List;
@@ -13,6 +14,7 @@ import java.util.function.Consumer;
  * @param speakerNetAdmin  also grant CAP_NET_ADMIN, only needed for receive buffers beyond the system limit
  * @param speakerArpInKernel also grant CAP_BPF and CAP_NET_ADMIN, so the speaker answers ARP in the kernel (XDP)
  * @param peerPort         the UDP port of the speakers' failure detector (heartbeats between nodes); 0 turns it off
+ * @param bgpListenPort    the TCP port on which the speakers take their BGP routers' connections; 0 only connects out
  * @param controllerReplicas how many controllers run: one leads (a Lease), the others stand by to take over
  * @param bgpPeers         routers the nodes peer with: a BGPPeer each, and a BGPAdvertisement of the pool to them
  */
@@ -28,6 +30,7 @@ public record InstallValues(
         boolean speakerArpInKernel,
         int metricsPort,
         int peerPort,
+        int bgpListenPort,
         int controllerReplicas,
         Resources controllerResources,
         Resources speakerResources,
@@ -39,6 +42,8 @@ public record InstallValues(
     public static final List<String> EXAMPLE_ADDRESSES = List.of("10.5.0.200-10.5.0.250");
     /** The speakers' heartbeat port (UDP, between nodes); 0 turns the failure detector off. */
     public static final int DEFAULT_PEER_PORT = PeerSettings.DEFAULT_PORT;
+    /** BGP's own port, where routers connect to their neighbours; 0 makes the speakers only connect out. */
+    public static final int DEFAULT_BGP_LISTEN_PORT = PeerSpec.PORT;
     /** A leader and a standby: addresses keep being assigned while one controller's node is down. */
     public static final int DEFAULT_CONTROLLER_REPLICAS = 2;
 
@@ -63,6 +68,7 @@ public record InstallValues(
                 false,
                 7472,
                 DEFAULT_PEER_PORT,
+                DEFAULT_BGP_LISTEN_PORT,
                 DEFAULT_CONTROLLER_REPLICAS,
                 new Resources("50m", "96Mi", "256Mi"),
                 new Resources("50m", "96Mi", "256Mi"),
@@ -105,6 +111,10 @@ public record InstallValues(
         return copyWith(copy -> copy.peerPort = value);
     }
 
+    public InstallValues withBgpListenPort(int value) {
+        return copyWith(copy -> copy.bgpListenPort = value);
+    }
+
     public InstallValues withControllerReplicas(int value) {
         return copyWith(copy -> copy.controllerReplicas = value);
     }
@@ -133,6 +143,7 @@ public record InstallValues(
         private boolean speakerArpInKernel;
         private int metricsPort;
         private int peerPort;
+        private int bgpListenPort;
         private int controllerReplicas;
         private Resources controllerResources;
         private Resources speakerResources;
@@ -150,6 +161,7 @@ public record InstallValues(
             speakerArpInKernel = from.speakerArpInKernel;
             metricsPort = from.metricsPort;
             peerPort = from.peerPort;
+            bgpListenPort = from.bgpListenPort;
             controllerReplicas = from.controllerReplicas;
             controllerResources = from.controllerResources;
             speakerResources = from.speakerResources;
@@ -169,6 +181,7 @@ public record InstallValues(
                     speakerArpInKernel,
                     metricsPort,
                     peerPort,
+                    bgpListenPort,
                     controllerReplicas,
                     controllerResources,
                     speakerResources,

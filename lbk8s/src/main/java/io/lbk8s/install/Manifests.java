@@ -392,6 +392,7 @@ public final class Manifests {
             args.add("--ignore-exclude-lb");
         }
         args.add("--peer-port=" + values.peerPort()); // explicit, also when 0 (the failure detector off)
+        args.add("--bgp-listen-port=" + values.bgpListenPort());
         // SYS_NICE: the failure detector's thread runs at real-time priority, so that a starved CPU does not make
         // the other speakers take this node's addresses; NET_BIND_SERVICE: routers connect to BGP's port 179
         List<String> capabilities = new ArrayList<>(List.of("NET_RAW", "SYS_NICE", "NET_BIND_SERVICE"));

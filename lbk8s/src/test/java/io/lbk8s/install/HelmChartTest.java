@@ -89,6 +89,8 @@ class HelmChartTest {
                             true,
                             "peerPort",
                             7950,
+                            "bgpListenPort",
+                            0,
                             "resources",
                             resources("20m", "64Mi", "128Mi")));
 
@@ -104,6 +106,7 @@ class HelmChartTest {
             true,
             7473,
             7950,
+            0,
             3,
             new InstallValues.Resources("100m", "128Mi", "512Mi"),
             new InstallValues.Resources("20m", "64Mi", "128Mi"),
@@ -263,7 +266,8 @@ class HelmChartTest {
                         "--metrics-port=7473",
                         "--lb-class=example.com/l2",
                         "--ignore-exclude-lb",
-                        "--peer-port=7950");
+                        "--peer-port=7950",
+                        "--bgp-listen-port=0");
         assertThat(c.getSecurityContext().getCapabilities().getAdd())
                 .containsExactly("NET_RAW", "SYS_NICE", "NET_BIND_SERVICE", "NET_ADMIN", "BPF");
         assertThat(c.getPorts())

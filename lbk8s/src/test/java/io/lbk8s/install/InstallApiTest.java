@@ -356,6 +356,11 @@ class InstallApiTest {
                         "error: --peer-port: 65536 is outside 1-65535 (0 turns the failure detector off) (see lbk8s install --help)\n");
         assertThat(lbk8s("install", "--peer-port", "-1", "--dry-run").err())
                 .startsWith("error: --peer-port: -1 is outside");
+        CliRun listen = lbk8s("install", "--bgp-listen-port", "65536", "--dry-run");
+        assertThat(listen.code()).as("a bad flag").isEqualTo(2);
+        assertThat(listen.err())
+                .isEqualTo("error: --bgp-listen-port: 65536 is outside 1-65535 (0: the speakers only connect out) (see"
+                        + " lbk8s install --help)\n");
         CliRun replicas = lbk8s("install", "--controller-replicas", "0", "--dry-run");
         assertThat(replicas.code()).isEqualTo(2);
         assertThat(replicas.err())

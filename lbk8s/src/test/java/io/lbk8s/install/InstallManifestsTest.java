@@ -165,7 +165,7 @@ class InstallManifestsTest {
         assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
         assertThat(c.getPorts().getFirst().getHostPort()).isEqualTo(7472);
         // the failure detector: heartbeats between nodes on UDP 7947, the port passed explicitly
-        assertThat(c.getArgs()).contains("--peer-port=7947");
+        assertThat(c.getArgs()).contains("--peer-port=7947", "--bgp-listen-port=179");
         assertThat(c.getPorts())
                 .filteredOn(p -> "peers".equals(p.getName()))
                 .singleElement()
@@ -312,6 +312,19 @@ class InstallManifestsTest {
         assertThat(Manifests.render(values))
                 .allMatch(o -> o.getMetadata().getNamespace() == null
                         || o.getMetadata().getNamespace().equals("lb"));
+    }
+
+    @Test
+    void zeroAsTheBgpListenPortMakesTheSpeakersOnlyConnectOut() {
+        assertThat(((DaemonSet) Manifests.speaker(InstallValues.defaults().withBgpListenPort(0)))
+                        .getSpec()
+                        .getTemplate()
+                        .getSpec()
+                        .getContainers()
+                        .getFirst()
+                        .getArgs())
+                .contains("--bgp-listen-port=0")
+                .doesNotContain("--bgp-listen-port=179");
     }
 
     @Test
