@@ -20,7 +20,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * The controller's first Service after a start, apart from the rest of the pipeline: a controller process of each
  * distribution given (as deployed: {@link BgpPhases#launcher}) started against a test API server that earlier rounds
- * have already warmed, ready (/readyz), then one Service created -> its IP in status, then a second one (warm).
+ * have already warmed, ready and leading with its configuration loaded (/readyz says "ready: ...") and settled (1 s
+ * later: the configuration's first reconcile runs on after that), then one Service created -> its IP in status, then a
+ * second one (warm).
  * Rounds alternate the distributions, so that they share the machine's load. Not a test. Usage:
  * {@code FirstServiceBenchmark ROUNDS DIST_DIR...}.
  */
@@ -60,10 +62,17 @@ public final class FirstServiceBenchmark {
                                     "--metrics-port",
                                     String.valueOf(port))
                             .redirectErrorStream(true)
-                            .redirectOutput(work.resolve("controller.log").toFile())
+                            .redirectOutput(logOf(work, round, dists.indexOf(dist)))
                             .start();
                     try {
                         awaitReady(http, port, controller);
+                        // its first reconcile of the configuration (and of the Services already there) runs on after
+                        // it says ready: settled, as a cluster's controller is when a user creates a Service
+                        Thread.sleep(SETTLE_MILLIS);
+                        if (KEEP_LOGS != null) {
+                            System.err.println("round " + (round + 1) + " d" + dists.indexOf(dist) + " ready at "
+                                    + java.time.Instant.now());
+                        }
                         long first = assign(client, watch, "r" + (round + 1) + "-d" + dists.indexOf(dist) + "-a");
                         long second = assign(client, watch, "r" + (round + 1) + "-d" + dists.indexOf(dist) + "-b");
                         if (round >= 0) {
@@ -97,10 +106,27 @@ public final class FirstServiceBenchmark {
         L2Benchmark.deleteTree(work);
     }
 
+    /** {@code -Dbench.settleMillis}: how long after ready the first Service is created (default 1000). */
+    private static final long SETTLE_MILLIS = Long.getLong("bench.settleMillis", 1000);
+
+    /** {@code -Dbench.keepLogs=DIR}: each start's log kept there, to see where a first Service's time went. */
+    private static final String KEEP_LOGS = System.getProperty("bench.keepLogs");
+
+    private static java.io.File logOf(Path work, int round, int dist) throws java.io.IOException {
+        return KEEP_LOGS == null
+                ? work.resolve("controller.log").toFile()
+                : Files.createDirectories(Path.of(KEEP_LOGS))
+                        .resolve("controller-r" + (round + 1) + "-d" + dist + ".log")
+                        .toFile();
+    }
+
     private static long assign(KubernetesClient client, ControllerBenchmark.IpWatch watch, String name)
             throws InterruptedException {
         watch.expect(1);
         long start = System.nanoTime();
+        if (KEEP_LOGS != null) {
+            System.err.println(name + " created at " + java.time.Instant.now());
+        }
         client.services()
                 .inNamespace("default")
                 .resource(ControllerBenchmark.service(name))
@@ -118,7 +144,10 @@ public final class FirstServiceBenchmark {
                 .build();
         while (System.nanoTime() < deadline && controller.isAlive()) {
             try {
-                if (http.send(readyz, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                // "ready: ..." once it leads with its configuration loaded; before lead() it says "standby: ...", and
+                // a Service created then would wait for the configuration's first reconcile, not measure its own
+                var response = http.send(readyz, HttpResponse.BodyHandlers.ofString());
+                if (response.statusCode() == 200 && response.body().startsWith("ready:")) {
                     return;
                 }
             } catch (java.io.IOException notYet) {
