@@ -116,7 +116,7 @@ public final class BgpChoice {
                 String name = byName.get(i).name();
                 Optional<String> why = pool.whyNot().get(i);
                 if (why.isEmpty() && !service.endpoints().allows(name, service.localTrafficPolicy())) {
-                    why = Optional.of("has no ready endpoint of the Service (externalTrafficPolicy: Local)");
+                    why = Optional.of(LeaderChoice.NO_LOCAL_ENDPOINT);
                 }
                 if (why.isEmpty()) {
                     eligible.add(name);

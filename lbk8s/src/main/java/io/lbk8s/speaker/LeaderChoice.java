@@ -33,6 +33,9 @@ public final class LeaderChoice {
         public static final Options DEFAULT = new Options(false);
     }
 
+    /** Why a node may not take a Service's address, layer 2 or BGP, when the Service's endpoints rule it out. */
+    static final String NO_LOCAL_ENDPOINT = "has no ready endpoint of the Service (externalTrafficPolicy: Local)";
+
     public static List<Announcement> decide(
             Config config, ServiceState service, Collection<NodeState> nodes, Options options) {
         return new Decider(config, nodes, options, new HashOrders()).decide(service);
@@ -87,7 +90,7 @@ public final class LeaderChoice {
             return List.copyOf(result);
         }
 
-        /** {@link LeaderChoice#reporterOf} of these nodes. */
+        /** {@link LeaderChoice#reporterOf} of these nodes: the first eligible one in the hash order of all of them. */
         Optional<String> reporterOf(IpAddress hashKey) {
             for (int i : hashOrders.of(hashKey, names)) {
                 NodeState node = byName.get(i);
@@ -183,9 +186,7 @@ public final class LeaderChoice {
             for (int i = 0; i < byName.size(); i++) {
                 String why = unfit[i] != null
                         ? unfit[i]
-                        : pool.notSelected()[i] != null
-                                ? pool.notSelected()[i]
-                                : "has no ready endpoint of the Service (externalTrafficPolicy: Local)";
+                        : pool.notSelected()[i] != null ? pool.notSelected()[i] : NO_LOCAL_ENDPOINT;
                 excludedBy.computeIfAbsent(why, k -> new ArrayList<>()).add(names.get(i));
             }
             return excludedBy;
@@ -198,13 +199,8 @@ public final class LeaderChoice {
      * hash order.
      */
     public static Optional<String> reporterOf(IpAddress hashKey, Collection<NodeState> nodes) {
-        List<String> candidates = nodes.stream()
-                .filter(n -> n.speakerReady() && n.liveness().eligible())
-                .map(NodeState::name)
-                .toList();
-        return candidates.isEmpty()
-                ? Optional.empty()
-                : Optional.of(inHashOrder(candidates, hashKey).getFirst());
+        // the plans' own implementation; it reads neither the configuration nor the options
+        return new Decider(Config.EMPTY, nodes, Options.DEFAULT, new HashOrders()).reporterOf(hashKey);
     }
 
     /** The pool that holds {@code ip} (pools never overlap). */
