@@ -251,14 +251,18 @@ final class PeerSession {
                         state);
                 handle(new SessionEvent.CollisionLost()); // only in OPEN_SENT or OPEN_CONFIRM: a Cease on ours
                 disconnect(); // abandons our attempt under way, if any
-                connection = incoming;
-                connectionIsOurs = false;
-                int from = attempt;
-                startReader(incoming, from);
-                watchWithBfd(incoming, from);
+                use(incoming, false);
                 handle(new SessionEvent.Accepted());
             }
         }
+    }
+
+    /** Makes {@code chosen} the session's connection for the current attempt: read, and watched with BFD. */
+    private void use(Connection chosen, boolean ours) {
+        connection = chosen;
+        connectionIsOurs = ours;
+        startReader(chosen, attempt);
+        watchWithBfd(chosen, attempt);
     }
 
     private static void refuse(Connection loser) {
@@ -296,10 +300,7 @@ final class PeerSession {
             }
             case Opened(var opened, var from) -> {
                 if (from == attempt && state == SessionState.CONNECT) {
-                    connection = opened;
-                    connectionIsOurs = true;
-                    startReader(opened, from);
-                    watchWithBfd(opened, from);
+                    use(opened, true);
                     handle(new SessionEvent.Connected());
                 } else {
                     opened.close();
