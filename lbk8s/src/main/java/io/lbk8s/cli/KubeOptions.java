@@ -3,6 +3,7 @@ package io.lbk8s.cli;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
@@ -41,6 +42,11 @@ final class KubeOptions {
 
     /** The client; a kubeconfig that cannot be read ends the command with an IllegalArgumentException's sentence. */
     KubernetesClient client() {
+        return client(new KubernetesSerialization());
+    }
+
+    /** The client, decoding with {@code serialization}. */
+    KubernetesClient client(KubernetesSerialization serialization) {
         Config config;
         if (kubeconfig != null) {
             try {
@@ -59,6 +65,9 @@ final class KubeOptions {
         if (requestTimeout != null) {
             config.setRequestTimeout((int) Math.min(requestTimeout.toMillis(), Integer.MAX_VALUE));
         }
-        return new KubernetesClientBuilder().withConfig(config).build();
+        return new KubernetesClientBuilder()
+                .withConfig(config)
+                .withKubernetesSerialization(serialization)
+                .build();
     }
 }

@@ -1,6 +1,7 @@
 package io.lbk8s.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.lbk8s.kube.LeanDecoding;
 import io.lbk8s.peers.Membership;
 import io.lbk8s.peers.PeerSettings;
 import io.lbk8s.speaker.InterfaceChoice;
@@ -163,7 +164,7 @@ final class SpeakerCommand extends ClusterCommand {
     public Integer call() throws Exception {
         SpeakerSettings settings = settings();
         var registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        KubernetesClient client = kube.client();
+        KubernetesClient client = kube.client(LeanDecoding.serialization());
         Speaker speaker = new Speaker(client, settings, registry);
         var stopped = new CountDownLatch(1);
         try (var health = served.serve(registry, speaker::readiness)) {

@@ -113,10 +113,10 @@ public final class Rbac {
                     LBK8S, List.of("addressconflicts"), List.of("get", "list", "watch", "create", "update", "delete")));
 
     public static final List<Rule> SPEAKER_NAMESPACE = List.of(
-            new Rule("", List.of("pods"), List.of("list", "watch", "get")), // get: its own Pod, at shutdown
+            new Rule("", List.of("pods"), List.of("list", "watch")),
             // patch: its own Pod's annotation with what its failure detector hears, for lbk8s status
             new Rule("", List.of("pods"), List.of("patch")),
-            new Rule("", List.of("pods/status"), List.of("update")), // marks its own Pod not ready at shutdown
+            new Rule("", List.of("pods/status"), List.of("patch")), // marks its own Pod not ready at shutdown
             new Rule("", List.of("configmaps"), INFORM),
             new Rule(METALLB, List.of("ipaddresspools", "l2advertisements"), INFORM),
             new Rule(METALLB, BGP_CONFIG, INFORM),

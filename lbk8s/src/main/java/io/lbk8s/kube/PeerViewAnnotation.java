@@ -5,7 +5,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.lbk8s.peers.Liveness;
 import io.lbk8s.peers.Membership;
 import java.time.Duration;
@@ -17,6 +16,7 @@ import java.util.TreeMap;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * What a speaker's failure detector says, on the speaker's own Pod as the annotation {@value #KEY}, so that
@@ -28,7 +28,7 @@ public final class PeerViewAnnotation implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PeerViewAnnotation.class);
     public static final String KEY = "lbk8s.io/failure-detector";
     static final Duration MIN_GAP = Duration.ofSeconds(1);
-    private static final KubernetesSerialization JSON = new KubernetesSerialization();
+    private static final JsonMapper JSON = JsonMapper.builder().build();
 
     /** The annotation's content: whether this node may announce (or why not), and each peer's liveness. */
     public record View(boolean ready, String reason, Map<String, String> peers) {
@@ -51,7 +51,7 @@ public final class PeerViewAnnotation implements AutoCloseable {
             tree.put("ready", ready);
             tree.put("reason", reason);
             tree.put("peers", new TreeMap<>(peers));
-            return JSON.asJson(tree);
+            return JSON.writeValueAsString(tree);
         }
 
         /** The view in a Pod's annotation, if it has a readable one. */
@@ -63,7 +63,7 @@ public final class PeerViewAnnotation implements AutoCloseable {
                 return Optional.empty();
             }
             try {
-                Map<String, Object> tree = JSON.unmarshal(text, Map.class);
+                Map<String, Object> tree = JSON.readValue(text, Map.class);
                 Map<String, String> peers = new TreeMap<>();
                 if (tree.get("peers") instanceof Map<?, ?> map) {
                     map.forEach((k, v) -> peers.put(String.valueOf(k), String.valueOf(v)));
@@ -105,12 +105,11 @@ public final class PeerViewAnnotation implements AutoCloseable {
                 continue;
             }
             try {
-                client.pods()
-                        .inNamespace(namespace)
-                        .withName(pod)
+                OwnPod.resource(client, namespace, pod)
                         .patch(
                                 PatchContext.of(PatchType.JSON_MERGE),
-                                JSON.asJson(Map.of("metadata", Map.of("annotations", Map.of(KEY, next.json())))));
+                                client.getKubernetesSerialization()
+                                        .asJson(Map.of("metadata", Map.of("annotations", Map.of(KEY, next.json())))));
                 written = next;
             } catch (KubernetesClientException e) {
                 log.debug(

@@ -4,10 +4,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.lbk8s.address.IpAddress;
 import io.lbk8s.address.IpPrefix;
 import io.lbk8s.address.NodeNetwork;
+import io.lbk8s.kube.OwnPod;
 import io.lbk8s.net.frame.MacAddress;
 import io.lbk8s.net.link.LinkInfo;
 import java.util.List;
@@ -27,7 +27,6 @@ import org.slf4j.LoggerFactory;
  */
 final class NodeNetworkAnnotation implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(NodeNetworkAnnotation.class);
-    private static final KubernetesSerialization JSON = new KubernetesSerialization();
 
     private final KubernetesClient client;
     private final String namespace;
@@ -76,14 +75,15 @@ final class NodeNetworkAnnotation implements AutoCloseable {
 
     private void write(NodeNetwork network) {
         try {
-            client.pods()
-                    .inNamespace(namespace)
-                    .withName(pod.get())
+            OwnPod.resource(client, namespace, pod.get())
                     .patch(
                             PatchContext.of(PatchType.JSON_MERGE),
-                            JSON.asJson(Map.of(
-                                    "metadata",
-                                    Map.of("annotations", Map.of(NodeNetwork.ANNOTATION, network.toAnnotation())))));
+                            client.getKubernetesSerialization()
+                                    .asJson(Map.of(
+                                            "metadata",
+                                            Map.of(
+                                                    "annotations",
+                                                    Map.of(NodeNetwork.ANNOTATION, network.toAnnotation())))));
             log.info("published this node's network on pod {}/{}: {}", namespace, pod.get(), network.toAnnotation());
         } catch (KubernetesClientException e) {
             log.warn(

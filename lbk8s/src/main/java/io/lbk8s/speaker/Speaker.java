@@ -5,12 +5,12 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodCondition;
-import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
@@ -29,6 +29,7 @@ import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.ConfigurationStates;
 import io.lbk8s.kube.EventRecorder;
 import io.lbk8s.kube.Informers;
+import io.lbk8s.kube.OwnPod;
 import io.lbk8s.kube.ServiceBgpStatuses;
 import io.lbk8s.kube.ServiceL2Statuses;
 import io.lbk8s.kube.ServiceMapping;
@@ -52,12 +53,10 @@ import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
@@ -670,53 +669,37 @@ public final class Speaker implements AutoCloseable {
         bgp.withdrawStatuses(1_000);
     }
 
+    /**
+     * A strategic merge patch of the Ready condition alone (merged by type, as the kubelet writes it): the cached Pod
+     * holds only the fields the speaker reads ({@link io.lbk8s.kube.LeanDecoding}), so it is never written back whole.
+     */
     private void markPodNotReady() {
         if (settings.podName().isEmpty()) {
             return;
         }
         String name = settings.podName().get();
-        var pods = client.pods().inNamespace(settings.podNamespace());
-        // The informer's copy saves a round trip on the handover's critical path; a stale copy costs one retry.
-        Pod cached = speakerPods == null ? null : speakerPods.getStore().getByKey(settings.podNamespace() + "/" + name);
-        for (int attempt = 0; attempt < 2; attempt++) {
-            try {
-                Pod pod = attempt == 0 && cached != null
-                        ? cached
-                        : pods.withName(name).get();
-                if (pod == null || pod.getStatus() == null) {
-                    return;
-                }
-                pods.resource(notReady(pod)).updateStatus();
-                log.info("marked pod {}/{} not ready", settings.podNamespace(), name);
-                return;
-            } catch (KubernetesClientException e) {
-                if (e.getCode() != 409 || attempt == 1) {
-                    log.warn(
-                            "could not mark pod {}/{} not ready (the kubelet will): {}",
-                            settings.podNamespace(),
-                            name,
-                            e.getMessage());
-                    return;
-                }
-            }
+        Map<String, Object> notReady = Map.of(
+                "type", "Ready",
+                "status", "False",
+                "reason", "SpeakerStopping",
+                "message", "the speaker is shutting down and has stopped announcing",
+                "lastTransitionTime",
+                        Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
+        try {
+            OwnPod.resource(client, settings.podNamespace(), name)
+                    .subresource("status")
+                    .patch(
+                            PatchContext.of(PatchType.STRATEGIC_MERGE),
+                            client.getKubernetesSerialization()
+                                    .asJson(Map.of("status", Map.of("conditions", List.of(notReady)))));
+            log.info("marked pod {}/{} not ready", settings.podNamespace(), name);
+        } catch (KubernetesClientException e) {
+            log.warn(
+                    "could not mark pod {}/{} not ready (the kubelet will): {}",
+                    settings.podNamespace(),
+                    name,
+                    e.getMessage());
         }
-    }
-
-    private static Pod notReady(Pod pod) {
-        Pod copy = new io.fabric8.kubernetes.api.model.PodBuilder(pod).build();
-        List<PodCondition> conditions =
-                new ArrayList<>(Objects.requireNonNullElse(copy.getStatus().getConditions(), List.of()));
-        conditions.removeIf(c -> "Ready".equals(c.getType()));
-        conditions.add(new PodConditionBuilder()
-                .withType("Ready")
-                .withStatus("False")
-                .withReason("SpeakerStopping")
-                .withMessage("the speaker is shutting down and has stopped announcing")
-                .withLastTransitionTime(
-                        Instant.now().truncatedTo(ChronoUnit.SECONDS).toString())
-                .build());
-        copy.getStatus().setConditions(conditions);
-        return copy;
     }
 
     @Override

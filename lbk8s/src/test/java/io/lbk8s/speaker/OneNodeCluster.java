@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.api.model.ServiceStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.lbk8s.kube.ClusterNames;
+import io.lbk8s.kube.LeanDecoding;
 import io.lbk8s.peers.PeerSettings;
 import io.lbk8s.testkit.TestApiServer;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -110,7 +111,7 @@ public final class OneNodeCluster implements AutoCloseable {
 
     /** A speaker for {@code node-1} whose BGP sessions {@code bgp} starts, not started. */
     public Speaker speaker(int peerPort, MeterRegistry registry, BgpSessionsFactory bgp) {
-        KubernetesClient speakerClient = server.newClient();
+        KubernetesClient speakerClient = server.newClient(LeanDecoding.serialization()); // as SpeakerCommand's
         Speaker speaker = new Speaker(speakerClient, settings(peerPort), registry, bgp);
         started.add(speakerClient);
         started.add(speaker);

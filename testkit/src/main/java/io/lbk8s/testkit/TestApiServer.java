@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
@@ -150,7 +151,15 @@ public final class TestApiServer implements AutoCloseable {
 
     /** A new client for this server; closed by {@link #close()} unless the caller closes it first. */
     public synchronized KubernetesClient newClient() {
-        KubernetesClient c = new KubernetesClientBuilder().withConfig(config()).build();
+        return newClient(new KubernetesSerialization());
+    }
+
+    /** A new client for this server that decodes with {@code serialization}; closed as {@link #newClient()}'s. */
+    public synchronized KubernetesClient newClient(KubernetesSerialization serialization) {
+        KubernetesClient c = new KubernetesClientBuilder()
+                .withConfig(config())
+                .withKubernetesSerialization(serialization)
+                .build();
         clients.add(c);
         return c;
     }
