@@ -1,7 +1,7 @@
 package io.lbk8s.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.lbk8s.kube.LeanDecoding;
+import io.lbk8s.kube.lean.LeanDecoding;
 import io.lbk8s.peers.Membership;
 import io.lbk8s.peers.PeerSettings;
 import io.lbk8s.speaker.InterfaceChoice;

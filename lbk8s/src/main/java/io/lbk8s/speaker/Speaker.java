@@ -671,7 +671,7 @@ public final class Speaker implements AutoCloseable {
 
     /**
      * A strategic merge patch of the Ready condition alone (merged by type, as the kubelet writes it): the cached Pod
-     * holds only the fields the speaker reads ({@link io.lbk8s.kube.LeanDecoding}), so it is never written back whole.
+     * holds only the fields the speaker reads ({@link io.lbk8s.kube.lean.LeanDecoding}), so it is never written back whole.
      */
     private void markPodNotReady() {
         if (settings.podName().isEmpty()) {

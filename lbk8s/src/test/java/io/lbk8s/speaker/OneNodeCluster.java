@@ -15,7 +15,7 @@ import io.fabric8.kubernetes.api.model.ServiceStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.lbk8s.kube.ClusterNames;
-import io.lbk8s.kube.LeanDecoding;
+import io.lbk8s.kube.lean.LeanDecoding;
 import io.lbk8s.peers.PeerSettings;
 import io.lbk8s.testkit.TestApiServer;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,0 +1,104 @@
+package io.lbk8s.kube.lean;
+
+import static io.lbk8s.kube.lean.JsonFields.bool;
+import static io.lbk8s.kube.lean.JsonFields.fields;
+import static io.lbk8s.kube.lean.JsonFields.integer;
+import static io.lbk8s.kube.lean.JsonFields.list;
+import static io.lbk8s.kube.lean.JsonFields.metadata;
+import static io.lbk8s.kube.lean.JsonFields.skip;
+import static io.lbk8s.kube.lean.JsonFields.string;
+import static io.lbk8s.kube.lean.JsonFields.stringMap;
+
+import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
+import io.fabric8.kubernetes.api.model.LoadBalancerStatus;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServicePort;
+import io.fabric8.kubernetes.api.model.ServiceSpec;
+import io.fabric8.kubernetes.api.model.ServiceStatus;
+import tools.jackson.core.JsonParser;
+import tools.jackson.databind.DeserializationContext;
+import tools.jackson.databind.ValueDeserializer;
+
+/** What {@link io.lbk8s.kube.CompactServiceStore} keeps of a Service, and its name. */
+final class ServiceReader extends ValueDeserializer<Service> {
+    @Override
+    public Service deserialize(JsonParser parser, DeserializationContext context) {
+        Service service = new Service();
+        fields(parser, (name, p) -> {
+            switch (name) {
+                case "apiVersion" -> service.setApiVersion(string(p));
+                case "kind" -> service.setKind(string(p));
+                case "metadata" -> service.setMetadata(metadata(p));
+                case "spec" -> service.setSpec(spec(p));
+                case "status" -> service.setStatus(status(p));
+                default -> skip(p);
+            }
+        });
+        return service;
+    }
+
+    private static ServiceSpec spec(JsonParser parser) {
+        ServiceSpec spec = new ServiceSpec();
+        fields(parser, (name, p) -> {
+            switch (name) {
+                case "type" -> spec.setType(string(p));
+                case "loadBalancerClass" -> spec.setLoadBalancerClass(string(p));
+                case "loadBalancerIP" -> spec.setLoadBalancerIP(string(p));
+                case "ipFamilies" -> spec.setIpFamilies(list(p, JsonFields::string));
+                case "ipFamilyPolicy" -> spec.setIpFamilyPolicy(string(p));
+                case "ports" -> spec.setPorts(list(p, ServiceReader::port));
+                case "externalTrafficPolicy" -> spec.setExternalTrafficPolicy(string(p));
+                case "publishNotReadyAddresses" -> spec.setPublishNotReadyAddresses(bool(p));
+                case "selector" -> spec.setSelector(stringMap(p));
+                default -> skip(p);
+            }
+        });
+        return spec;
+    }
+
+    private static ServicePort port(JsonParser parser) {
+        ServicePort port = new ServicePort();
+        fields(parser, (name, p) -> {
+            switch (name) {
+                case "name" -> port.setName(string(p));
+                case "protocol" -> port.setProtocol(string(p));
+                case "port" -> port.setPort(integer(p));
+                default -> skip(p);
+            }
+        });
+        return port;
+    }
+
+    private static ServiceStatus status(JsonParser parser) {
+        ServiceStatus status = new ServiceStatus();
+        fields(parser, (name, p) -> {
+            if (name.equals("loadBalancer")) {
+                LoadBalancerStatus loadBalancer = new LoadBalancerStatus();
+                fields(p, (field, q) -> {
+                    if (field.equals("ingress")) {
+                        loadBalancer.setIngress(list(q, ServiceReader::ingress));
+                    } else {
+                        skip(q);
+                    }
+                });
+                status.setLoadBalancer(loadBalancer);
+            } else {
+                skip(p);
+            }
+        });
+        return status;
+    }
+
+    private static LoadBalancerIngress ingress(JsonParser parser) {
+        LoadBalancerIngress ingress = new LoadBalancerIngress();
+        fields(parser, (name, p) -> {
+            switch (name) {
+                case "ip" -> ingress.setIp(string(p));
+                case "hostname" -> ingress.setHostname(string(p));
+                case "ipMode" -> ingress.setIpMode(string(p));
+                default -> skip(p);
+            }
+        });
+        return ingress;
+    }
+}
