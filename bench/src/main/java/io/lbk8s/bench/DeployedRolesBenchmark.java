@@ -157,10 +157,15 @@ public final class DeployedRolesBenchmark {
                             + "unset JAVA_TOOL_OPTIONS JDK_JAVA_OPTIONS MALLOC_ARENA_MAX\n"
                             + (deployed.jdkJavaOptions().isEmpty()
                                     ? ""
-                                    : "export JDK_JAVA_OPTIONS='" + deployed.jdkJavaOptions() + "'\n")
+                                    : "export JDK_JAVA_OPTIONS='" + inThisTree(deployed.jdkJavaOptions()) + "'\n")
                             + "export JAVA_OPTS='" + opts + "'\n"
                             + "exec '" + dist.resolve("bin/lbk8s") + "' \"$@\"\n");
             Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+
+        /** The manifests' options with the image's paths (its AOT caches) in the distribution tree measured. */
+        private String inThisTree(String options) {
+            return options.replace(Manifests.IMAGE_HOME + "/", dist.toAbsolutePath() + "/");
         }
 
         /** How the limit is applied, for the rows. */

@@ -2,6 +2,7 @@ package io.lbk8s.dist;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lbk8s.install.Manifests;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -105,7 +106,7 @@ class ImageIT {
         List<String> expected = new ArrayList<>();
         expected.add("/opt/lbk8s/runtime/bin/java");
         expected.addAll(List.of(System.getProperty("lbk8s.jvm.flags").split(",")));
-        expected.addAll(List.of("-XX:AOTCache=/opt/lbk8s/lbk8s.aot", "-jar", "/opt/lbk8s/lbk8s.jar"));
+        expected.addAll(List.of("-jar", "/opt/lbk8s/lbk8s.jar"));
         assertThat(entrypoint)
                 .isEqualTo(expected.stream().map(s -> "\"" + s + "\"").collect(Collectors.joining(",", "[", "]")));
         String os = engine.docker(RUN, "image", "inspect", "--format", "{{.Os}}/{{.Architecture}}", IMAGE)
@@ -142,11 +143,20 @@ class ImageIT {
     }
 
     @Test
-    void aotCacheIsUsedInTheImage() {
-        // AOTMode=on: the JVM refuses to start unless it maps the image's AOT cache
-        Cmd version = runInImage("--env", "JDK_JAVA_OPTIONS=-XX:AOTMode=on", IMAGE, "version");
+    void eachRoleMapsItsAotCacheWithTheManifestsOptions() {
+        // AOTMode=on: the JVM refuses to start unless it maps the cache the manifests' JDK_JAVA_OPTIONS name
+        Cmd version = runInImage(
+                "--env", "JDK_JAVA_OPTIONS=" + Manifests.CONTROLLER_JVM_OPTIONS + " -XX:AOTMode=on", IMAGE, "version");
         assertThat(version.exit()).as("%s", version).isZero();
         assertThat(version.out()).startsWith("lbk8s ");
+        Cmd speaker = runInImage(
+                "--env",
+                "JDK_JAVA_OPTIONS=" + Manifests.SPEAKER_JVM_OPTIONS + " -XX:AOTMode=on",
+                IMAGE,
+                "speaker",
+                "--help");
+        assertThat(speaker.exit()).as("%s", speaker).isZero();
+        assertThat(speaker.out()).contains("Usage: lbk8s speaker");
     }
 
     @Test

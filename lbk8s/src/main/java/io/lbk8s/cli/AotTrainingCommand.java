@@ -15,14 +15,21 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * The image build's training run for the AOT cache (dist/src/build/assemble): both roles in one JVM, against a test API
- * server seeded with a pool, a node and a Service, until both answer /readyz, the controller counts the seeded Service
- * as assigned and both have served /metrics, then exit so that the JVM writes the cache. One JVM, since a cache comes
- * from one run: trained on the controller alone, the speaker's classes and the decoding of real objects stayed out of
- * it. Hidden: not for users.
+ * The image build's training run for a role's AOT cache (dist/src/build/assemble): the role against a test API server
+ * seeded with a pool, a node and a Service, until it answers /readyz (the controller: and counts the seeded Service as
+ * assigned) and has served /metrics, then exit so that the JVM writes the cache. One cache per role: the JVM loads
+ * every class of its cache at start, so a cache of both roles made each hold the other's classes. Hidden: not for users.
  */
-@Command(name = "aot-training", hidden = true, description = "Run both roles briefly to train the AOT cache.")
+@Command(name = "aot-training", hidden = true, description = "Run one role briefly to train its AOT cache.")
 final class AotTrainingCommand implements Callable<Integer> {
+    enum Role {
+        controller,
+        speaker
+    }
+
+    @Option(names = "--role", required = true, description = "The role to train: ${COMPLETION-CANDIDATES}.")
+    Role role;
+
     @Option(names = "--kubeconfig", required = true)
     String kubeconfig;
 
@@ -37,33 +44,34 @@ final class AotTrainingCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        int controllerPort = freePort(), speakerPort = freePort(), peerPort = freePort();
-        List<String> common = List.of("--kubeconfig", kubeconfig, "--metrics-address", "127.0.0.1");
-        start("controller", common, "--leader-elect=false", "--metrics-port", String.valueOf(controllerPort));
-        start(
-                "speaker",
-                common,
-                "--node",
-                node,
-                "--pod-name",
-                "speaker-" + node,
-                "--metrics-port",
-                String.valueOf(speakerPort),
-                "--peer-port",
-                String.valueOf(peerPort));
+        int port = freePort();
+        List<String> common = List.of(
+                "--kubeconfig", kubeconfig, "--metrics-address", "127.0.0.1", "--metrics-port", String.valueOf(port));
+        switch (role) {
+            case controller -> start("controller", common, "--leader-elect=false");
+            case speaker ->
+                start(
+                        "speaker",
+                        common,
+                        "--node",
+                        node,
+                        "--pod-name",
+                        "speaker-" + node,
+                        "--peer-port",
+                        String.valueOf(freePort()));
+        }
         long deadline = System.nanoTime() + Durations.parse("--within", within).toNanos();
         try (HttpClient http = HttpClient.newHttpClient()) {
-            awaitReady(http, speakerPort, deadline);
-            awaitReady(http, controllerPort, deadline);
+            awaitReady(http, port, deadline);
             // the controller has taken the seeded Service's assignment over (and written what it writes) once it
             // counts it; exiting before would leave that path out of the cache
-            while (!metrics(http, controllerPort).contains("\nlbk8s_services_assigned 1.0")) {
+            while (role == Role.controller && !metrics(http, port).contains("\nlbk8s_services_assigned 1.0")) {
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("the controller did not count the seeded Service as assigned");
                 }
                 Thread.sleep(50);
             }
-            metrics(http, speakerPort);
+            metrics(http, port);
         }
         System.exit(0); // the roles' shutdown hooks run, as on SIGTERM, and the JVM writes the cache
         return 0;

@@ -62,24 +62,30 @@ public final class Manifests {
 
     public static final String PEER_KEYS = PeerKeySecret.FIELD;
     /**
-     * The speaker's JVM flags on top of the image's (the java launcher reads JDK_JAVA_OPTIONS): a heap of a quarter of
-     * the memory limit (64 MiB of 256Mi) instead of the JVM's half. The speaker's live data is far below it, and a
-     * heap left at half grows with its garbage: 230 MiB resident with 1,000 addresses, near the limit (bench/run,
+     * Both roles' heap, on top of the image's JVM flags (the java launcher reads JDK_JAVA_OPTIONS): a quarter of the
+     * memory limit (64 MiB of 256Mi) instead of the JVM's half. The speaker's live data is far below it, and a heap left
+     * at half grows with its garbage: 230 MiB resident with 1,000 addresses, near the limit (bench/run,
      * docs/install.md#memory). Both percentages, so that the share holds for every limit; a larger limit, a larger heap.
      * Within it, a young generation of a fifth (not a third) and an old generation grown to keep 10-30% free after a full
      * collection (not 40-70%): with 1,000 addresses it committed 52 of its 64 MiB instead of all of it, 158 MiB resident
-     * instead of 171 (DeployedRolesBenchmark).
+     * instead of 171 (DeployedRolesBenchmark). The controller's Services cache keeps only what it reads ({@link
+     * io.lbk8s.kube.CompactServiceStore}): after a full collection it holds 37 MiB with 10,000 Services (58 MiB before);
+     * a heap left at half grows with the garbage of assigning them to all of its 128 MiB (224 MiB resident), with a
+     * quarter 161-163 MiB.
      */
-    public static final String SPEAKER_JVM_OPTIONS = "-XX:MaxRAMPercentage=25 -XX:MinRAMPercentage=25 -XX:NewRatio=4"
+    static final String HEAP_OPTIONS = "-XX:MaxRAMPercentage=25 -XX:MinRAMPercentage=25 -XX:NewRatio=4"
             + " -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30";
+
     /**
-     * The controller's: the speaker's, a heap of a quarter of the memory limit with the same generation sizes and free
-     * ratios. Its Services cache keeps only what it reads ({@link io.lbk8s.kube.CompactServiceStore}): after a full
-     * collection it holds 37 MiB with 10,000 Services (58 MiB before). A heap left at half grows with the garbage of
-     * assigning them to all of its 128 MiB whatever it keeps (224 MiB resident); with a quarter, 161-163 MiB
-     * (DeployedRolesBenchmark).
+     * Each role's AOT cache in the image, trained on that role alone: the JVM loads every class of its cache when it
+     * starts, so a speaker on a cache trained on both roles held the controller's classes too, 8-9 MiB resident
+     * (DeployedRolesBenchmark). The image's entrypoint names no cache, since it cannot tell the roles apart.
      */
-    public static final String CONTROLLER_JVM_OPTIONS = SPEAKER_JVM_OPTIONS;
+    public static final String IMAGE_HOME = "/opt/lbk8s";
+
+    public static final String SPEAKER_JVM_OPTIONS =
+            HEAP_OPTIONS + " -XX:AOTCache=" + IMAGE_HOME + "/lbk8s-speaker.aot";
+    public static final String CONTROLLER_JVM_OPTIONS = HEAP_OPTIONS + " -XX:AOTCache=" + IMAGE_HOME + "/lbk8s.aot";
 
     /**
      * Every object, in the order to apply them (the namespace and CRDs before what lives in or uses them). All but
