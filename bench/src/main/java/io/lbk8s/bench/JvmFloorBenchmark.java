@@ -105,7 +105,8 @@ public final class JvmFloorBenchmark {
             exchange.getResponseBody().write(body);
             exchange.close();
         });
-        server.setExecutor(Executors.newFixedThreadPool(2, Thread.ofPlatform().daemon().factory()));
+        server.setExecutor(
+                Executors.newFixedThreadPool(2, Thread.ofPlatform().daemon().factory()));
         server.start();
         return server;
     }

@@ -3,7 +3,7 @@ package io.lbk8s.kube.lean;
 import static io.lbk8s.kube.lean.JsonFields.bool;
 import static io.lbk8s.kube.lean.JsonFields.fields;
 import static io.lbk8s.kube.lean.JsonFields.list;
-import static io.lbk8s.kube.lean.JsonFields.metadata;
+import static io.lbk8s.kube.lean.JsonFields.object;
 import static io.lbk8s.kube.lean.JsonFields.skip;
 import static io.lbk8s.kube.lean.JsonFields.string;
 
@@ -19,17 +19,13 @@ final class EndpointSliceReader extends ValueDeserializer<EndpointSlice> {
     @Override
     public EndpointSlice deserialize(JsonParser parser, DeserializationContext context) {
         EndpointSlice slice = new EndpointSlice();
-        fields(parser, (name, p) -> {
+        return object(parser, slice, (name, p) -> {
             switch (name) {
-                case "apiVersion" -> slice.setApiVersion(string(p));
-                case "kind" -> slice.setKind(string(p));
-                case "metadata" -> slice.setMetadata(metadata(p));
                 case "addressType" -> slice.setAddressType(string(p));
                 case "endpoints" -> slice.setEndpoints(list(p, EndpointSliceReader::endpoint));
                 default -> skip(p);
             }
         });
-        return slice;
     }
 
     private static Endpoint endpoint(JsonParser parser) {

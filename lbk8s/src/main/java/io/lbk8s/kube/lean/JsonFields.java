@@ -1,5 +1,6 @@
 package io.lbk8s.kube.lean;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -35,6 +36,21 @@ final class JsonFields {
             parser.nextToken();
             reader.read(name, parser);
         }
+    }
+
+    /**
+     * An object's apiVersion and metadata into {@code object}, its other fields to {@code rest}. Its kind is the
+     * class's own (items in a list come without one, and fabric8's models start with theirs).
+     */
+    static <T extends HasMetadata> T object(JsonParser parser, T object, FieldReader rest) {
+        fields(parser, (name, p) -> {
+            switch (name) {
+                case "apiVersion" -> object.setApiVersion(string(p));
+                case "metadata" -> object.setMetadata(metadata(p));
+                default -> rest.read(name, p);
+            }
+        });
+        return object;
     }
 
     static void skip(JsonParser parser) {

@@ -2,7 +2,7 @@ package io.lbk8s.kube.lean;
 
 import static io.lbk8s.kube.lean.JsonFields.fields;
 import static io.lbk8s.kube.lean.JsonFields.list;
-import static io.lbk8s.kube.lean.JsonFields.metadata;
+import static io.lbk8s.kube.lean.JsonFields.object;
 import static io.lbk8s.kube.lean.JsonFields.skip;
 import static io.lbk8s.kube.lean.JsonFields.string;
 
@@ -21,16 +21,12 @@ final class NodeReader extends ValueDeserializer<Node> {
     public Node deserialize(JsonParser parser, DeserializationContext context) {
         Node node = new Node();
         node.setSpec(new NodeSpec());
-        fields(parser, (name, p) -> {
+        return object(parser, node, (name, p) -> {
             switch (name) {
-                case "apiVersion" -> node.setApiVersion(string(p));
-                case "kind" -> node.setKind(string(p));
-                case "metadata" -> node.setMetadata(metadata(p));
                 case "status" -> node.setStatus(nodeStatus(p));
                 default -> skip(p);
             }
         });
-        return node;
     }
 
     private static NodeStatus nodeStatus(JsonParser parser) {

@@ -2,8 +2,8 @@ package io.lbk8s.kube.lean;
 
 import static io.lbk8s.kube.lean.JsonFields.fields;
 import static io.lbk8s.kube.lean.JsonFields.list;
-import static io.lbk8s.kube.lean.JsonFields.metadata;
 import static io.lbk8s.kube.lean.JsonFields.number;
+import static io.lbk8s.kube.lean.JsonFields.object;
 import static io.lbk8s.kube.lean.JsonFields.skip;
 import static io.lbk8s.kube.lean.JsonFields.string;
 
@@ -21,11 +21,8 @@ final class PodReader extends ValueDeserializer<Pod> {
     public Pod deserialize(JsonParser parser, DeserializationContext context) {
         Pod pod = new Pod();
         pod.setSpec(new PodSpec());
-        fields(parser, (name, p) -> {
+        return object(parser, pod, (name, p) -> {
             switch (name) {
-                case "apiVersion" -> pod.setApiVersion(string(p));
-                case "kind" -> pod.setKind(string(p));
-                case "metadata" -> pod.setMetadata(metadata(p));
                 case "spec" ->
                     fields(p, (field, q) -> {
                         if (field.equals("nodeName")) {
@@ -38,7 +35,6 @@ final class PodReader extends ValueDeserializer<Pod> {
                 default -> skip(p);
             }
         });
-        return pod;
     }
 
     private static PodStatus podStatus(JsonParser parser) {

@@ -4,7 +4,7 @@ import static io.lbk8s.kube.lean.JsonFields.bool;
 import static io.lbk8s.kube.lean.JsonFields.fields;
 import static io.lbk8s.kube.lean.JsonFields.integer;
 import static io.lbk8s.kube.lean.JsonFields.list;
-import static io.lbk8s.kube.lean.JsonFields.metadata;
+import static io.lbk8s.kube.lean.JsonFields.object;
 import static io.lbk8s.kube.lean.JsonFields.skip;
 import static io.lbk8s.kube.lean.JsonFields.string;
 import static io.lbk8s.kube.lean.JsonFields.stringMap;
@@ -24,17 +24,13 @@ final class ServiceReader extends ValueDeserializer<Service> {
     @Override
     public Service deserialize(JsonParser parser, DeserializationContext context) {
         Service service = new Service();
-        fields(parser, (name, p) -> {
+        return object(parser, service, (name, p) -> {
             switch (name) {
-                case "apiVersion" -> service.setApiVersion(string(p));
-                case "kind" -> service.setKind(string(p));
-                case "metadata" -> service.setMetadata(metadata(p));
                 case "spec" -> service.setSpec(spec(p));
                 case "status" -> service.setStatus(status(p));
                 default -> skip(p);
             }
         });
-        return service;
     }
 
     private static ServiceSpec spec(JsonParser parser) {
