@@ -76,15 +76,17 @@ public final class Manifests {
     static final String HEAP_OPTIONS = "-XX:MaxRAMPercentage=25 -XX:MinRAMPercentage=25 -XX:NewRatio=4"
             + " -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30";
 
-    /**
-     * Each role's AOT cache in the image, trained on that role alone: the JVM loads every class of its cache when it
-     * starts, so a speaker on a cache trained on both roles held the controller's classes too, 8-9 MiB resident
-     * (DeployedRolesBenchmark). The image's entrypoint names no cache, since it cannot tell the roles apart.
-     */
+    /** Where the image holds the distribution (dist/pom.xml): its runtime, jars and AOT caches. */
     public static final String IMAGE_HOME = "/opt/lbk8s";
 
+    /**
+     * The heap and each role's AOT cache in the image, trained on that role alone: the JVM loads every class of its
+     * cache when it starts, so a speaker on a cache trained on both roles held the controller's classes too, 8-9 MiB
+     * resident (DeployedRolesBenchmark). The image's entrypoint names no cache, since it cannot tell the roles apart.
+     */
     public static final String SPEAKER_JVM_OPTIONS =
             HEAP_OPTIONS + " -XX:AOTCache=" + IMAGE_HOME + "/lbk8s-speaker.aot";
+
     public static final String CONTROLLER_JVM_OPTIONS = HEAP_OPTIONS + " -XX:AOTCache=" + IMAGE_HOME + "/lbk8s.aot";
 
     /**

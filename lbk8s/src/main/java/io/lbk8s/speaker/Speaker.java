@@ -671,7 +671,8 @@ public final class Speaker implements AutoCloseable {
 
     /**
      * A strategic merge patch of the Ready condition alone (merged by type, as the kubelet writes it): the cached Pod
-     * holds only the fields the speaker reads ({@link io.lbk8s.kube.lean.LeanDecoding}), so it is never written back whole.
+     * holds only the fields the speaker reads ({@link io.lbk8s.kube.lean.LeanDecoding}), so it is never written back
+     * whole. No resourceVersion: the patch changes that one condition whatever the Pod's version.
      */
     private void markPodNotReady() {
         if (settings.podName().isEmpty()) {
