@@ -81,7 +81,7 @@ public final class Manifests {
 
     /**
      * The heap and each role's AOT cache in the image, trained on that role alone: the JVM loads every class of its
-     * cache when it starts, so a speaker on a cache trained on both roles held the controller's classes too, 8-9 MiB
+     * cache when it starts, so a speaker on a cache trained on both roles held the controller's classes too, 6-9 MiB
      * resident (DeployedRolesBenchmark). The image's entrypoint names no cache, since it cannot tell the roles apart.
      */
     public static final String SPEAKER_JVM_OPTIONS =
