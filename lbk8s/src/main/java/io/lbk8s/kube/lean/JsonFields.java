@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
@@ -51,6 +52,17 @@ final class JsonFields {
             }
         });
         return object;
+    }
+
+    /** Calls {@code reader} with the value of the object's field {@code wanted}, if it has one; skips the others. */
+    static void field(JsonParser parser, String wanted, Consumer<JsonParser> reader) {
+        fields(parser, (name, p) -> {
+            if (name.equals(wanted)) {
+                reader.accept(p);
+            } else {
+                skip(p);
+            }
+        });
     }
 
     static void skip(JsonParser parser) {

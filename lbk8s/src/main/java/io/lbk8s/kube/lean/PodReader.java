@@ -1,5 +1,6 @@
 package io.lbk8s.kube.lean;
 
+import static io.lbk8s.kube.lean.JsonFields.field;
 import static io.lbk8s.kube.lean.JsonFields.fields;
 import static io.lbk8s.kube.lean.JsonFields.list;
 import static io.lbk8s.kube.lean.JsonFields.number;
@@ -23,14 +24,7 @@ final class PodReader extends ValueDeserializer<Pod> {
         pod.setSpec(new PodSpec());
         return object(parser, pod, (name, p) -> {
             switch (name) {
-                case "spec" ->
-                    fields(p, (field, q) -> {
-                        if (field.equals("nodeName")) {
-                            pod.getSpec().setNodeName(string(q));
-                        } else {
-                            skip(q);
-                        }
-                    });
+                case "spec" -> field(p, "nodeName", q -> pod.getSpec().setNodeName(string(q)));
                 case "status" -> pod.setStatus(podStatus(p));
                 default -> skip(p);
             }

@@ -1,6 +1,7 @@
 package io.lbk8s.kube.lean;
 
 import static io.lbk8s.kube.lean.JsonFields.bool;
+import static io.lbk8s.kube.lean.JsonFields.field;
 import static io.lbk8s.kube.lean.JsonFields.fields;
 import static io.lbk8s.kube.lean.JsonFields.integer;
 import static io.lbk8s.kube.lean.JsonFields.list;
@@ -67,20 +68,10 @@ final class ServiceReader extends ValueDeserializer<Service> {
 
     private static ServiceStatus status(JsonParser parser) {
         ServiceStatus status = new ServiceStatus();
-        fields(parser, (name, p) -> {
-            if (name.equals("loadBalancer")) {
-                LoadBalancerStatus loadBalancer = new LoadBalancerStatus();
-                fields(p, (field, q) -> {
-                    if (field.equals("ingress")) {
-                        loadBalancer.setIngress(list(q, ServiceReader::ingress));
-                    } else {
-                        skip(q);
-                    }
-                });
-                status.setLoadBalancer(loadBalancer);
-            } else {
-                skip(p);
-            }
+        field(parser, "loadBalancer", p -> {
+            LoadBalancerStatus loadBalancer = new LoadBalancerStatus();
+            field(p, "ingress", q -> loadBalancer.setIngress(list(q, ServiceReader::ingress)));
+            status.setLoadBalancer(loadBalancer);
         });
         return status;
     }
