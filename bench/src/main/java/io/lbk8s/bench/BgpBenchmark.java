@@ -158,23 +158,7 @@ public final class BgpBenchmark {
         // "kubernetes" Service): no lbk8s role writes anything for it, but the test API server's Service and
         // EndpointSlice paths and the sandbox's EndpointSlice writer run once, so that the first measured Service does
         // not pay for their first use (the writer's first slice came 100-200 ms after the Service's ADDED event).
-        sandbox.client
-                .services()
-                .resource(new ServiceBuilder()
-                        .withNewMetadata()
-                        .withName("cluster-ip")
-                        .withNamespace("default")
-                        .endMetadata()
-                        .withNewSpec()
-                        .withSelector(Map.of("app", "cluster-ip"))
-                        .addNewPort()
-                        .withName("http")
-                        .withPort(80)
-                        .withProtocol("TCP")
-                        .endPort()
-                        .endSpec()
-                        .build())
-                .create();
+        createService("cluster-ip", null, Map.of(), "cluster-ip");
         Sandbox.poll(
                 "the ClusterIP Service's EndpointSlice",
                 SOON,
@@ -609,6 +593,11 @@ public final class BgpBenchmark {
         Map<String, String> annotations = ip == null
                 ? Map.of("metallb.io/address-pool", pool)
                 : Map.of("metallb.io/address-pool", pool, "metallb.io/loadBalancerIPs", ip);
+        createService(name, "LoadBalancer", annotations, pool);
+    }
+
+    /** A Service of {@code type} (null: the API server's default) with one HTTP port, selecting app={@code app}. */
+    private void createService(String name, String type, Map<String, String> annotations, String app) {
         sandbox.client
                 .services()
                 .resource(new ServiceBuilder()
@@ -618,8 +607,8 @@ public final class BgpBenchmark {
                         .withAnnotations(annotations)
                         .endMetadata()
                         .withNewSpec()
-                        .withType("LoadBalancer")
-                        .withSelector(Map.of("app", pool))
+                        .withType(type)
+                        .withSelector(Map.of("app", app))
                         .addNewPort()
                         .withName("http")
                         .withPort(80)
