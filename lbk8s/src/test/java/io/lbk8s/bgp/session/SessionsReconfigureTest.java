@@ -8,13 +8,16 @@ import io.lbk8s.bgp.PeerSpec;
 import io.lbk8s.bgp.PeerSpecs;
 import io.lbk8s.bgp.SessionState;
 import io.lbk8s.bgp.SessionStatus;
+import io.lbk8s.net.link.TcpSocket;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -103,26 +106,38 @@ class SessionsReconfigureTest {
 
     @Test
     void anotherConnectTimeRestartsASessionStillConnecting() throws Exception {
-        int closed;
-        try (ServerSocket gone = new ServerSocket(0, 1, LOOPBACK)) {
-            closed = gone.getLocalPort(); // nothing listens there once it is closed: every attempt is refused
-        }
-        Sessions sessions = Sessions.start(new Md5Connector(), Clock.systemUTC(), status -> {});
-        try {
-            sessions.configure(List.of(spec(closed, Duration.ofSeconds(90))));
-            awaitLastError(sessions, e -> e.contains("refused"));
+        // a peer that never answers our SYNs (it demands a TCP MD5 key we lack): an attempt waits its whole connectTime
+        try (TcpSocket silent = TcpSocket.listen(new InetSocketAddress(LOOPBACK, 0), Map.of(LOOPBACK, "s3cret"))) {
+            int port = silent.local().getPort();
+            Sessions sessions = Sessions.start(new Md5Connector(), Clock.systemUTC(), status -> {});
+            try {
+                sessions.configure(
+                        List.of(PeerSpecs.onLoopback("router", port, Duration.ofSeconds(90), Duration.ofMinutes(2))));
+                awaitState(sessions, SessionState.CONNECT);
 
-            sessions.configure(
-                    List.of(PeerSpecs.onLoopback("router", closed, Duration.ofSeconds(90), Duration.ofSeconds(5))));
+                sessions.configure(
+                        List.of(PeerSpecs.onLoopback("router", port, Duration.ofSeconds(90), Duration.ofSeconds(3))));
 
-            // the attempt under way would keep the old connectTime (120 s unless set) otherwise
-            assertThat(sessions.statuses())
-                    .singleElement()
-                    .extracting(SessionStatus::lastError)
-                    .isEqualTo(Optional.of("BGPPeer \"router\" changed (connectTime): session restarted"));
-        } finally {
-            sessions.close();
+                assertThat(sessions.statuses())
+                        .singleElement()
+                        .extracting(SessionStatus::lastError)
+                        .isEqualTo(Optional.of("BGPPeer \"router\" changed (connectTime): session restarted"));
+                // the attempt under way would otherwise wait out the old 2 minutes before saying anything
+                awaitLastError(sessions, e -> e.contains("within 3000 ms"));
+            } finally {
+                sessions.close();
+            }
         }
+    }
+
+    private static void awaitState(Sessions sessions, SessionState state) throws InterruptedException {
+        for (int i = 0; i < 100 && !sessions.statuses().stream().allMatch(s -> s.state() == state); i++) {
+            Thread.sleep(50);
+        }
+        assertThat(sessions.statuses())
+                .singleElement()
+                .extracting(SessionStatus::state)
+                .isEqualTo(state);
     }
 
     private static void awaitLastError(Sessions sessions, Predicate<String> matches) throws InterruptedException {
