@@ -1,5 +1,6 @@
 package io.lbk8s.controller;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -291,6 +292,20 @@ final class ControllerHarness implements AutoCloseable {
         return client.v1().events().inNamespace(namespace).list().getItems().stream()
                 .filter(e -> name.equals(e.getInvolvedObject().getName()))
                 .toList();
+    }
+
+    /**
+     * Waits until an Event of {@code reason} says {@code message}, as {@code kubectl describe} ends up showing it. Where
+     * a test creates its first pool and a Service together, the controller may see the Service first, as it may on a
+     * real cluster after one {@code kubectl apply}: an AllocationFailed for no pool comes before the one awaited.
+     */
+    void awaitEventSaying(String namespace, String name, String reason, String message) {
+        await().atMost(PATIENCE)
+                .untilAsserted(() -> assertThat(events(namespace, name))
+                        .filteredOn(e -> reason.equals(e.getReason()))
+                        .extracting(Event::getMessage)
+                        .as("the messages of %s's %s Events", name, reason)
+                        .contains(message));
     }
 
     Event awaitEvent(String namespace, String name, String reason) {

@@ -141,9 +141,11 @@ class ExclusionsApiTest {
         lb.pool("one", range);
         lb.service("web");
 
-        assertThat(lb.awaitEvent("default", "web", "AllocationFailed").getMessage())
-                .isEqualTo("pool \"one\" has no free address (0 of 0 in use; 1 more not given to any Service: " + why
-                        + ")");
+        lb.awaitEventSaying(
+                "default",
+                "web",
+                "AllocationFailed",
+                "pool \"one\" has no free address (0 of 0 in use; 1 more not given to any Service: " + why + ")");
         assertThat(awaitPoolEvent("one", "AddressesExcluded").getMessage())
                 .isEqualTo("1 address(es) of this pool are not given to any Service: " + why);
         assertThat(lb.ips("default", "web")).isEmpty();
@@ -193,12 +195,17 @@ class ExclusionsApiTest {
                 "asks-gateway",
                 b -> b.editSpec().withLoadBalancerIP(KindNetwork.GATEWAY).endSpec());
 
-        assertThat(lb.awaitEvent("default", "asks-node", "AllocationFailed").getMessage())
-                .isEqualTo(
-                        "requested IP 172.18.0.3 is"
-                                + " not given to any Service: it is taken (InternalIP of node worker-1; address on eth0 of node worker-1)");
-        assertThat(lb.awaitEvent("default", "asks-gateway", "AllocationFailed").getMessage())
-                .isEqualTo("requested IP 172.18.0.1 is"
+        lb.awaitEventSaying(
+                "default",
+                "asks-node",
+                "AllocationFailed",
+                "requested IP 172.18.0.3 is"
+                        + " not given to any Service: it is taken (InternalIP of node worker-1; address on eth0 of node worker-1)");
+        lb.awaitEventSaying(
+                "default",
+                "asks-gateway",
+                "AllocationFailed",
+                "requested IP 172.18.0.1 is"
                         + " not given to any Service: it is taken (gateway of nodes control-plane and worker-1)");
         assertThat(lb.ips("default", "asks-node")).isEmpty();
         assertThat(lb.ips("default", "asks-gateway")).isEmpty();
