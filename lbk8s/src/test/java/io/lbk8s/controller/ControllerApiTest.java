@@ -598,7 +598,8 @@ class ControllerApiTest {
                         .addToAnnotations("metallb.io/address-pool", hostile)
                         .endMetadata());
 
-        String message = lb.awaitEvent("default", "hostile", "AllocationFailed").getMessage();
+        String message = lb.awaitEvent("default", "hostile", "AllocationFailed", ControllerHarness.PAST_NO_POOL)
+                .getMessage();
         assertThat(message)
                 .startsWith("requested pool \"nope\\n2026-12-03T00:00:00Z level=INFO logger=Controller"
                         + " msg=\\\"configuration valid: 7 pool(s)\\\"\\r\\u001b[31mxxx")

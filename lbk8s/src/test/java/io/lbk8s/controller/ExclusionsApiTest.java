@@ -141,11 +141,10 @@ class ExclusionsApiTest {
         lb.pool("one", range);
         lb.service("web");
 
-        lb.awaitEventSaying(
-                "default",
-                "web",
-                "AllocationFailed",
-                "pool \"one\" has no free address (0 of 0 in use; 1 more not given to any Service: " + why + ")");
+        assertThat(lb.awaitEvent("default", "web", "AllocationFailed", ControllerHarness.PAST_NO_POOL)
+                        .getMessage())
+                .isEqualTo("pool \"one\" has no free address (0 of 0 in use; 1 more not given to any Service: " + why
+                        + ")");
         assertThat(awaitPoolEvent("one", "AddressesExcluded").getMessage())
                 .isEqualTo("1 address(es) of this pool are not given to any Service: " + why);
         assertThat(lb.ips("default", "web")).isEmpty();
@@ -195,17 +194,14 @@ class ExclusionsApiTest {
                 "asks-gateway",
                 b -> b.editSpec().withLoadBalancerIP(KindNetwork.GATEWAY).endSpec());
 
-        lb.awaitEventSaying(
-                "default",
-                "asks-node",
-                "AllocationFailed",
-                "requested IP 172.18.0.3 is"
-                        + " not given to any Service: it is taken (InternalIP of node worker-1; address on eth0 of node worker-1)");
-        lb.awaitEventSaying(
-                "default",
-                "asks-gateway",
-                "AllocationFailed",
-                "requested IP 172.18.0.1 is"
+        assertThat(lb.awaitEvent("default", "asks-node", "AllocationFailed", ControllerHarness.PAST_NO_POOL)
+                        .getMessage())
+                .isEqualTo(
+                        "requested IP 172.18.0.3 is"
+                                + " not given to any Service: it is taken (InternalIP of node worker-1; address on eth0 of node worker-1)");
+        assertThat(lb.awaitEvent("default", "asks-gateway", "AllocationFailed", ControllerHarness.PAST_NO_POOL)
+                        .getMessage())
+                .isEqualTo("requested IP 172.18.0.1 is"
                         + " not given to any Service: it is taken (gateway of nodes control-plane and worker-1)");
         assertThat(lb.ips("default", "asks-node")).isEmpty();
         assertThat(lb.ips("default", "asks-gateway")).isEmpty();
