@@ -88,6 +88,23 @@ record Addressing(int octet) {
         return "02:1b:8a:00:01:f1";
     }
 
+    /** A real cluster's control plane: {@code .5} / {@code ::5}, below the nodes. */
+    InetAddress controlIpv4() {
+        return literal(ipv4Prefix() + "5");
+    }
+
+    InetAddress controlIpv6() {
+        return literal(ipv6Prefix() + "5");
+    }
+
+    String controlMac() {
+        return "02:1b:8a:00:00:e1";
+    }
+
+    String controlPortMac() {
+        return "02:1b:8a:00:01:e1";
+    }
+
     /** The router's LAN address, {@code .1} / {@code ::1}: the nodes' gateway, as on a real LAN. */
     InetAddress routerIpv4() {
         return literal(ipv4Prefix() + "1");

@@ -12,7 +12,7 @@ record Names(String id) {
 
     static final Pattern ID = Pattern.compile("[0-9a-f]{4}");
     static final Pattern NAMESPACE =
-            Pattern.compile("lbk8s-([0-9a-f]{4})-(br|client|foreign|router|remote|node-[0-9]{1,2})");
+            Pattern.compile("lbk8s-([0-9a-f]{4})-(br|client|control|foreign|router|remote|node-[0-9]{1,2})");
     static final Pattern HOST_LEG = Pattern.compile("lbk8s([0-9a-f]{4})h");
 
     /** Inside node and client namespaces; the bridge namespace names its ports after the peer. */
@@ -22,6 +22,7 @@ record Names(String id) {
     static final String HOST_PORT = "host";
     static final String CLIENT_PORT = "client";
     static final String FOREIGN_PORT = "foreign";
+    static final String CONTROL_PORT = "control";
     static final String ROUTER_PORT = "router";
 
     /** The router's second leg, towards the remote client; its first leg is {@link #INTERFACE} on the LAN. */
@@ -47,6 +48,11 @@ record Names(String id) {
 
     String foreignNamespace() {
         return "lbk8s-" + id + "-foreign";
+    }
+
+    /** A real cluster's control plane. */
+    String controlNamespace() {
+        return "lbk8s-" + id + "-control";
     }
 
     /** The upstream router, with one leg on the LAN and one towards the remote client. */

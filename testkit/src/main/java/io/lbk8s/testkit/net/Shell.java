@@ -14,21 +14,21 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /** Runs commands with a time limit; every wait here is bounded. */
-final class Shell {
+public final class Shell {
 
     /** Generous for setup commands, which take milliseconds; a hang is a bug to report, not to wait out. */
-    static final Duration SETUP_TIMEOUT = Duration.ofSeconds(10);
+    public static final Duration SETUP_TIMEOUT = Duration.ofSeconds(10);
 
     private static final Duration AFTER_KILL = Duration.ofSeconds(2);
 
     private Shell() {}
 
     /** Runs a command; a non-zero exit is a result, not an error. */
-    static CommandResult run(Duration timeout, List<String> command) {
+    public static CommandResult run(Duration timeout, List<String> command) {
         return run(timeout, command, null);
     }
 
-    static CommandResult run(Duration timeout, List<String> command, String stdin) {
+    public static CommandResult run(Duration timeout, List<String> command, String stdin) {
         Process process;
         try {
             process = builder(command).start();
@@ -50,11 +50,11 @@ final class Shell {
     }
 
     /** Runs a command that must succeed; returns its stdout. */
-    static String check(Duration timeout, List<String> command) throws IOException {
+    public static String check(Duration timeout, List<String> command) throws IOException {
         return check(timeout, command, null);
     }
 
-    static String check(Duration timeout, List<String> command, String stdin) throws IOException {
+    public static String check(Duration timeout, List<String> command, String stdin) throws IOException {
         CommandResult result = run(timeout, command, stdin);
         if (result.timedOut()) {
             throw new IOException("`" + commandLine(command) + "` did not finish within " + timeout
@@ -97,12 +97,12 @@ final class Shell {
     }
 
     /** {@code ip netns exec NAMESPACE command...}: ip remounts /sys for the namespace, which nsenter does not. */
-    static List<String> inNamespace(String namespace, List<String> command) {
+    public static List<String> inNamespace(String namespace, List<String> command) {
         return Stream.concat(Stream.of(Tool.IP.path(), "netns", "exec", namespace), command.stream())
                 .toList();
     }
 
-    static String commandLine(List<String> command) {
+    public static String commandLine(List<String> command) {
         return command.stream()
                 .map(word -> word.isEmpty() || word.matches(".*[\\s'\"*$\\\\;|&<>()].*")
                         ? "'" + word.replace("'", "'\\''") + "'"

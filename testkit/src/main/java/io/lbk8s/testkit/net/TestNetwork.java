@@ -55,7 +55,9 @@ public final class TestNetwork implements AutoCloseable {
     private final Addressing addressing;
     private final List<TestNode> nodes;
     private final TestClient client;
+    private final boolean standIns;
     private volatile TestClient foreignHost;
+    private volatile TestClient controlPlaneHost;
     private volatile UpstreamRouter router;
     private final List<BgpRouter> bgpRouters = new CopyOnWriteArrayList<>();
     private final Path logDirectory;
@@ -65,8 +67,14 @@ public final class TestNetwork implements AutoCloseable {
     private final Thread shutdownHook;
 
     private TestNetwork(
-            Names names, Addressing addressing, int nodeCount, Path logDirectory, boolean ownsLogDirectory) {
+            Names names,
+            Addressing addressing,
+            int nodeCount,
+            Path logDirectory,
+            boolean ownsLogDirectory,
+            boolean standIns) {
         this.names = names;
+        this.standIns = standIns;
         this.addressing = addressing;
         this.nodes = IntStream.rangeClosed(1, nodeCount)
                 .mapToObj(n -> new TestNode(
@@ -111,6 +119,18 @@ public final class TestNetwork implements AutoCloseable {
      * {@code null} for a temporary directory deleted by {@link #close()}.
      */
     public static TestNetwork create(int nodeCount, Path logDirectory) throws IOException {
+        return create(nodeCount, logDirectory, true);
+    }
+
+    /**
+     * The LAN alone, for a real Kubernetes on it ({@code io.lbk8s.testkit.cluster}): no backends on the nodes and no
+     * nftables rule standing in for kube-proxy, since the real kube-proxy and real Pods take their places.
+     */
+    public static TestNetwork createBare(int nodeCount, Path logDirectory) throws IOException {
+        return create(nodeCount, logDirectory, false);
+    }
+
+    private static TestNetwork create(int nodeCount, Path logDirectory, boolean standIns) throws IOException {
         if (nodeCount < 1 || nodeCount > Addressing.MAX_NODES) {
             throw new IllegalArgumentException("nodeCount must be 1.." + Addressing.MAX_NODES + ": " + nodeCount);
         }
@@ -135,9 +155,9 @@ public final class TestNetwork implements AutoCloseable {
                     : Files.createDirectories(logDirectory);
             // Before anything of the id exists, so that nothing can exist without a recorded owner.
             Owners.write(names.id(), Owners.Owner.current(addressing.octet()));
-            network = new TestNetwork(names, addressing, nodeCount, logs, ownsLogs);
+            network = new TestNetwork(names, addressing, nodeCount, logs, ownsLogs, standIns);
             try {
-                new Topology(names, addressing, nodeCount).build();
+                new Topology(names, addressing, nodeCount).build(standIns);
             } catch (IOException | RuntimeException e) {
                 network.closeAfterFailure(e);
                 throw e;
@@ -148,7 +168,9 @@ public final class TestNetwork implements AutoCloseable {
             throw new IOException(e);
         }
         try {
-            network.startBackends();
+            if (standIns) {
+                network.startBackends();
+            }
             network.awaitReady();
         } catch (IOException | RuntimeException e) {
             network.closeAfterFailure(e);
@@ -246,6 +268,33 @@ public final class TestNetwork implements AutoCloseable {
     }
 
     /**
+     * The host that runs a real cluster's control plane (etcd, kube-apiserver, kube-controller-manager,
+     * kube-scheduler): namespace {@code lbk8s-<id>-control}, eth0 {@code 02:1b:8a:00:00:e1}, {@code 198.18.X.5/24}
+     * and {@code fd00:1b8:X::5/64}; created on the first call, removed with the network. On the LAN like the nodes, so
+     * that a node cut off from the LAN is cut off from the API server too, as on real hardware.
+     */
+    public synchronized TestClient controlPlaneHost() throws IOException {
+        ensureOpen();
+        if (controlPlaneHost == null) {
+            new Topology(names, addressing, nodes.size())
+                    .addHost(
+                            names.controlNamespace(),
+                            Names.CONTROL_PORT,
+                            addressing.controlPortMac(),
+                            addressing.controlMac(),
+                            addressing.controlIpv4(),
+                            addressing.controlIpv6());
+            controlPlaneHost = new TestClient(
+                    names.controlNamespace(),
+                    Names.INTERFACE,
+                    addressing.controlMac(),
+                    addressing.controlIpv4(),
+                    addressing.controlIpv6());
+        }
+        return controlPlaneHost;
+    }
+
+    /**
      * The upstream router with a remote client behind it (see {@link UpstreamRouter}); created on the first call,
      * removed with the network. Creating it also gives every node a route to the remote client's subnet through it.
      */
@@ -295,6 +344,9 @@ public final class TestNetwork implements AutoCloseable {
         List<String> all = new ArrayList<>(names.namespaces(nodes.size()));
         if (foreignHost != null) {
             all.addFirst(names.foreignNamespace());
+        }
+        if (controlPlaneHost != null) {
+            all.addFirst(names.controlNamespace());
         }
         if (router != null) {
             all.addFirst(names.remoteNamespace());
@@ -664,7 +716,7 @@ public final class TestNetwork implements AutoCloseable {
 
     private void awaitReady() throws IOException {
         long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
-        for (TestNode node : nodes) {
+        for (TestNode node : standIns ? nodes : List.<TestNode>of()) {
             for (InetAddress address : List.of(node.ipv4(), node.ipv6())) {
                 String url = TestClient.url(address, BACKEND_PORT);
                 while (!client.curl(url, PROBE_TIMEOUT)

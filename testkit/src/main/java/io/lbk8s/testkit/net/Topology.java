@@ -40,7 +40,8 @@ record Topology(Names names, Addressing addressing, int nodeCount) {
             "net.ipv4.fib_multipath_hash_policy=1",
             "net.ipv6.fib_multipath_hash_policy=1");
 
-    void build() throws IOException {
+    /** With {@code standIns}, each node also gets the nftables rule that stands in for kube-proxy. */
+    void build(boolean standIns) throws IOException {
         List<String> namespaces = names.namespaces(nodeCount);
         ip(null, namespaces.stream().map(ns -> "netns add " + ns).toList());
         for (String namespace : namespaces) {
@@ -52,6 +53,9 @@ record Topology(Names names, Addressing addressing, int nodeCount) {
         startBridge();
         for (int node = 1; node <= nodeCount; node++) {
             configureEnd(names.nodeNamespace(node), addressing.nodeIpv4(node), addressing.nodeIpv6(node));
+            if (!standIns) {
+                continue;
+            }
             Shell.check(
                     Shell.SETUP_TIMEOUT,
                     Shell.inNamespace(names.nodeNamespace(node), List.of(Tool.NFT.path(), "-f", "-")),
