@@ -1,15 +1,19 @@
 package io.lbk8s.cli;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
+
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.lbk8s.kube.ClientKeys;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Base64;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -62,6 +66,7 @@ final class KubeOptions {
         } else {
             config = Config.autoConfigure(context);
         }
+        useReadableClientKey(config);
         if (requestTimeout != null) {
             config.setRequestTimeout((int) Math.min(requestTimeout.toMillis(), Integer.MAX_VALUE));
         }
@@ -69,5 +74,27 @@ final class KubeOptions {
                 .withConfig(config)
                 .withKubernetesSerialization(serialization)
                 .build();
+    }
+
+    /** An EC or Ed25519 client key, which fabric8 would read as RSA, given to it as PKCS #8 with its algorithm. */
+    private static void useReadableClientKey(Config config) {
+        String pem;
+        try {
+            if (config.getClientKeyData() != null) {
+                pem = new String(
+                        Base64.getDecoder().decode(config.getClientKeyData().strip()), UTF_8);
+            } else if (config.getClientKeyFile() != null) {
+                pem = Files.readString(Path.of(config.getClientKeyFile()));
+            } else {
+                return;
+            }
+        } catch (IOException | IllegalArgumentException unreadable) {
+            return; // fabric8 reads it again and says what is wrong
+        }
+        ClientKeys.normalize(pem).ifPresent(key -> {
+            config.setClientKeyData(Base64.getEncoder().encodeToString(key.pem().getBytes(UTF_8)));
+            config.setClientKeyFile(null);
+            config.setClientKeyAlgo(key.algorithm());
+        });
     }
 }
