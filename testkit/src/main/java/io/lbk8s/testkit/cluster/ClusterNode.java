@@ -30,6 +30,7 @@ final class ClusterNode {
     private final Path logs;
     private final Cgroups cgroups;
     private final List<NamespacedProcess> processes = new ArrayList<>();
+    private final List<String> routes = new ArrayList<>();
 
     ClusterNode(TestNetwork network, TestNode node, KubernetesBuild build, Path directory, Path logs) {
         this.network = network;
@@ -101,29 +102,38 @@ final class ClusterNode {
      * with "Network is unreachable". Nothing else gets a route: the gateway routes nowhere.
      */
     private void route(List<TestNode> all, TestClient gateway) throws IOException {
-        List<String> commands = new ArrayList<>();
+        routes.clear();
+        List<String> commands = routes;
         for (String range : PodNetwork.SERVICE_CIDRS.split(",")) {
-            commands.add("route add " + range + " via "
+            commands.add("route replace " + range + " via "
                     + ControlPlane.address(range.contains(":") ? gateway.ipv6() : gateway.ipv4()));
         }
         for (TestNode other : all) {
             if (other.equals(node)) {
                 continue;
             }
-            commands.add(
-                    "route add " + PodNetwork.ipv4Cidr(other.number()) + " via " + ControlPlane.address(other.ipv4()));
-            commands.add(
-                    "route add " + PodNetwork.ipv6Cidr(other.number()) + " via " + ControlPlane.address(other.ipv6()));
+            commands.add("route replace " + PodNetwork.ipv4Cidr(other.number()) + " via "
+                    + ControlPlane.address(other.ipv4()));
+            commands.add("route replace " + PodNetwork.ipv6Cidr(other.number()) + " via "
+                    + ControlPlane.address(other.ipv6()));
         }
-        Shell.check(
-                Shell.SETUP_TIMEOUT,
-                List.of("ip", "-n", node.namespace(), "-batch", "-"),
-                String.join("\n", commands) + "\n");
+        restoreRoutes();
         Shell.check(
                 Shell.SETUP_TIMEOUT,
                 Shell.inNamespace(
                         node.namespace(),
                         List.of("sysctl", "-q", "-w", "net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1")));
+    }
+
+    /**
+     * The routes again: taking eth0 down removes every route through it, and a real node's network manager puts them
+     * back when the link returns.
+     */
+    void restoreRoutes() throws IOException {
+        Shell.check(
+                Shell.SETUP_TIMEOUT,
+                List.of("ip", "-n", node.namespace(), "-batch", "-"),
+                String.join("\n", routes) + "\n");
     }
 
     private Path writeContainerdConfig() throws IOException {
@@ -160,6 +170,7 @@ final class ClusterNode {
                       runtime_type = "io.containerd.runc.v2"
                       [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc.options]
                         BinaryName = "%3$s"
+                        Root = "%1$s/runc"
                         SystemdCgroup = false
                   [plugins."io.containerd.cri.v1.runtime".cni]
                     bin_dirs = ["%4$s"]
@@ -303,6 +314,30 @@ final class ClusterNode {
                 "k8s.io"));
         command.addAll(List.of(arguments));
         return Shell.run(COMMAND_TIMEOUT, command);
+    }
+
+    private static final java.util.regex.Pattern SHIM_ADDRESS = java.util.regex.Pattern.compile("unix://([^\"\\s]+)");
+
+    /**
+     * The sockets of this node's shims: containerd puts them in /run/containerd/s whatever its state directory, and a
+     * killed shim leaves its socket there. Each task's {@code bootstrap.json} (or older {@code address}) names it.
+     */
+    List<Path> shimSockets() throws IOException {
+        Path tasks = directory.resolve("containerd/state/io.containerd.runtime.v2.task");
+        if (!Files.isDirectory(tasks)) {
+            return List.of();
+        }
+        List<Path> sockets = new ArrayList<>();
+        try (var files = Files.walk(tasks, 3)) {
+            for (Path file : files.filter(p -> p.getFileName().toString().matches("bootstrap\\.json|address"))
+                    .toList()) {
+                var m = SHIM_ADDRESS.matcher(Files.readString(file));
+                while (m.find()) {
+                    sockets.add(Path.of(m.group(1)));
+                }
+            }
+        }
+        return sockets;
     }
 
     List<NamespacedProcess> processes() {

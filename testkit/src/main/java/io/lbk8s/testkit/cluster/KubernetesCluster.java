@@ -41,6 +41,8 @@ public final class KubernetesCluster implements AutoCloseable {
 
     private static final Duration NODES_READY_TIMEOUT = Duration.ofSeconds(120);
     private static final Path CONTAINER_LOG_LINKS = Path.of("/var/log/containers");
+    /** Where containerd's shims put their sockets, whatever containerd's own state directory. */
+    private static final Path SHIM_SOCKETS = Path.of("/run/containerd/s");
 
     private final TestNetwork network;
     private final KubernetesBuild build;
@@ -232,6 +234,17 @@ public final class KubernetesCluster implements AutoCloseable {
         }
     }
 
+    /** The node's eth0 down, as a cable pulled ({@link TestNetwork#linkDown}); the kernel drops its routes. */
+    public void linkDown(TestNode node) {
+        network.linkDown(node);
+    }
+
+    /** The node's eth0 up again, and its routes back, as its network manager would put them. */
+    public void linkUp(TestNode node) throws IOException {
+        network.linkUp(node);
+        clusterNode(node).restoreRoutes();
+    }
+
     /** Stops every process of the node at once, Pods, kubelet and containerd included (cgroup freezer). */
     public void freeze(TestNode node) throws IOException {
         clusterNode(node).cgroups().freeze();
@@ -239,6 +252,11 @@ public final class KubernetesCluster implements AutoCloseable {
 
     public void thaw(TestNode node) throws IOException {
         clusterNode(node).cgroups().thaw();
+    }
+
+    /** The node's folder: its kubelet's {@code pod-logs/} (every container's log), its configuration files. */
+    public Path nodeDirectory(TestNode node) {
+        return clusterNode(node).directory();
     }
 
     private ClusterNode clusterNode(TestNode node) {
@@ -264,6 +282,15 @@ public final class KubernetesCluster implements AutoCloseable {
                 problems.add(e.getMessage());
             }
         }
+        for (ClusterNode node : nodes) {
+            try {
+                for (Path socket : node.shimSockets()) {
+                    Files.deleteIfExists(socket);
+                }
+            } catch (IOException | RuntimeException e) {
+                problems.add(e.getMessage());
+            }
+        }
         try {
             unmountEverythingUnder(directory);
         } catch (IOException | RuntimeException e) {
@@ -282,7 +309,10 @@ public final class KubernetesCluster implements AutoCloseable {
             problems.add(e.getMessage());
         }
         removeContainerLogLinks();
+        keepPodLogs();
         TempFiles.deleteRecursively(directory);
+        removeIfEmpty(SHIM_SOCKETS);
+        removeIfEmpty(SHIM_SOCKETS.getParent());
         if (!problems.isEmpty()) {
             throw new IllegalStateException(
                     "test cluster " + network.id() + " left behind: " + String.join("; ", problems));
@@ -309,6 +339,35 @@ public final class KubernetesCluster implements AutoCloseable {
             }
         }
         throw new IOException("mounts under " + directory + " outlived umount");
+    }
+
+    /** Every container's log, as the kubelet wrote it, goes to the log directory: {@code <node>-pods/}. */
+    private void keepPodLogs() {
+        for (ClusterNode node : nodes) {
+            Path from = node.directory().resolve("pod-logs");
+            Path to = network.logDirectory().resolve(node.node().name() + "-pods");
+            if (!Files.isDirectory(from)) {
+                continue;
+            }
+            try (Stream<Path> files = Files.walk(from)) {
+                for (Path file : files.filter(Files::isRegularFile).toList()) {
+                    Path target = to.resolve(from.relativize(file).toString());
+                    Files.createDirectories(target.getParent());
+                    Files.copy(file, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                }
+            } catch (IOException e) {
+                System.err.println("lbk8s test cluster: could not keep the Pods' logs of "
+                        + node.node().name() + ": " + e.getMessage());
+            }
+        }
+    }
+
+    private static void removeIfEmpty(Path directory) {
+        try {
+            Files.deleteIfExists(directory);
+        } catch (IOException notEmpty) {
+            // another cluster's, or a real containerd's: not ours to remove
+        }
     }
 
     /** The kubelet links every container's log into /var/log/containers: those of this cluster go with it. */
