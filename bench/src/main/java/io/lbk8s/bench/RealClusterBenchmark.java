@@ -9,7 +9,6 @@ import io.lbk8s.testkit.cluster.KubernetesCluster;
 import io.lbk8s.testkit.net.CommandResult;
 import io.lbk8s.testkit.net.Shell;
 import io.lbk8s.testkit.net.TestNode;
-import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -77,7 +76,17 @@ public final class RealClusterBenchmark {
             throw new IllegalStateException("lbk8s install failed: " + install.output());
         }
         row("lbk8s install --wait (controllers and speakers Ready)", ms(since(installStarted)));
-        kubectl("apply", "-f", "-", backends());
+        // the backend on every node, so that with eTP Local the answering node is the announcing one
+        kubectl(
+                "apply",
+                "-f",
+                "-",
+                KubernetesCluster.backendDeployment(
+                        "web",
+                        3,
+                        "affinity: {podAntiAffinity: "
+                                + "{requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: {matchLabels: {app: web}}, "
+                                + "topologyKey: kubernetes.io/hostname}]}}"));
         kubectl("rollout", "status", "deployment/web", "--timeout=120s");
         Thread.sleep(20_000); // the roles settle before their memory is read
         memory("idle");
@@ -116,7 +125,7 @@ public final class RealClusterBenchmark {
         for (int kill = 0; kill < kills; kill++) {
             String leader = controllerLeader();
             long killed = System.nanoTime();
-            killContainerProcess(leader, "controller");
+            cluster.killContainerProcess(leader, "lbk8s.jar controller");
             client.services().resource(service("after-kill-" + kill, "Cluster")).create();
             awaitIngress("after-kill-" + kill, Duration.ofMinutes(2));
             takeovers.add(since(killed) / 1000);
@@ -255,29 +264,6 @@ public final class RealClusterBenchmark {
         return m.group(1);
     }
 
-    /** SIGKILL to the JVM of the Pod's container running {@code role}, found by its hostname (the Pod's name). */
-    private static void killContainerProcess(String pod, String role) throws IOException {
-        try (var processes = Files.list(Path.of("/proc"))) {
-            for (Path proc : processes
-                    .filter(p -> p.getFileName().toString().matches("\\d+"))
-                    .toList()) {
-                try {
-                    String cmdline = Files.readString(proc.resolve("cmdline")).replace('\0', ' ');
-                    String environ = Files.readString(proc.resolve("environ")).replace('\0', '\n');
-                    if (cmdline.contains("lbk8s.jar " + role)
-                            && environ.lines().anyMatch(("HOSTNAME=" + pod)::equals)) {
-                        ProcessHandle.of(Long.parseLong(proc.getFileName().toString()))
-                                .ifPresent(ProcessHandle::destroyForcibly);
-                        return;
-                    }
-                } catch (IOException gone) {
-                    // ended while listed
-                }
-            }
-        }
-        throw new IllegalStateException("no " + role + " process of Pod " + pod);
-    }
-
     private static Service service(String name, String trafficPolicy) {
         return new ServiceBuilder()
                 .withNewMetadata()
@@ -294,31 +280,6 @@ public final class RealClusterBenchmark {
                 .endPort()
                 .endSpec()
                 .build();
-    }
-
-    /** The backend on every node (one Pod each), so that with eTP Local the answering node is the announcing one. */
-    private static String backends() {
-        return """
-                apiVersion: apps/v1
-                kind: Deployment
-                metadata: {name: web, namespace: default}
-                spec:
-                  replicas: 3
-                  selector: {matchLabels: {app: web}}
-                  template:
-                    metadata: {labels: {app: web}}
-                    spec:
-                      affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: {matchLabels: {app: web}}, topologyKey: kubernetes.io/hostname}]}}
-                      containers:
-                      - name: web
-                        image: lbk8s.test/backend:1
-                        imagePullPolicy: Never
-                        env:
-                        - {name: POD_NAME, valueFrom: {fieldRef: {fieldPath: metadata.name}}}
-                        - {name: NODE_NAME, valueFrom: {fieldRef: {fieldPath: spec.nodeName}}}
-                        ports: [{containerPort: 8080}]
-                        securityContext: {allowPrivilegeEscalation: false, runAsNonRoot: true, runAsUser: 65534, capabilities: {drop: [ALL]}, seccompProfile: {type: RuntimeDefault}}
-                """;
     }
 
     private CommandResult lbk8s(Duration timeout, String... arguments) {

@@ -88,24 +88,7 @@ class OtherInstallPathsIT {
     private static void assertRunningAndServing(UserCluster c) throws IOException {
         c.kubectlOk("rollout", "status", "deployment/lbk8s-controller", "-n", "lbk8s-system", "--timeout=180s");
         c.kubectlOk("rollout", "status", "daemonset/lbk8s-speaker", "-n", "lbk8s-system", "--timeout=180s");
-        assertThat(c.kubectlOk(
-                        "get",
-                        "deployment",
-                        "lbk8s-controller",
-                        "-n",
-                        "lbk8s-system",
-                        "-o",
-                        "jsonpath={.status.readyReplicas}/{.spec.replicas}"))
-                .isEqualTo("2/2");
-        assertThat(c.kubectlOk(
-                        "get",
-                        "daemonset",
-                        "lbk8s-speaker",
-                        "-n",
-                        "lbk8s-system",
-                        "-o",
-                        "jsonpath={.status.numberReady}/{.status.desiredNumberScheduled}"))
-                .isEqualTo("3/3");
+        c.assertLbk8sReady();
 
         c.apply(UserCluster.web("web", 2, """
                 spec:

@@ -61,6 +61,28 @@ final class UserCluster implements AutoCloseable {
         return result.stdout();
     }
 
+    /** The controller Deployment's 2 replicas and the speaker DaemonSet's 3 Pods Ready, by their own probes. */
+    void assertLbk8sReady() {
+        assertThat(kubectlOk(
+                        "get",
+                        "deployment",
+                        "lbk8s-controller",
+                        "-n",
+                        "lbk8s-system",
+                        "-o",
+                        "jsonpath={.status.readyReplicas}/{.spec.replicas}"))
+                .isEqualTo("2/2");
+        assertThat(kubectlOk(
+                        "get",
+                        "daemonset",
+                        "lbk8s-speaker",
+                        "-n",
+                        "lbk8s-system",
+                        "-o",
+                        "jsonpath={.status.numberReady}/{.status.desiredNumberScheduled}"))
+                .isEqualTo("3/3");
+    }
+
     /** {@code kubectl apply -f -} of this YAML. */
     String apply(String yaml) throws IOException {
         Path file = Files.createTempFile(logs, "apply-", ".yaml");
@@ -70,40 +92,15 @@ final class UserCluster implements AutoCloseable {
 
     /** A Deployment of the backend image and a LoadBalancer Service for it, both named {@code name}. */
     static String web(String name, int replicas, String serviceSpec, String podSpec) {
-        return """
-                apiVersion: apps/v1
-                kind: Deployment
-                metadata: {name: %1$s, namespace: default}
-                spec:
-                  replicas: %2$d
-                  selector: {matchLabels: {app: %1$s}}
-                  template:
-                    metadata: {labels: {app: %1$s}}
-                    spec:
-                      %4$s
-                      containers:
-                      - name: web
-                        image: lbk8s.test/backend:1
-                        imagePullPolicy: Never
-                        env:
-                        - {name: POD_NAME, valueFrom: {fieldRef: {fieldPath: metadata.name}}}
-                        - {name: NODE_NAME, valueFrom: {fieldRef: {fieldPath: spec.nodeName}}}
-                        ports: [{containerPort: 8080}]
-                        readinessProbe: {httpGet: {path: /, port: 8080}, periodSeconds: 1}
-                        securityContext:
-                          allowPrivilegeEscalation: false
-                          runAsNonRoot: true
-                          runAsUser: 65534
-                          capabilities: {drop: [ALL]}
-                          seccompProfile: {type: RuntimeDefault}
+        return KubernetesCluster.backendDeployment(name, replicas, podSpec) + """
                 ---
                 apiVersion: v1
                 kind: Service
                 metadata:
                   name: %1$s
                   namespace: default
-                %3$s
-                """.formatted(name, replicas, serviceSpec, podSpec);
+                %2$s
+                """.formatted(name, serviceSpec);
     }
 
     /** The addresses in the Service's status, once it has {@code count}. */

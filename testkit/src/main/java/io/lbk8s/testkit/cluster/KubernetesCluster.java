@@ -254,6 +254,67 @@ public final class KubernetesCluster implements AutoCloseable {
         clusterNode(node).cgroups().thaw();
     }
 
+    /**
+     * A Deployment of the backend image in namespace default, whose Pods answer {@code GET /} on port 8080 with "POD
+     * on NODE" and pass the restricted Pod Security level; {@code podSpec} is a line of the Pod's spec in flow style
+     * (e.g. a nodeSelector), or empty.
+     */
+    public static String backendDeployment(String name, int replicas, String podSpec) {
+        return """
+                apiVersion: apps/v1
+                kind: Deployment
+                metadata: {name: %1$s, namespace: default}
+                spec:
+                  replicas: %2$d
+                  selector: {matchLabels: {app: %1$s}}
+                  template:
+                    metadata: {labels: {app: %1$s}}
+                    spec:
+                      %3$s
+                      containers:
+                      - name: web
+                        image: lbk8s.test/backend:1
+                        imagePullPolicy: Never
+                        env:
+                        - {name: POD_NAME, valueFrom: {fieldRef: {fieldPath: metadata.name}}}
+                        - {name: NODE_NAME, valueFrom: {fieldRef: {fieldPath: spec.nodeName}}}
+                        ports: [{containerPort: 8080}]
+                        readinessProbe: {httpGet: {path: /, port: 8080}, periodSeconds: 1}
+                        securityContext:
+                          allowPrivilegeEscalation: false
+                          runAsNonRoot: true
+                          runAsUser: 65534
+                          capabilities: {drop: [ALL]}
+                          seccompProfile: {type: RuntimeDefault}
+                """.formatted(name, replicas, podSpec);
+    }
+
+    /**
+     * SIGKILL to the process of a Pod's container whose command line contains {@code commandPart}, found by its
+     * HOSTNAME (the Pod's name), as a crash of that process alone: the kubelet restarts the container; the pid.
+     */
+    public long killContainerProcess(String pod, String commandPart) throws IOException {
+        try (Stream<Path> processes = Files.list(Path.of("/proc"))) {
+            for (Path proc : processes
+                    .filter(p -> p.getFileName().toString().matches("\\d+"))
+                    .toList()) {
+                try {
+                    String command = Files.readString(proc.resolve("cmdline")).replace('\0', ' ');
+                    String environment =
+                            Files.readString(proc.resolve("environ")).replace('\0', '\n');
+                    if (command.contains(commandPart) && environment.lines().anyMatch(("HOSTNAME=" + pod)::equals)) {
+                        long pid = Long.parseLong(proc.getFileName().toString());
+                        ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+                        return pid;
+                    }
+                } catch (IOException gone) {
+                    // ended while listed
+                }
+            }
+        }
+        throw new IOException("no process of Pod " + pod + " runs `" + commandPart + "`");
+    }
+
     /** The node's folder: its kubelet's {@code pod-logs/} (every container's log), its configuration files. */
     public Path nodeDirectory(TestNode node) {
         return clusterNode(node).directory();
