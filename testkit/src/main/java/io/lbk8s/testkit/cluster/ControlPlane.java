@@ -7,7 +7,6 @@ import io.lbk8s.testkit.net.TestClient;
 import io.lbk8s.testkit.net.TestNetwork;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -66,90 +65,17 @@ final class ControlPlane {
         Path controllerManager = pki.kubeconfig(
                 "controller-manager", server(), pki.client("controller-manager", "system:kube-controller-manager"));
         Path scheduler = pki.kubeconfig("scheduler", server(), pki.client("scheduler", "system:kube-scheduler"));
-        Path admission = directory.resolve("admission.yaml");
-        Files.writeString(admission, """
-                apiVersion: apiserver.config.k8s.io/v1
-                kind: AdmissionConfiguration
-                plugins:
-                - name: PodSecurity
-                  configuration:
-                    apiVersion: pod-security.admission.config.k8s.io/v1
-                    kind: PodSecurityConfiguration
-                    defaults:
-                      enforce: baseline
-                      enforce-version: latest
-                      audit: restricted
-                      audit-version: latest
-                      warn: restricted
-                      warn-version: latest
-                    exemptions:
-                      usernames: []
-                      runtimeClasses: []
-                      namespaces: [kube-system]
-                """);
-        start(
-                "etcd",
-                List.of(
-                        build.bin("etcd").toString(),
-                        "--name",
-                        "control",
-                        "--data-dir",
-                        directory.resolve("etcd").toString(),
-                        "--listen-client-urls",
-                        "http://127.0.0.1:2379",
-                        "--advertise-client-urls",
-                        "http://127.0.0.1:2379",
-                        "--listen-peer-urls",
-                        "http://127.0.0.1:2380",
-                        "--initial-advertise-peer-urls",
-                        "http://127.0.0.1:2380",
-                        "--initial-cluster",
-                        "control=http://127.0.0.1:2380",
-                        "--unsafe-no-fsync",
-                        "--log-level",
-                        "warn"));
-        start(
-                "kube-apiserver",
-                List.of(
-                        build.bin("kube-apiserver").toString(),
-                        "--etcd-servers",
-                        "http://127.0.0.1:2379",
-                        "--bind-address",
-                        ip,
-                        "--advertise-address",
-                        ip,
-                        "--secure-port",
-                        Integer.toString(API_PORT),
-                        "--tls-cert-file",
-                        serving.certificate().toString(),
-                        "--tls-private-key-file",
-                        serving.key().toString(),
-                        "--client-ca-file",
-                        pki.ca().certificate().toString(),
-                        "--authorization-mode",
-                        "Node,RBAC",
-                        "--enable-admission-plugins",
-                        "NodeRestriction",
-                        "--admission-control-config-file",
-                        admission.toString(),
-                        "--service-account-issuer",
-                        "https://kubernetes.default.svc.cluster.local",
-                        "--service-account-key-file",
-                        pki.serviceAccountPublicKey().toString(),
-                        "--service-account-signing-key-file",
-                        pki.serviceAccountKey().toString(),
-                        "--service-cluster-ip-range",
-                        PodNetwork.SERVICE_CIDRS,
-                        "--kubelet-client-certificate",
-                        kubeletClient.certificate().toString(),
-                        "--kubelet-client-key",
-                        kubeletClient.key().toString(),
-                        // the nodes' names are in no DNS: the API server reaches each kubelet at its address
-                        "--kubelet-preferred-address-types",
-                        "InternalIP",
-                        "--allow-privileged=true",
-                        "--profiling=false",
-                        "--v=1"));
+        Path admission = ApiServerCommands.writeAdmission(directory);
+        start("etcd", ApiServerCommands.etcd(build, directory.resolve("etcd"), 2379, 2380));
+        List<String> apiServer = new ArrayList<>(
+                ApiServerCommands.apiServer(build, pki, serving, kubeletClient, admission, ip, API_PORT, 2379));
+        apiServer.addAll(List.of(
+                "--advertise-address",
+                ip,
+                // the nodes' names are in no DNS: the API server reaches each kubelet at its address
+                "--kubelet-preferred-address-types",
+                "InternalIP"));
+        start("kube-apiserver", apiServer);
         awaitApiServer();
         start(
                 "kube-controller-manager",

@@ -1,6 +1,5 @@
 package io.lbk8s.testkit.cluster;
 
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.lbk8s.testkit.TempFiles;
@@ -217,9 +216,9 @@ public final class KubernetesCluster implements AutoCloseable {
     /** A fabric8 client as the administrator; closed with the cluster. */
     public KubernetesClient client() {
         try {
-            Config config = Config.fromKubeconfig(Files.readString(kubeconfig()));
-            KubernetesClient client =
-                    new KubernetesClientBuilder().withConfig(config).build();
+            KubernetesClient client = new KubernetesClientBuilder()
+                    .withConfig(Pki.fabric8Config(kubeconfig()))
+                    .build();
             clients.add(client);
             return client;
         } catch (IOException e) {

@@ -171,6 +171,17 @@ final class Pki {
         return file;
     }
 
+    /**
+     * A fabric8 configuration from one of these kubeconfigs: fabric8 takes a client key for RSA unless told, and
+     * these are EC (as the lbk8s CLI finds out for itself, {@code kube.ClientKeys}).
+     */
+    static io.fabric8.kubernetes.client.Config fabric8Config(Path kubeconfig) throws IOException {
+        io.fabric8.kubernetes.client.Config config =
+                io.fabric8.kubernetes.client.Config.fromKubeconfig(Files.readString(kubeconfig));
+        config.setClientKeyAlgo("EC");
+        return config;
+    }
+
     private static void openssl(String... arguments) throws IOException {
         List<String> command = new ArrayList<>(List.of("openssl"));
         command.addAll(List.of(arguments));
