@@ -169,8 +169,8 @@ public final class KubernetesCluster implements AutoCloseable {
             for (ClusterNode node : nodes) {
                 for (NamespacedProcess process : node.processes()) {
                     if (!process.isAlive()) {
-                        throw new IOException(process.command().get(6) + " of "
-                                + node.node().name() + " exited: see " + process.logFile());
+                        throw new IOException(
+                                "a daemon of " + node.node().name() + " exited: see " + process.logFile());
                     }
                 }
             }
