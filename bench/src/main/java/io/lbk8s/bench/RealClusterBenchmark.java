@@ -77,16 +77,7 @@ public final class RealClusterBenchmark {
         }
         row("lbk8s install --wait (controllers and speakers Ready)", ms(since(installStarted)));
         // the backend on every node, so that with eTP Local the answering node is the announcing one
-        kubectl(
-                "apply",
-                "-f",
-                "-",
-                KubernetesCluster.backendDeployment(
-                        "web",
-                        3,
-                        "affinity: {podAntiAffinity: "
-                                + "{requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: {matchLabels: {app: web}}, "
-                                + "topologyKey: kubernetes.io/hostname}]}}"));
+        apply(KubernetesCluster.backendDeployment("web", 3, KubernetesCluster.onePodPerNode("web")));
         kubectl("rollout", "status", "deployment/web", "--timeout=120s");
         Thread.sleep(20_000); // the roles settle before their memory is read
         memory("idle");
@@ -136,7 +127,7 @@ public final class RealClusterBenchmark {
                 ConflictBenchmark.percentiles(takeovers));
 
         String lan6 = cluster.network().ipv6Pool();
-        kubectl("apply", "-f", "-", """
+        apply("""
                 apiVersion: metallb.io/v1beta1
                 kind: IPAddressPool
                 metadata: {name: many, namespace: lbk8s-system}
@@ -289,21 +280,18 @@ public final class RealClusterBenchmark {
         return Shell.run(timeout, command);
     }
 
-    /** kubectl, which must succeed (the last argument is its stdin after "-f", "-"); its stdout, stripped. */
+    /** kubectl as the administrator, which must succeed; its stdout, stripped. */
     private String kubectl(String... arguments) {
-        List<String> command = new ArrayList<>(List.of(
-                cluster.build().bin("kubectl").toString(),
-                "--kubeconfig",
-                cluster.kubeconfig().toString()));
-        String stdin = null;
-        List<String> words = new ArrayList<>(List.of(arguments));
-        if (words.size() >= 3 && words.get(words.size() - 2).equals("-")) {
-            stdin = words.removeLast();
-        }
-        command.addAll(words);
-        CommandResult result = Shell.run(Duration.ofMinutes(3), command, stdin);
+        return ok(cluster.kubectl(Duration.ofMinutes(3), arguments), "kubectl " + String.join(" ", arguments));
+    }
+
+    private String apply(String yaml) {
+        return ok(cluster.apply(yaml), "kubectl apply");
+    }
+
+    private static String ok(CommandResult result, String what) {
         if (!result.ok()) {
-            throw new IllegalStateException("kubectl " + String.join(" ", words) + ": " + result.output());
+            throw new IllegalStateException(what + ": " + result.output().strip());
         }
         return result.stdout().strip();
     }

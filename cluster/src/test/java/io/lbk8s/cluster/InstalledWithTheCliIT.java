@@ -3,6 +3,7 @@ package io.lbk8s.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.lbk8s.testkit.cluster.KubernetesCluster;
 import io.lbk8s.testkit.net.ArpWatch;
 import io.lbk8s.testkit.net.CommandResult;
 import io.lbk8s.testkit.net.NamespacedProcess;
@@ -402,19 +403,13 @@ class InstalledWithTheCliIT {
 
     /** A Service with eTP Local and a backend on every node: the node whose backend answers is the announcer. */
     private InetAddress everyNodeServes(String name) throws IOException {
-        c.apply(UserCluster.web(
-                name,
-                3,
-                """
+        c.apply(UserCluster.web(name, 3, """
                 spec:
                   type: LoadBalancer
                   externalTrafficPolicy: Local
                   selector: {app: %1$s}
                   ports: [{port: 80, targetPort: 8080}]
-                """.formatted(name),
-                "affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
-                        + "[{labelSelector: {matchLabels: {app: " + name
-                        + "}}, topologyKey: kubernetes.io/hostname}]}}"));
+                """.formatted(name), KubernetesCluster.onePodPerNode(name)));
         c.kubectlOk("rollout", "status", "deployment/" + name, "-n", "default", "--timeout=90s");
         return InetAddress.getByName(c.awaitIngress(name, 1).getFirst());
     }

@@ -1,5 +1,6 @@
 package io.lbk8s.demo;
 
+import io.lbk8s.testkit.cluster.KubernetesCluster;
 import io.lbk8s.testkit.net.RouterKind;
 import io.lbk8s.testkit.net.TestNetwork;
 import java.io.IOException;
@@ -40,7 +41,8 @@ public final class DemoMain {
             case Command.Run run ->
                 cannotRun()
                         .or(() -> run.bgp() ? cannotRunBgp() : Optional.empty())
-                        .orElseGet(() -> demo(run));
+                        .or(() -> run.kubernetes() ? cannotRunKubernetes() : Optional.empty())
+                        .orElseGet(() -> run.kubernetes() ? kubernetesDemo(run) : demo(run));
         };
     }
 
@@ -59,6 +61,67 @@ public final class DemoMain {
                     + " installs it on Debian or Ubuntu.");
             return 2;
         });
+    }
+
+    private static Optional<Integer> cannotRunKubernetes() {
+        Optional<String> missing = KubernetesCluster.missingPrerequisites()
+                .or(() -> Optional.ofNullable(System.getProperty("lbk8s.dist"))
+                                .filter(d -> Files.isExecutable(Path.of(d, "bin", "lbk8s")))
+                                .isPresent()
+                        ? Optional.empty()
+                        : Optional.of("needs the distribution (-Dlbk8s.dist, which demo/run sets)"));
+        return missing.map(reason -> {
+            System.err.println("demo/run --kubernetes cannot run here: " + reason);
+            return 2;
+        });
+    }
+
+    /** The same steps on a real Kubernetes; the teardown is the cluster's. */
+    private static int kubernetesDemo(Command.Run options) {
+        Console console = Console.forStdout(options.plain());
+        Path directory;
+        try {
+            directory = options.logs().isPresent()
+                    ? Files.createDirectories(options.logs().get())
+                    : Files.createTempDirectory(
+                            TEMP_PREFIX + ProcessHandle.current().pid() + "-");
+        } catch (IOException e) {
+            System.err.println("demo/run: cannot create the log directory: " + e.getMessage());
+            return 2;
+        }
+        Interruption interruption = Interruption.install(starting -> {
+            console.mute();
+            console.always("");
+            console.always("Interrupted: stopping the demo and removing the cluster ...");
+        });
+        long started = System.nanoTime();
+        console.always("lbk8s demo: a MetalLB-compatible layer-2 load balancer on a real Kubernetes built on this"
+                + " machine (demo/run --help)");
+        Path dist = Path.of(System.getProperty("lbk8s.dist"));
+        KubernetesDemo demo = new KubernetesDemo(
+                console, directory, interruption, dist, Path.of(System.getProperty("lbk8s.image.tar")));
+        int code;
+        boolean completed = false;
+        try {
+            demo.run();
+            completed = true;
+            if (options.keep()) {
+                console.heading("--keep");
+                console.lines(demo.exploreHints());
+                Thread.sleep(KEEP_AT_MOST);
+            }
+            code = 0;
+        } catch (Exception | Error e) {
+            code = interruption.signal().isPresent()
+                    ? (completed ? 0 : interruption.exitCode())
+                    : failed(e, directory, options);
+        } finally {
+            interruption.beginTeardown();
+        }
+        console.heading("Removing the cluster");
+        Teardown.Result result = Teardown.runCluster(
+                demo.cluster(), options.logs().isPresent() ? Optional.empty() : Optional.of(directory));
+        return finish(console, result, code, options, started, interruption);
     }
 
     private static int demo(Command.Run options) {
@@ -108,6 +171,18 @@ public final class DemoMain {
         console.heading("Removing the sandbox");
         Teardown.Result result =
                 Teardown.run(demo.sandbox(), options.logs().isPresent() ? Optional.empty() : Optional.of(directory));
+        return finish(console, result, code, options, started, interruption);
+    }
+
+    /** Says what was removed and what is left, and the exit code: a failure if anything is left. */
+    private static int finish(
+            Console console,
+            Teardown.Result result,
+            int exitCode,
+            Command.Run options,
+            long started,
+            Interruption interruption) {
+        int code = exitCode;
         if (result.left().isEmpty()) {
             result.removed().forEach(what -> console.always("  removed " + what));
             console.always("  nothing left behind");

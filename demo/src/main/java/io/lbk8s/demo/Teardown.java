@@ -1,6 +1,7 @@
 package io.lbk8s.demo;
 
 import io.lbk8s.testkit.TempFiles;
+import io.lbk8s.testkit.cluster.KubernetesCluster;
 import io.lbk8s.testkit.net.NamespacedProcess;
 import io.lbk8s.testkit.net.TestNetwork;
 import io.lbk8s.testkit.sandbox.Sandbox;
@@ -11,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 
 /**
  * Removes everything the demo made, then checks that nothing is left: the sandbox's namespaces and host interface,
@@ -33,6 +35,26 @@ final class Teardown {
      * @param directory the demo's own directory, deleted at the end; empty when the user asked to keep the logs
      */
     static Result run(Optional<Sandbox> sandbox, Optional<Path> directory) {
+        return run(directory, (removed, left) -> sandbox.ifPresent(s -> close(s, removed, left)));
+    }
+
+    /** The same for {@code demo/run --kubernetes}: the cluster removes its nodes' processes, mounts and cgroups. */
+    static Result runCluster(Optional<KubernetesCluster> cluster, Optional<Path> directory) {
+        return run(
+                directory,
+                (removed, left) -> cluster.ifPresent(c -> {
+                    try {
+                        c.close();
+                        removed.add("cluster " + c.network().id() + " ("
+                                + String.join(", ", c.network().namespaces())
+                                + ", its nodes' processes, mounts and cgroups)");
+                    } catch (RuntimeException e) {
+                        left.add(e.getMessage());
+                    }
+                }));
+    }
+
+    private static Result run(Optional<Path> directory, BiConsumer<List<String>, List<String>> closeWhatRuns) {
         // Seen before anything stops: a child that dies first would orphan its own children, out of reach.
         List<ProcessHandle> processes = ProcessHandle.current()
                 .descendants()
@@ -40,7 +62,7 @@ final class Teardown {
                 .toList();
         List<String> removed = new ArrayList<>();
         List<String> left = new ArrayList<>();
-        sandbox.ifPresent(s -> close(s, removed, left));
+        closeWhatRuns.accept(removed, left);
         stopAll(processes);
         long stillRunning = processes.stream().filter(ProcessHandle::isAlive).count();
         if (!processes.isEmpty()) {

@@ -213,6 +213,20 @@ public final class KubernetesCluster implements AutoCloseable {
         return Shell.run(timeout, command);
     }
 
+    /** {@code kubectl apply -f -} of this YAML, as the administrator. */
+    public CommandResult apply(String yaml) {
+        return Shell.run(
+                Duration.ofMinutes(2),
+                List.of(
+                        build.bin("kubectl").toString(),
+                        "--kubeconfig",
+                        kubeconfig().toString(),
+                        "apply",
+                        "-f",
+                        "-"),
+                yaml);
+    }
+
     /** A fabric8 client as the administrator; closed with the cluster. */
     public KubernetesClient client() {
         try {
@@ -251,6 +265,12 @@ public final class KubernetesCluster implements AutoCloseable {
 
     public void thaw(TestNode node) throws IOException {
         clusterNode(node).cgroups().thaw();
+    }
+
+    /** For {@link #backendDeployment}: at most one of its Pods per node, so that 3 replicas on 3 nodes are one each. */
+    public static String onePodPerNode(String app) {
+        return "affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: "
+                + "{matchLabels: {app: " + app + "}}, topologyKey: kubernetes.io/hostname}]}}";
     }
 
     /**
