@@ -22,7 +22,7 @@ import java.util.stream.Collectors;
  * The demo's steps, on a {@link Sandbox}: the reference design's example (a pool and a whoami LoadBalancer Service),
  * then what a user on the LAN sees, over IPv4 and IPv6. Prints as it goes; every figure is measured here.
  */
-final class Demo {
+final class Demo implements Walkthrough {
     static final String SERVICE_NAMESPACE = "default";
     private static final Duration SOON = Duration.ofSeconds(20);
     private static final Duration POLL = Duration.ofMillis(20);
@@ -49,12 +49,30 @@ final class Demo {
         return Optional.ofNullable(sandbox);
     }
 
-    List<FamilyResult> run() throws Exception {
+    @Override
+    public String title() {
+        return "a MetalLB-compatible "
+                + (bgp ? "load balancer in BGP mode, behind an FRR router" : "layer-2 load balancer")
+                + ", on a sandbox LAN on this machine";
+    }
+
+    @Override
+    public String what() {
+        return "sandbox";
+    }
+
+    @Override
+    public Teardown.Result teardown(Optional<Path> directory) {
+        return Teardown.run(sandbox(), directory);
+    }
+
+    @Override
+    public void run() throws Exception {
         startSandbox();
         if (bgp) {
             bgpWalkthrough = new BgpWalkthrough(console, sandbox, logs, this::createService);
             bgpWalkthrough.run();
-            return List.of();
+            return;
         }
         applyExample();
 
@@ -93,7 +111,6 @@ final class Demo {
         console.lines(Summary.table(results).lines(""));
         console.line("");
         console.lines(Summary.legend(results));
-        return List.copyOf(results);
     }
 
     // ---- the sandbox ----
@@ -441,7 +458,8 @@ final class Demo {
     // ---- after the demo ----
 
     /** With --keep: how to look around in the running sandbox. */
-    List<String> exploreHints() {
+    @Override
+    public List<String> exploreHints() {
         if (bgpWalkthrough != null) {
             return bgpWalkthrough.exploreHints();
         }

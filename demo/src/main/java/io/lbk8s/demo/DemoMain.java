@@ -42,7 +42,7 @@ public final class DemoMain {
                 cannotRun()
                         .or(() -> run.bgp() ? cannotRunBgp() : Optional.empty())
                         .or(() -> run.kubernetes() ? cannotRunKubernetes() : Optional.empty())
-                        .orElseGet(() -> run.kubernetes() ? kubernetesDemo(run) : demo(run));
+                        .orElseGet(() -> demo(run));
         };
     }
 
@@ -76,52 +76,17 @@ public final class DemoMain {
         });
     }
 
-    /** The same steps on a real Kubernetes; the teardown is the cluster's. */
-    private static int kubernetesDemo(Command.Run options) {
-        Console console = Console.forStdout(options.plain());
-        Path directory;
-        try {
-            directory = options.logs().isPresent()
-                    ? Files.createDirectories(options.logs().get())
-                    : Files.createTempDirectory(
-                            TEMP_PREFIX + ProcessHandle.current().pid() + "-");
-        } catch (IOException e) {
-            System.err.println("demo/run: cannot create the log directory: " + e.getMessage());
-            return 2;
-        }
-        Interruption interruption = Interruption.install(starting -> {
-            console.mute();
-            console.always("");
-            console.always("Interrupted: stopping the demo and removing the cluster ...");
-        });
-        long started = System.nanoTime();
-        console.always("lbk8s demo: a MetalLB-compatible layer-2 load balancer on a real Kubernetes built on this"
-                + " machine (demo/run --help)");
-        Path dist = Path.of(System.getProperty("lbk8s.dist"));
-        KubernetesDemo demo = new KubernetesDemo(
-                console, directory, interruption, dist, Path.of(System.getProperty("lbk8s.image.tar")));
-        int code;
-        boolean completed = false;
-        try {
-            demo.run();
-            completed = true;
-            if (options.keep()) {
-                console.heading("--keep");
-                console.lines(demo.exploreHints());
-                Thread.sleep(KEEP_AT_MOST);
-            }
-            code = 0;
-        } catch (Exception | Error e) {
-            code = interruption.signal().isPresent()
-                    ? (completed ? 0 : interruption.exitCode())
-                    : failed(e, directory, options);
-        } finally {
-            interruption.beginTeardown();
-        }
-        console.heading("Removing the cluster");
-        Teardown.Result result = Teardown.runCluster(
-                demo.cluster(), options.logs().isPresent() ? Optional.empty() : Optional.of(directory));
-        return finish(console, result, code, options, started, interruption);
+    /** The demo's walkthrough for these options; the distribution's paths come from demo/run. */
+    private static Walkthrough walkthrough(
+            Command.Run options, Console console, Path directory, Interruption interruption) {
+        return options.kubernetes()
+                ? new KubernetesDemo(
+                        console,
+                        directory,
+                        interruption,
+                        Path.of(System.getProperty("lbk8s.dist")),
+                        Path.of(System.getProperty("lbk8s.image.tar")))
+                : new Demo(console, directory, interruption, options.bgp());
     }
 
     private static int demo(Command.Run options) {
@@ -136,19 +101,18 @@ public final class DemoMain {
             System.err.println("demo/run: cannot create the log directory: " + e.getMessage());
             return 2;
         }
+        String kind = options.kubernetes() ? "cluster" : "sandbox";
         Interruption interruption = Interruption.install(starting -> {
             console.mute();
             console.always("");
             console.always(
                     starting
-                            ? "Interrupted: the sandbox is removed as soon as it has finished starting ..."
-                            : "Interrupted: stopping the demo and removing the sandbox ...");
+                            ? "Interrupted: the " + kind + " is removed as soon as it has finished starting ..."
+                            : "Interrupted: stopping the demo and removing the " + kind + " ...");
         });
         long started = System.nanoTime();
-        console.always("lbk8s demo: a MetalLB-compatible "
-                + (options.bgp() ? "load balancer in BGP mode, behind an FRR router" : "layer-2 load balancer")
-                + ", on a sandbox LAN on this machine (demo/run --help)");
-        Demo demo = new Demo(console, directory, interruption, options.bgp());
+        Walkthrough demo = walkthrough(options, console, directory, interruption);
+        console.always("lbk8s demo: " + demo.title() + " (demo/run --help)");
         int code;
         boolean completed = false;
         try {
@@ -168,21 +132,8 @@ public final class DemoMain {
         } finally {
             interruption.beginTeardown();
         }
-        console.heading("Removing the sandbox");
-        Teardown.Result result =
-                Teardown.run(demo.sandbox(), options.logs().isPresent() ? Optional.empty() : Optional.of(directory));
-        return finish(console, result, code, options, started, interruption);
-    }
-
-    /** Says what was removed and what is left, and the exit code: a failure if anything is left. */
-    private static int finish(
-            Console console,
-            Teardown.Result result,
-            int exitCode,
-            Command.Run options,
-            long started,
-            Interruption interruption) {
-        int code = exitCode;
+        console.heading("Removing the " + demo.what());
+        Teardown.Result result = demo.teardown(options.logs().isPresent() ? Optional.empty() : Optional.of(directory));
         if (result.left().isEmpty()) {
             result.removed().forEach(what -> console.always("  removed " + what));
             console.always("  nothing left behind");

@@ -27,7 +27,7 @@ import java.util.Optional;
  * then over IPv6 the leader's speaker Pod is deleted. The backend runs on every node and the Services keep traffic
  * local ({@code externalTrafficPolicy: Local}), so the node that answers curl is the node that announces.
  */
-final class KubernetesDemo {
+final class KubernetesDemo implements Walkthrough {
     private static final Duration SOON = Duration.ofSeconds(30);
     private static final Duration POLL = Duration.ofMillis(20);
     private static final int SETTLED_ANSWERS = 10;
@@ -53,7 +53,23 @@ final class KubernetesDemo {
         return Optional.ofNullable(cluster);
     }
 
-    void run() throws Exception {
+    @Override
+    public String title() {
+        return "a MetalLB-compatible layer-2 load balancer on a real Kubernetes built on this machine";
+    }
+
+    @Override
+    public String what() {
+        return "cluster";
+    }
+
+    @Override
+    public Teardown.Result teardown(Optional<Path> directory) {
+        return Teardown.runCluster(cluster(), directory);
+    }
+
+    @Override
+    public void run() throws Exception {
         startCluster();
         install();
 
@@ -362,7 +378,8 @@ final class KubernetesDemo {
     }
 
     /** With --keep: how to look around in the running cluster. */
-    List<String> exploreHints() {
+    @Override
+    public List<String> exploreHints() {
         String lanClient = cluster.network().client().namespace();
         List<String> lines = new ArrayList<>();
         lines.add("The cluster keeps running. In another shell, as root:");
