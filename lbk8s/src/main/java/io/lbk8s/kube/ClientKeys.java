@@ -11,7 +11,7 @@ import java.util.regex.Pattern;
  * A kubeconfig's client key in the form fabric8's client reads: PKCS #8 with its algorithm named. fabric8 takes every
  * key for RSA unless told otherwise, and reads SEC1 keys ({@code EC PRIVATE KEY}, as k3s and OpenSSL write them) only
  * with Bouncy Castle, so an ECDSA or Ed25519 admin key ended every CLI command with "Invalid DER: object is not
- * integer" while kubectl worked (seen on a kube-apiserver whose certificates are EC, as on k3s and Talos).
+ * integer" while kubectl worked (seen with the test cluster's EC admin key; k3s writes EC keys too).
  */
 public final class ClientKeys {
 
