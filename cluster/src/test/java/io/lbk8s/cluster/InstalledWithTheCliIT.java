@@ -132,6 +132,19 @@ class InstalledWithTheCliIT {
         assertThat(c.nodeOf(awaitCurl(ipv6)))
                 .as("a backend Pod answers over IPv6")
                 .isPresent();
+
+        CommandResult wrongType = c.cluster.apply("""
+                apiVersion: metallb.io/v1beta1
+                kind: IPAddressPool
+                metadata: {name: wrong, namespace: lbk8s-system}
+                spec:
+                  addresses: [%s]
+                  autoAssign: "yes"
+                """.formatted(lanAddress(190)));
+        assertThat(wrongType.ok())
+                .as("the CRD's schema refuses a string for a boolean")
+                .isFalse();
+        assertThat(wrongType.output()).contains("spec.autoAssign");
     }
 
     @Test
