@@ -24,7 +24,7 @@ import java.util.Optional;
  * {@code demo/run --kubernetes}: the demo's steps on a real Kubernetes built here (bin/kubernetes build), with lbk8s
  * installed by {@code lbk8s install} from the distribution, its controller and speakers real Pods: a Service gets an
  * address, the client reaches it (ARP, NDP, curl through the real kube-proxy), the leader's node drops off the LAN,
- * then over IPv6 the leader's speaker Pod is deleted. The backend runs on every node and the Services keep traffic
+ * then over IPv6 every process of the leader's node freezes. The backend runs on every node and the Services keep traffic
  * local ({@code externalTrafficPolicy: Local}), so the node that answers curl is the node that announces.
  */
 final class KubernetesDemo implements Walkthrough {
@@ -82,8 +82,8 @@ final class KubernetesDemo implements Walkthrough {
         Handover handover4 = failLeader(v4, leader4, false);
         results.add(result("IPv4", v4, leader4, handover4));
 
-        console.heading(
-                "4. The same over IPv6: an address, NDP and curl; the leader's speaker Pod is deleted" + " (SIGTERM)");
+        console.heading("4. The same over IPv6: an address, NDP and curl; every process of the leader's node freezes"
+                + " (kubelet, containerd, the speaker, the Pods; nothing tells Kubernetes)");
         Created v6 = createService("whoami-v6", true);
         TestNode leader6 = reach(v6);
         Handover handover6 = failLeader(v6, leader6, true);
@@ -92,7 +92,7 @@ final class KubernetesDemo implements Walkthrough {
         console.heading("Summary");
         console.lines(Summary.table(results).lines(""));
         console.line("");
-        console.lines(Summary.legend(results));
+        console.lines(Summary.legend(results, "the leader's link down", "the leader's node frozen"));
     }
 
     private static FamilyResult result(String family, Created created, TestNode leader, Handover handover) {
@@ -258,11 +258,10 @@ final class KubernetesDemo implements Walkthrough {
         return leader;
     }
 
-    private Handover failLeader(Created service, TestNode leader, boolean deleteSpeakerPod) throws Exception {
+    private Handover failLeader(Created service, TestNode leader, boolean freeze) throws Exception {
         String url = Demo.url(service.ip());
         String family = service.ip() instanceof Inet6Address ? "ipv6" : "ipv4";
         Handover handover;
-        String speakerPod = speakerPodOn(leader);
         try (ClientLoop loop =
                 ClientLoop.start(cluster.network(), url, logs.resolve("client-loop-" + family + ".log"))) {
             console.line("client: curl " + url + " every " + ClientLoop.PAUSE.toMillis() + " ms");
@@ -274,10 +273,11 @@ final class KubernetesDemo implements Walkthrough {
                             .filter(s -> s.answeredBy(leader.name()))
                             .findFirst());
             long failedAt = nowMicros();
-            if (deleteSpeakerPod) {
-                kubectl("delete", "pod", speakerPod, "-n", "lbk8s-system", "--wait=false");
-                console.line("kubectl delete pod " + speakerPod + ": the kubelet stops the speaker on " + leader.name()
-                        + " (SIGTERM), which hands over; its DaemonSet makes a new one");
+            if (freeze) {
+                cluster.freeze(leader);
+                console.line("echo FROZEN > /sys/fs/cgroup/freezer/" + leader.namespace() + "/freezer.state: every"
+                        + " process of " + leader.name() + " stops (kubelet, containerd, kube-proxy, the speaker, the"
+                        + " Pods); its kernel still runs, nothing tells Kubernetes");
             } else {
                 cluster.linkDown(leader);
                 console.line("ip netns exec " + leader.namespace() + " ip link set eth0 down: to the LAN, "
@@ -285,7 +285,9 @@ final class KubernetesDemo implements Walkthrough {
                         + " silence themselves");
             }
             try (var progress = console.progress("waiting for the client's traffic to move off " + leader.name())) {
-                handover = Wait.until("another node to answer the client", SOON, POLL, () -> {
+                // Up to 90 s, not SOON: after the first step's failure, a takeover has been seen to wait 20 s for a
+                // node its peers still held back (issue 32 part 3); the demo shows that time rather than stopping.
+                handover = Wait.until("another node to answer the client", Duration.ofSeconds(90), POLL, () -> {
                     if (!loop.isAlive()) {
                         throw new StepFailed("the client's loop ended early; its log: "
                                 + logs.resolve("client-loop-" + family + ".log"));
@@ -314,25 +316,10 @@ final class KubernetesDemo implements Walkthrough {
                         leader.name(),
                         "-o",
                         "jsonpath={.status.conditions[?(@.type==\"Ready\")].status}"));
-        if (deleteSpeakerPod) {
-            try (var progress = console.progress("the DaemonSet's new speaker on " + leader.name())) {
-                String pod = Wait.until(
-                        "a new speaker Pod Ready on " + leader.name(),
-                        Duration.ofSeconds(90),
-                        Duration.ofMillis(500),
-                        () -> Optional.of(speakerPodOn(leader))
-                                .filter(p -> !p.isEmpty() && !p.equals(speakerPod))
-                                .filter(p -> kubectl(
-                                                "get",
-                                                "pod",
-                                                p,
-                                                "-n",
-                                                "lbk8s-system",
-                                                "-o",
-                                                "jsonpath={.status.conditions[?(@.type==\"Ready\")].status}")
-                                        .equals("True")));
-                progress.done(pod + " Ready");
-            }
+        if (freeze) {
+            cluster.thaw(leader);
+            console.line("echo THAWED > /sys/fs/cgroup/freezer/" + leader.namespace() + "/freezer.state: "
+                    + leader.name() + " runs again");
         } else {
             cluster.linkUp(leader);
             console.line("ip netns exec " + leader.namespace() + " ip link set eth0 up: " + leader.name()
@@ -352,22 +339,6 @@ final class KubernetesDemo implements Walkthrough {
             progress.done("its peers held it back for the rejoin hold, then handed the address back");
         }
         return handover;
-    }
-
-    private String speakerPodOn(TestNode node) {
-        return kubectl(
-                        "get",
-                        "pods",
-                        "-n",
-                        "lbk8s-system",
-                        "--field-selector",
-                        "spec.nodeName=" + node.name(),
-                        "-o",
-                        "jsonpath={range .items[*]}{.metadata.name}{\"\\n\"}{end}")
-                .lines()
-                .filter(name -> name.startsWith("lbk8s-speaker-"))
-                .findFirst()
-                .orElse("");
     }
 
     private TestNode nodeWithMac(String mac) {

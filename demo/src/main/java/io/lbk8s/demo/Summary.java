@@ -37,6 +37,11 @@ final class Summary {
 
     /** What the columns mean, so that no figure is read as more than it is. */
     static List<String> legend(List<FamilyResult> results) {
+        return legend(results, "the leader's link down", "its speaker stopped");
+    }
+
+    /** With what failed for each family, as the walkthrough did it. */
+    static List<String> legend(List<FamilyResult> results, String ipv4Failure, String ipv6Failure) {
         String period = results.stream()
                 .map(r -> Format.duration(r.handover().loopPeriod()))
                 .distinct()
@@ -44,7 +49,8 @@ final class Summary {
                 .orElse("?");
         return List.of(
                 "ASSIGNED IN      from creating the Service to its address in status.loadBalancer (polled every 20 ms)",
-                "SWITCH-OVER      from the failure (IPv4: the leader's link down; IPv6: its speaker stopped) to the client's first",
+                "SWITCH-OVER      from the failure (IPv4: " + ipv4Failure + "; IPv6: " + ipv6Failure
+                        + ") to the client's first",
                 "                 answer from another node",
                 "FAILED REQUESTS  the client's requests in between that got no answer",
                 "LONGEST GAP      the longest time the client went without an answer around the switch, its outage",
