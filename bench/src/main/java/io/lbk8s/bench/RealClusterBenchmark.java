@@ -58,15 +58,18 @@ public final class RealClusterBenchmark {
         int kills = quick ? 2 : 5;
         int scale = quick ? 200 : 1000;
         Path logs = Files.createTempDirectory("lbk8s-real-cluster-bench-");
-        long started = System.nanoTime();
-        try (KubernetesCluster cluster = KubernetesCluster.start(3, logs, List.of(image))) {
-            row(
-                    "cluster start (warm build: network, control plane, 3 nodes Ready, images imported)",
-                    ms(since(started)));
-            RealClusterBenchmark bench = new RealClusterBenchmark(cluster, dist.resolve("bin/lbk8s"));
-            bench.run(services, deaths, kills, scale);
+        try {
+            long started = System.nanoTime();
+            try (KubernetesCluster cluster = KubernetesCluster.start(3, logs, List.of(image))) {
+                row(
+                        "cluster start (warm build: network, control plane, 3 nodes Ready, images imported)",
+                        ms(since(started)));
+                RealClusterBenchmark bench = new RealClusterBenchmark(cluster, dist.resolve("bin/lbk8s"));
+                bench.run(services, deaths, kills, scale);
+            }
+        } finally {
+            Shell.run(Duration.ofSeconds(30), List.of("rm", "-rf", logs.toString())); // also when a figure failed
         }
-        Shell.run(Duration.ofSeconds(30), List.of("rm", "-rf", logs.toString()));
     }
 
     private void run(int services, int deaths, int kills, int scale) throws Exception {
