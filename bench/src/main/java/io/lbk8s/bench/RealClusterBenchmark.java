@@ -305,10 +305,7 @@ public final class RealClusterBenchmark {
     }
 
     private CommandResult lbk8s(Duration timeout, String... arguments) {
-        List<String> command = new ArrayList<>(List.of(cli.toString()));
-        command.addAll(List.of(arguments));
-        command.addAll(List.of("--kubeconfig", cluster.kubeconfig().toString()));
-        return Shell.run(timeout, command);
+        return cluster.runAsAdministrator(cli, timeout, arguments);
     }
 
     /** kubectl as the administrator, which must succeed; its stdout, stripped. */

@@ -5,13 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import io.lbk8s.testkit.cluster.KubernetesCluster;
 import io.lbk8s.testkit.net.CommandResult;
-import io.lbk8s.testkit.net.Shell;
 import io.lbk8s.testkit.net.TestNode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -42,10 +40,7 @@ final class UserCluster implements AutoCloseable {
 
     /** {@code lbk8s ARGS...} from dist's tree, as a user runs it, with the administrator's kubeconfig. */
     CommandResult lbk8s(Duration timeout, String... arguments) {
-        List<String> command = new ArrayList<>(List.of(System.getProperty("lbk8s.cli")));
-        command.addAll(List.of(arguments));
-        command.addAll(List.of("--kubeconfig", cluster.kubeconfig().toString()));
-        return Shell.run(timeout, command);
+        return cluster.runAsAdministrator(Path.of(System.getProperty("lbk8s.cli")), timeout, arguments);
     }
 
     CommandResult kubectl(String... arguments) {

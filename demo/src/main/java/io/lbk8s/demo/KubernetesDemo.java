@@ -6,7 +6,6 @@ import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.lbk8s.testkit.cluster.KubernetesCluster;
 import io.lbk8s.testkit.net.CommandResult;
-import io.lbk8s.testkit.net.Shell;
 import io.lbk8s.testkit.net.TestNetwork;
 import io.lbk8s.testkit.net.TestNode;
 import java.io.IOException;
@@ -376,10 +375,7 @@ final class KubernetesDemo implements Walkthrough {
     }
 
     private CommandResult lbk8s(Duration timeout, String... arguments) {
-        List<String> command = new ArrayList<>(List.of(dist.resolve("bin/lbk8s").toString()));
-        command.addAll(List.of(arguments));
-        command.addAll(List.of("--kubeconfig", cluster.kubeconfig().toString()));
-        return Shell.run(timeout, command);
+        return cluster.runAsAdministrator(dist.resolve("bin/lbk8s"), timeout, arguments);
     }
 
     /** kubectl as the administrator, which must succeed; its stdout, stripped. */

@@ -213,6 +213,17 @@ public final class KubernetesCluster implements AutoCloseable {
         return Shell.run(timeout, command);
     }
 
+    /**
+     * A program that takes kubectl's {@code --kubeconfig} flag after its arguments (the lbk8s CLI), run with the
+     * administrator's kubeconfig, as a user runs it against this cluster.
+     */
+    public CommandResult runAsAdministrator(Path program, Duration timeout, String... arguments) {
+        List<String> command = new ArrayList<>(List.of(program.toString()));
+        command.addAll(List.of(arguments));
+        command.addAll(List.of("--kubeconfig", kubeconfig().toString()));
+        return Shell.run(timeout, command);
+    }
+
     /** {@code kubectl apply -f -} of this YAML, as the administrator. */
     public CommandResult apply(String yaml) {
         return Shell.run(
