@@ -38,7 +38,7 @@ import java.util.stream.Stream;
  * port) or {@link #start(InetAddress, int)}; talk to it with {@link #client()}, or point kubectl or
  * another process at it with {@link #writeKubeconfig(Path)}.
  */
-public final class TestApiServer implements AutoCloseable {
+public final class TestApiServer implements ApiServer {
 
     /** Keeps MockWebServer's per-request INFO logging (java.util.logging, to stderr) quiet. */
     private static final java.util.logging.Logger MOCK_WEB_SERVER_LOG =
@@ -103,6 +103,7 @@ public final class TestApiServer implements AutoCloseable {
     }
 
     /** Base URL, e.g. {@code http://127.0.0.1:41234} (no trailing slash). */
+    @Override
     public String url() {
         return url;
     }
@@ -124,6 +125,7 @@ public final class TestApiServer implements AutoCloseable {
      * A client configuration for this server: plain HTTP, namespace "default", no kubeconfig or
      * environment auto-configuration, short timeouts, no request retries.
      */
+    @Override
     public Config config() {
         return new ConfigBuilder(Config.empty())
                 .withMasterUrl(url + "/")
@@ -142,6 +144,7 @@ public final class TestApiServer implements AutoCloseable {
     }
 
     /** A shared client for this server, closed by {@link #close()}. */
+    @Override
     public synchronized KubernetesClient client() {
         if (client == null) {
             client = newClient();
@@ -150,11 +153,13 @@ public final class TestApiServer implements AutoCloseable {
     }
 
     /** A new client for this server; closed by {@link #close()} unless the caller closes it first. */
+    @Override
     public synchronized KubernetesClient newClient() {
         return newClient(new KubernetesSerialization());
     }
 
     /** A new client for this server that decodes with {@code serialization}; closed as {@link #newClient()}'s. */
+    @Override
     public synchronized KubernetesClient newClient(KubernetesSerialization serialization) {
         KubernetesClient c = new KubernetesClientBuilder()
                 .withConfig(config())
@@ -168,6 +173,7 @@ public final class TestApiServer implements AutoCloseable {
      * Creates every CustomResourceDefinition found in the YAML or JSON files below {@code dir} (other kinds are
      * skipped with a line on stderr) and returns how many were created.
      */
+    @Override
     public int createCrds(Path dir) throws IOException {
         List<Path> files = new ArrayList<>();
         try (Stream<Path> walk = Files.walk(dir)) {
@@ -225,6 +231,20 @@ public final class TestApiServer implements AutoCloseable {
     }
 
     /** Writes a kubeconfig for this server (usable by kubectl and {@code Config.fromKubeconfig}); returns file. */
+    @Override
+    public void ensureNamespace(String name) {
+        if (client().namespaces().withName(name).get() == null) {
+            client().namespaces()
+                    .resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder()
+                            .withNewMetadata()
+                            .withName(name)
+                            .endMetadata()
+                            .build())
+                    .create();
+        }
+    }
+
+    @Override
     public Path writeKubeconfig(Path file) {
         return writeKubeconfig(file, url);
     }

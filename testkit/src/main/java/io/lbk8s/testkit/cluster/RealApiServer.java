@@ -34,6 +34,7 @@ public final class RealApiServer implements AutoCloseable {
     private final List<Process> processes = new ArrayList<>();
     private final List<KubernetesClient> clients = new CopyOnWriteArrayList<>();
     private Path kubeconfig;
+    private Path wipeKubeconfig;
     private String url;
 
     private RealApiServer(KubernetesBuild build, Path directory) {
@@ -82,13 +83,35 @@ public final class RealApiServer implements AutoCloseable {
         Pki.Credential kubeletClient =
                 pki.client("apiserver-kubelet-client", "kube-apiserver-kubelet-client", "system:masters");
         kubeconfig = pki.kubeconfig("admin", url, pki.client("admin", "kubernetes-admin", "system:masters"));
+        wipeKubeconfig = pki.kubeconfig("wipe", url, pki.client("wipe", AuditLog.QUIET_USER, "system:masters"));
+        Path controllerManager = pki.kubeconfig(
+                "controller-manager",
+                url,
+                pki.client("controller-manager", "system:kube-controller-manager", "system:masters"));
         Path admission = ApiServerCommands.writeAdmission(directory);
         start("etcd", ApiServerCommands.etcd(build, directory.resolve("etcd"), etcdClient, etcdPeer));
-        start(
-                "kube-apiserver",
-                ApiServerCommands.apiServer(
-                        build, pki, serving, kubeletClient, admission, "127.0.0.1", port, etcdClient));
+        List<String> apiServer = new ArrayList<>(ApiServerCommands.apiServer(
+                build, pki, serving, kubeletClient, admission, "127.0.0.1", port, etcdClient));
+        apiServer.addAll(AuditLog.flags(directory));
+        // The kubernetes Service's endpoints are the test's to write (an API server on a kind node's address, say):
+        // this one's own reconciler would put back 127.0.0.1.
+        apiServer.add("--endpoint-reconciler-type=none");
+        start("kube-apiserver", apiServer);
         awaitReady();
+        // Only the controllers a test of lbk8s meets: a deleted namespace goes once emptied, dependents go with their
+        // owners, and each namespace gets its default ServiceAccount (without which no Pod is admitted). No kubelet
+        // or scheduler: Pods stay as a test writes them.
+        start(
+                "kube-controller-manager",
+                List.of(
+                        build.bin("kube-controller-manager").toString(),
+                        "--kubeconfig",
+                        controllerManager.toString(),
+                        "--controllers",
+                        "namespace,garbagecollector,serviceaccount",
+                        "--leader-elect=false",
+                        "--secure-port=0",
+                        "--v=1"));
     }
 
     private void start(String name, List<String> command) throws IOException {
@@ -117,6 +140,39 @@ public final class RealApiServer implements AutoCloseable {
             ControlPlane.sleep(200);
         }
         throw new IOException("kube-apiserver not ready within " + READY_TIMEOUT + ": " + last);
+    }
+
+    /**
+     * Every request served since the server started, in order, from its audit log (who, verb, path, response code):
+     * what a test counts and checks for refusals.
+     */
+    public List<AuditLog.Request> requests() {
+        return AuditLog.read(directory, 0);
+    }
+
+    /** Where the audit log ends now, for {@link #requestsAfter(long)}. */
+    long auditEnd() {
+        return AuditLog.end(directory);
+    }
+
+    /** The requests served after {@code auditEnd} was taken. */
+    List<AuditLog.Request> requestsAfter(long auditEnd) {
+        return AuditLog.read(directory, auditEnd);
+    }
+
+    /**
+     * Deletes what tests made (every object outside the system namespaces, the namespaces themselves, the CRDs, the
+     * cluster-scoped objects not created by the server) and waits until it is gone: the next test starts on an empty
+     * cluster, as a fresh envtest does.
+     */
+    public void empty() {
+        try (KubernetesClient client = new KubernetesClientBuilder()
+                .withConfig(Pki.fabric8Config(wipeKubeconfig))
+                .build()) {
+            new ClusterWipe(client).run();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** {@code https://127.0.0.1:PORT}. */
