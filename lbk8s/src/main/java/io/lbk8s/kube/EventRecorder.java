@@ -14,12 +14,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,6 +57,7 @@ public final class EventRecorder implements AutoCloseable {
     private final Clock clock;
     private final Duration refresh;
     private final Map<String, Said> saidByKey = new ConcurrentHashMap<>();
+    private final AtomicLong lastNameNanos = new AtomicLong();
     private final ExecutorService writer =
             Executors.newSingleThreadExecutor(Thread.ofVirtual().name("events").factory());
 
@@ -81,7 +82,9 @@ public final class EventRecorder implements AutoCloseable {
         synchronized (saidByKey) {
             Said before = saidByKey.get(key);
             boolean repeat = before != null && before.fingerprint().equals(fingerprint);
-            said = repeat ? before.repeatedAt(now, refresh) : new Said(fingerprint, eventName(object), 1, nowText, now);
+            said = repeat
+                    ? before.repeatedAt(now, refresh)
+                    : new Said(fingerprint, eventName(object, now), 1, nowText, now);
             saidByKey.put(key, said);
             if (repeat && said.written().equals(before.written())) {
                 return;
@@ -158,9 +161,14 @@ public final class EventRecorder implements AutoCloseable {
                 : object.getMetadata().getNamespace();
     }
 
-    private static String eventName(HasMetadata object) {
+    /**
+     * As client-go names them, the object's name and the time in hexadecimal nanoseconds: the API server lists by
+     * name, so one object's Events list in the order they were said. Never the same twice, even within a tick.
+     */
+    private String eventName(HasMetadata object, Instant now) {
+        long nanos = now.getEpochSecond() * 1_000_000_000L + now.getNano();
         return object.getMetadata().getName() + "."
-                + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+                + Long.toHexString(lastNameNanos.updateAndGet(last -> Math.max(last + 1, nanos)));
     }
 
     /** Writes the Events already recorded (for at most a few seconds), then stops. */
