@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.lbk8s.install.InstallValues;
 import io.lbk8s.install.Uninstaller;
 import java.io.PrintWriter;
+import java.time.Duration;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -29,15 +30,32 @@ final class UninstallCommand extends ClusterCommand {
                             + "(they go with them).")
     boolean purge;
 
+    @Option(
+            names = "--wait",
+            arity = "0..1",
+            defaultValue = "true",
+            fallbackValue = "true",
+            description = "Wait until the deleted namespace and CRDs are gone, as kubectl delete does (default:"
+                    + " ${DEFAULT-VALUE}; --wait=false to skip).")
+    boolean waitUntilGone;
+
+    @Option(
+            names = "--timeout",
+            defaultValue = "2m",
+            description = "How long --wait waits (default: ${DEFAULT-VALUE}); then the exit code is 1.")
+    String timeout;
+
     @Override
-    public Integer call() {
+    public Integer call() throws InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
+        Duration waitAtMost = DurationFlags.parse(spec, "--timeout", timeout);
         try (KubernetesClient client = kube.client()) {
-            var results = new Uninstaller(client).uninstall(namespace, purge, out::println);
+            Uninstaller uninstaller = new Uninstaller(client);
+            var results = uninstaller.uninstall(namespace, purge, out::println);
             if (results.stream().noneMatch(r -> r.action() == Uninstaller.Action.deleted)) {
                 out.println("nothing to delete: lbk8s install has nothing in this cluster");
             }
-            return 0;
+            return !waitUntilGone || uninstaller.awaitGone(waitAtMost, out::println) ? 0 : 1;
         }
     }
 }

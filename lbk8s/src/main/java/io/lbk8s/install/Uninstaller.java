@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.CustomResources;
 import io.lbk8s.kube.IpAddressClaims;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -37,9 +38,37 @@ public final class Uninstaller {
     }
 
     private final KubernetesClient client;
+    /** Deleted, and gone only once emptied: the namespace after its objects, a CRD after its custom resources. */
+    private final List<HasMetadata> terminating = new ArrayList<>();
 
     public Uninstaller(KubernetesClient client) {
         this.client = client;
+    }
+
+    /**
+     * Waits until the namespace and the CRDs it deleted are gone, as {@code kubectl delete} waits: until then an
+     * install into the same namespace is refused ("being terminated"). False when {@code timeout} came first.
+     */
+    public boolean awaitGone(Duration timeout, Consumer<String> say) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        List<HasMetadata> left = new ArrayList<>(terminating);
+        if (!left.isEmpty()) {
+            say.accept("waiting for " + left.size() + " deleted object(s) to go (a namespace goes once emptied)");
+        }
+        while (true) {
+            left.removeIf(object -> Applier.resource(client, object).get() == null);
+            if (left.isEmpty()) {
+                return true;
+            }
+            if (System.nanoTime() > deadline) {
+                say.accept("still terminating after " + timeout.toSeconds() + " s: "
+                        + String.join(
+                                ", ",
+                                left.stream().map(Applier.Objects::displayName).toList()));
+                return false;
+            }
+            Thread.sleep(200);
+        }
     }
 
     public List<Result> uninstall(String namespace, boolean purge, Consumer<String> say) {
@@ -137,6 +166,7 @@ public final class Uninstaller {
                     "it holds " + left + " configuration object(s) of yours; --purge deletes them too");
         }
         client.namespaces().withName(name).delete();
+        terminating.add(current);
         return new Result(display, Action.deleted, "");
     }
 
@@ -151,6 +181,9 @@ public final class Uninstaller {
             return new Result(display, Action.kept, "not made by lbk8s install");
         }
         resource.delete();
+        if (current instanceof CustomResourceDefinition) {
+            terminating.add(current);
+        }
         return new Result(display, Action.deleted, "");
     }
 
