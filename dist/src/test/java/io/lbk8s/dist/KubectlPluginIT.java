@@ -3,7 +3,7 @@ package io.lbk8s.dist;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.ServiceStatusBuilder;
-import io.lbk8s.testkit.TestApiServer;
+import io.lbk8s.testkit.cluster.FreshApiServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,7 +26,7 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
 
 /**
  * The real kubectl runs {@code kubectl lbk8s}: the archive installed as krew installs it (unpacked into a directory
- * of its own, the manifest's bin linked into a directory on PATH), against the test API server named by KUBECONFIG.
+ * of its own, the manifest's bin linked into a directory on PATH), against the real kube-apiserver named by KUBECONFIG.
  */
 class KubectlPluginIT {
     static final Duration RUN = Duration.ofSeconds(60);
@@ -37,7 +37,7 @@ class KubectlPluginIT {
     static Path tarball;
     static Map<String, Object> manifest;
     static Path krewBin;
-    static TestApiServer server;
+    static FreshApiServer server;
     static Map<String, String> env;
 
     @BeforeAll
@@ -59,21 +59,14 @@ class KubectlPluginIT {
                 krewBin.resolve("kubectl_complete-lbk8s"),
                 store.resolve(platform().get("bin")).resolveSibling("kubectl_complete-lbk8s"));
 
-        server = TestApiServer.start();
+        server = FreshApiServer.start();
         server.createCrds(Path.of("..", "deploy", "crds"));
         // KUBECONFIG as a list, as kubectl merges it: the cluster in one file, the user and contexts in the other
-        Path clusters = Files.writeString(temp.resolve("clusters.yaml"), """
-                apiVersion: v1
-                kind: Config
-                clusters: [{name: test, cluster: {server: "%s"}}]
-                """.formatted(server.url()));
-        Path contexts = Files.writeString(temp.resolve("contexts.yaml"), """
-                apiVersion: v1
-                kind: Config
-                users: [{name: u, user: {token: t}}]
-                contexts: [{name: test, context: {cluster: test, user: u, namespace: default}}]
-                current-context: test
-                """);
+        String admin = Files.readString(server.writeKubeconfig(temp.resolve("admin.yaml")));
+        int users = admin.indexOf("users:");
+        Path clusters = Files.writeString(temp.resolve("clusters.yaml"), admin.substring(0, users));
+        Path contexts = Files.writeString(
+                temp.resolve("contexts.yaml"), "apiVersion: v1\nkind: Config\n" + admin.substring(users));
         env = Map.of(
                 "PATH", krewBin + ":" + System.getenv("PATH"),
                 "HOME", Files.createDirectories(temp.resolve("home")).toString(),

@@ -3,11 +3,11 @@ package io.lbk8s.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.lbk8s.testkit.TestApiServer;
+import io.lbk8s.testkit.cluster.FreshApiServer;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,8 +31,9 @@ class KubectlFlagsTest {
 
     @Test
     void contextChoosesTheContextNotTheCurrentOne(@TempDir Path dir) throws Exception {
-        try (TestApiServer server = TestApiServer.start()) {
+        try (FreshApiServer server = FreshApiServer.start()) {
             server.createCrds(Path.of("..", "deploy", "crds"));
+            server.ensureNamespace("shop");
             server.client()
                     .services()
                     .inNamespace("shop")
@@ -49,16 +50,8 @@ class KubectlFlagsTest {
                             .build())
                     .create();
             // two contexts on one server that differ in their namespace, which svc/NAME without -n is looked up in
-            Path kubeconfig = Files.writeString(dir.resolve("kubeconfig"), """
-                    apiVersion: v1
-                    kind: Config
-                    clusters: [{name: test, cluster: {server: "%s"}}]
-                    users: [{name: u, user: {token: t}}]
-                    contexts:
-                    - {name: plain, context: {cluster: test, user: u, namespace: default}}
-                    - {name: shop, context: {cluster: test, user: u, namespace: shop}}
-                    current-context: plain
-                    """.formatted(server.url()));
+            Path kubeconfig = server.writeKubeconfig(
+                    dir.resolve("kubeconfig"), Map.of("plain", "default", "shop", "shop"), "plain");
             String[] status = {"status", "svc/db", "--kubeconfig", kubeconfig.toString(), "--request-timeout", "5s"};
 
             CliRun current = run("lbk8s", status);

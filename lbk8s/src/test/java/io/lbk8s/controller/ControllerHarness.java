@@ -7,14 +7,15 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.ServiceStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.ServiceMapping;
+import io.lbk8s.testkit.ApiServer;
 import io.lbk8s.testkit.TestApiServer;
+import io.lbk8s.testkit.cluster.FreshApiServer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -28,14 +29,16 @@ import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 
 /**
- * A test API server with the metallb.io CRDs from {@code deploy/crds}, the {@code lbk8s-system} namespace, and a
- * controller running in-process that tests can stop and start again (a controller restart).
+ * The real kube-apiserver, emptied, with the CRDs from {@code deploy/crds}, the {@code lbk8s-system} namespace, and a
+ * controller running in-process that tests can stop and start again (a controller restart). Tests that break the
+ * API server's watches or reads on purpose run on the test API server instead ({@link #startedOnTheTestApiServer()}):
+ * the real one cannot break one resource's watches on demand.
  */
 final class ControllerHarness implements AutoCloseable {
     static final String DEFAULT_NAMESPACE = "lbk8s-system";
     static final Duration PATIENCE = Duration.ofSeconds(15);
 
-    final TestApiServer server;
+    final ApiServer server;
     final KubernetesClient client;
     private final ControllerSettings settings;
     private final String namespace;
@@ -49,24 +52,17 @@ final class ControllerHarness implements AutoCloseable {
 
     /** With the CRDs of {@code crds} only (e.g. an upgrade that did not apply a new one). */
     ControllerHarness(String namespace, Optional<String> lbClass, Path crds) throws IOException {
+        this(FreshApiServer.start(), namespace, lbClass, crds);
+    }
+
+    private ControllerHarness(ApiServer server, String namespace, Optional<String> lbClass, Path crds)
+            throws IOException {
         this.namespace = namespace;
-        server = TestApiServer.start();
+        this.server = server;
         client = server.client();
         server.createCrds(crds);
-        client.namespaces()
-                .resource(new NamespaceBuilder()
-                        .withNewMetadata()
-                        .withName(namespace)
-                        .endMetadata()
-                        .build())
-                .create();
-        client.namespaces()
-                .resource(new NamespaceBuilder()
-                        .withNewMetadata()
-                        .withName("default")
-                        .endMetadata()
-                        .build())
-                .create();
+        server.ensureNamespace(namespace);
+        server.ensureNamespace("default");
         settings = new ControllerSettings(namespace, lbClass);
     }
 
@@ -74,6 +70,19 @@ final class ControllerHarness implements AutoCloseable {
         var harness = new ControllerHarness(DEFAULT_NAMESPACE, Optional.empty());
         harness.startController();
         return harness;
+    }
+
+    /** On the test API server, whose {@link #faults()} break watches and reads of one resource on demand. */
+    static ControllerHarness startedOnTheTestApiServer() throws IOException {
+        var harness = new ControllerHarness(
+                TestApiServer.start(), DEFAULT_NAMESPACE, Optional.empty(), Path.of("..", "deploy", "crds"));
+        harness.startController();
+        return harness;
+    }
+
+    /** The test API server's fault injection; only for {@link #startedOnTheTestApiServer()}. */
+    TestApiServer faults() {
+        return (TestApiServer) server;
     }
 
     void startController() {
@@ -147,13 +156,7 @@ final class ControllerHarness implements AutoCloseable {
     }
 
     private Second second(String namespace, Optional<String> lbClass) {
-        client.namespaces()
-                .resource(new NamespaceBuilder()
-                        .withNewMetadata()
-                        .withName(namespace)
-                        .endMetadata()
-                        .build())
-                .create();
+        server.ensureNamespace(namespace);
         KubernetesClient ownClient = server.newClient();
         Controller second = new Controller(
                 ownClient,
@@ -202,14 +205,8 @@ final class ControllerHarness implements AutoCloseable {
             List<HasMetadata> items = client.load(in).items();
             for (HasMetadata item : items) {
                 String ns = item.getMetadata().getNamespace();
-                if (ns != null && client.namespaces().withName(ns).get() == null) {
-                    client.namespaces()
-                            .resource(new NamespaceBuilder()
-                                    .withNewMetadata()
-                                    .withName(ns)
-                                    .endMetadata()
-                                    .build())
-                            .create();
+                if (ns != null) {
+                    server.ensureNamespace(ns);
                 }
                 client.resource(item).create();
             }

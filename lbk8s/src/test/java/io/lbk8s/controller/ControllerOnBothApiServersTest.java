@@ -2,7 +2,6 @@ package io.lbk8s.controller;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
@@ -13,7 +12,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.IpAddressClaims;
 import io.lbk8s.testkit.TestApiServer;
-import io.lbk8s.testkit.cluster.RealApiServer;
+import io.lbk8s.testkit.cluster.FreshApiServer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Path;
@@ -40,16 +39,11 @@ class ControllerOnBothApiServersTest {
 
     @Test
     void theTestApiServerEndsUpHoldingWhatKubeApiserverHolds() throws Exception {
-        Optional<String> missing = RealApiServer.missingPrerequisites();
-        if (missing.isPresent() && "true".equals(System.getenv("CI"))) {
-            throw new IllegalStateException("the real kube-apiserver is needed: " + missing.get());
-        }
-        assumeTrue(missing.isEmpty(), () -> "no real kube-apiserver: " + missing.orElse(""));
-
         Held real;
-        RealApiServer kubeApiserver = RealApiServer.shared();
-        kubeApiserver.applyCrds(CRDS);
-        real = scenario(kubeApiserver.newClient(), kubeApiserver.newClient());
+        try (FreshApiServer kubeApiserver = FreshApiServer.start()) {
+            kubeApiserver.createCrds(CRDS);
+            real = scenario(kubeApiserver.client(), kubeApiserver.newClient());
+        }
         Held imitated;
         try (TestApiServer testApiServer = TestApiServer.start()) {
             testApiServer.createCrds(CRDS);

@@ -3,7 +3,7 @@ package io.lbk8s.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.lbk8s.testkit.TestApiServer;
+import io.lbk8s.testkit.cluster.FreshApiServer;
 import io.lbk8s.testkit.sandbox.Sandbox;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -25,7 +25,7 @@ class SpeakerWithoutRawSocketsIT {
         assumeTrue(
                 Files.isExecutable(Path.of("/usr/bin/setpriv")) && "root".equals(System.getProperty("user.name")),
                 "needs root and setpriv to drop CAP_NET_RAW");
-        try (TestApiServer api = TestApiServer.start(InetAddress.getLoopbackAddress(), 0)) {
+        try (FreshApiServer api = FreshApiServer.start()) {
             Path kubeconfig = api.writeKubeconfig(Files.createTempFile("lbk8s-kubeconfig", ".yaml"));
             int port;
             try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {

@@ -1,7 +1,7 @@
 package io.lbk8s.election;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.lbk8s.testkit.TestApiServer;
+import io.lbk8s.testkit.ApiServer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
@@ -50,11 +50,11 @@ final class Candidate implements AutoCloseable {
                 wallClock);
     }
 
-    static Candidate start(TestApiServer server, String name) {
+    static Candidate start(ApiServer server, String name) {
         return start(server, name, Clock.systemUTC());
     }
 
-    static Candidate start(TestApiServer server, String name, Clock wallClock) {
+    static Candidate start(ApiServer server, String name, Clock wallClock) {
         var candidate = new Candidate(server.newClient(), name, wallClock);
         candidate.election.start();
         return candidate;

@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.lbk8s.testkit.TestApiServer;
+import io.lbk8s.testkit.cluster.FreshApiServer;
+import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,26 +20,19 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Candidates electing a leader on a Lease in the test API server, with lease 1 s, renew deadline 700 ms, retry 100 ms. */
+/** Candidates electing a leader on a Lease in the real kube-apiserver, with lease 1 s, renew deadline 700 ms, retry 100 ms. */
 class LeaderElectionApiTest {
     static final Duration LEASE = QUICK.leaseDuration();
     static final Duration RETRY = QUICK.retryPeriod();
     static final Duration PATIENCE = Duration.ofSeconds(10);
 
-    TestApiServer server;
+    FreshApiServer server;
     final List<Candidate> started = new ArrayList<>();
 
     @BeforeEach
     void startServer() {
-        server = TestApiServer.start();
-        server.client()
-                .namespaces()
-                .resource(new NamespaceBuilder()
-                        .withNewMetadata()
-                        .withName(Candidate.NAMESPACE)
-                        .endMetadata()
-                        .build())
-                .create();
+        server = FreshApiServer.start();
+        server.ensureNamespace(Candidate.NAMESPACE);
     }
 
     @AfterEach
@@ -166,10 +159,11 @@ class LeaderElectionApiTest {
 
     @Test
     void aLeaderWhoseRequestsHangStopsLeadingAtTheRenewDeadlineBeforeTheStandbyTakesOver() throws Exception {
-        try (var proxy = new StallingProxy(server.port())) {
+        URI api = URI.create(server.url());
+        try (var proxy = new StallingProxy(api.getPort())) {
             var throughProxy = new KubernetesClientBuilder()
                     .withConfig(new ConfigBuilder(server.config())
-                            .withMasterUrl("http://" + server.address().getHostAddress() + ":" + proxy.port() + "/")
+                            .withMasterUrl(api.getScheme() + "://" + api.getHost() + ":" + proxy.port() + "/")
                             .build())
                     .build();
             Candidate a = new Candidate(throughProxy, "a", Clock.systemUTC());

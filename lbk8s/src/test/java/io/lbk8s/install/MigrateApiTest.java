@@ -10,7 +10,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.lbk8s.cli.CliRun;
 import io.lbk8s.kube.ConfigResources;
-import io.lbk8s.testkit.TestApiServer;
+import io.lbk8s.testkit.cluster.FreshApiServer;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code lbk8s status} and {@code lbk8s migrate} through the CLI against the test API server, with MetalLB's
+ * {@code lbk8s status} and {@code lbk8s migrate} through the CLI against the real kube-apiserver, with MetalLB's
  * configuration where lbk8s does not read it: a pool and an L2Advertisement in metallb-system and the legacy ConfigMap.
  */
 class MigrateApiTest {
@@ -31,13 +31,13 @@ class MigrateApiTest {
             "address-pools:\n- name: legacy\n  protocol: layer2\n  addresses: [192.168.1.240-192.168.1.250]\n"
                     + "  auto-assign: false\n";
 
-    TestApiServer server;
+    FreshApiServer server;
     KubernetesClient client;
     Path kubeconfig;
 
     @BeforeEach
     void start(@TempDir Path dir) throws Exception {
-        server = TestApiServer.start();
+        server = FreshApiServer.start();
         client = server.client();
         kubeconfig = server.writeKubeconfig(dir.resolve("kubeconfig"));
         server.createCrds(Path.of("..", "deploy", "crds"));

@@ -18,7 +18,7 @@ import io.lbk8s.kube.IpAddressClaims;
 import io.lbk8s.kube.ServiceBgpStatuses;
 import io.lbk8s.kube.ServiceL2Statuses;
 import io.lbk8s.service.Annotations;
-import io.lbk8s.testkit.TestApiServer;
+import io.lbk8s.testkit.cluster.FreshApiServer;
 import java.nio.file.Path;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
@@ -33,23 +33,26 @@ import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.dataformat.yaml.YAMLMapper;
 
 /**
- * {@code lbk8s status} through the CLI against the test API server, with the objects the controller and speakers
+ * {@code lbk8s status} through the CLI against the real kube-apiserver, with the objects the controller and speakers
  * leave behind written by hand: pools, Services with their status and pool annotation, ServiceL2Statuses, and the
  * Warning events that explain a Service that is not fully served. Asserts what a user reads.
  */
 class StatusApiTest {
     static final String NS = InstallValues.DEFAULT_NAMESPACE;
 
-    TestApiServer server;
+    FreshApiServer server;
     KubernetesClient client;
     Path kubeconfig;
 
     @BeforeEach
     void start(@TempDir Path dir) throws Exception {
-        server = TestApiServer.start();
+        server = FreshApiServer.start();
         client = server.client();
         kubeconfig = server.writeKubeconfig(dir.resolve("kubeconfig"));
         server.createCrds(Path.of("..", "deploy", "crds"));
+        for (String namespace : List.of(NS, "shop")) {
+            server.ensureNamespace(namespace);
+        }
 
         // "lan": 3 + 8 addresses, of which the first range is nearly full (2 of 3); "reserved": not auto-assigned,
         // unused

@@ -8,7 +8,7 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.lbk8s.kube.EventRecorder.Type;
-import io.lbk8s.testkit.TestApiServer;
+import io.lbk8s.testkit.cluster.FreshApiServer;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,7 +26,7 @@ class EventRecorderApiTest {
     static final Duration REFRESH = Duration.ofMinutes(5);
     static final String DOWN = "the peer does not answer, or expects another TCP MD5 password";
 
-    TestApiServer server;
+    FreshApiServer server;
     KubernetesClient client;
     MovableClock clock = new MovableClock(Instant.parse("2026-12-05T01:00:00Z"));
     EventRecorder events;
@@ -34,7 +34,7 @@ class EventRecorderApiTest {
 
     @BeforeEach
     void start() throws Exception {
-        server = TestApiServer.start();
+        server = FreshApiServer.start();
         client = server.client();
         web = client.services()
                 .inNamespace("default")

@@ -4,7 +4,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -17,7 +16,10 @@ import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.lbk8s.kube.ClusterNames;
 import io.lbk8s.kube.lean.LeanDecoding;
 import io.lbk8s.peers.PeerSettings;
+import io.lbk8s.testkit.ApiServer;
 import io.lbk8s.testkit.TestApiServer;
+import io.lbk8s.testkit.cluster.AuditLog;
+import io.lbk8s.testkit.cluster.FreshApiServer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -30,7 +32,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * A test API server holding what a speaker on {@code node-1} expects to find: the lbk8s CRDs, the namespaces
+ * The real kube-apiserver, emptied, holding what a speaker on {@code node-1} expects to find: the lbk8s CRDs, the namespaces
  * {@code lbk8s-system} and {@code default}, a Ready Node and a Ready speaker Pod (its status reported after create, as
  * the kubelet does). No interface of a test host is in TEST-NET-3, so a speaker here announces nothing: what it
  * decided shows as its NotAnnounced Warning on each Service.
@@ -40,22 +42,16 @@ public final class OneNodeCluster implements AutoCloseable {
     public static final String NODE = "node-1";
     public static final String SPEAKER_POD = "speaker-1";
 
-    public final TestApiServer server;
+    public final ApiServer server;
     public final KubernetesClient client;
     private final List<AutoCloseable> started = new ArrayList<>();
 
-    private OneNodeCluster(TestApiServer server) throws IOException {
+    private OneNodeCluster(ApiServer server) throws IOException {
         this.server = server;
         this.client = server.client();
         server.createCrds(Path.of("..", "deploy", "crds"));
         for (String ns : new String[] {NS, "default"}) {
-            client.namespaces()
-                    .resource(new NamespaceBuilder()
-                            .withNewMetadata()
-                            .withName(ns)
-                            .endMetadata()
-                            .build())
-                    .create();
+            server.ensureNamespace(ns);
         }
         client.nodes()
                 .resource(new NodeBuilder()
@@ -96,7 +92,25 @@ public final class OneNodeCluster implements AutoCloseable {
     }
 
     public static OneNodeCluster start() throws IOException {
+        return new OneNodeCluster(FreshApiServer.start());
+    }
+
+    /**
+     * On the test API server, whose {@link #faults()} break one resource's watches on demand, which the real one
+     * cannot.
+     */
+    public static OneNodeCluster startOnTheTestApiServer() throws IOException {
         return new OneNodeCluster(TestApiServer.start());
+    }
+
+    /** The requests the real server served this test, from its audit log; only for {@link #start()}. */
+    public List<AuditLog.Request> requests() {
+        return ((FreshApiServer) server).requests();
+    }
+
+    /** The test API server's fault injection; only for {@link #startOnTheTestApiServer()}. */
+    public TestApiServer faults() {
+        return (TestApiServer) server;
     }
 
     /** A speaker for {@code node-1} with its own client, not started; closed with the cluster. */
@@ -123,7 +137,7 @@ public final class OneNodeCluster implements AutoCloseable {
         client.genericKubernetesResources(context)
                 .inNamespace(NS)
                 .resource(new GenericKubernetesResourceBuilder()
-                        .withApiVersion("metallb.io/v1beta1")
+                        .withApiVersion(context.getGroup() + "/" + context.getVersion())
                         .withKind(kind)
                         .withNewMetadata()
                         .withName(name)

@@ -9,7 +9,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.lbk8s.cli.CliRun;
 import io.lbk8s.kube.ConfigResources;
 import io.lbk8s.kube.ObjectFacts;
-import io.lbk8s.testkit.TestApiServer;
+import io.lbk8s.testkit.ApiServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -33,7 +33,7 @@ class SpeakerEndpointsTest {
     @Test
     void aServiceIsAnnouncedOnlyWhileAnEndpointIsReady(@TempDir Path dir) throws Exception {
         try (OneNodeCluster cluster = OneNodeCluster.start()) {
-            TestApiServer server = cluster.server;
+            ApiServer server = cluster.server;
             KubernetesClient client = cluster.client;
             cluster.configure(
                     ConfigResources.IP_ADDRESS_POOLS,

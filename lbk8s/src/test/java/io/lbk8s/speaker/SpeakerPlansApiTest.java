@@ -181,7 +181,12 @@ class SpeakerPlansApiTest {
         Node node = cluster.client.nodes().withName(OneNodeCluster.NODE).get();
         NodeCondition condition = node.getStatus().getConditions().getFirst();
         condition.setStatus(ready);
-        condition.setLastHeartbeatTime(Instant.now().toString());
+        // 10 s after the last, as a kubelet beats: the API server keeps whole seconds, and an update that changes
+        // nothing is no change
+        Instant last = condition.getLastHeartbeatTime() == null
+                ? Instant.now()
+                : Instant.parse(condition.getLastHeartbeatTime());
+        condition.setLastHeartbeatTime(last.plusSeconds(10).toString());
         cluster.client.nodes().resource(node).updateStatus();
     }
 
