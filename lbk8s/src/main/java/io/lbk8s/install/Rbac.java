@@ -63,7 +63,9 @@ public final class Rbac {
 
     /** Every Service's address is the controller's to write; Events go to the Service's namespace. */
     public static final List<Rule> CONTROLLER_CLUSTER = List.of(
-            new Rule("", List.of("services"), List.of("list", "watch", "patch")), // patch: the pool annotation
+            // get: a Service read live where the cache may be behind (a claim's holder, a write that conflicted);
+            // patch: the pool annotation
+            new Rule("", List.of("services"), List.of("get", "list", "watch", "patch")),
             new Rule("", List.of("services/status"), List.of("patch")), // the ingress only: ServiceStatusPatch
             new Rule("", List.of("namespaces"), INFORM), // pools' serviceAllocation selects namespaces by label
             new Rule("", List.of("events"), EVENTS),

@@ -270,6 +270,9 @@ class RbacTest {
             }
             // kept on purpose: both write a repeated Event's count only minutes after its first (EventRecorderApiTest)
             unused.remove("patch events");
+            // the controller reads a Service live only where its cache may be behind (the holder of a claim missing
+            // from it, a write that conflicted), which this test meets in some runs only (in one of two here)
+            unused.remove("get services");
             assertThat(unused).as("rules no call used").isEmpty();
             assertThat(calls.stream().map(Call::withoutName).toList())
                     .contains(
