@@ -59,8 +59,7 @@ class KubectlPluginIT {
                 krewBin.resolve("kubectl_complete-lbk8s"),
                 store.resolve(platform().get("bin")).resolveSibling("kubectl_complete-lbk8s"));
 
-        server = FreshApiServer.start();
-        server.createCrds(Path.of("..", "deploy", "crds"));
+        server = FreshApiServer.startWithCrds(Path.of("..", "deploy", "crds"));
         // KUBECONFIG as a list, as kubectl merges it: the cluster in one file, the user and contexts in the other
         String admin = Files.readString(server.writeKubeconfig(temp.resolve("admin.yaml")));
         int users = admin.indexOf("users:");

@@ -31,8 +31,7 @@ class KubectlFlagsTest {
 
     @Test
     void contextChoosesTheContextNotTheCurrentOne(@TempDir Path dir) throws Exception {
-        try (FreshApiServer server = FreshApiServer.start()) {
-            server.createCrds(Path.of("..", "deploy", "crds"));
+        try (FreshApiServer server = FreshApiServer.startWithCrds(Path.of("..", "deploy", "crds"))) {
             server.ensureNamespace("shop");
             server.client()
                     .services()

@@ -52,7 +52,7 @@ final class ControllerHarness implements AutoCloseable {
 
     /** With the CRDs of {@code crds} only (e.g. an upgrade that did not apply a new one). */
     ControllerHarness(String namespace, Optional<String> lbClass, Path crds) throws IOException {
-        this(FreshApiServer.start(), namespace, lbClass, crds);
+        this(FreshApiServer.startWithCrds(crds), namespace, lbClass, crds);
     }
 
     private ControllerHarness(ApiServer server, String namespace, Optional<String> lbClass, Path crds)

@@ -40,8 +40,7 @@ class ControllerOnBothApiServersTest {
     @Test
     void theTestApiServerEndsUpHoldingWhatKubeApiserverHolds() throws Exception {
         Held real;
-        try (FreshApiServer kubeApiserver = FreshApiServer.start()) {
-            kubeApiserver.createCrds(CRDS);
+        try (FreshApiServer kubeApiserver = FreshApiServer.startWithCrds(CRDS)) {
             real = scenario(kubeApiserver.client(), kubeApiserver.newClient());
         }
         Held imitated;

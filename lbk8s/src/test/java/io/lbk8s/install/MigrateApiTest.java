@@ -37,10 +37,9 @@ class MigrateApiTest {
 
     @BeforeEach
     void start(@TempDir Path dir) throws Exception {
-        server = FreshApiServer.start();
+        server = FreshApiServer.startWithCrds(Path.of("..", "deploy", "crds"));
         client = server.client();
         kubeconfig = server.writeKubeconfig(dir.resolve("kubeconfig"));
-        server.createCrds(Path.of("..", "deploy", "crds"));
         for (String ns : List.of(NS, METALLB)) {
             client.namespaces()
                     .resource(new NamespaceBuilder()

@@ -46,10 +46,9 @@ class StatusApiTest {
 
     @BeforeEach
     void start(@TempDir Path dir) throws Exception {
-        server = FreshApiServer.start();
+        server = FreshApiServer.startWithCrds(Path.of("..", "deploy", "crds"));
         client = server.client();
         kubeconfig = server.writeKubeconfig(dir.resolve("kubeconfig"));
-        server.createCrds(Path.of("..", "deploy", "crds"));
         for (String namespace : List.of(NS, "shop")) {
             server.ensureNamespace(namespace);
         }

@@ -34,9 +34,8 @@ class NodeStatusObjectsApiTest {
 
     @BeforeEach
     void start() throws Exception {
-        server = FreshApiServer.start();
+        server = FreshApiServer.startWithCrds(Path.of("..", "deploy", "crds"));
         client = server.client();
-        server.createCrds(Path.of("..", "deploy", "crds"));
         server.ensureNamespace(NS);
     }
 

@@ -92,7 +92,7 @@ public final class OneNodeCluster implements AutoCloseable {
     }
 
     public static OneNodeCluster start() throws IOException {
-        return new OneNodeCluster(FreshApiServer.start());
+        return new OneNodeCluster(FreshApiServer.startWithCrds(Path.of("..", "deploy", "crds")));
     }
 
     /**

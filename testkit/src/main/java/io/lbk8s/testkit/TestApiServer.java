@@ -30,7 +30,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
-import java.util.stream.Stream;
 
 /**
  * An in-memory Kubernetes API server for tests: fabric8's mock server in CRUD mode with
@@ -175,15 +174,7 @@ public final class TestApiServer implements ApiServer {
      */
     @Override
     public int createCrds(Path dir) throws IOException {
-        List<Path> files = new ArrayList<>();
-        try (Stream<Path> walk = Files.walk(dir)) {
-            walk.filter(Files::isRegularFile)
-                    .filter(p -> p.toString().endsWith(".yaml")
-                            || p.toString().endsWith(".yml")
-                            || p.toString().endsWith(".json"))
-                    .sorted()
-                    .forEach(files::add);
-        }
+        List<Path> files = ApiServer.manifests(dir);
         int created = 0;
         var crds = client().apiextensions().v1().customResourceDefinitions();
         for (Path file : files) {
@@ -232,21 +223,13 @@ public final class TestApiServer implements ApiServer {
 
     /** Writes a kubeconfig for this server (usable by kubectl and {@code Config.fromKubeconfig}); returns file. */
     @Override
-    public void ensureNamespace(String name) {
-        if (client().namespaces().withName(name).get() == null) {
-            client().namespaces()
-                    .resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder()
-                            .withNewMetadata()
-                            .withName(name)
-                            .endMetadata()
-                            .build())
-                    .create();
-        }
+    public Path writeKubeconfig(Path file) {
+        return writeKubeconfig(file, url);
     }
 
     @Override
-    public Path writeKubeconfig(Path file) {
-        return writeKubeconfig(file, url);
+    public Path writeKubeconfigThroughProxy(Path file, int port) {
+        return writeKubeconfig(file, "http://127.0.0.1:" + port);
     }
 
     /** Writes a kubeconfig for an API server at {@code url}: this one behind a proxy, say. */

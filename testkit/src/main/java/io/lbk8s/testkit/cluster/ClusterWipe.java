@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.MixedOperation;
@@ -40,7 +41,6 @@ final class ClusterWipe {
     /** Cluster-scoped kinds a test may create, by group; the rest of the cluster scope is the server's. */
     private static final Map<String, Set<String>> CLUSTER_SCOPED = Map.of(
             "", Set.of("nodes", "persistentvolumes"),
-            "apiextensions.k8s.io", Set.of("customresourcedefinitions"),
             "rbac.authorization.k8s.io", Set.of("clusterroles", "clusterrolebindings"),
             "admissionregistration.k8s.io",
                     Set.of(
@@ -51,15 +51,40 @@ final class ClusterWipe {
             "scheduling.k8s.io", Set.of("priorityclasses"),
             "networking.k8s.io", Set.of("ingressclasses"),
             "storage.k8s.io", Set.of("storageclasses"));
-    /** The built-in groups whose names do not end in {@code k8s.io}; any other such group is a CRD's. */
+    /** The built-in groups whose names do not end in {@code .k8s.io}; any other such group is a CRD's (lbk8s.io too). */
     private static final Set<String> BUILT_IN_GROUPS = Set.of("", "apps", "batch", "policy", "autoscaling");
 
     private static final Duration PATIENCE = Duration.ofSeconds(60);
 
     private final KubernetesClient client;
+    private final Map<String, CustomResourceDefinition> keep = new java.util.HashMap<>();
 
-    ClusterWipe(KubernetesClient client) {
+    /** {@code keep}: CRDs that stay where the server holds them as defined there. */
+    ClusterWipe(KubernetesClient client, List<CustomResourceDefinition> keep) {
         this.client = client;
+        keep.forEach(crd -> this.keep.put(crd.getMetadata().getName(), crd));
+    }
+
+    /**
+     * Whether the server holds {@code held} as {@code definition} defines it: never changed since created (generation
+     * 1), with the same labels and annotations (lbk8s install adds its own).
+     */
+    static boolean asDefined(HasMetadata held, CustomResourceDefinition definition) {
+        var meta = held.getMetadata();
+        return Long.valueOf(1).equals(meta.getGeneration())
+                && orEmpty(meta.getLabels())
+                        .equals(orEmpty(definition.getMetadata().getLabels()))
+                && orEmpty(meta.getAnnotations())
+                        .equals(orEmpty(definition.getMetadata().getAnnotations()));
+    }
+
+    private static Map<String, String> orEmpty(Map<String, String> map) {
+        return map == null ? Map.of() : map;
+    }
+
+    private boolean kept(HasMetadata crd) {
+        CustomResourceDefinition definition = keep.get(crd.getMetadata().getName());
+        return definition != null && asDefined(crd, definition);
     }
 
     void run() {
@@ -80,6 +105,8 @@ final class ClusterWipe {
     private void deleteAll(Kind kind) {
         if (kind.context().isNamespaceScoped()) {
             deleteAll(kind, object -> madeByATest(kind, object));
+        } else if (kind.plural().equals("customresourcedefinitions")) {
+            deleteAll(kind, crd -> !kept(crd));
         } else if (kind.wipedWhenClusterScoped()) {
             deleteAll(kind, this::notBootstrap);
         }
@@ -167,6 +194,7 @@ final class ClusterWipe {
                     .filter(n -> !SYSTEM_NAMESPACES.contains(n))
                     .forEach(n -> left.add("namespace " + n));
             client.apiextensions().v1().customResourceDefinitions().list().getItems().stream()
+                    .filter(c -> !kept(c))
                     .map(c -> "crd " + c.getMetadata().getName())
                     .forEach(left::add);
             if (left.isEmpty()) {
@@ -244,7 +272,7 @@ final class ClusterWipe {
 
     private record Kind(String group, String plural, ResourceDefinitionContext context) {
         boolean wipedWhenClusterScoped() {
-            boolean custom = !group.endsWith("k8s.io") && !BUILT_IN_GROUPS.contains(group);
+            boolean custom = !group.endsWith(".k8s.io") && !BUILT_IN_GROUPS.contains(group);
             return custom || CLUSTER_SCOPED.getOrDefault(group, Set.of()).contains(plural);
         }
     }

@@ -6,6 +6,8 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.lbk8s.testkit.ApiServer;
 import java.io.IOException;
@@ -19,7 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * The JVM's real kube-apiserver ({@link RealApiServer#shared()}), emptied of what earlier tests made, for one test:
@@ -47,11 +48,44 @@ public final class FreshApiServer implements ApiServer {
     public static FreshApiServer start() {
         try {
             RealApiServer shared = RealApiServer.shared();
-            shared.empty();
+            shared.empty(List.of());
             return new FreshApiServer(shared);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * The shared server, emptied but for the CRDs defined below {@code crds} (e.g. {@code deploy/crds}), which it then
+     * serves: one an earlier test left as its file defines it stays (with none of its objects), which spares deleting
+     * and serving it again, the slowest part of emptying; any other CRD goes.
+     */
+    public static FreshApiServer startWithCrds(Path crds) {
+        try {
+            RealApiServer shared = RealApiServer.shared();
+            shared.empty(definitions(shared, crds));
+            FreshApiServer server = new FreshApiServer(shared);
+            server.createCrds(crds);
+            return server;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static List<CustomResourceDefinition> definitions(RealApiServer server, Path dir) throws IOException {
+        List<CustomResourceDefinition> definitions = new ArrayList<>();
+        try (KubernetesClient client = server.newClient()) {
+            for (Path file : ApiServer.manifests(dir)) {
+                try (InputStream in = Files.newInputStream(file)) {
+                    for (HasMetadata item : client.load(in).items()) {
+                        if (item instanceof CustomResourceDefinition crd) {
+                            definitions.add(crd);
+                        }
+                    }
+                }
+            }
+        }
+        return definitions;
     }
 
     @Override
@@ -101,19 +135,21 @@ public final class FreshApiServer implements ApiServer {
         return made;
     }
 
-    /** Creates the CRDs and waits until the server serves each, as {@code kubectl wait --for condition=Established}. */
+    /**
+     * Creates the CRDs and waits until the server serves each, as {@code kubectl wait --for condition=Established};
+     * one that {@link #startWithCrds} kept as its file defines it is served already. Returns how many it serves.
+     */
     @Override
     public int createCrds(Path dir) throws IOException {
         List<CustomResourceDefinition> created = new ArrayList<>();
         var crds = client().apiextensions().v1().customResourceDefinitions();
-        for (Path file : manifests(dir)) {
-            try (InputStream in = Files.newInputStream(file)) {
-                for (HasMetadata item : client().load(in).items()) {
-                    if (item instanceof CustomResourceDefinition crd) {
-                        created.add(crds.resource(crd).create());
-                    }
-                }
-            }
+        for (CustomResourceDefinition crd : definitions(server, dir)) {
+            CustomResourceDefinition kept =
+                    crds.withName(crd.getMetadata().getName()).get();
+            created.add(
+                    kept != null && ClusterWipe.asDefined(kept, crd)
+                            ? kept
+                            : crds.resource(crd).create());
         }
         for (CustomResourceDefinition crd : created) {
             crds.withName(crd.getMetadata().getName())
@@ -128,37 +164,47 @@ public final class FreshApiServer implements ApiServer {
                                                     && condition.getStatus().equals("True")),
                             30,
                             TimeUnit.SECONDS);
+            awaitStorage(crd);
         }
         return created.size();
     }
 
-    private static List<Path> manifests(Path dir) throws IOException {
-        try (Stream<Path> walk = Files.walk(dir)) {
-            return walk.filter(Files::isRegularFile)
-                    .filter(p -> p.toString().endsWith(".yaml")
-                            || p.toString().endsWith(".yml")
-                            || p.toString().endsWith(".json"))
-                    .sorted()
-                    .toList();
+    /**
+     * Established is not yet served: a fresh CRD's list answers 429 "storage is (re)initializing" for a moment, which
+     * the test clients (no retries, as on the test API server) would take for a failure.
+     */
+    private void awaitStorage(CustomResourceDefinition crd) {
+        var version = crd.getSpec().getVersions().stream()
+                .filter(v -> Boolean.TRUE.equals(v.getServed()))
+                .findFirst()
+                .orElseThrow();
+        var context = new ResourceDefinitionContext.Builder()
+                .withGroup(crd.getSpec().getGroup())
+                .withVersion(version.getName())
+                .withPlural(crd.getSpec().getNames().getPlural())
+                .withKind(crd.getSpec().getNames().getKind())
+                .withNamespaced(crd.getSpec().getScope().equals("Namespaced"))
+                .build();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try {
+                var resources = client().genericKubernetesResources(context);
+                var list = new io.fabric8.kubernetes.api.model.ListOptionsBuilder()
+                        .withLimit(1L)
+                        .build();
+                if (context.isNamespaceScoped()) {
+                    resources.inAnyNamespace().list(list);
+                } else {
+                    resources.list(list);
+                }
+                return;
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != 429 || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                ControlPlane.sleep(50);
+            }
         }
-    }
-
-    @Override
-    public void ensureNamespace(String name) {
-        if (client().namespaces().withName(name).get() == null) {
-            client().namespaces()
-                    .resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder()
-                            .withNewMetadata()
-                            .withName(name)
-                            .endMetadata()
-                            .build())
-                    .create();
-        }
-        // the ServiceAccount admission refuses a Pod until kube-controller-manager has made the namespace's default
-        client().serviceAccounts()
-                .inNamespace(name)
-                .withName("default")
-                .waitUntilCondition(java.util.Objects::nonNull, 30, TimeUnit.SECONDS);
     }
 
     /** A copy of the administrator's kubeconfig (its certificates stay where the server keeps them). */
@@ -169,6 +215,18 @@ public final class FreshApiServer implements ApiServer {
             Files.createDirectories(absolute.getParent());
             Files.copy(server.kubeconfig(), absolute, StandardCopyOption.REPLACE_EXISTING);
             return absolute;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The administrator's kubeconfig with the proxy's address (which the serving certificate covers: 127.0.0.1). */
+    @Override
+    public Path writeKubeconfigThroughProxy(Path file, int port) {
+        String admin = readString(writeKubeconfig(file));
+        try {
+            return Files.writeString(
+                    file, admin.replaceFirst("server: https://[^\\s]+", "server: https://127.0.0.1:" + port));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
