@@ -56,7 +56,10 @@ final class ClusterWipe {
 
     private static final Duration PATIENCE = Duration.ofSeconds(60);
 
+    private static final int IN_FLIGHT = 32;
+
     private final KubernetesClient client;
+    private final java.util.concurrent.Semaphore inFlight = new java.util.concurrent.Semaphore(IN_FLIGHT);
     private final Map<String, CustomResourceDefinition> keep = new java.util.HashMap<>();
 
     /** {@code keep}: CRDs that stay where the server holds them as defined there. */
@@ -132,13 +135,36 @@ final class ClusterWipe {
         var resources = client.genericKubernetesResources(kind.context());
         List<GenericKubernetesResource> items;
         try {
-            items = (kind.context().isNamespaceScoped() ? resources.inAnyNamespace() : resources)
+            items = limited(() -> (kind.context().isNamespaceScoped() ? resources.inAnyNamespace() : resources)
                     .list()
-                    .getItems();
+                    .getItems());
         } catch (KubernetesClientException e) {
             return; // a kind being removed with its CRD, or not listable after all
         }
-        inParallel(items.stream().filter(wiped).toList(), item -> delete(resources, item));
+        inParallel(
+                items.stream().filter(wiped).toList(),
+                item -> limited(() -> {
+                    delete(resources, item);
+                    return null;
+                }));
+    }
+
+    /**
+     * At most {@link #IN_FLIGHT} requests at once: the client's one HTTP/2 connection takes no more streams than the
+     * server allows (a test's hundreds of Events to delete were refused "too many concurrent streams").
+     */
+    private <T> T limited(java.util.function.Supplier<T> request) {
+        try {
+            inFlight.acquire();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while emptying the API server", e);
+        }
+        try {
+            return request.get();
+        } finally {
+            inFlight.release();
+        }
     }
 
     private static void delete(
