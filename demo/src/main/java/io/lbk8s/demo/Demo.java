@@ -151,7 +151,7 @@ final class Demo implements Walkthrough {
         console.lines(nodes.lines(""));
         console.line("bridge namespace " + network.bridgeNamespace() + "; host interface " + network.hostInterface()
                 + " (" + Format.address(network.hostAddress()) + "), where the API server and the controller run");
-        console.line("Kubernetes API " + sandbox.client.getMasterUrl() + " (the lbk8s test API server)");
+        console.line("Kubernetes API " + sandbox.client.getMasterUrl() + " (" + sandbox.apiServerDescription() + ")");
     }
 
     /** The sandbox starts in one call; its log files appearing tell how far it got. */

@@ -1,10 +1,12 @@
 package io.lbk8s.testkit.cluster;
 
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.lbk8s.testkit.TempFiles;
 import io.lbk8s.testkit.net.CommandResult;
 import io.lbk8s.testkit.net.Shell;
+import io.lbk8s.testkit.sandbox.Sandbox;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.ProcessBuilder.Redirect;
@@ -57,14 +59,22 @@ public final class RealApiServer implements AutoCloseable {
         return shared;
     }
 
-    /** A new one, with its own etcd; {@link #close()} stops both and removes their files. */
+    /** A new one on loopback, with its own etcd; {@link #close()} stops both and removes their files. */
     public static RealApiServer start() throws IOException {
+        return start("127.0.0.1");
+    }
+
+    /**
+     * A new one serving on {@code address}, an address of this host (a test network's, say, for processes in its
+     * namespaces). Its processes stop with this JVM however it ends.
+     */
+    public static RealApiServer start(String address) throws IOException {
         KubernetesBuild build = KubernetesBuild.find()
                 .orElseThrow(() -> new IOException("cannot start kube-apiserver: "
                         + KubernetesBuild.missingPrerequisites().orElse("")));
         RealApiServer server = new RealApiServer(build, Files.createTempDirectory("lbk8s-apiserver-"));
         try {
-            server.startProcesses();
+            server.startProcesses(address);
             return server;
         } catch (IOException | RuntimeException e) {
             server.close();
@@ -72,14 +82,19 @@ public final class RealApiServer implements AutoCloseable {
         }
     }
 
-    private void startProcesses() throws IOException {
+    private void startProcesses(String address) throws IOException {
         Pki pki = Pki.create(directory.resolve("pki"));
         int port = freePort();
         int etcdClient = freePort();
         int etcdPeer = freePort();
-        url = "https://127.0.0.1:" + port;
+        url = "https://" + address + ":" + port;
         Pki.Credential serving = pki.server(
-                "apiserver", "kube-apiserver", List.of("127.0.0.1", PodNetwork.API_SERVICE_IP), List.of("localhost"));
+                "apiserver",
+                "kube-apiserver",
+                List.of(address, "127.0.0.1", PodNetwork.API_SERVICE_IP).stream()
+                        .distinct()
+                        .toList(),
+                List.of("localhost"));
         Pki.Credential kubeletClient =
                 pki.client("apiserver-kubelet-client", "kube-apiserver-kubelet-client", "system:masters");
         kubeconfig = pki.kubeconfig("admin", url, pki.client("admin", "kubernetes-admin", "system:masters"));
@@ -90,8 +105,8 @@ public final class RealApiServer implements AutoCloseable {
                 pki.client("controller-manager", "system:kube-controller-manager", "system:masters"));
         Path admission = ApiServerCommands.writeAdmission(directory);
         start("etcd", ApiServerCommands.etcd(build, directory.resolve("etcd"), etcdClient, etcdPeer));
-        List<String> apiServer = new ArrayList<>(ApiServerCommands.apiServer(
-                build, pki, serving, kubeletClient, admission, "127.0.0.1", port, etcdClient));
+        List<String> apiServer = new ArrayList<>(
+                ApiServerCommands.apiServer(build, pki, serving, kubeletClient, admission, address, port, etcdClient));
         apiServer.addAll(AuditLog.flags(directory));
         // The kubernetes Service's endpoints are the test's to write (an API server on a kind node's address, say):
         // this one's own reconciler would put back 127.0.0.1.
@@ -115,11 +130,12 @@ public final class RealApiServer implements AutoCloseable {
     }
 
     private void start(String name, List<String> command) throws IOException {
-        processes.add(new ProcessBuilder(command)
+        List<String> diesWithThisJvm = new ArrayList<>(List.of("/bin/bash", "-c", Sandbox.DIES_WITH_STDIN, name));
+        diesWithThisJvm.addAll(command);
+        processes.add(new ProcessBuilder(diesWithThisJvm)
                 .redirectErrorStream(true)
                 .redirectOutput(
                         Redirect.appendTo(directory.resolve(name + ".log").toFile()))
-                .redirectInput(Redirect.from(new java.io.File("/dev/null")))
                 .start());
     }
 
@@ -163,13 +179,26 @@ public final class RealApiServer implements AutoCloseable {
     /**
      * Deletes what tests made (every object outside the system namespaces, the namespaces themselves, the CRDs, the
      * cluster-scoped objects not created by the server) and waits until it is gone: the next test starts on an empty
-     * cluster, as a fresh envtest does.
+     * cluster, as a fresh envtest does. Of the CRDs, those in {@code keep} stay if unchanged (their objects go).
      */
-    public void empty() {
+    public void empty(List<CustomResourceDefinition> keep) {
         try (KubernetesClient client = new KubernetesClientBuilder()
                 .withConfig(Pki.fabric8Config(wipeKubeconfig))
                 .build()) {
-            new ClusterWipe(client).run();
+            new ClusterWipe(client, keep).run();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Copies the logs of etcd, kube-apiserver and kube-controller-manager (not the audit log) into {@code folder}. */
+    public void copyLogsTo(Path folder) {
+        try (var files = Files.list(directory)) {
+            for (Path log : files.filter(f -> f.toString().endsWith(".log"))
+                    .filter(f -> !f.equals(AuditLog.file(directory)))
+                    .toList()) {
+                Files.copy(log, folder.resolve(log.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

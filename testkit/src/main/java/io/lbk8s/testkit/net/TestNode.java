@@ -23,6 +23,14 @@ public record TestNode(
         return Integer.parseInt(name.substring(name.lastIndexOf('-') + 1));
     }
 
+    /**
+     * Its address of a family as Kubernetes wants it written (IPv6 compressed, RFC 5952: the API server refuses
+     * {@code fd00:1:0:0:0:0:0:11}, which Java's {@code getHostAddress} gives, in an EndpointSlice).
+     */
+    public String addressText(boolean ipv6) {
+        return Addressing.text(ipv6 ? this.ipv6 : ipv4);
+    }
+
     /** What its backend answers: {@code node-1\n}. */
     public String backendBody() {
         return name + "\n";

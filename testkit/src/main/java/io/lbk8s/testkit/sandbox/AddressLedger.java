@@ -19,7 +19,7 @@ import java.util.TreeMap;
 import java.util.stream.Stream;
 
 /**
- * Watches every Service and records the addresses users see in {@code status.loadBalancer.ingress} over time, to
+ * Watches every LoadBalancer Service and records the addresses users see in {@code status.loadBalancer.ingress} over time, to
  * check what an address allocator owes them: no address shown by two Services at once (unless both declare the same
  * {@code metallb.io/allow-shared-ip} key), and no Service's addresses changed or dropped once shown (unless the test
  * changed its request: {@link #requestChanged}). One watch delivers the changes of all Services in the server's order,
@@ -48,12 +48,18 @@ public final class AddressLedger implements AutoCloseable {
                         new ResourceEventHandler<>() {
                             @Override
                             public void onAdd(Service service) {
-                                shown(service);
+                                if (loadBalancer(service)) {
+                                    shown(service);
+                                }
                             }
 
                             @Override
                             public void onUpdate(Service before, Service service) {
-                                shown(service);
+                                if (loadBalancer(service)) {
+                                    shown(service);
+                                } else {
+                                    gone(service); // no longer a LoadBalancer: nothing to show
+                                }
                             }
 
                             @Override
@@ -64,7 +70,13 @@ public final class AddressLedger implements AutoCloseable {
                         0);
     }
 
-    /** Starts watching (after a first list) every Service {@code client} can see. */
+    /** The Services an address allocator serves: not the API server's own {@code kubernetes} ClusterIP, say. */
+    private static boolean loadBalancer(Service service) {
+        return service.getSpec() != null
+                && "LoadBalancer".equals(service.getSpec().getType());
+    }
+
+    /** Starts watching (after a first list) every LoadBalancer Service {@code client} can see. */
     public static AddressLedger watch(KubernetesClient client) {
         return new AddressLedger(client);
     }

@@ -2,14 +2,17 @@ package io.lbk8s.testkit.sandbox;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.lbk8s.testkit.ApiServer;
 import io.lbk8s.testkit.TestApiServer;
+import io.lbk8s.testkit.cluster.FreshApiServer;
+import io.lbk8s.testkit.cluster.KubernetesBuild;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,7 +24,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Predicate;
 
 /**
- * The controller as a highly available Deployment runs it, without a network: the test API server in this JVM,
+ * The controller as a highly available Deployment runs it, without a network: an API server (see {@link #start}),
  * a {@link LoopbackProxy} in front of it (so that a test can make the API unreachable for the controllers while its own
  * {@link #client} still reaches the server), and controller replicas ({@link ControllerReplica}) as processes.
  * Chaos tests and the HA benchmark run on it; closing it stops every replica it started.
@@ -39,7 +42,7 @@ public final class ControllerReplicas implements AutoCloseable {
             .withNamespaced(true)
             .build();
 
-    public final TestApiServer server;
+    public final ApiServer server;
     /** The test's own client, straight to the server (not through the proxy). */
     public final KubernetesClient client;
     /** What the replicas reach the server through. */
@@ -49,32 +52,32 @@ public final class ControllerReplicas implements AutoCloseable {
     private final Path kubeconfig;
     private final List<ControllerReplica> replicas = new CopyOnWriteArrayList<>();
 
-    private ControllerReplicas(TestApiServer server, LoopbackProxy proxy, Path logs) {
+    private ControllerReplicas(ApiServer server, LoopbackProxy proxy, Path logs) {
         this.server = server;
         this.client = server.client();
         this.proxy = proxy;
         this.logs = logs;
-        this.kubeconfig = TestApiServer.writeKubeconfig(logs.resolve("kubeconfig"), proxy.url());
+        this.kubeconfig = server.writeKubeconfigThroughProxy(logs.resolve("kubeconfig"), proxy.port());
     }
 
-    /** The server with lbk8s's CRDs and the namespaces lbk8s-system and default, and its proxy; no replica yet. */
+    /**
+     * The server with lbk8s's CRDs and the namespaces lbk8s-system and default, and its proxy; no replica yet. The
+     * server is the real kube-apiserver when there is a Kubernetes build ({@code ./test} makes one), else the test API
+     * server (a benchmark on a machine without one).
+     */
     public static ControllerReplicas start(Path logs) throws IOException {
         Files.createDirectories(logs);
-        TestApiServer server = TestApiServer.start();
+        ApiServer server = KubernetesBuild.find().isPresent()
+                ? FreshApiServer.startWithCrds(Sandbox.REPO.resolve("deploy/crds"))
+                : TestApiServer.start();
         try {
             server.createCrds(Sandbox.REPO.resolve("deploy/crds"));
             for (String namespace : List.of(NAMESPACE, "default")) {
-                server.client()
-                        .namespaces()
-                        .resource(new NamespaceBuilder()
-                                .withNewMetadata()
-                                .withName(namespace)
-                                .endMetadata()
-                                .build())
-                        .create();
+                server.ensureNamespace(namespace);
             }
+            URI url = URI.create(server.url());
             return new ControllerReplicas(
-                    server, LoopbackProxy.to(new InetSocketAddress(server.address(), server.port())), logs);
+                    server, LoopbackProxy.to(new InetSocketAddress(url.getHost(), url.getPort())), logs);
         } catch (IOException | RuntimeException e) {
             server.close();
             throw e;

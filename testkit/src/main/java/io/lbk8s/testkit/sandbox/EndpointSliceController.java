@@ -110,7 +110,7 @@ final class EndpointSliceController implements AutoCloseable {
                 .withAddressType(family);
         for (TestNode node : nodes) {
             slice.addNewEndpoint()
-                    .withAddresses((v6 ? node.ipv6() : node.ipv4()).getHostAddress())
+                    .withAddresses(node.addressText(v6))
                     .withNodeName(node.name())
                     .withNewConditions()
                     .withReady(true)

@@ -34,6 +34,11 @@ public final class LoopbackProxy implements AutoCloseable {
         return new LoopbackProxy(target);
     }
 
+    /** The loopback port it listens on. */
+    public int port() {
+        return port;
+    }
+
     /** The URL of an HTTP server behind this proxy, e.g. {@code http://127.0.0.1:41234}. */
     public String url() {
         return "http://127.0.0.1:" + port;

@@ -11,23 +11,18 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.lbk8s.testkit.net.NamespacedProcess;
 import io.lbk8s.testkit.net.TestNetwork;
 import io.lbk8s.testkit.net.TestNode;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -43,8 +38,9 @@ import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 
 /**
- * A sandbox cluster: lbk8s as it runs in a cluster, on a real layer-2 network of namespaces: the test API server as a process on the
- * host leg, the controller as a process, and a speaker process in each node namespace, each started through
+ * A sandbox cluster: lbk8s as it runs in a cluster, on a real layer-2 network of namespaces: an API server on the
+ * host leg (the real kube-apiserver when there is a Kubernetes build, else the test API server:
+ * {@link SandboxApiServer}), the controller as a process, and a speaker process in each node namespace, each started through
  * {@code bin/lbk8s} from the built jar. The Nodes and speaker Pods a kubelet would keep up to date are written by
  * this harness: Nodes Ready, and each speaker Pod Ready once its {@code /readyz} answers 200 (its readiness probe); so
  * are the EndpointSlices of Services with a selector ({@link EndpointSliceController}: every node's backend, ready).
@@ -68,7 +64,7 @@ public final class Sandbox implements AutoCloseable {
     public final Path logs;
     public final Path kubeconfig;
     public final KubernetesClient client;
-    private final Process apiServer;
+    private final SandboxApiServer apiServer;
     private Process controller;
     private EndpointSliceController endpointSlices;
     private final Map<String, NamespacedProcess> speakers = new LinkedHashMap<>();
@@ -87,26 +83,10 @@ public final class Sandbox implements AutoCloseable {
         this.controllerLauncher = controllerLauncher;
         this.speakerLauncher = speakerLauncher;
         this.speakerArgs = List.copyOf(speakerArgs);
-        apiServer = new ProcessBuilder(
-                        REPO.resolve("testkit/bin/test-api-server").toString(),
-                        "--address",
-                        network.hostAddress().getHostAddress(),
-                        "--port",
-                        "0",
-                        "--kubeconfig",
-                        kubeconfig.toString(),
-                        "--crds",
-                        REPO.resolve("deploy/crds").toString(),
-                        "--request-log",
-                        logs.resolve("api-requests.log").toString())
-                .redirectError(logs.resolve("api-server.log").toFile())
-                .start();
+        apiServer = SandboxApiServer.start(network, logs);
         KubernetesClient connected = null;
         try {
-            awaitReady(apiServer);
-            connected = new KubernetesClientBuilder()
-                    .withConfig(Config.fromKubeconfig(null, Files.readString(kubeconfig), kubeconfig.toString()))
-                    .build();
+            connected = apiServer.newClient();
             client = connected;
             startEverythingElse();
         } catch (IOException | RuntimeException e) {
@@ -119,26 +99,32 @@ public final class Sandbox implements AutoCloseable {
             if (connected != null) {
                 connected.close();
             }
-            stop(apiServer);
+            apiServer.close();
             throw e;
         }
     }
 
     private void startEverythingElse() throws IOException {
+        // the speakers' Pods use the host network: privileged, as lbk8s install labels its namespace
         client.namespaces()
                 .resource(new NamespaceBuilder()
                         .withNewMetadata()
                         .withName(NAMESPACE)
+                        .withLabels(Map.of(
+                                "pod-security.kubernetes.io/enforce", "privileged",
+                                "pod-security.kubernetes.io/audit", "privileged",
+                                "pod-security.kubernetes.io/warn", "privileged"))
                         .endMetadata()
                         .build())
                 .create();
+        apiServer.awaitPodsAdmitted(client, NAMESPACE);
         for (TestNode node : network.nodes()) {
             createNode(node);
             createSpeakerPod(node);
         }
         endpointSlices = new EndpointSliceController(client, network.nodes());
         // The controller runs on the host, outside the network's namespaces: a watcher of its stdin stops it when
-        // this JVM dies without closing the sandbox (as the test API server does), so it never outlives its owner.
+        // this JVM dies without closing the sandbox (as the API server does), so it never outlives its owner.
         controller = new ProcessBuilder(
                         "/bin/bash",
                         "-c",
@@ -205,7 +191,7 @@ public final class Sandbox implements AutoCloseable {
      * jobs /dev/null as stdin, so the watcher reads the real one through fd 3, with a builtin so that no process of
      * its own is left behind.
      */
-    static final String DIES_WITH_STDIN = "exec 3<&0; \"$@\" & child=$!; "
+    public static final String DIES_WITH_STDIN = "exec 3<&0; \"$@\" & child=$!; "
             + "(while read -r -u 3 _; do :; done; kill $child 2>/dev/null) & watcher=$!; "
             + "trap 'kill $child 2>/dev/null; wait $child; kill $watcher 2>/dev/null' TERM INT; "
             + "wait $child; status=$?; kill $watcher 2>/dev/null; exit $status";
@@ -220,22 +206,6 @@ public final class Sandbox implements AutoCloseable {
                     + Path.of("").toAbsolutePath());
         }
         return dir;
-    }
-
-    private static void awaitReady(Process apiServer) throws IOException {
-        var out = new BufferedReader(new InputStreamReader(apiServer.getInputStream(), StandardCharsets.UTF_8));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        String line;
-        while ((line = out.readLine()) != null) {
-            if (line.startsWith("READY ")) {
-                return;
-            }
-            if (System.nanoTime() > deadline) {
-                break;
-            }
-        }
-        throw new IllegalStateException("the test API server did not print READY (exit "
-                + (apiServer.isAlive() ? "none" : apiServer.exitValue()) + ")");
     }
 
     // ---- the kubelet's part ----
@@ -366,17 +336,14 @@ public final class Sandbox implements AutoCloseable {
 
     // The failures the LAN sees (TestNetwork.freeze, linkDown, a speaker's kill) touch nothing in the API.
 
-    /** Write requests (POST, PUT, PATCH, DELETE) the test API server has served since it started. */
+    /** Which API server the sandbox runs: {@link SandboxApiServer}. */
+    public String apiServerDescription() {
+        return apiServer.description();
+    }
+
+    /** Write requests (create, update, patch, delete) the API server has served since it started. */
     public long apiWrites() {
-        try (var lines = Files.lines(logs.resolve("api-requests.log"))) {
-            return lines.filter(l -> l.startsWith("POST ")
-                            || l.startsWith("PUT ")
-                            || l.startsWith("PATCH ")
-                            || l.startsWith("DELETE "))
-                    .count();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return apiServer.writes();
     }
 
     /** What the kubelet's readiness probe does: the Pod turns Ready once /readyz answers 200. */
@@ -663,11 +630,11 @@ public final class Sandbox implements AutoCloseable {
         stop(controller);
         endpointSlices.close();
         client.close();
-        stop(apiServer);
+        apiServer.close();
         network.close();
     }
 
-    private static void stop(Process process) {
+    static void stop(Process process) {
         if (process == null) {
             return;
         }
