@@ -6,7 +6,6 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.lbk8s.testkit.TempFiles;
 import io.lbk8s.testkit.net.CommandResult;
 import io.lbk8s.testkit.net.Shell;
-import io.lbk8s.testkit.sandbox.Sandbox;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.ProcessBuilder.Redirect;
@@ -130,7 +129,7 @@ public final class RealApiServer implements AutoCloseable {
     }
 
     private void start(String name, List<String> command) throws IOException {
-        List<String> diesWithThisJvm = new ArrayList<>(List.of("/bin/bash", "-c", Sandbox.DIES_WITH_STDIN, name));
+        List<String> diesWithThisJvm = new ArrayList<>(List.of("/bin/bash", "-c", Shell.DIES_WITH_STDIN, name));
         diesWithThisJvm.addAll(command);
         processes.add(new ProcessBuilder(diesWithThisJvm)
                 .redirectErrorStream(true)

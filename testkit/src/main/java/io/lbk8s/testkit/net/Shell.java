@@ -21,6 +21,16 @@ public final class Shell {
 
     private static final Duration AFTER_KILL = Duration.ofSeconds(2);
 
+    /**
+     * Runs "$@" until it exits, this script gets SIGTERM, or its stdin closes (its owner died). bash gives background
+     * jobs /dev/null as stdin, so the watcher reads the real one through fd 3, with a builtin so that no process of
+     * its own is left behind.
+     */
+    public static final String DIES_WITH_STDIN = "exec 3<&0; \"$@\" & child=$!; "
+            + "(while read -r -u 3 _; do :; done; kill $child 2>/dev/null) & watcher=$!; "
+            + "trap 'kill $child 2>/dev/null; wait $child; kill $watcher 2>/dev/null' TERM INT; "
+            + "wait $child; status=$?; kill $watcher 2>/dev/null; exit $status";
+
     private Shell() {}
 
     /** Runs a command; a non-zero exit is a result, not an error. */

@@ -1,5 +1,6 @@
 package io.lbk8s.testkit.sandbox;
 
+import io.lbk8s.testkit.net.Shell;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -46,7 +47,7 @@ public final class ControllerReplica implements AutoCloseable {
         List<String> command = new ArrayList<>(List.of(
                 "/bin/bash",
                 "-c",
-                Sandbox.DIES_WITH_STDIN,
+                Shell.DIES_WITH_STDIN,
                 "lbk8s-" + name,
                 Sandbox.REPO.resolve("bin/lbk8s").toString(),
                 "controller",

@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.lbk8s.testkit.net.NamespacedProcess;
+import io.lbk8s.testkit.net.Shell;
 import io.lbk8s.testkit.net.TestNetwork;
 import io.lbk8s.testkit.net.TestNode;
 import java.io.IOException;
@@ -128,7 +129,7 @@ public final class Sandbox implements AutoCloseable {
         controller = new ProcessBuilder(
                         "/bin/bash",
                         "-c",
-                        DIES_WITH_STDIN,
+                        Shell.DIES_WITH_STDIN,
                         "lbk8s-controller",
                         controllerLauncher.toString(),
                         "controller",
@@ -185,16 +186,6 @@ public final class Sandbox implements AutoCloseable {
             throw e;
         }
     }
-
-    /**
-     * Runs "$@" until it exits, this script gets SIGTERM, or its stdin closes (its owner died). bash gives background
-     * jobs /dev/null as stdin, so the watcher reads the real one through fd 3, with a builtin so that no process of
-     * its own is left behind.
-     */
-    public static final String DIES_WITH_STDIN = "exec 3<&0; \"$@\" & child=$!; "
-            + "(while read -r -u 3 _; do :; done; kill $child 2>/dev/null) & watcher=$!; "
-            + "trap 'kill $child 2>/dev/null; wait $child; kill $watcher 2>/dev/null' TERM INT; "
-            + "wait $child; status=$?; kill $watcher 2>/dev/null; exit $status";
 
     private static Path locateRepo() {
         Path dir = Path.of("").toAbsolutePath();
